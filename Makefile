@@ -1,0 +1,34 @@
+# Two commands matter: `make demo` and `make test`. Both create .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo install inspect bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+demo: $(STAMP)
+	$(PY) -m bot demo
+
+inspect: $(STAMP)
+	$(PY) -m bot inspect $(or $(REPO),../shared/inferencex)
+
+bench: $(STAMP)
+	$(PY) bench/core.py
+	$(PY) bench/pareto.py
+	$(PY) bench/verdict.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,1 @@
+"""One module per CLI sub-command; each exposes `NAME`, `HELP`, `add_arguments(parser)` and `run(args) -> int`."""

@@ -1,0 +1,68 @@
+"""What a check returns: a status, one sentence, and the evidence behind it."""
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Status(str, Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    WARN = "WARN"
+    NA = "N/A"
+
+
+class Evidence(BaseModel):
+    """One cited fact: a file and line, a run, an artifact, a comment, or missing evidence."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str | None = None
+    line: int | None = None
+    url: str | None = None
+    run_id: int | None = None
+    artifact: str | None = None
+    note: str | None = None
+    # True when this item records evidence GitHub (or the checkout) could not provide.
+    unavailable: bool = False
+
+    def label(self) -> str:
+        parts = []
+        if self.path:
+            parts.append(f"{self.path}:{self.line}" if self.line else self.path)
+        if self.run_id:
+            parts.append(f"run {self.run_id}")
+        if self.artifact:
+            parts.append(f"artifact {self.artifact}")
+        if self.url and not parts:
+            parts.append(self.url)
+        if self.note:
+            parts.append(self.note)
+        return ", ".join(parts)
+
+
+class CheckResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    status: Status
+    reason: str
+    evidence: list[Evidence] = Field(default_factory=list)
+    # Optional extra Markdown-free data a template may show (e.g. Pareto frontiers).
+    details: dict = Field(default_factory=dict)
+
+    @classmethod
+    def passed(cls, reason: str, *evidence: Evidence, **details) -> "CheckResult":
+        return cls(status=Status.PASS, reason=reason, evidence=list(evidence), details=details)
+
+    @classmethod
+    def failed(cls, reason: str, *evidence: Evidence, **details) -> "CheckResult":
+        return cls(status=Status.FAIL, reason=reason, evidence=list(evidence), details=details)
+
+    @classmethod
+    def warned(cls, reason: str, *evidence: Evidence, **details) -> "CheckResult":
+        return cls(status=Status.WARN, reason=reason, evidence=list(evidence), details=details)
+
+    @classmethod
+    def not_applicable(cls, reason: str, *evidence: Evidence) -> "CheckResult":
+        return cls(status=Status.NA, reason=reason, evidence=list(evidence))

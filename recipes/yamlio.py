@@ -1,0 +1,185 @@
+"""The one YAML entry point: fast (libyaml) parsing that keeps line numbers and rejects hostile input.
+
+Values come back as plain Python data; `YamlDoc.line(*keys)` gives the 1-based source line of
+any node by its key path. Duplicate mapping keys, alias expansion beyond a bound, files over a
+size cap, binary and non-UTF-8 input are `RecipeError`s naming file and line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .errors import RecipeError
+
+try:  # libyaml is ~20x faster than the pure-Python parser on the 750 KB changelog
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - wheels ship libyaml
+    _Loader = yaml.SafeLoader
+
+MAX_YAML_BYTES = 8 * 1024 * 1024
+# Alias expansion bound ("billion laughs"): nodes reachable once aliases are followed.
+MAX_EXPANDED_NODES = 2_000_000
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+Key = str | int
+
+
+@dataclass
+class YamlDoc:
+    path: str
+    data: Any
+    lines: dict[tuple[Key, ...], int] = field(default_factory=dict)
+
+    def line(self, *keys: Key) -> int | None:
+        """Line of the node at `keys` (closest ancestor that has one), 1-based."""
+        k = tuple(keys)
+        while True:
+            if k in self.lines:
+                return self.lines[k]
+            if not k:
+                return None
+            k = k[:-1]
+
+
+def decode_text(data: bytes, path: str, *, max_bytes: int = MAX_YAML_BYTES) -> str:
+    """Bytes to text, refusing oversized, binary and non-UTF-8 files with a finding."""
+    if len(data) > max_bytes:
+        raise RecipeError.at(
+            path, None, f"file is {len(data)} bytes, over the {max_bytes}-byte limit", "too-large"
+        )
+    if b"\0" in data[:8192] or b"\0" in data:
+        raise RecipeError.at(path, None, "binary file (contains NUL bytes)", "binary")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise RecipeError.at(path, line, f"not UTF-8 text ({e.reason})", "encoding") from None
+
+
+class _Builder:
+    def __init__(self, path: str, max_nodes: int):
+        self.path = path
+        self.max_nodes = max_nodes
+        self.lines: dict[tuple[Key, ...], int] = {}
+        self._objs: dict[int, Any] = {}
+        self._sizes: dict[int, int] = {}
+        self._ctor = SafeConstructor()
+
+    def size(self, node: Node) -> int:
+        """Expanded node count with aliases followed, memoised so a bomb is measured cheaply."""
+        nid = id(node)
+        if nid in self._sizes:
+            return self._sizes[nid]
+        self._sizes[nid] = 1  # cycle guard
+        total = 1
+        if isinstance(node, SequenceNode):
+            for child in node.value:
+                total += self.size(child)
+        elif isinstance(node, MappingNode):
+            for k, v in node.value:
+                total += self.size(k) + self.size(v)
+        self._sizes[nid] = total
+        return total
+
+    def build(self, node: Node, keypath: tuple[Key, ...]) -> Any:
+        nid = id(node)
+        if nid in self._objs:  # an alias: share the object, do not index its lines again
+            return self._objs[nid]
+        self.lines[keypath] = node.start_mark.line + 1
+        if isinstance(node, ScalarNode):
+            try:
+                value = self._ctor.construct_object(node, deep=True)
+            except yaml.YAMLError as e:
+                raise RecipeError.at(self.path, node.start_mark.line + 1, f"bad scalar: {e}", "yaml")
+            self._objs[nid] = value
+            return value
+        if isinstance(node, SequenceNode):
+            out: list[Any] = []
+            self._objs[nid] = out
+            for i, child in enumerate(node.value):
+                out.append(self.build(child, keypath + (i,)))
+            return out
+        if isinstance(node, MappingNode):
+            result: dict[Any, Any] = {}
+            self._objs[nid] = result
+            merged: dict[Any, Any] = {}
+            for knode, vnode in node.value:
+                if knode.tag == _MERGE_TAG:
+                    sources = vnode.value if isinstance(vnode, SequenceNode) else [vnode]
+                    for src in sources:
+                        val = self.build(src, keypath + ("<<",))
+                        if not isinstance(val, dict):
+                            raise RecipeError.at(
+                                self.path, src.start_mark.line + 1, "merge key needs a mapping", "yaml"
+                            )
+                        for mk, mv in val.items():
+                            merged.setdefault(mk, mv)
+                    continue
+                key = self.build(knode, keypath + ("<key>",))
+                if isinstance(key, (list, dict)):
+                    raise RecipeError.at(
+                        self.path, knode.start_mark.line + 1, "mapping keys must be scalars", "yaml"
+                    )
+                if key in result:
+                    raise RecipeError.at(
+                        self.path,
+                        knode.start_mark.line + 1,
+                        f"duplicate key {key!r} (first at line {self.lines.get(keypath + (key,), '?')})",
+                        "duplicate-key",
+                    )
+                # The key's own line is the useful one for scalars written on the same line.
+                result[key] = self.build(vnode, keypath + (key,))
+                self.lines[keypath + (key,)] = knode.start_mark.line + 1
+            for mk, mv in merged.items():
+                result.setdefault(mk, mv)
+            self.lines.pop(keypath + ("<key>",), None)
+            return result
+        raise RecipeError.at(self.path, node.start_mark.line + 1, "unsupported YAML node", "yaml")
+
+
+def load_yaml(
+    data: bytes | str,
+    path: str,
+    *,
+    max_bytes: int = MAX_YAML_BYTES,
+    max_nodes: int = MAX_EXPANDED_NODES,
+    line_offset: int = 0,
+) -> YamlDoc:
+    """Parse one YAML document. `line_offset` shifts reported lines (for parsing a file's tail)."""
+    text = decode_text(data, path, max_bytes=max_bytes) if isinstance(data, bytes) else data
+    if isinstance(data, str) and len(data) > max_bytes:
+        raise RecipeError.at(path, None, f"file is over the {max_bytes}-byte limit", "too-large")
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.composer.ComposerError as e:
+        raise _yaml_error(path, e, line_offset) from None
+    except yaml.YAMLError as e:
+        raise _yaml_error(path, e, line_offset) from None
+    if node is None:
+        return YamlDoc(path=path, data=None)
+    builder = _Builder(path, max_nodes)
+    if builder.size(node) > max_nodes:
+        raise RecipeError.at(
+            path, None, f"YAML expands to more than {max_nodes} nodes (alias bomb?)", "alias-bomb"
+        )
+    try:
+        value = builder.build(node, ())
+    except RecipeError as e:
+        if line_offset and e.finding.line:
+            raise RecipeError.at(path, e.finding.line + line_offset, e.finding.message, e.finding.code) from None
+        raise
+    lines = builder.lines
+    if line_offset:
+        lines = {k: v + line_offset for k, v in lines.items()}
+    return YamlDoc(path=path, data=value, lines=lines)
+
+
+def _yaml_error(path: str, e: yaml.YAMLError, offset: int) -> RecipeError:
+    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    line = mark.line + 1 + offset if mark is not None else None
+    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+    return RecipeError.at(path, line, f"malformed YAML: {problem}", "yaml")
