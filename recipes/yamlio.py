@@ -93,7 +93,8 @@ class _Builder:
         if isinstance(node, ScalarNode):
             try:
                 value = self._ctor.construct_object(node, deep=True)
-            except yaml.YAMLError as e:
+            except (yaml.YAMLError, ValueError, OverflowError) as e:
+                # Constructors raise plain ValueError for e.g. `2026-13-45` or `!!float x`.
                 raise RecipeError.at(self.path, node.start_mark.line + 1, f"bad scalar: {e}", "yaml")
             self._objs[nid] = value
             return value
