@@ -1,0 +1,453 @@
+"""Local mode: a PRSnapshot from a git checkout plus an optional PR description file, no GitHub.
+
+Trees come from git (`recipes.source.GitSource`): the merge base of BASE and HEAD is the PR
+base, BASE itself is the target branch tip, HEAD is the assessed commit. The diff and the
+commit list come from git. Everything only GitHub knows (comments, labels, check runs, sweep
+runs and their artifacts, users, upstream PRs) comes from the `--pr` YAML (bot/prfile.py
+PRFile). A key absent from that file means "unknown" and becomes `Unavailable("not provided in
+local mode: ...")`; an explicit empty list means "none".
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.prfile import PRComment, PRFile, PRRun
+from checks.snapshot import (
+    Artifact,
+    ChangedFile,
+    CheckRun,
+    Comment,
+    Commit,
+    PRSnapshot,
+    SweepRun,
+    Unavailable,
+    UpstreamRef,
+    UserAccess,
+)
+from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
+from recipes.errors import RecipeError
+from recipes.source import GitSource
+from recipes.yamlio import YamlDoc, load_yaml
+
+NOT_PROVIDED = "not provided in local mode: {what}"
+LOCAL_REPO_FALLBACK = "local/{name}"
+COMMENT_ANCHORS = {"issue_comment": "issuecomment-", "review": "pullrequestreview-", "review_comment": "discussion_r"}
+_STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "copied", "T": "changed"}
+_GITHUB_REMOTE_RE = re.compile(r"github\.com[:/]([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
+# Ids for comments the PR file leaves without one; far from ids people write by hand.
+_FIRST_SYNTHETIC_ID = 900_000_001
+
+
+class LocalModeError(Exception):
+    """A usage problem (bad ref, bad PR file): the message names the object, file and line."""
+
+
+def _git(repo: str, *args: str) -> str:
+    try:
+        proc = subprocess.run(
+            ["git", "-C", repo, "-c", "core.quotepath=off", *args],
+            check=True, capture_output=True,
+        )
+    except FileNotFoundError as e:
+        raise LocalModeError("git is not installed or not on PATH") from e
+    except subprocess.CalledProcessError as e:
+        err = e.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise LocalModeError(f"git {' '.join(args)} failed in {repo}: {err[-1] if err else e}") from None
+    return proc.stdout.decode("utf-8", "replace")
+
+
+def resolve_commit(repo: str, ref: str, what: str = "ref") -> str:
+    try:
+        return _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").strip()
+    except LocalModeError:
+        raise LocalModeError(f"{what} {ref!r} is not a commit in {repo}") from None
+
+
+def _repo_name(repo_path: str) -> str:
+    try:
+        url = _git(repo_path, "config", "--get", "remote.origin.url").strip()
+    except LocalModeError:
+        url = ""
+    m = _GITHUB_REMOTE_RE.search(url)
+    return m.group(1) if m else LOCAL_REPO_FALLBACK.format(name=Path(repo_path).resolve().name or "repo")
+
+
+# --- the diff ----------------------------------------------------------------------------
+def _split_z(text: str) -> list[str]:
+    parts = text.split("\0")
+    return parts[:-1] if parts and parts[-1] == "" else parts
+
+
+def _patches(repo: str, base: str, head: str) -> dict[str, str]:
+    """GitHub-style patches (hunks only) keyed by new path (old path for deletions)."""
+    out: dict[str, str] = {}
+    text = _git(repo, "diff", "-M", "--no-color", "--no-ext-diff", base, head)
+    for chunk in re.split(r"(?m)^(?=diff --git )", text):
+        if not chunk.startswith("diff --git "):
+            continue
+        path = None
+        for line in chunk.splitlines():
+            if line.startswith("+++ b/"):
+                path = line[6:]
+            elif line.startswith("rename to "):
+                path = path or line[10:]
+            elif line.startswith("--- a/") and path is None:
+                path = line[6:]
+            elif line.startswith("@@"):
+                break
+        hunk_at = chunk.find("\n@@")
+        if path is None or hunk_at < 0:
+            continue  # binary or mode-only change: GitHub gives no patch either
+        out[path] = chunk[hunk_at + 1:].rstrip("\n")
+    return out
+
+
+def changed_files(repo: str, base: str, head: str) -> list[ChangedFile]:
+    status_parts = _split_z(_git(repo, "diff", "--name-status", "-M", "-z", base, head))
+    numstat_parts = _split_z(_git(repo, "diff", "--numstat", "-M", "-z", base, head))
+    counts: dict[str, tuple[int, int]] = {}
+    i = 0
+    while i < len(numstat_parts):
+        fields = numstat_parts[i].split("\t")
+        adds, dels = (int(x) if x.isdigit() else 0 for x in fields[:2])
+        if len(fields) >= 3 and fields[2]:
+            counts[fields[2]] = (adds, dels)
+            i += 1
+        else:  # rename: "<a>\t<d>\t" then old path, new path
+            counts[numstat_parts[i + 2]] = (adds, dels)
+            i += 3
+    patches = _patches(repo, base, head)
+    files: list[ChangedFile] = []
+    i = 0
+    while i < len(status_parts):
+        code = status_parts[i]
+        kind = _STATUS.get(code[:1], "changed")
+        if code[:1] in ("R", "C"):
+            old, new = status_parts[i + 1], status_parts[i + 2]
+            i += 3
+        else:
+            old, new = None, status_parts[i + 1]
+            i += 2
+        adds, dels = counts.get(new, (0, 0))
+        files.append(ChangedFile(
+            path=new, status=kind, previous_path=old, patch=patches.get(new),
+            additions=adds, deletions=dels,
+        ))
+    return files
+
+
+def commits_between(repo: str, base: str, head: str) -> list[Commit]:
+    out = []
+    text = _git(repo, "log", "--reverse", "--format=%H%x00%P%x00%B%x1e", f"{base}..{head}")
+    for record in text.split("\x1e"):
+        record = record.strip("\n")
+        if not record:
+            continue
+        sha, parents, message = record.split("\0", 2)
+        out.append(Commit(sha=sha, parents=parents.split(), message=message.strip()))
+    return out
+
+
+# --- the PR file -------------------------------------------------------------------------
+def load_pr_file(path: str | Path) -> tuple[PRFile, YamlDoc]:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise LocalModeError(f"cannot read PR file {p}: {e.strerror or e}") from None
+    try:
+        doc = load_yaml(data, str(p))
+    except RecipeError as e:
+        raise LocalModeError(str(e.finding)) from None
+    raw = doc.data if doc.data is not None else {}
+    if not isinstance(raw, dict):
+        raise LocalModeError(f"{p}:1: a PR file is a mapping of keys (see bot/prfile.py)")
+    try:
+        return PRFile.model_validate(raw), doc
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = tuple(err["loc"])
+        line = doc.line(*loc) or 1
+        more = f" (and {len(e.errors()) - 1} more)" if len(e.errors()) > 1 else ""
+        raise LocalModeError(f"{p}:{line}: {'.'.join(map(str, loc))}: {err['msg']}{more}") from None
+
+
+def _comment(c: PRComment, cid: int, repo: str, number: int) -> Comment:
+    return Comment(
+        id=cid,
+        kind=c.kind,
+        author=c.author,
+        association=c.association,
+        is_bot=c.user_type == "Bot",
+        body=c.body,
+        created_at=c.created_at,
+        updated_at=c.updated_at,
+        url=f"https://github.com/{repo}/pull/{number}#{COMMENT_ANCHORS[c.kind]}{cid}",
+    )
+
+
+def _by_time(comments: list[Comment]) -> list[Comment]:
+    """Creation order when every comment has a time; otherwise the file's order is kept."""
+    if any(c.created_at is None for c in comments):
+        return comments
+    return sorted(comments, key=lambda c: c.created_at if c.created_at.tzinfo else c.created_at.replace(tzinfo=timezone.utc))
+
+
+def _load_json_rows(folder: Path) -> tuple[list[dict], dict[str, dict], list[str]]:
+    """Rows from every JSON file holding a list of objects; `meta_env.json`-style objects by
+    file name; and problems (unparseable files) as messages naming the file."""
+    rows: list[dict] = []
+    objects: dict[str, dict] = {}
+    problems: list[str] = []
+    for f in sorted(folder.rglob("*.json")):
+        try:
+            value = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            problems.append(f"{f}: {e}")
+            continue
+        if isinstance(value, list) and all(isinstance(r, dict) for r in value):
+            rows.extend(value)
+        elif isinstance(value, dict):
+            objects[f.name] = value
+    return rows, objects, problems
+
+
+class _Resolver:
+    def __init__(self, repo_path: str, base_sha: str, head_sha: str, aliases: dict[str, str], pr_path: str, doc: YamlDoc | None):
+        self.repo_path, self.aliases, self.pr_path, self.doc = repo_path, aliases, pr_path, doc
+        self.fixed = {"head": head_sha, "base": base_sha}
+
+    def __call__(self, ref: str, *keys: Any) -> str:
+        if ref in self.fixed:
+            return self.fixed[ref]
+        if ref in self.aliases:
+            return self.aliases[ref]
+        try:
+            return resolve_commit(self.repo_path, ref)
+        except LocalModeError:
+            line = self.doc.line(*keys) if self.doc else None
+            raise LocalModeError(
+                f"{self.pr_path}:{line or 1}: commit {ref!r} does not resolve in {self.repo_path}"
+            ) from None
+
+
+def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None, config: RepoConfig) -> SweepRun:
+    artifacts = [Artifact(name=a.name, expired=a.expired) for a in run.artifacts]
+    fields: dict[str, Any] = {}
+    meta: dict[str, dict] = {}
+    if artifacts_root is None:
+        missing = Unavailable(reason=NOT_PROVIDED.format(what=f"artifacts_dir (artifact contents of run {run.id})"))
+        fields = {"throughput": missing, "evals": missing}
+    else:
+        sweep = config.sweep
+        per_artifact: dict[str, list[dict] | Unavailable] = {}
+        for a in run.artifacts:
+            folder = artifacts_root / str(run.id) / a.name
+            if a.expired:
+                per_artifact[a.name] = Unavailable(reason=f"artifact {a.name} of run {run.id} expired")
+            elif not folder.is_dir():
+                per_artifact[a.name] = Unavailable(reason=f"artifact folder {folder} is missing")
+            else:
+                rows, objects, problems = _load_json_rows(folder)
+                if "meta_env.json" in objects:
+                    meta[a.name] = objects["meta_env.json"]
+                per_artifact[a.name] = (
+                    Unavailable(reason=f"unreadable artifact file {problems[0]}") if problems else rows
+                )
+        # The aggregate artifact is authoritative; per-job artifacts stand in only without it.
+        throughput = _rows_from(per_artifact, sweep.throughput_artifact, "bmk_")
+        evals = _rows_from(per_artifact, sweep.eval_artifact, "eval_")
+        fields = {"throughput": throughput, "evals": evals}
+    return SweepRun(
+        run_id=run.id,
+        head_sha=head_sha,
+        event=run.event,
+        status=run.status,
+        conclusion=run.conclusion,
+        workflow_path=run.workflow,
+        created_at=run.created_at,
+        html_url=f"https://github.com/{repo}/actions/runs/{run.id}",
+        artifacts=artifacts,
+        meta=meta,
+        **fields,
+    )
+
+
+def _rows_from(
+    per_artifact: dict[str, list[dict] | Unavailable], aggregate: str, prefix: str
+) -> list[dict] | Unavailable | None:
+    if aggregate in per_artifact:
+        return per_artifact[aggregate]
+    parts = [v for k, v in sorted(per_artifact.items()) if k.startswith(prefix)]
+    if not parts:
+        return None
+    for part in parts:
+        if isinstance(part, Unavailable):
+            return part
+    return [row for part in parts for row in part]
+
+
+def _upstream(items: list[dict], pr_path: str, doc: YamlDoc | None) -> dict[str, UpstreamRef]:
+    out: dict[str, UpstreamRef] = {}
+    for i, raw in enumerate(items):
+        item = dict(raw)
+        files = item.pop("files", None)
+        if isinstance(files, dict) and "text" not in item:
+            item["text"] = "\n".join(f"{k}\n{v}" for k, v in files.items())
+        if "url" not in item:
+            if not item.get("repo") or not item.get("number"):
+                line = doc.line("upstream", i) if doc else None
+                raise LocalModeError(f"{pr_path}:{line or 1}: upstream[{i}] needs a url, or a repo and a number")
+            item["url"] = f"https://github.com/{item['repo']}/pull/{item['number']}"
+        try:
+            ref = UpstreamRef.model_validate({k: v for k, v in item.items() if k in UpstreamRef.model_fields})
+        except ValidationError as e:
+            line = doc.line("upstream", i) if doc else None
+            raise LocalModeError(f"{pr_path}:{line or 1}: upstream[{i}]: {e.errors()[0]['msg']}") from None
+        out[ref.url] = ref
+    return out
+
+
+def build_local_snapshot(
+    repo_path: str | Path,
+    base: str,
+    head: str,
+    *,
+    pr_file: str | Path | None = None,
+    review_date: date | None = None,
+    repo: str | None = None,
+    commit_aliases: dict[str, str] | None = None,
+    pr: PRFile | None = None,
+    pr_dir: str | Path | None = None,
+    team_members: dict[str, list[str]] | None = None,
+) -> PRSnapshot:
+    """The snapshot of "a PR from BASE to HEAD" in a local repository.
+
+    The PR description comes from `pr_file`, or already parsed as `pr` (e.g. a sandbox world's
+    `pr:`; then `pr_dir` anchors its artifacts_dir). `commit_aliases` maps extra names used in
+    it (a world's commit ids) to SHAs."""
+    repo_path = str(repo_path)
+    if not Path(repo_path).is_dir():
+        raise LocalModeError(f"{repo_path} is not a directory")
+    try:
+        _git(repo_path, "rev-parse", "--git-dir")
+    except LocalModeError:
+        raise LocalModeError(f"{repo_path} is not a git repository") from None
+    base_tip = resolve_commit(repo_path, base, "--base")
+    head_sha = resolve_commit(repo_path, head, "--head")
+    try:
+        merge_base = _git(repo_path, "merge-base", base_tip, head_sha).strip()
+    except LocalModeError:
+        raise LocalModeError(f"--base {base!r} and --head {head!r} share no history") from None
+
+    target_tree = GitSource(repo_path, base_tip)
+    base_tree = target_tree if merge_base == base_tip else GitSource(repo_path, merge_base)
+    head_tree = GitSource(repo_path, head_sha)
+    config, _ = load_repo_config(target_tree.read(CONFIG_PATH))
+
+    doc, pr_path = None, "(no --pr file)"
+    if pr_file is not None:
+        pr, doc = load_pr_file(pr_file)
+        pr_path = str(pr_file)
+        pr_dir = Path(pr_file).parent
+    elif pr is not None:
+        pr_path = f"PR description in {pr_dir}" if pr_dir else "PR description"
+    else:
+        pr = PRFile()
+    given = pr.model_fields_set
+    name = repo or _repo_name(repo_path)
+    resolve = _Resolver(repo_path, merge_base, head_sha, dict(commit_aliases or {}), pr_path, doc)
+
+    def absent(key: str) -> Unavailable:
+        return Unavailable(reason=NOT_PROVIDED.format(what=key))
+
+    next_id = _FIRST_SYNTHETIC_ID
+    signoff = None
+    if pr.signoff is not None:
+        sid = pr.signoff.id or next_id
+        next_id += 1
+        signoff = _comment(pr.signoff, sid, name, pr.number)
+
+    comments: list[Comment] | Unavailable
+    if "comments" in given:
+        comments = []
+        for c in pr.comments:
+            cid = c.id
+            if cid is None:
+                cid, next_id = next_id, next_id + 1
+            comments.append(_comment(c, cid, name, pr.number))
+        if signoff is not None and all(c.id != signoff.id or c.kind != signoff.kind for c in comments):
+            comments.append(signoff)  # the sign-off is itself a comment on the PR
+        comments = _by_time(comments)
+    else:
+        comments = absent("comments")
+
+    check_runs: dict[str, list[CheckRun] | Unavailable] | Unavailable
+    if "check_runs" in given:
+        check_runs = {}
+        for ref, runs in pr.check_runs.items():
+            sha = resolve(ref, "check_runs", ref)
+            items = check_runs.setdefault(sha, [])
+            for r in runs:
+                url = r.details_url or (f"https://github.com/{name}/actions/runs/{r.run_id}/job/0" if r.run_id else "")
+                items.append(CheckRun(
+                    name=r.name, status=r.status, conclusion=r.conclusion, details_url=url,
+                    run_id=r.run_id, head_sha=sha,
+                ))
+    else:
+        check_runs = absent("check_runs")
+
+    sweep_runs: dict[int, SweepRun] | Unavailable
+    if "runs" in given:
+        artifacts_root = None
+        if pr.artifacts_dir is not None:
+            artifacts_root = Path(pr_dir) / pr.artifacts_dir if pr_dir is not None else Path(pr.artifacts_dir)
+            if not artifacts_root.is_dir():
+                line = doc.line("artifacts_dir") if doc else None
+                raise LocalModeError(f"{pr_path}:{line or 1}: artifacts_dir {artifacts_root} is not a directory")
+        sweep_runs = {}
+        for i, run in enumerate(pr.runs):
+            sha = resolve(run.head, "runs", i, "head")
+            sweep_runs[run.id] = _sweep_run(run, sha, name, artifacts_root, config)
+    else:
+        sweep_runs = absent("runs")
+
+    return PRSnapshot(
+        repo=name,
+        number=pr.number,
+        title=pr.title,
+        body=pr.body,
+        author=pr.author,
+        state=pr.state,
+        draft=pr.draft,
+        base_ref=base,
+        base_sha=merge_base,
+        head_sha=head_sha,
+        current_head_sha=head_sha,
+        files=changed_files(repo_path, merge_base, head_sha),
+        base=base_tree,
+        head=head_tree,
+        target=target_tree,
+        commits=commits_between(repo_path, base_tip, head_sha),
+        signoff=signoff,
+        comments=comments,
+        labels=list(pr.labels) if "labels" in given else absent("labels"),
+        check_runs=check_runs,
+        sweep_runs=sweep_runs,
+        upstream=_upstream(pr.upstream, pr_path, doc),
+        users={
+            login: UserAccess(login=login, permission=v.get("permission"), role_name=v.get("role_name"))
+            for login, v in pr.users.items()
+        },
+        team_members=dict(team_members or {}),
+        review_date=review_date or datetime.now(timezone.utc).date(),
+        config=config,
+        html_url=f"https://github.com/{name}/pull/{pr.number}",
+    )

@@ -1,0 +1,253 @@
+"""What all checks share for one evaluation: the snapshot plus lazily derived, cached facts."""
+from __future__ import annotations
+
+import logging
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
+from recipes.errors import Finding
+
+from .snapshot import PRSnapshot, Unavailable
+
+if TYPE_CHECKING:  # written concurrently; imported lazily so this module always imports
+    from recipes.repository import Repository
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Keys that record where a value was written, not what it is: they shift when an unrelated
+# entry above is edited, so they must not make an entry look changed.
+_POSITION_KEYS = frozenset({"line", "lines", "source_line", "origin", "origins", "source", "span"})
+
+
+class AffectedPoint(BaseModel):
+    """A head-side benchmark point the PR can change, and why."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    point: Any
+    reasons: list[str]
+
+    @property
+    def config_key(self) -> str:
+        return getattr(self.point, "config_key", "")
+
+
+class Affected(BaseModel):
+    """The benchmark points a PR affects (head side), with the config keys involved."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    points: list[AffectedPoint] = Field(default_factory=list)
+    # Config keys whose master-config entry was added or changed (head side).
+    changed_keys: list[str] = Field(default_factory=list)
+    added_keys: list[str] = Field(default_factory=list)
+    removed_keys: list[str] = Field(default_factory=list)
+    # Base points with no identical point at head (removed or altered).
+    removed_points: list[Any] = Field(default_factory=list)
+    # Set when the changed-file list was unavailable, so only master-config edits were seen.
+    unavailable: str | None = None
+
+    @property
+    def config_keys(self) -> list[str]:
+        """Every head config key with at least one affected point, sorted."""
+        return sorted({p.config_key for p in self.points})
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.points and not self.removed_keys and not self.removed_points
+
+
+def _comparable(value: Any) -> Any:
+    """A plain, position-free form of a parsed entry, for base-vs-head equality."""
+    if hasattr(value, "raw") and isinstance(getattr(value, "raw"), dict):
+        value = value.raw
+    elif isinstance(value, BaseModel):
+        value = value.model_dump()
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items() if str(k) not in _POSITION_KEYS}
+    if isinstance(value, (list, tuple)):
+        return [_comparable(v) for v in value]
+    if isinstance(value, BaseModel):
+        return _comparable(value.model_dump())
+    return value
+
+
+def _launcher_path(point: Any, attr: str = "launcher") -> str | None:
+    """The repository path of a point's recipe or launcher script, without a `:selector`."""
+    launcher = getattr(point, attr, None)
+    if launcher is None:
+        return None
+    if not isinstance(launcher, str):
+        launcher = getattr(launcher, "path", None) or getattr(launcher, "repo_path", None)
+        if not isinstance(launcher, str):
+            return None
+    head, sep, tail = launcher.rpartition(":")
+    if sep and "/" not in tail and tail and not tail.endswith((".yaml", ".yml", ".sh")):
+        return head
+    return launcher
+
+
+def _point_identity(point: Any) -> tuple:
+    return (
+        getattr(point, "config_key", None),
+        getattr(point, "fingerprint", None),
+        repr(getattr(point, "conc", None)),
+        repr(getattr(point, "conc_list", None)),
+    )
+
+
+class ReviewContext:
+    """Everything the checks share. Each property is computed at most once per evaluation."""
+
+    def __init__(self, snapshot: PRSnapshot):
+        self.snapshot = snapshot
+        self._memo: dict[str, Any] = {}
+
+    # --- configuration -------------------------------------------------------------------
+    @cached_property
+    def _config_and_findings(self) -> tuple[RepoConfig, list[Finding]]:
+        try:
+            data = self.snapshot.target_tree.read(CONFIG_PATH)
+        except Exception as exc:  # an unreadable tree leaves the snapshot's configuration in force
+            log.warning("could not read %s from the target tree: %s", CONFIG_PATH, exc)
+            return self.snapshot.config, []
+        if data is None:
+            return self.snapshot.config, []
+        return load_repo_config(data, CONFIG_PATH)
+
+    @cached_property
+    def config(self) -> RepoConfig:
+        """Defaults merged with the target branch's `.github/infx-review.yml` (the PR cannot
+        loosen its own policy); the snapshot's configuration when the file is absent."""
+        return self._config_and_findings[0]
+
+    @cached_property
+    def config_findings(self) -> list[Finding]:
+        return self._config_and_findings[1]
+
+    # --- repositories --------------------------------------------------------------------
+    def _repository(self, src: Any) -> "Repository":
+        from recipes.repository import Repository
+
+        return Repository(src, self.config)
+
+    @cached_property
+    def head_repo(self) -> "Repository":
+        return self._repository(self.snapshot.head)
+
+    @cached_property
+    def base_repo(self) -> "Repository":
+        return self._repository(self.snapshot.base)
+
+    @cached_property
+    def target_repo(self) -> "Repository":
+        if self.snapshot.target is None:
+            return self.base_repo
+        return self._repository(self.snapshot.target)
+
+    # --- the diff ------------------------------------------------------------------------
+    @cached_property
+    def changed_paths(self) -> frozenset[str] | Unavailable:
+        """Every changed path, with both sides of a rename or copy."""
+        files = self.snapshot.files
+        if isinstance(files, Unavailable):
+            return files
+        paths: set[str] = set()
+        for f in files:
+            paths.add(f.path)
+            if f.previous_path:
+                paths.add(f.previous_path)
+        return frozenset(paths)
+
+    # --- the sign-off --------------------------------------------------------------------
+    @cached_property
+    def signoff_doc(self) -> Any | None:
+        """recipes.checklist.SignoffDoc of the sign-off body, or None without a sign-off."""
+        if self.snapshot.signoff is None:
+            return None
+        from recipes.checklist import parse_signoff
+
+        return parse_signoff(self.snapshot.signoff.body)
+
+    @cached_property
+    def additional_detail(self) -> str:
+        """The sign-off's "Additional detail section" text ("" when absent)."""
+        doc = self.signoff_doc
+        return (getattr(doc, "additional_detail", None) or "") if doc is not None else ""
+
+    # --- affected benchmark points ---------------------------------------------------------
+    @cached_property
+    def affected(self) -> Affected:
+        """Head points whose master-config entry, recipe/launcher, referenced shared script or
+        image changed (spec 12: "affected" for Checks 6-14)."""
+        base_entries = self.base_repo.entries
+        head_entries = self.head_repo.entries
+        added = sorted(k for k in head_entries if k not in base_entries)
+        removed = sorted(k for k in base_entries if k not in head_entries)
+        changed = sorted(
+            k for k in head_entries
+            if k in base_entries and _comparable(head_entries[k]) != _comparable(base_entries[k])
+        )
+        changed_set = set(changed)
+        added_set = set(added)
+
+        paths = self.changed_paths
+        unavailable = paths.reason if isinstance(paths, Unavailable) else None
+        changed_files = set() if isinstance(paths, Unavailable) else set(paths)
+
+        head_points = list(self.head_repo.points)
+        launchers = {_launcher_path(p, a) for p in head_points for a in ("launcher", "eval_launcher")} - {None}
+        # A changed shell script that is nobody's own launcher is shared (sourced or called).
+        shared_scripts = sorted(p for p in changed_files if p.endswith(".sh") and p not in launchers)
+        launcher_text: dict[str, str] = {}
+
+        def mentions(launcher: str, script: str) -> bool:
+            if launcher not in launcher_text:
+                data = self.snapshot.head.read(launcher)
+                launcher_text[launcher] = data.decode("utf-8", "replace") if data else ""
+            return script.rsplit("/", 1)[-1] in launcher_text[launcher]
+
+        out: list[AffectedPoint] = []
+        for point in head_points:
+            key = getattr(point, "config_key", "")
+            reasons: list[str] = []
+            if key in added_set:
+                reasons.append(f"master-config entry {key} added")
+            elif key in changed_set:
+                reasons.append(f"master-config entry {key} changed")
+            launcher = _launcher_path(point)
+            if launcher and launcher in changed_files:
+                reasons.append(f"{launcher} changed")
+            extras = [_launcher_path(point, "eval_launcher"), *(getattr(point, "referenced_paths", ()) or ())]
+            for extra in dict.fromkeys(e for e in extras if e):
+                if extra in changed_files and extra != launcher:
+                    reasons.append(f"referenced {extra} changed")
+            if launcher:
+                for script in shared_scripts:
+                    if mentions(launcher, script):
+                        reasons.append(f"shared script {script} changed")
+            if reasons:
+                out.append(AffectedPoint(point=point, reasons=reasons))
+
+        head_ids = {_point_identity(p) for p in head_points}
+        removed_points = [p for p in self.base_repo.points if _point_identity(p) not in head_ids]
+        return Affected(
+            points=out,
+            changed_keys=sorted(changed_set | added_set),
+            added_keys=added,
+            removed_keys=removed,
+            removed_points=removed_points,
+            unavailable=unavailable,
+        )
+
+    # --- sharing between checks ------------------------------------------------------------
+    def memo(self, key: str, fn: Callable[[], T]) -> T:
+        """`fn()` computed once per evaluation under `key` (e.g. Check 1's chosen sweep run,
+        reused by Checks 2 and 14). Exceptions are not cached."""
+        if key not in self._memo:
+            self._memo[key] = fn()
+        return self._memo[key]

@@ -1,0 +1,212 @@
+"""The verdict engine: run the registered checks over one snapshot and combine their rows (spec 11.1)."""
+from __future__ import annotations
+
+import logging
+from enum import Enum
+from typing import Any, Iterable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .base import Check
+from .context import ReviewContext
+from .result import CheckResult, Evidence, Status
+from .snapshot import PRSnapshot
+
+log = logging.getLogger(__name__)
+
+ALL_CHECK_NUMBERS = frozenset(range(16))
+UNEVALUATED_REASON = "could not be evaluated: {exc_type}: {message}"
+RETIRED_REASON = "retired check; kept so its number is never reused"
+EMPTY_REASON = "the check gave no reason"
+
+
+class VerdictStatus(str, Enum):
+    PASS = "PASS"
+    WARN = "WARN"
+    REJECTED = "REJECTED"
+
+
+class Row(BaseModel):
+    """One verdict row: a check's outcome after the engine's advisory/blocking rules."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    name: str
+    status: Status
+    reason: str
+    evidence: list[Evidence] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    advisory: bool = False
+
+    def to_json(self) -> dict:
+        return {
+            "number": self.number,
+            "name": self.name,
+            "status": self.status.value,
+            "reason": self.reason,
+            "evidence": [evidence_json(e) for e in self.evidence],
+        }
+
+
+class SignoffRef(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    author: str
+    key: str
+    url: str = ""
+
+
+class HeadMoved(BaseModel):
+    """The PR head moved while we evaluated: `current_head_sha` was not assessed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    current_head_sha: str
+
+
+class Verdict(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    status: VerdictStatus
+    rows: list[Row]
+    repo: str
+    pr: int
+    head_sha: str
+    signoff: SignoffRef | None = None
+    head_moved: HeadMoved | None = None
+    # True when only some checks ran (`only=`); such a verdict is never published.
+    partial: bool = False
+    # Handles the publisher mentions when Check 14 warns (spec 11.2).
+    escalation: list[str] = Field(default_factory=list)
+
+    def row(self, number: int) -> Row:
+        for r in self.rows:
+            if r.number == number:
+                return r
+        raise KeyError(f"verdict has no row for check {number}")
+
+    @property
+    def failed(self) -> list[Row]:
+        return [r for r in self.rows if r.status is Status.FAIL]
+
+    @property
+    def warned(self) -> list[Row]:
+        return [r for r in self.rows if r.status is Status.WARN]
+
+    def to_json(self) -> dict:
+        """The machine contract. Evidence items always carry path/line/url; run_id, artifact,
+        note and unavailable are additive keys present only when set. `partial` appears only
+        on a partial verdict."""
+        out: dict[str, Any] = {
+            "verdict": self.status.value,
+            "repo": self.repo,
+            "pr": self.pr,
+            "head_sha": self.head_sha,
+            "checks": [r.to_json() for r in self.rows],
+        }
+        if self.partial:
+            out["partial"] = True
+        return out
+
+
+def evidence_json(e: Evidence) -> dict:
+    item: dict[str, Any] = {"path": e.path, "line": e.line, "url": e.url}
+    for key in ("run_id", "artifact", "note"):
+        value = getattr(e, key)
+        if value is not None:
+            item[key] = value
+    if e.unavailable:
+        item["unavailable"] = True
+    return item
+
+
+def overall_status(rows: Iterable[Row]) -> VerdictStatus:
+    """Spec 11.1: any FAIL rejects (even with warnings); else any WARN warns; N/A counts as pass."""
+    statuses = {r.status for r in rows}
+    if Status.FAIL in statuses:
+        return VerdictStatus.REJECTED
+    if Status.WARN in statuses:
+        return VerdictStatus.WARN
+    return VerdictStatus.PASS
+
+
+def _enforce_kind(check: Check, result: CheckResult) -> CheckResult:
+    """Advisory checks (4, 14, 15) may only PASS/N/A/WARN; all others only PASS/N/A/FAIL."""
+    advisory = bool(getattr(check, "advisory", False))
+    if advisory and result.status is Status.FAIL:
+        log.warning("check %s is advisory but returned FAIL; recording WARN", check.number)
+        return result.model_copy(update={"status": Status.WARN})
+    if not advisory and result.status is Status.WARN:
+        log.warning("check %s is blocking but returned WARN; recording FAIL", check.number)
+        return result.model_copy(update={"status": Status.FAIL})
+    return result
+
+
+def run_check(check: Check, ctx: ReviewContext) -> Row:
+    """One row. Never raises: a crashing check becomes a non-passing row and a logged traceback."""
+    if getattr(check, "retired", False):
+        result = CheckResult.not_applicable(RETIRED_REASON)
+    else:
+        try:
+            na_reason = check.applies(ctx)
+            if na_reason is not None:
+                result = CheckResult.not_applicable(str(na_reason) or EMPTY_REASON)
+            else:
+                result = check.evaluate(ctx)
+                if not isinstance(result, CheckResult):
+                    raise TypeError(f"evaluate() returned {type(result).__name__}, not CheckResult")
+        except Exception as exc:  # one broken check must not hide the other fifteen (STYLE 7)
+            log.exception("check %s (%s) raised while evaluating %s#%s", check.number, check.name,
+                          ctx.snapshot.repo, ctx.snapshot.number)
+            message = str(exc).strip() or "no message"
+            result = CheckResult.failed(UNEVALUATED_REASON.format(exc_type=type(exc).__name__, message=message))
+        result = _enforce_kind(check, result)
+    return Row(
+        number=check.number,
+        name=check.name,
+        status=result.status,
+        reason=result.reason.strip() or EMPTY_REASON,
+        evidence=list(result.evidence),
+        details=dict(result.details),
+        advisory=bool(getattr(check, "advisory", False)),
+    )
+
+
+def evaluate_context(
+    ctx: ReviewContext, *, only: set[int] | None = None, checks: Iterable[Check] | None = None
+) -> Verdict:
+    if checks is None:
+        from .registry import CHECKS
+
+        checks = CHECKS
+    checks = list(checks)
+    known = {c.number for c in checks}
+    if only is not None:
+        unknown = set(only) - known
+        if unknown:
+            raise ValueError(f"no check numbered {', '.join(map(str, sorted(unknown)))}")
+    rows = [run_check(c, ctx) for c in checks if only is None or c.number in only]
+    rows.sort(key=lambda r: r.number)
+    snap = ctx.snapshot
+    signoff = None
+    if snap.signoff is not None:
+        signoff = SignoffRef(author=snap.signoff.author, key=snap.signoff.key, url=snap.signoff.url)
+    return Verdict(
+        status=overall_status(rows),
+        rows=rows,
+        repo=snap.repo,
+        pr=snap.number,
+        head_sha=snap.head_sha,
+        signoff=signoff,
+        head_moved=HeadMoved(current_head_sha=snap.current_head_sha) if snap.head_moved else None,
+        partial=only is not None and set(only) != known,
+        escalation=list(ctx.config.policy.pareto_escalation),
+    )
+
+
+def evaluate(
+    snapshot: PRSnapshot, *, only: set[int] | None = None, checks: Iterable[Check] | None = None
+) -> Verdict:
+    """Run every check (or just `only`) in number order. `checks` replaces the registry in tests."""
+    return evaluate_context(ReviewContext(snapshot), only=only, checks=checks)

@@ -1,0 +1,346 @@
+"""Shared test builders and fakes: a PRSnapshot from a compact dict, and scripted fake checks.
+
+`build_snapshot(spec)` keys (all optional):
+
+    repo, number, title, body, author, state, draft, base_ref, html_url
+    base_sha, head_sha, current_head_sha      # defaults BASE_SHA / HEAD_SHA
+    base:   {path: text}                      # tree at the merge base
+    head:   {path: text | null}               # overlay on base (null deletes); or
+    head_tree: {path: text}                   # the complete head tree instead of an overlay
+    target: {path: text}                      # tip of the target branch (defaults to base)
+    files:  [path | {path, status, previous_path, patch, additions, deletions}]
+            # derived from base vs head when absent
+    commits: [sha | {sha, message, parents}]  # default: one commit, the head
+    signoff: {id, author, body, kind, association, created_at, ...} | null
+    comments: [{id?, author, body, association, kind, is_bot, created_at}]
+    labels: [name]
+    check_runs: {sha | "head" | "base": [{name, conclusion, status, run_id, details_url}]}
+    runs:   [{id, head, conclusion, status, event, workflow, created_at,
+              artifacts: [name | {name, expired}], throughput: [row], evals: [row],
+              meta: {artifact: {...}}}]
+    reuse:  {run_id, command, comment: {...}}
+    upstream: [{url, kind, repo, number, state, merged, title, text}]
+    users:  {login: {permission, role_name} | {unavailable: reason}}
+    team_members: {team: [login] | {unavailable: reason}}
+    review_date: YYYY-MM-DD
+    config: {paths: ..., policy: ..., sweep: ...}   # RepoConfig overrides
+    unreadable: {path: reason}
+
+Any list- or dict-valued field may instead be `{unavailable: "reason"}`, giving `Unavailable`.
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from datetime import date, datetime, timezone
+from typing import Any, Iterable
+
+from checks.registry import CHECKS
+from checks.result import CheckResult, Status
+from checks.snapshot import (
+    Artifact,
+    ChangedFile,
+    CheckRun,
+    Comment,
+    Commit,
+    PRSnapshot,
+    ReuseSource,
+    SweepRun,
+    Unavailable,
+    UpstreamRef,
+    UserAccess,
+)
+from recipes.config import RepoConfig
+from recipes.source import MemorySource
+
+BASE_SHA = "ba5e" + "0" * 36
+HEAD_SHA = "feed" + "1" * 36
+REPO = "SemiAnalysisAI/InferenceX"
+T0 = datetime(2026, 10, 8, 12, 0, tzinfo=timezone.utc)
+
+
+def _unavailable(value: Any) -> Unavailable | None:
+    if isinstance(value, Unavailable):
+        return value
+    if isinstance(value, dict) and set(value) == {"unavailable"}:
+        return Unavailable(reason=str(value["unavailable"]))
+    return None
+
+
+def _deep_update(base: dict, override: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in override.items():
+        out[k] = _deep_update(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def diff_trees(base: dict[str, str], head: dict[str, str]) -> list[ChangedFile]:
+    """Changed files between two trees, in path order (no rename detection)."""
+    out = []
+    for path in sorted(set(base) | set(head)):
+        if path not in head:
+            out.append(ChangedFile(path=path, status="removed", deletions=str(base[path]).count("\n")))
+        elif path not in base:
+            out.append(ChangedFile(path=path, status="added", additions=str(head[path]).count("\n")))
+        elif base[path] != head[path]:
+            out.append(ChangedFile(path=path, status="modified"))
+    return out
+
+
+def make_comment(spec: dict, *, default_id: int = 1, pr: int = 1, repo: str = REPO) -> Comment:
+    spec = dict(spec)
+    cid = int(spec.pop("id", default_id))
+    kind = spec.pop("kind", "issue_comment")
+    anchor = {"issue_comment": "issuecomment-", "review": "pullrequestreview-", "review_comment": "discussion_r"}[kind]
+    spec.setdefault("url", f"https://github.com/{repo}/pull/{pr}#{anchor}{cid}")
+    spec.setdefault("created_at", T0)
+    spec.setdefault("author", "someone")
+    return Comment(id=cid, kind=kind, **spec)
+
+
+def _commit_ref(ref: Any, base_sha: str, head_sha: str) -> str:
+    return {"head": head_sha, "base": base_sha}.get(str(ref), str(ref))
+
+
+def _sweep_run(spec: dict, base_sha: str, head_sha: str, repo: str) -> SweepRun:
+    spec = dict(spec)
+    run_id = int(spec.pop("id"))
+    head = _commit_ref(spec.pop("head", "head"), base_sha, head_sha)
+    artifacts: Any = spec.pop("artifacts", [])
+    if _unavailable(artifacts) is None:
+        artifacts = [Artifact(name=a) if isinstance(a, str) else Artifact(**a) for a in artifacts]
+    else:
+        artifacts = _unavailable(artifacts)
+    fields: dict[str, Any] = {}
+    for key in ("throughput", "evals"):
+        if key in spec:
+            value = spec.pop(key)
+            fields[key] = _unavailable(value) or value
+    return SweepRun(
+        run_id=run_id,
+        head_sha=head,
+        event=spec.pop("event", "pull_request"),
+        status=spec.pop("status", "completed"),
+        conclusion=spec.pop("conclusion", "success"),
+        workflow_path=spec.pop("workflow", ".github/workflows/run-sweep.yml"),
+        created_at=spec.pop("created_at", T0),
+        html_url=spec.pop("html_url", f"https://github.com/{repo}/actions/runs/{run_id}"),
+        artifacts=artifacts,
+        meta=spec.pop("meta", {}),
+        **fields,
+    )
+
+
+def build_snapshot(spec: dict | None = None, **overrides: Any) -> PRSnapshot:
+    """A frozen PRSnapshot from the compact dict described in this module's docstring."""
+    spec = {**(spec or {}), **overrides}
+    repo = spec.get("repo", REPO)
+    number = int(spec.get("number", 1))
+    base_sha = spec.get("base_sha", BASE_SHA)
+    head_sha = spec.get("head_sha", HEAD_SHA)
+
+    base_files: dict[str, str] = dict(spec.get("base", {}))
+    if "head_tree" in spec:
+        head_files = dict(spec["head_tree"])
+    else:
+        head_files = dict(base_files)
+        for path, text in (spec.get("head") or {}).items():
+            if text is None:
+                head_files.pop(path, None)
+            else:
+                head_files[path] = text
+
+    files: Any
+    if "files" in spec:
+        files = _unavailable(spec["files"])
+        if files is None:
+            files = [ChangedFile(path=f) if isinstance(f, str) else ChangedFile(**f) for f in spec["files"]]
+    else:
+        files = diff_trees(base_files, head_files)
+
+    commits: Any = spec.get("commits", [head_sha])
+    if _unavailable(commits) is None:
+        commits = [Commit(sha=c) if isinstance(c, str) else Commit(**c) for c in commits]
+    else:
+        commits = _unavailable(commits)
+
+    signoff = None
+    if spec.get("signoff"):
+        signoff = make_comment(spec["signoff"], default_id=9001, pr=number, repo=repo)
+
+    comments: Any = spec.get("comments", [])
+    if _unavailable(comments) is None:
+        comments = [make_comment(c, default_id=100 + i, pr=number, repo=repo) for i, c in enumerate(comments)]
+    else:
+        comments = _unavailable(comments)
+
+    labels: Any = spec.get("labels", [])
+    labels = _unavailable(labels) or list(labels)
+
+    check_runs: Any = spec.get("check_runs", {})
+    if _unavailable(check_runs) is None:
+        resolved: dict[str, Any] = {}
+        for ref, runs in check_runs.items():
+            sha = _commit_ref(ref, base_sha, head_sha)
+            if _unavailable(runs) is not None:
+                resolved[sha] = _unavailable(runs)
+                continue
+            items = []
+            for r in runs:
+                r = dict(r)
+                run_id = r.get("run_id")
+                if run_id and not r.get("details_url"):
+                    r["details_url"] = f"https://github.com/{repo}/actions/runs/{run_id}/job/1"
+                r.setdefault("conclusion", "success")
+                items.append(CheckRun(head_sha=sha, **r))
+            resolved[sha] = items
+        check_runs = resolved
+    else:
+        check_runs = _unavailable(check_runs)
+
+    sweep_runs: Any = spec.get("runs", [])
+    if _unavailable(sweep_runs) is None:
+        sweep_runs = {int(r["id"]): _sweep_run(r, base_sha, head_sha, repo) for r in sweep_runs}
+    else:
+        sweep_runs = _unavailable(sweep_runs)
+
+    reuse = None
+    if spec.get("reuse"):
+        r = dict(spec["reuse"])
+        reuse = ReuseSource(
+            run_id=int(r["run_id"]),
+            command=r.get("command", "/use"),
+            explicit=r.get("explicit", True),
+            comment=make_comment(r.get("comment", {"body": f"/use {r['run_id']}"}), pr=number, repo=repo),
+        )
+
+    upstream = {}
+    for u in spec.get("upstream", []):
+        u = dict(u)
+        u.setdefault("url", f"https://github.com/{u.get('repo', 'vllm-project/recipes')}/pull/{u.get('number', 1)}")
+        upstream[u["url"]] = UpstreamRef(**u)
+
+    users = {
+        login: _unavailable(v) or UserAccess(login=login, **v) for login, v in spec.get("users", {}).items()
+    }
+    team_members = {team: _unavailable(v) or list(v) for team, v in spec.get("team_members", {}).items()}
+
+    review_date = spec.get("review_date", date(2026, 10, 8))
+    if isinstance(review_date, str):
+        review_date = date.fromisoformat(review_date)
+    config = RepoConfig.model_validate(_deep_update(RepoConfig().model_dump(), spec.get("config", {})))
+
+    return PRSnapshot(
+        repo=repo,
+        number=number,
+        title=spec.get("title", ""),
+        body=spec.get("body", ""),
+        author=spec.get("author", "author"),
+        state=spec.get("state", "open"),
+        draft=bool(spec.get("draft", False)),
+        base_ref=spec.get("base_ref", "main"),
+        base_sha=base_sha,
+        head_sha=head_sha,
+        current_head_sha=spec.get("current_head_sha", head_sha),
+        files=files,
+        base=MemorySource(base_files),
+        head=MemorySource(head_files),
+        target=MemorySource(spec["target"]) if "target" in spec else None,
+        commits=commits,
+        signoff=signoff,
+        comments=comments,
+        labels=labels,
+        check_runs=check_runs,
+        sweep_runs=sweep_runs,
+        reuse=reuse,
+        upstream=upstream,
+        users=users,
+        team_members=team_members,
+        review_date=review_date,
+        config=config,
+        unreadable=dict(spec.get("unreadable", {})),
+        html_url=spec.get("html_url", f"https://github.com/{repo}/pull/{number}"),
+    )
+
+
+class FakeCheck:
+    """A check with scripted behaviour: a fixed result, an N/A reason, or an exception."""
+
+    def __init__(
+        self,
+        number: int,
+        name: str | None = None,
+        *,
+        result: CheckResult | None = None,
+        na: str | None = None,
+        raises: BaseException | None = None,
+        advisory: bool | None = None,
+        retired: bool = False,
+    ):
+        registered = {c.number: c for c in CHECKS}.get(number)
+        self.number = number
+        self.name = name or (registered.name if registered else f"Fake {number}")
+        self.advisory = advisory if advisory is not None else bool(registered and registered.advisory)
+        self.retired = retired
+        self.result = result or CheckResult.passed(f"fake check {number} passed")
+        self.na = na
+        self.raises = raises
+        self.calls = 0
+
+    def applies(self, ctx) -> str | None:
+        return self.na
+
+    def evaluate(self, ctx) -> CheckResult:
+        self.calls += 1
+        if self.raises is not None:
+            raise self.raises
+        return self.result
+
+
+def fake_checks(overrides: dict[int, FakeCheck | CheckResult | str] | None = None) -> list[FakeCheck]:
+    """Sixteen passing fakes named like the registry; `overrides` maps a number to a FakeCheck,
+    a CheckResult, or an N/A reason string."""
+    out = []
+    for number in range(16):
+        o = (overrides or {}).get(number)
+        if isinstance(o, FakeCheck):
+            out.append(o)
+        elif isinstance(o, CheckResult):
+            out.append(FakeCheck(number, result=o))
+        elif isinstance(o, str):
+            out.append(FakeCheck(number, na=o))
+        else:
+            out.append(FakeCheck(number))
+    return out
+
+
+def statuses(verdict) -> dict[int, str]:
+    return {r.number: r.status.value for r in verdict.rows}
+
+
+def all_status(value: Status, numbers: Iterable[int]) -> dict[int, str]:
+    return {n: value.value for n in numbers}
+
+
+WORLDS_DIR = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
+
+
+def world_snapshot(world: str | Path, dest: str | Path, *, review_date: date | None = None) -> PRSnapshot:
+    """The snapshot local mode builds for a sandbox world (`seed`, `rejected`, or a directory),
+    with no server: the world's git repo is built in `dest` (an empty directory, e.g. tmp_path)."""
+    from bot.local import build_local_snapshot
+    from bot.sandbox.world import build_world_repo
+
+    world_dir = Path(world) if Path(world).is_dir() else WORLDS_DIR / str(world)
+    built = build_world_repo(world_dir, dest)
+    return build_local_snapshot(
+        built.path,
+        built.base_sha,
+        built.head_sha,
+        pr=built.world.pr,
+        pr_dir=world_dir,
+        repo=built.world.repo,
+        commit_aliases=built.shas,
+        team_members=dict(built.world.teams),
+        review_date=review_date,
+    )
