@@ -1,0 +1,421 @@
+"""Master configs (`*-master.yaml`): config key -> entry, parsed leniently with a line for every value."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import Finding, RecipeError
+from .yamlio import YamlDoc, load_yaml
+
+SCENARIO_FIXED = "fixed-seq-len"
+SCENARIO_AGENTIC = "agentic-coding"
+SCENARIOS = (SCENARIO_FIXED, SCENARIO_AGENTIC)
+
+# Multi-node arms name their recipe as `CONFIG_FILE=recipes/...`, relative to the srt-slurm
+# recipe root; that root lives here in the benchmark repository (spec 2.1).
+CONFIG_FILE_KEY = "CONFIG_FILE"
+EVAL_CONFIG_FILE_KEY = "EVAL_CONFIG_FILE"
+SRT_RECIPES_PREFIX = "recipes/"
+MULTI_NODE_RECIPE_ROOT = "benchmarks/multi_node/srt-slurm-recipes"
+
+MSG_WRONG_TYPE = "{field}: expected {kind}, got {value!r}"
+MSG_NOT_MAPPING = "expected a mapping of config keys to entries"
+MSG_ENTRY_NOT_MAPPING = "{key}: an entry must be a mapping"
+MSG_MISSING = "{key}: required field {field!r} is missing"
+MSG_UNKNOWN_SCENARIO = "{key}: unknown scenario {name!r} (expected one of {known})"
+MSG_BAD_SETTING = "additional-settings item {item!r} is not KEY=VALUE"
+MSG_NO_CONC = "arm has neither conc-start/conc-end nor conc-list"
+
+REQUIRED_ENTRY_FIELDS = ("image", "model", "model-prefix", "runner", "precision", "framework", "multinode")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _is_int_list(v: Any) -> bool:
+    return isinstance(v, list) and all(_is_int(x) for x in v)
+
+
+# (checker, human-readable kind) per field kind.
+_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "int": (_is_int, "an integer"),
+    "num": (_is_num, "a number"),
+    "bool": (lambda v: isinstance(v, bool), "true or false"),
+    "str": (lambda v: isinstance(v, str), "a string"),
+    "map": (lambda v: isinstance(v, dict), "a mapping"),
+    "ints": (_is_int_list, "a list of integers"),
+    "strs": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
+    "name": (lambda v: isinstance(v, (str, dict)), "a name or a {name, version} mapping"),
+    "list": (lambda v: isinstance(v, list), "a list"),
+}
+
+
+class _Reader:
+    """Takes typed fields out of one YAML mapping; wrong types become findings, the value None."""
+
+    def __init__(self, doc: YamlDoc, findings: list[Finding]):
+        self.doc = doc
+        self.findings = findings
+
+    def fields(self, raw: dict, keypath: tuple, spec: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
+        known: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        lines: dict[str, int] = {}
+        for k, v in raw.items():
+            line = self.doc.line(*keypath, k)
+            if line is not None:
+                lines[str(k)] = line
+            kind = spec.get(k) if isinstance(k, str) else None
+            if kind is None:
+                extra[str(k)] = v
+                continue
+            check, what = _KINDS[kind]
+            if v is None or not check(v):
+                if v is not None:
+                    self.findings.append(Finding(
+                        path=self.doc.path, line=line, code="type",
+                        message=MSG_WRONG_TYPE.format(field=k, kind=what, value=v),
+                    ))
+                continue
+            known[k.replace("-", "_")] = v
+        return known, extra, lines
+
+
+class Located(BaseModel):
+    """Where a value was written."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    line: int | None = None
+
+
+class _Sourced(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    path: str = ""
+    line: int | None = None
+    # Field name (as written, e.g. "conc-list") -> its line.
+    lines: dict[str, int] = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    def line_of(self, field: str) -> int | None:
+        return self.lines.get(field, self.line)
+
+    def where(self, field: str | None = None) -> Located:
+        return Located(path=self.path, line=self.line_of(field) if field else self.line)
+
+
+def split_recipe_ref(ref: str) -> tuple[str, str | None]:
+    """`path.yaml:selector` -> (path, selector); a bare path has no selector."""
+    path, sep, selector = ref.partition(".yaml:")
+    if sep:
+        return path + ".yaml", selector.strip() or None
+    path, sep, selector = ref.partition(".yml:")
+    if sep:
+        return path + ".yml", selector.strip() or None
+    return ref, None
+
+
+class WorkerBlock(_Sourced):
+    """A multi-node `prefill`, `decode` or `worker` block."""
+
+    role: str
+    num_worker: int | None = None
+    tp: int | None = None
+    ep: int | None = None
+    pp: int | None = None
+    dcp_size: int | None = None
+    pcp_size: int | None = None
+    dp_attn: bool | None = None
+    hardware: Any = None
+    additional_settings: list[str] = Field(default_factory=list)
+
+    @property
+    def settings(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for item in self.additional_settings:
+            key, sep, value = item.partition("=")
+            if sep:
+                out[key.strip()] = value.strip()
+        return out
+
+    def setting_line(self, key: str) -> int | None:
+        for i, item in enumerate(self.additional_settings):
+            if item.partition("=")[0].strip() == key:
+                return self.lines.get(f"additional-settings[{i}]", self.line_of("additional-settings"))
+        return None
+
+    def config_file(self, key: str = CONFIG_FILE_KEY) -> tuple[str, str | None] | None:
+        """(repository path relative to the layout root, selector) of a `CONFIG_FILE` setting."""
+        value = self.settings.get(key)
+        if not value:
+            return None
+        path, selector = split_recipe_ref(value)
+        if path.startswith(SRT_RECIPES_PREFIX):
+            path = f"{MULTI_NODE_RECIPE_ROOT}/{path[len(SRT_RECIPES_PREFIX):]}"
+        return path, selector
+
+
+class Arm(_Sourced):
+    """One search-space arm."""
+
+    index: int = 0
+    tp: int | None = None
+    ep: int | None = None
+    pp: int | None = None
+    dcp_size: int | None = None
+    pcp_size: int | None = None
+    dp_attn: bool | None = None
+    spec_decoding: str | None = None
+    conc_start: int | None = None
+    conc_end: int | None = None
+    conc_list: list[int] | None = None
+    router: Any = None
+    srt_recipe: str | None = None
+    kv_offloading: str | None = None
+    kv_offload_backend: Any = None
+    kv_p2p_transfer: Any = None
+    num_nodes: int | None = None
+    prefill: WorkerBlock | None = None
+    decode: WorkerBlock | None = None
+    worker: WorkerBlock | None = None
+
+    @property
+    def recipe_ref(self) -> tuple[str, str | None] | None:
+        return split_recipe_ref(self.srt_recipe) if self.srt_recipe else None
+
+    @property
+    def is_multinode(self) -> bool:
+        return any(b is not None for b in (self.prefill, self.decode, self.worker))
+
+    @property
+    def blocks(self) -> list[WorkerBlock]:
+        return [b for b in (self.prefill, self.decode, self.worker) if b is not None]
+
+
+class ScenarioItem(_Sourced):
+    """One item of `scenarios.<name>`: its sequence lengths (fixed-seq) or DRAM share (agentic)."""
+
+    scenario: str
+    index: int = 0
+    isl: int | None = None
+    osl: int | None = None
+    dram_utilization: float | None = None
+    arms: list[Arm] = Field(default_factory=list)
+
+
+class MasterEntry(_Sourced):
+    key: str
+    image: str | None = None
+    model: str | None = None
+    model_prefix: str | None = None
+    runner: str | None = None
+    precision: str | None = None
+    framework: str | None = None
+    multinode: bool | None = None
+    disagg: bool | None = None
+    router: Any = None
+    kv_p2p_transfer: Any = None
+    scenarios: list[ScenarioItem] = Field(default_factory=list)
+
+    @property
+    def arms(self) -> list[tuple[ScenarioItem, Arm]]:
+        return [(s, a) for s in self.scenarios for a in s.arms]
+
+
+class MasterFile(BaseModel):
+    path: str
+    entries: dict[str, MasterEntry] = Field(default_factory=dict)
+    findings: list[Finding] = Field(default_factory=list)
+
+
+_ENTRY_FIELDS = {
+    "image": "str", "model": "str", "model-prefix": "str", "runner": "str", "precision": "str",
+    "framework": "str", "multinode": "bool", "disagg": "bool", "router": "name",
+    "kv-p2p-transfer": "name", "scenarios": "map",
+}
+_ITEM_FIELDS = {"isl": "int", "osl": "int", "dram-utilization": "num", "search-space": "list"}
+_ARM_FIELDS = {
+    "tp": "int", "ep": "int", "pp": "int", "dcp-size": "int", "pcp-size": "int", "dp-attn": "bool",
+    "spec-decoding": "str", "conc-start": "int", "conc-end": "int", "conc-list": "ints",
+    "router": "name", "srt-recipe": "str", "kv-offloading": "str", "kv-offload-backend": "name",
+    "kv-p2p-transfer": "name", "num-nodes": "int",
+}
+_BLOCK_FIELDS = {
+    "num-worker": "int", "tp": "int", "ep": "int", "pp": "int", "dcp-size": "int", "pcp-size": "int",
+    "dp-attn": "bool", "additional-settings": "strs",
+}
+_ROLE_BLOCKS = ("prefill", "decode", "worker")
+
+
+def parse_master(data: bytes | str, path: str) -> MasterFile:
+    """Parse one master config. Never raises: unreadable input is a finding and no entries."""
+    try:
+        doc = load_yaml(data, path)
+    except RecipeError as e:
+        return MasterFile(path=path, findings=[e.finding])
+    return master_from_doc(doc)
+
+
+def master_from_doc(doc: YamlDoc) -> MasterFile:
+    findings: list[Finding] = []
+    entries: dict[str, MasterEntry] = {}
+    if doc.data is not None and not isinstance(doc.data, dict):
+        findings.append(Finding(path=doc.path, line=1, message=MSG_NOT_MAPPING))
+    elif doc.data is not None:
+        reader = _Reader(doc, findings)
+        for key, raw in doc.data.items():
+            key = str(key)
+            if not isinstance(raw, dict):
+                findings.append(Finding(path=doc.path, line=doc.line(key), message=MSG_ENTRY_NOT_MAPPING.format(key=key)))
+                continue
+            entries[key] = _entry(reader, key, raw)
+    # Built last: pydantic copies lists on construction, so findings must be complete first.
+    return MasterFile(path=doc.path, entries=entries, findings=findings)
+
+
+def _entry(reader: _Reader, key: str, raw: dict) -> MasterEntry:
+    doc = reader.doc
+    known, extra, lines = reader.fields(raw, (key,), _ENTRY_FIELDS)
+    for field in REQUIRED_ENTRY_FIELDS:
+        if field not in raw:
+            reader.findings.append(Finding(
+                path=doc.path, line=doc.line(key), code="missing-field",
+                message=MSG_MISSING.format(key=key, field=field),
+            ))
+    scenarios: list[ScenarioItem] = []
+    for name, items in (known.pop("scenarios", None) or {}).items():
+        if name not in SCENARIOS:
+            reader.findings.append(Finding(
+                path=doc.path, line=doc.line(key, "scenarios", name), code="unknown-scenario",
+                message=MSG_UNKNOWN_SCENARIO.format(key=key, name=name, known=", ".join(SCENARIOS)),
+            ))
+            continue
+        if not isinstance(items, list):
+            reader.findings.append(Finding(
+                path=doc.path, line=doc.line(key, "scenarios", name), code="type",
+                message=MSG_WRONG_TYPE.format(field=name, kind="a list", value=items),
+            ))
+            continue
+        for i, item in enumerate(items):
+            kp = (key, "scenarios", name, i)
+            if not isinstance(item, dict):
+                reader.findings.append(Finding(
+                    path=doc.path, line=doc.line(*kp), code="type",
+                    message=MSG_WRONG_TYPE.format(field=name, kind="a mapping", value=item),
+                ))
+                continue
+            scenarios.append(_item(reader, name, i, item, kp))
+    return MasterEntry(key=key, path=doc.path, line=doc.line(key), lines=lines, extra=extra, scenarios=scenarios, **known)
+
+
+def _item(reader: _Reader, name: str, index: int, raw: dict, kp: tuple) -> ScenarioItem:
+    known, extra, lines = reader.fields(raw, kp, _ITEM_FIELDS)
+    arms = []
+    for j, arm in enumerate(known.pop("search_space", None) or []):
+        akp = kp + ("search-space", j)
+        if not isinstance(arm, dict):
+            reader.findings.append(Finding(
+                path=reader.doc.path, line=reader.doc.line(*akp), code="type",
+                message=MSG_WRONG_TYPE.format(field="search-space item", kind="a mapping", value=arm),
+            ))
+            continue
+        arms.append(_arm(reader, j, arm, akp))
+    if "dram_utilization" in known:
+        known["dram_utilization"] = float(known["dram_utilization"])
+    return ScenarioItem(scenario=name, index=index, path=reader.doc.path, line=reader.doc.line(*kp),
+                        lines=lines, extra=extra, arms=arms, **known)
+
+
+def _arm(reader: _Reader, index: int, raw: dict, kp: tuple) -> Arm:
+    doc = reader.doc
+    spec = dict(_ARM_FIELDS, **{r: "map" for r in _ROLE_BLOCKS})
+    known, extra, lines = reader.fields(raw, kp, spec)
+    for role in _ROLE_BLOCKS:
+        if role in known:
+            known[role] = _block(reader, role, known[role], kp + (role,))
+    if "conc_list" not in known and "conc_start" not in known:
+        reader.findings.append(Finding(path=doc.path, line=doc.line(*kp), code="missing-field", message=MSG_NO_CONC))
+    return Arm(index=index, path=doc.path, line=doc.line(*kp), lines=lines, extra=extra, **known)
+
+
+def _block(reader: _Reader, role: str, raw: dict, kp: tuple) -> WorkerBlock:
+    doc = reader.doc
+    known, extra, lines = reader.fields(raw, kp, _BLOCK_FIELDS)
+    if "hardware" in extra:
+        known["hardware"] = extra.pop("hardware")
+    for i, item in enumerate(known.get("additional_settings", [])):
+        line = doc.line(*kp, "additional-settings", i)
+        if line is not None:
+            lines[f"additional-settings[{i}]"] = line
+        if "=" not in item:
+            reader.findings.append(Finding(path=doc.path, line=line, code="type", message=MSG_BAD_SETTING.format(item=item)))
+    return WorkerBlock(role=role, path=doc.path, line=doc.line(*kp), lines=lines, extra=extra, **known)
+
+
+# --- images -------------------------------------------------------------------------------
+
+DEFAULT_REGISTRY = "docker.io"
+
+
+class ImageRef(BaseModel):
+    """A container image split into parts; `#` after the registry host is read as `/` (enroot)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    repository: str  # registry-qualified unless on Docker Hub, e.g. "rocm/atom-dev", "nvcr.io/nvidia/x"
+    tag: str | None = None
+    digest: str | None = None
+
+    @property
+    def canonical(self) -> str:
+        s = self.repository
+        if self.tag:
+            s += f":{self.tag}"
+        if self.digest:
+            s += f"@{self.digest}"
+        return s
+
+
+def _looks_like_host(part: str) -> bool:
+    return "." in part or ":" in part or part == "localhost"
+
+
+def normalize_image(image: str) -> ImageRef:
+    s = image.strip()
+    rest, _, digest = s.partition("@")
+    host, sep, after = rest.partition("#")
+    if sep and _looks_like_host(host):
+        rest = f"{host}/{after}"
+    tag = None
+    last = rest.rsplit("/", 1)[-1]
+    if ":" in last:
+        rest, _, tag = rest.rpartition(":")
+    parts = rest.split("/")
+    if len(parts) > 1 and parts[0] in (DEFAULT_REGISTRY, "index.docker.io", "registry-1.docker.io"):
+        parts = parts[1:]
+        if len(parts) == 2 and parts[0] == "library":
+            parts = parts[1:]
+    return ImageRef(repository="/".join(parts), tag=tag or None, digest=digest or None)
+
+
+def images_match(a: str, b: str) -> bool:
+    """Same repository, and every component both sides pin (tag, digest) is equal."""
+    x, y = normalize_image(a), normalize_image(b)
+    if x.repository != y.repository:
+        return False
+    compared = False
+    for part in ("tag", "digest"):
+        u, v = getattr(x, part), getattr(y, part)
+        if u and v:
+            if u != v:
+                return False
+            compared = True
+    return compared or (x.tag is None and y.tag is None and x.digest is None and y.digest is None)

@@ -1,0 +1,275 @@
+"""The Repository facade: one lazily parsed, cached view of a benchmark repository tree."""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+from collections import OrderedDict
+from functools import cached_property
+from typing import Any
+
+from .config import CONFIG_PATH, RepoConfig, load_repo_config
+from .effective import EffectiveConfig, effective_config
+from .errors import Finding
+from .layout import Layout, detect_layout
+from .master import MasterEntry, MasterFile, parse_master
+from .points import BenchmarkPoint, expand_entry
+from .source import DirSource, FileSource, GitSource
+from .srt import Bindings, Recipe, Variant, bind_points, parse_recipe
+
+# Parsed files by (kind, path, content digest), shared by every Repository in the process: a
+# review builds base, head and target views whose master configs and recipes are mostly the
+# same bytes. Cached objects are shared, so callers must treat them as read-only.
+_PARSE_CACHE: "OrderedDict[tuple[str, str, str], Any]" = OrderedDict()
+PARSE_CACHE_SIZE = 512
+
+
+def _cached_parse(kind: str, path: str, data: bytes, parse: Any) -> Any:
+    key = (kind, path, hashlib.blake2b(data, digest_size=16).hexdigest())
+    hit = _PARSE_CACHE.get(key)
+    if hit is not None:
+        _PARSE_CACHE.move_to_end(key)
+        return hit
+    value = parse(data, path)
+    _PARSE_CACHE[key] = value
+    if len(_PARSE_CACHE) > PARSE_CACHE_SIZE:
+        _PARSE_CACHE.popitem(last=False)
+    return value
+
+
+def clear_parse_cache() -> None:
+    _PARSE_CACHE.clear()
+
+
+MSG_DUPLICATE_KEY = "config key {key} is also defined in {other}"
+MSG_UNAVAILABLE = "{what} could not be parsed: module {module} is not available"
+
+
+class Repository:
+    """Nothing is read until asked; every property is computed at most once.
+
+    A PR review builds two or three of these (base, head, target), so keep properties lazy and
+    independent: asking for `.points` must not parse the changelog.
+    """
+
+    def __init__(self, src: FileSource, config: RepoConfig | None = None):
+        self.src = src
+        self._given_config = config
+
+    # --- configuration and layout -----------------------------------------------------------
+    @cached_property
+    def _config_pair(self) -> tuple[RepoConfig, list[Finding]]:
+        if self._given_config is not None:
+            return self._given_config, []
+        return load_repo_config(self.src.read(CONFIG_PATH), CONFIG_PATH)
+
+    @cached_property
+    def config(self) -> RepoConfig:
+        return self._config_pair[0]
+
+    @cached_property
+    def layout(self) -> Layout:
+        return detect_layout(self.src, self.config.paths)
+
+    def exists(self, path: str) -> bool:
+        """Whether a file exists, asked as cheaply as the source allows (cached)."""
+        path = path.strip("/")
+        cache = self._exists
+        if path not in cache:
+            if isinstance(self.src, DirSource):
+                cache[path] = os.path.isfile(os.path.join(self.src.root, path))
+            elif isinstance(self.src, GitSource):
+                cache[path] = self.src.blob_sha(path) is not None
+            else:
+                cache[path] = self.src.read(path) is not None
+        return cache[path]
+
+    @cached_property
+    def _exists(self) -> dict[str, bool]:
+        return {}
+
+    # --- master configs and points ------------------------------------------------------------
+    @cached_property
+    def master_files(self) -> list[str]:
+        return self.layout.master_configs(self.src)
+
+    @cached_property
+    def masters(self) -> dict[str, MasterFile]:
+        out = {}
+        for path in self.master_files:
+            data = self.src.read(path)
+            if data is not None:
+                out[path] = _cached_parse("master", path, data, parse_master)
+        return out
+
+    @cached_property
+    def _entries_and_findings(self) -> tuple[dict[str, MasterEntry], list[Finding]]:
+        entries: dict[str, MasterEntry] = {}
+        findings: list[Finding] = []
+        for path, mf in self.masters.items():
+            findings.extend(mf.findings)
+            for key, entry in mf.entries.items():
+                if key in entries:
+                    findings.append(Finding(path=path, line=entry.line, code="duplicate-key",
+                                            message=MSG_DUPLICATE_KEY.format(key=key, other=entries[key].path)))
+                    continue
+                entries[key] = entry
+        return entries, findings
+
+    @cached_property
+    def entries(self) -> dict[str, MasterEntry]:
+        return self._entries_and_findings[0]
+
+    @cached_property
+    def _points_and_findings(self) -> tuple[list[BenchmarkPoint], list[Finding]]:
+        points: list[BenchmarkPoint] = []
+        findings: list[Finding] = []
+        for entry in self.entries.values():
+            p, f = expand_entry(entry, self.layout, self.exists)
+            points.extend(p)
+            findings.extend(f)
+        return points, findings
+
+    @cached_property
+    def points(self) -> list[BenchmarkPoint]:
+        return self._points_and_findings[0]
+
+    @cached_property
+    def points_by_id(self) -> dict[str, BenchmarkPoint]:
+        return {p.point_id: p for p in self.points}
+
+    # --- recipes -----------------------------------------------------------------------------
+    @cached_property
+    def _recipe_cache(self) -> dict[str, Recipe | None]:
+        return {}
+
+    def recipe(self, path: str) -> Recipe | None:
+        """The parsed recipe at a repository path, or None when the file does not exist."""
+        path = path.strip("/")
+        cache = self._recipe_cache
+        if path not in cache:
+            data = self.src.read(path)
+            cache[path] = _cached_parse("recipe", path, data, parse_recipe) if data is not None else None
+        return cache[path]
+
+    @cached_property
+    def recipes(self) -> dict[str, Recipe]:
+        """Every srt-slurm recipe a point references (single- and multi-node), by path."""
+        out: dict[str, Recipe] = {}
+        for p in self.points:
+            for launcher in (p.launcher, p.eval_launcher):
+                if launcher is None or launcher.kind == "script" or launcher.path in out:
+                    continue
+                r = self.recipe(launcher.path)
+                if r is not None:
+                    out[launcher.path] = r
+        return out
+
+    @cached_property
+    def bindings(self) -> Bindings:
+        return bind_points(self.points, self.recipes)
+
+    def variant_for(self, point: BenchmarkPoint) -> Variant | None:
+        """The srt variant serving a point: the bound one (single node) or the selected one."""
+        launcher = point.launcher
+        if launcher is None or launcher.kind == "script":
+            return None
+        recipe = self.recipes.get(launcher.path) or self.recipe(launcher.path)
+        if recipe is None:
+            return None
+        if not point.multinode:
+            b = self.bindings.by_point.get(point.point_id)
+            if b is not None and b.variant is not None:
+                return next((v for v in recipe.variants if (v.selector or v.name) == b.variant), None)
+            return None
+        found = recipe.select(launcher.selector)
+        return found[0] if len(found) == 1 else None
+
+    def effective(self, point: BenchmarkPoint) -> EffectiveConfig:
+        variant = self.variant_for(point)
+        script = None
+        if variant is None and point.launcher is not None and point.launcher.kind == "script":
+            data = self.src.read(point.launcher.path)
+            if data is not None:
+                script = (point.launcher.path, data.decode("utf-8", "replace"))
+        return effective_config(point, self.entries.get(point.config_key), variant, script)
+
+    # --- findings ----------------------------------------------------------------------------
+    @cached_property
+    def model_findings(self) -> list[Finding]:
+        """Master-config, point, recipe and binding findings (no other file kinds)."""
+        out = list(self._config_pair[1])
+        out.extend(self._entries_and_findings[1])
+        out.extend(self._points_and_findings[1])
+        for r in self.recipes.values():
+            out.extend(r.findings)
+        out.extend(self.bindings.findings)
+        return out
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        """Every parse and consistency finding, including the other file kinds."""
+        out = list(self.model_findings)
+        for name in ("changelog", "golden", "models", "checklist_template", "codeowners", "thresholds"):
+            doc = getattr(self, name)
+            out.extend(getattr(doc, "findings", None) or [])
+        out.extend(self.unavailable)
+        return out
+
+    # --- other file kinds (parsers owned by their own modules) -------------------------------
+    @cached_property
+    def unavailable(self) -> list[Finding]:
+        """Findings for file kinds whose parser module is missing."""
+        return []
+
+    def _parser(self, module: str, func: str, what: str, path: str) -> Any:
+        try:
+            return getattr(importlib.import_module(f"recipes.{module}"), func)
+        except (ImportError, AttributeError):
+            self.unavailable.append(Finding(path=path, severity="warning", code="parser-unavailable",
+                                            message=MSG_UNAVAILABLE.format(what=what, module=f"recipes.{module}")))
+            return None
+
+    def _text(self, path: str) -> str | None:
+        data = self.src.read(path)
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    @cached_property
+    def changelog(self) -> Any:
+        path = self.layout.changelog
+        data = self.src.read(path)
+        fn = self._parser("changelog", "parse_changelog", "the changelog", path) if data is not None else None
+        return fn(data, path) if fn else None
+
+    @cached_property
+    def golden(self) -> Any:
+        fn = self._parser("golden", "load_golden", "golden curves", self.layout.golden_dir)
+        return fn(self.src, self.layout.golden_dir) if fn else None
+
+    @cached_property
+    def models(self) -> Any:
+        path = self.layout.models_md
+        text = self._text(path)
+        fn = self._parser("models_md", "parse_models", "MODELS.md", path) if text is not None else None
+        return fn(text, path) if fn else None
+
+    @cached_property
+    def checklist_template(self) -> Any:
+        path = self.layout.checklist
+        text = self._text(path)
+        fn = self._parser("checklist", "parse_template", "the checklist template", path) if text is not None else None
+        return fn(text, path) if fn else None
+
+    @cached_property
+    def codeowners(self) -> Any:
+        path = self.layout.codeowners
+        text = self._text(path)
+        fn = self._parser("codeowners", "parse_codeowners", "CODEOWNERS", path) if text is not None else None
+        return fn(text, path) if fn else None
+
+    @cached_property
+    def thresholds(self) -> Any:
+        path = self.layout.thresholds
+        data = self.src.read(path)
+        fn = self._parser("thresholds", "parse_thresholds", "eval thresholds", path) if data is not None else None
+        return fn(data, path) if fn else None

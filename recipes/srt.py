@@ -1,0 +1,596 @@
+"""srt-slurm recipes: variants by srtctl merge rules (spec 3) and how benchmark points bind to them (spec 2.3)."""
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any, Iterable
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from .errors import Finding, RecipeError
+from .master import images_match
+from .yamlio import YamlDoc, load_yaml
+
+if TYPE_CHECKING:
+    from .points import BenchmarkPoint
+
+BASE = "base"
+OVERRIDE_PREFIX = "override_"
+ZIP_PREFIX = "zip_override_"
+SCHEMA_KEY = "schema"
+ROLES = ("agg", "prefill", "decode")
+AGENTIC_CLIENT = "srt_agentic.sh"
+
+# Framework (master config) -> srt-slurm engine (spec 5.4).
+FRAMEWORK_ENGINE = {
+    "sglang": "sglang", "sglang-disagg": "sglang", "dynamo-sglang": "sglang",
+    "vllm": "vllm", "vllm-disagg": "vllm", "dynamo-vllm": "vllm",
+    "trt": "trtllm", "dynamo-trt": "trtllm",
+    "atom": "atom", "atom-disagg": "atom", "tilert": "tilert",
+}
+TRTLLM_ALIASES = {"trt", "trtllm", "tensorrt-llm", "tensorrt_llm"}
+
+MSG_ZIP_LENGTHS = "Incompatible zip lengths in {block}: {lengths}"
+MSG_ZIP_EMPTY = "empty list in {block} at {key}"
+MSG_NOT_MAPPING = "{block} must be a mapping"
+MSG_BASE_NOT_MAPPING = "recipe must be a mapping"
+MSG_UNKNOWN_SELECTOR = "selector {selector!r} names no variant of {path}"
+MSG_UNKNOWN_TOP = "unknown top-level key {key!r} in a recipe bundle"
+MSG_NO_MATCH = "no variant of {recipe} matches point {point} ({why})"
+MSG_SEVERAL = "{n} variants of {recipe} match point {point}: {names}"
+MSG_UNUSED = "variant {name} of {recipe} serves no benchmark point"
+MSG_CONTAINER = "model.container {container} differs from the master-config image {image} ({key})"
+
+_ZIP_SELECTOR = re.compile(r"^(zip_override_[^\[\]]+)(?:\[(\d+)\])?$")
+
+KeyPath = tuple[Any, ...]
+
+
+def _clone(v: Any) -> Any:
+    """A deep copy of plain YAML data (faster than copy.deepcopy)."""
+    if isinstance(v, dict):
+        return {k: _clone(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_clone(x) for x in v]
+    return v
+
+
+def _set_origins(origins: dict[KeyPath, int], value: Any, kp: KeyPath, doc: YamlDoc, src: KeyPath) -> None:
+    """Record the source line of `value` and everything under it."""
+    line = doc.line(*src)
+    if line is not None:
+        origins[kp] = line
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _set_origins(origins, v, kp + (k,), doc, src + (k,))
+
+
+def _drop_origins(origins: dict[KeyPath, int], kp: KeyPath) -> None:
+    n = len(kp)
+    for key in [k for k in origins if k[:n] == kp]:
+        del origins[key]
+
+
+def deep_merge(base: dict, block: dict) -> dict:
+    """srtctl merge: mappings merge recursively, lists and scalars replace, null deletes."""
+    out = _clone(base)
+    _merge_into(out, block, None, (), None, ())
+    return out
+
+
+def _merge_into(dst: dict, src: dict, origins: dict | None, kp: KeyPath, doc: YamlDoc | None, src_kp: KeyPath) -> None:
+    for k, v in src.items():
+        here = kp + (k,)
+        if v is None:
+            dst.pop(k, None)
+            if origins is not None:
+                _drop_origins(origins, here)
+        elif isinstance(v, dict) and isinstance(dst.get(k), dict):
+            _merge_into(dst[k], v, origins, here, doc, src_kp + (k,))
+        else:
+            dst[k] = _clone(v)
+            if origins is not None and doc is not None:
+                _drop_origins(origins, here)
+                _set_origins(origins, v, here, doc, src_kp + (k,))
+
+
+def _drop_nulls(d: dict) -> None:
+    for k in [k for k, v in d.items() if v is None]:
+        del d[k]
+    for v in d.values():
+        if isinstance(v, dict):
+            _drop_nulls(v)
+
+
+def _lists(block: Any, kp: KeyPath = ()) -> Iterable[tuple[KeyPath, list]]:
+    if isinstance(block, dict):
+        for k, v in block.items():
+            yield from _lists(v, kp + (k,))
+    elif isinstance(block, list):
+        yield kp, block
+
+
+def zip_length(block: dict, name: str = "zip_override") -> int:
+    """N for a zip block: the common length of its lists (length-1 lists broadcast)."""
+    lengths = set()
+    for kp, lst in _lists(block):
+        if not lst:
+            raise ValueError(MSG_ZIP_EMPTY.format(block=name, key=".".join(map(str, kp))))
+        if len(lst) != 1:
+            lengths.add(len(lst))
+    if len(lengths) > 1:
+        raise ValueError(MSG_ZIP_LENGTHS.format(block=name, lengths=sorted(lengths)))
+    return lengths.pop() if lengths else 1
+
+
+def zip_slice(block: Any, i: int) -> Any:
+    """Slice i of a zip block: every list replaced by its i-th (or only) element."""
+    if isinstance(block, dict):
+        return {k: zip_slice(v, i) for k, v in block.items()}
+    if isinstance(block, list):
+        return _clone(block[i] if len(block) > 1 else block[0])
+    return block
+
+
+class SpecDecode(BaseModel):
+    """Speculative decoding as a role's args state it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    method: str | None = None  # lower-cased: dspark, mtp, eagle, eagle3, nextn, ...
+    draft_length: int | None = None
+    draft_model: str | None = None
+    line: int | None = None
+
+
+def as_int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        try:
+            return int(v.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def as_bool(v: Any) -> bool:
+    if isinstance(v, str):
+        return v.strip().lower() in ("1", "true", "yes", "on")
+    return bool(v)
+
+
+def _json_obj(v: Any) -> dict | None:
+    if isinstance(v, dict):
+        return v
+    if isinstance(v, str):
+        try:
+            obj = json.loads(v)
+        except ValueError:
+            return None
+        return obj if isinstance(obj, dict) else None
+    return None
+
+
+def normalize_engine(name: Any) -> str | None:
+    if not isinstance(name, str):
+        return None
+    n = name.strip().lower()
+    return "trtllm" if n in TRTLLM_ALIASES else n
+
+
+class Variant(BaseModel):
+    """One concrete recipe: base deep-merged with one override block (or a zip slice)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    name: str
+    selector: str | None  # "base", "override_x", "zip_override_x[i]"; None for a plain recipe
+    data: dict[str, Any]
+    line: int | None = None  # line of the block that defines the variant
+    # Key path (inside `data`) -> line where the effective value was written.
+    origins: dict[KeyPath, int] = Field(default_factory=dict)
+    _spec: "SpecDecode | None" = PrivateAttr(default=None)
+
+    def line_of(self, *keys: Any) -> int | None:
+        k = tuple(keys)
+        while k:
+            if k in self.origins:
+                return self.origins[k]
+            k = k[:-1]
+        return self.line
+
+    def get(self, *keys: Any, default: Any = None) -> Any:
+        node: Any = self.data
+        for k in keys:
+            if not isinstance(node, dict) or k not in node:
+                return default
+            node = node[k]
+        return node
+
+    @property
+    def engine(self) -> str | None:
+        e = self.data.get("engine")
+        return normalize_engine(e.get("type") if isinstance(e, dict) else e)
+
+    @property
+    def model_path(self) -> str | None:
+        return self.get("model", "path")
+
+    @property
+    def container(self) -> str | None:
+        return self.get("model", "container")
+
+    @property
+    def precision(self) -> str | None:
+        return self.get("model", "precision")
+
+    @property
+    def roles(self) -> list[str]:
+        r = self.data.get("roles")
+        return [str(k) for k in r] if isinstance(r, dict) else []
+
+    def role(self, role: str = "agg") -> dict:
+        r = self.get("roles", role)
+        return r if isinstance(r, dict) else {}
+
+    def args(self, role: str = "agg") -> dict:
+        a = self.role(role).get("args")
+        return a if isinstance(a, dict) else {}
+
+    def env(self, role: str = "agg") -> dict:
+        e = self.role(role).get("env")
+        return e if isinstance(e, dict) else {}
+
+    @property
+    def environment(self) -> dict:
+        """Recipe-wide server environment, applied after role env (spec 3.4)."""
+        e = self.data.get("environment")
+        return e if isinstance(e, dict) else {}
+
+    def server_env(self, role: str = "agg") -> dict:
+        return {**self.env(role), **self.environment}
+
+    @property
+    def benchmark_env(self) -> dict:
+        e = self.get("benchmark", "env")
+        return e if isinstance(e, dict) else {}
+
+    @property
+    def benchmark_command(self) -> str | None:
+        return self.get("benchmark", "command")
+
+    def gpus(self, role: str = "agg") -> int | None:
+        return as_int(self.role(role).get("gpus"))
+
+    @property
+    def conc(self) -> str | None:
+        c = self.benchmark_env.get("CONC")
+        return None if c is None else str(c)
+
+    @property
+    def generation_role(self) -> str:
+        return "decode" if "decode" in self.roles else "agg"
+
+    def tp(self, role: str = "agg") -> int | None:
+        """Tensor parallelism as the engine derives it (spec 3.3)."""
+        args = self.args(role)
+        engine = self.engine
+        if engine == "atom":
+            return self.gpus(role)
+        if engine == "vllm":
+            tp = as_int(args.get("tensor-parallel-size", 1))
+            dp = as_int(args.get("data-parallel-size", 1))
+            return tp * dp if tp and dp else None
+        if engine == "sglang":
+            return as_int(args.get("tensor-parallel-size", args.get("tp-size")))
+        if engine == "trtllm":
+            return as_int(args.get("tensor_parallel_size"))
+        return None
+
+    def spec_decode(self, role: str | None = None) -> SpecDecode:
+        """Speculative method and draft length per engine (spec 3.4, 5.4); empty when none."""
+        role = role or self.generation_role
+        args = self.args(role)
+        engine = self.engine
+        kp = ("roles", role, "args")
+        if engine == "atom" and args.get("method"):
+            return SpecDecode(method=str(args["method"]).lower(), draft_length=as_int(args.get("num-speculative-tokens")),
+                              draft_model=args.get("draft-model"), line=self.line_of(*kp, "method"))
+        if engine == "vllm" and args.get("speculative-config"):
+            cfg = _json_obj(args["speculative-config"]) or {}
+            method = cfg.get("method")
+            return SpecDecode(method=str(method).lower() if method else None,
+                              draft_length=as_int(cfg.get("num_speculative_tokens")),
+                              draft_model=cfg.get("model"), line=self.line_of(*kp, "speculative-config"))
+        if engine == "sglang":
+            key = "speculative-algorithm" if "speculative-algorithm" in args else "speculative-algo"
+            algo = args.get(key)
+            if algo:
+                method = str(algo).lower()
+                k = args.get("speculative-dspark-block-size") if method == "dspark" else args.get("speculative-num-steps")
+                return SpecDecode(method=method, draft_length=as_int(k),
+                                  draft_model=args.get("speculative-draft-model-path"), line=self.line_of(*kp, key))
+        if engine == "trtllm" and isinstance(args.get("speculative_config"), dict):
+            cfg = args["speculative_config"]
+            dt = cfg.get("decoding_type")
+            return SpecDecode(method=str(dt).lower() if dt else None, draft_length=as_int(cfg.get("max_draft_len")),
+                              draft_model=cfg.get("speculative_model"), line=self.line_of(*kp, "speculative_config"))
+        return SpecDecode()
+
+    @property
+    def speculates(self) -> bool:
+        if self._spec is None:  # binding asks this for every (point, variant) pair
+            self._spec = self.spec_decode()
+        return self._spec.method is not None
+
+
+class Recipe(BaseModel):
+    """A recipe file and every variant it expands to (sorted override blocks, then zip slices)."""
+
+    path: str
+    is_bundle: bool = False
+    base_name: str | None = None
+    variants: list[Variant] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+
+    def select(self, selector: str | None) -> list[Variant]:
+        """Variants a selector names; None means the default set (spec 3.2)."""
+        if selector is None:
+            return [v for v in self.variants if v.selector != BASE] or [v for v in self.variants if v.selector == BASE]
+        m = _ZIP_SELECTOR.match(selector)
+        if m and m.group(2) is None:
+            return [v for v in self.variants if (v.selector or "").startswith(m.group(1) + "[")]
+        return [v for v in self.variants if v.selector == selector]
+
+    def variant(self, selector: str) -> Variant | None:
+        found = self.select(selector)
+        return found[0] if len(found) == 1 else None
+
+
+def parse_recipe(data: bytes | str, path: str) -> Recipe:
+    """Parse one recipe file. Never raises: unreadable input is a finding and no variants."""
+    try:
+        doc = load_yaml(data, path)
+    except RecipeError as e:
+        return Recipe(path=path, findings=[e.finding])
+    return recipe_from_doc(doc)
+
+
+def recipe_from_doc(doc: YamlDoc) -> Recipe:
+    path = doc.path
+    raw = doc.data
+    findings: list[Finding] = []
+    if not isinstance(raw, dict):
+        findings.append(Finding(path=path, line=1, message=MSG_BASE_NOT_MAPPING))
+        return Recipe(path=path, findings=findings)
+    if BASE not in raw:
+        origins: dict[KeyPath, int] = {}
+        for k, v in raw.items():
+            _set_origins(origins, v, (k,), doc, (k,))
+        name = raw.get("name")
+        return Recipe(path=path, base_name=name, variants=[
+            Variant(path=path, name=str(name or path), selector=None, data=raw, line=1, origins=origins)
+        ])
+    base = raw[BASE]
+    if not isinstance(base, dict):
+        findings.append(Finding(path=path, line=doc.line(BASE), message=MSG_NOT_MAPPING.format(block=BASE)))
+        return Recipe(path=path, is_bundle=True, findings=findings)
+    base = dict(base)
+    base_origins: dict[KeyPath, int] = {}
+    for k, v in base.items():
+        _set_origins(base_origins, v, (k,), doc, (BASE, k))
+    if SCHEMA_KEY in raw and SCHEMA_KEY not in base:
+        base[SCHEMA_KEY] = raw[SCHEMA_KEY]
+        base_origins[(SCHEMA_KEY,)] = doc.line(SCHEMA_KEY) or 1
+    base_name = str(base.get("name") or "")
+    variants = [Variant(path=path, name=base_name, selector=BASE, data=base, line=doc.line(BASE), origins=base_origins)]
+    overrides = sorted(k for k in raw if isinstance(k, str) and k.startswith(OVERRIDE_PREFIX))
+    zips = sorted(k for k in raw if isinstance(k, str) and k.startswith(ZIP_PREFIX))
+    for k in raw:
+        if k not in (BASE, SCHEMA_KEY) and k not in overrides and k not in zips:
+            findings.append(Finding(path=path, line=doc.line(k), severity="warning", code="unknown-key",
+                                    message=MSG_UNKNOWN_TOP.format(key=k)))
+    for key in overrides:
+        block = raw[key]
+        if block is None:
+            block = {}
+        if not isinstance(block, dict):
+            findings.append(Finding(path=path, line=doc.line(key), message=MSG_NOT_MAPPING.format(block=key)))
+            continue
+        data = _clone(base)
+        origins = dict(base_origins)
+        _merge_into(data, block, origins, (), doc, (key,))
+        name = block.get("name") or f"{base_name}_{key[len(OVERRIDE_PREFIX):]}"
+        data["name"] = name
+        variants.append(Variant(path=path, name=str(name), selector=key, data=data, line=doc.line(key), origins=origins))
+    for key in zips:
+        block = raw[key]
+        if not isinstance(block, dict):
+            findings.append(Finding(path=path, line=doc.line(key), message=MSG_NOT_MAPPING.format(block=key)))
+            continue
+        try:
+            n = zip_length(block, key)
+        except ValueError as e:
+            findings.append(Finding(path=path, line=doc.line(key), code="zip", message=str(e)))
+            continue
+        group = key[len(ZIP_PREFIX):]
+        for i in range(n):
+            sliced = zip_slice(block, i)
+            data = _clone(base)
+            origins = dict(base_origins)
+            _merge_into(data, sliced, origins, (), doc, (key,))
+            for kp, lst in _lists(block):
+                # Sliced values were written inside a list: point at the element's own line.
+                line = doc.line(key, *kp, i if len(lst) > 1 else 0)
+                if line is not None and kp in origins:
+                    origins[kp] = line
+            _drop_nulls(data)
+            name = sliced.get("name") if isinstance(block.get("name"), list) else None
+            name = name or f"{base_name}_{group}_{i}"
+            data["name"] = name
+            variants.append(Variant(path=path, name=str(name), selector=f"{key}[{i}]", data=data,
+                                    line=doc.line(key), origins=origins))
+    return Recipe(path=path, is_bundle=True, base_name=base_name, variants=variants, findings=findings)
+
+
+# --- binding points to variants (spec 2.3) ---------------------------------------------------
+
+def mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
+    """Why a single-node variant does not validate against a point; empty when it does.
+
+    The container is deliberately not compared here: a stale container is reported as its own
+    finding, so that the point still binds and the mismatch names the right variant.
+    """
+    why: list[str] = []
+    want_engine = FRAMEWORK_ENGINE.get(point.framework or "")
+    if variant.engine and want_engine and variant.engine != want_engine:
+        why.append(f"engine {variant.engine} != {want_engine}")
+    if variant.model_path and point.model and variant.model_path != f"hf:{point.model}":
+        why.append(f"model.path {variant.model_path} != hf:{point.model}")
+    if variant.precision and point.precision and str(variant.precision) != point.precision:
+        why.append(f"precision {variant.precision} != {point.precision}")
+    gpus = variant.gpus()
+    if gpus is not None and point.gpu_count is not None and gpus != point.gpu_count:
+        why.append(f"gpus {gpus} != {point.gpu_count}")
+    tp = variant.tp()
+    if tp is not None and point.tp is not None and tp != point.tp:
+        why.append(f"TP {tp} != {point.tp}")
+    benv = variant.benchmark_env
+    if "CONC" in benv and point.conc is not None and str(benv["CONC"]) != str(point.conc):
+        why.append(f"CONC {benv['CONC']} != {point.conc}")
+    if "KV_OFFLOADING" in benv and str(benv["KV_OFFLOADING"]) != point.kv_offloading:
+        why.append(f"KV_OFFLOADING {benv['KV_OFFLOADING']} != {point.kv_offloading}")
+    why.extend(_parallel_mismatches(variant, point))
+    recipe_spec = "mtp" if variant.speculates else str(benv.get("SPEC_DECODING", "none"))
+    point_spec = "mtp" if point.spec_decoding in ("mtp", "draft_model") else point.spec_decoding
+    if recipe_spec != point_spec:
+        why.append(f"spec-decoding {recipe_spec} != {point_spec}")
+    cmd = variant.benchmark_command
+    if isinstance(cmd, str) and cmd.strip():
+        if cmd.strip().endswith(AGENTIC_CLIENT) != point.is_agentic:
+            why.append("benchmark.command agentic client does not match the scenario")
+    return why
+
+
+def _parallel_mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
+    args = variant.args()
+    engine = variant.engine
+    ep, dpa = point.ep, point.dp_attn
+    why = []
+    if engine == "sglang":
+        v_ep = as_int(args.get("expert-parallel-size", args.get("ep-size", 1)))
+        if v_ep != ep:
+            why.append(f"EP {v_ep} != {ep}")
+        if as_bool(args.get("enable-dp-attention", False)) != dpa:
+            why.append(f"dp-attention != {dpa}")
+    elif engine == "vllm":
+        if as_bool(args.get("enable-expert-parallel", False)) != (ep > 1):
+            why.append(f"enable-expert-parallel != (EP {ep} > 1)")
+        dp = as_int(args.get("data-parallel-size", 1)) or 1
+        if (dp > 1) != dpa:
+            why.append(f"data-parallel-size {dp} does not match dp-attn {dpa}")
+    elif engine == "trtllm":
+        v_ep = as_int(args.get("moe_expert_parallel_size", 1))
+        if v_ep != ep:
+            why.append(f"EP {v_ep} != {ep}")
+        if as_bool(args.get("enable_attention_dp", False)) != dpa:
+            why.append(f"enable_attention_dp != {dpa}")
+    elif engine == "atom":
+        if ep not in (1, point.tp):
+            why.append(f"EP {ep} must be 1 or TP")
+        if as_bool(args.get("enable-expert-parallel", False)) != (ep > 1):
+            why.append(f"enable-expert-parallel != (EP {ep} > 1)")
+        if as_bool(args.get("enable-dp-attention", False)) != dpa:
+            why.append(f"enable-dp-attention != {dpa}")
+    return why
+
+
+class Binding(BaseModel):
+    """A single-node point and the one variant that serves it (None when zero or several match)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    point_id: str
+    recipe: str
+    variant: str | None = None  # selector of the bound variant
+    candidates: list[str] = Field(default_factory=list)  # selectors of all matches
+
+
+class Bindings(BaseModel):
+    by_point: dict[str, Binding] = Field(default_factory=dict)
+    findings: list[Finding] = Field(default_factory=list)
+
+
+def _index_by_conc(pool: list[Variant]) -> dict[str | None, list[Variant]]:
+    out: dict[str | None, list[Variant]] = {}
+    for v in pool:
+        out.setdefault(v.conc, []).append(v)
+    return out
+
+
+def bind_points(points: list["BenchmarkPoint"], recipes: dict[str, Recipe]) -> Bindings:
+    """Bind every single-node srt-recipe point to exactly one variant; report what does not fit."""
+    out = Bindings()
+    used: dict[str, set[str]] = {}
+    offered: dict[str, dict[str, Variant]] = {}
+    # Findings about an arm or a recipe line are reported once, not once per point.
+    container_seen: set[tuple] = set()
+    conc_index: dict[tuple, dict[str | None, list[Variant]]] = {}
+    for p in points:
+        launcher = p.launcher
+        if p.multinode or launcher is None or launcher.kind != "srt-recipe":
+            continue
+        recipe = recipes.get(launcher.path)
+        if recipe is None or not recipe.variants:
+            continue
+        candidates = recipe.select(launcher.selector)
+        if launcher.selector and not candidates:
+            if (p.source_path, p.source_line, launcher.selector) in container_seen:
+                continue
+            container_seen.add((p.source_path, p.source_line, launcher.selector))
+            out.findings.append(Finding(path=p.source_path, line=p.source_line, code="unknown-selector",
+                                        message=MSG_UNKNOWN_SELECTOR.format(selector=launcher.selector, path=recipe.path)))
+            continue
+        pool = candidates
+        offered.setdefault(recipe.path, {}).update({v.selector or v.name: v for v in pool})
+        pool_key = (recipe.path, launcher.selector)
+        by_conc = conc_index.get(pool_key)
+        if by_conc is None:
+            by_conc = conc_index[pool_key] = _index_by_conc(pool)
+        # Only variants whose CONC agrees (or that leave CONC open) can match: a cheap prefilter.
+        shortlist = by_conc.get(str(p.conc), []) + by_conc.get(None, [])
+        matches = [v for v in shortlist if not mismatches(v, p)]
+        names = [v.selector or v.name for v in matches]
+        chosen = matches[0] if len(matches) == 1 else None
+        out.by_point[p.point_id] = Binding(point_id=p.point_id, recipe=recipe.path,
+                                           variant=(chosen.selector or chosen.name) if chosen else None, candidates=names)
+        used.setdefault(recipe.path, set()).update(names)
+        if not matches:
+            near = min(pool, key=lambda v: len(mismatches(v, p)))
+            why = "; ".join(mismatches(near, p))
+            out.findings.append(Finding(path=p.source_path, line=p.source_line, code="no-variant",
+                                        message=MSG_NO_MATCH.format(recipe=recipe.path, point=p.point_id,
+                                                                    why=f"closest {near.selector or near.name}: {why}")))
+        elif len(matches) > 1:
+            out.findings.append(Finding(path=p.source_path, line=p.source_line, code="several-variants",
+                                        message=MSG_SEVERAL.format(n=len(matches), recipe=recipe.path,
+                                                                   point=p.point_id, names=", ".join(names))))
+        for v in matches or pool[:1]:
+            if v.container and p.image and not images_match(v.container, p.image):
+                line = v.line_of("model", "container")
+                key = (v.path, line, v.container, p.image)
+                if key not in container_seen:
+                    container_seen.add(key)
+                    out.findings.append(Finding(path=v.path, line=line, code="container-mismatch",
+                                                message=MSG_CONTAINER.format(container=v.container, image=p.image,
+                                                                             key=p.config_key)))
+    for path, pool in offered.items():
+        for name, v in pool.items():
+            if name not in used.get(path, set()):
+                out.findings.append(Finding(path=v.path, line=v.line, code="unused-variant", severity="warning",
+                                            message=MSG_UNUSED.format(name=v.selector or v.name, recipe=v.path)))
+    return out
