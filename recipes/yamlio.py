@@ -6,6 +6,7 @@ size cap, binary and non-UTF-8 input are `RecipeError`s naming file and line.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,9 @@ MAX_YAML_BYTES = 8 * 1024 * 1024
 # Alias expansion bound ("billion laughs"): nodes reachable once aliases are followed.
 MAX_EXPANDED_NODES = 2_000_000
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG = "tag:yaml.org,2002:str"
+# An alias needs an anchor; without one the expansion bound cannot be exceeded.
+_ANCHOR_RE = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
 
 Key = str | int
 
@@ -91,8 +95,12 @@ class _Builder:
             return self._objs[nid]
         self.lines[keypath] = node.start_mark.line + 1
         if isinstance(node, ScalarNode):
+            if node.tag == _STR_TAG:  # most scalars; skip the constructor's bookkeeping
+                self._objs[nid] = node.value
+                return node.value
             try:
-                value = self._ctor.construct_object(node, deep=True)
+                ctor = self._ctor.yaml_constructors.get(node.tag)
+                value = ctor(self._ctor, node) if ctor else self._ctor.construct_object(node, deep=True)
             except (yaml.YAMLError, ValueError, OverflowError) as e:
                 # Constructors raise plain ValueError for e.g. `2026-13-45` or `!!float x`.
                 raise RecipeError.at(self.path, node.start_mark.line + 1, f"bad scalar: {e}", "yaml")
@@ -163,7 +171,7 @@ def load_yaml(
     if node is None:
         return YamlDoc(path=path, data=None)
     builder = _Builder(path, max_nodes)
-    if builder.size(node) > max_nodes:
+    if _ANCHOR_RE.search(text) and builder.size(node) > max_nodes:
         raise RecipeError.at(
             path, None, f"YAML expands to more than {max_nodes} nodes (alias bomb?)", "alias-bomb"
         )
