@@ -59,6 +59,12 @@ REPO = "SemiAnalysisAI/InferenceX"
 T0 = datetime(2026, 10, 8, 12, 0, tzinfo=timezone.utc)
 
 
+def _maybe(value: Any, build) -> Any:
+    """`Unavailable` when the spec says so, else `build(value)`. (An Unavailable is falsy, so `or` won't do.)"""
+    missing = _unavailable(value)
+    return build(value) if missing is None else missing
+
+
 def _unavailable(value: Any) -> Unavailable | None:
     if isinstance(value, Unavailable):
         return value
@@ -115,7 +121,8 @@ def _sweep_run(spec: dict, base_sha: str, head_sha: str, repo: str) -> SweepRun:
     for key in ("throughput", "evals"):
         if key in spec:
             value = spec.pop(key)
-            fields[key] = _unavailable(value) or value
+            missing = _unavailable(value)
+            fields[key] = value if missing is None else missing
     return SweepRun(
         run_id=run_id,
         head_sha=head,
@@ -175,7 +182,7 @@ def build_snapshot(spec: dict | None = None, **overrides: Any) -> PRSnapshot:
         comments = _unavailable(comments)
 
     labels: Any = spec.get("labels", [])
-    labels = _unavailable(labels) or list(labels)
+    labels = _maybe(labels, list)
 
     check_runs: Any = spec.get("check_runs", {})
     if _unavailable(check_runs) is None:
@@ -221,9 +228,9 @@ def build_snapshot(spec: dict | None = None, **overrides: Any) -> PRSnapshot:
         upstream[u["url"]] = UpstreamRef(**u)
 
     users = {
-        login: _unavailable(v) or UserAccess(login=login, **v) for login, v in spec.get("users", {}).items()
+        login: _maybe(v, lambda d, login=login: UserAccess(login=login, **d)) for login, v in spec.get("users", {}).items()
     }
-    team_members = {team: _unavailable(v) or list(v) for team, v in spec.get("team_members", {}).items()}
+    team_members = {team: _maybe(v, list) for team, v in spec.get("team_members", {}).items()}
 
     review_date = spec.get("review_date", date(2026, 10, 8))
     if isinstance(review_date, str):
