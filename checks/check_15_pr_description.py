@@ -1,19 +1,278 @@
-"""Check 15 (PR description): not implemented yet.
+"""Check 15 (PR description): explicit technical claims in the PR body agree with the head.
 
 What it checks:
-    Not implemented yet.
+    recipes.claims extracts claims from the PR body (code blocks included): images and
+    digests, concurrency lists per TP (`TP2 [1, 2, 4]`) and ranges (`TP8 at concurrency
+    4-64`), `NAME=value` settings, scoped values after a name (`ATOM_PREFILL_DECODE_INTERVAL
+    ... TP4 c32 = 16`), engine flags (`--max-num-seqs 128`, `key: value` inside code) and
+    acceptance-length values (`AL 3.51`). Each is compared with the head: master-config and
+    recipe images of the affected entries, the affected points per TP, the effective env/args
+    of the affected points (a scope picks the point with that TP and concurrency; a line that
+    names a config key is compared with that key only), and the golden AL of the affected
+    speculative configs. A claim agrees when some point in its scope matches it. The old side
+    of `X → Y` and `from X to Y` is a claim about the base and is never compared.
+    Advisory: contradictions WARN, never FAIL. Text in the body is evidence only; an
+    instruction in it ("mark all checks PASS") is just more text and changes nothing.
 Why it matters:
-    See spec section 12.
+    Reviewers and the changelog reader trust the description; a body that disagrees with the
+    code (the seed PR's interval values, the draft-precision line) misleads both.
 Evidence it cites:
-    None yet.
+    The file and line of the head value each contradicted claim is compared with, and the PR
+    body line of the claim.
 Not applicable when:
-    Never; an unimplemented check is a FAIL row.
+    The body makes no such claim, or none of its claims concerns an affected benchmark point
+    (an unset setting, an unrelated image, a flag no affected point passes).
 How to fix:
-    Implement the check.
+    Edit the PR description (or the code) so the stated values match the head.
 """
 from __future__ import annotations
 
-from checks.result import CheckResult
+from collections import defaultdict
+from typing import Any
+
+from checks.result import CheckResult, Evidence
+from recipes.claims import (
+    KIND_AL,
+    KIND_FLAG,
+    KIND_IMAGE,
+    KIND_POINTS,
+    KIND_RANGE,
+    KIND_SETTING,
+    Claim,
+    extract_claims,
+    head_claims,
+    normalize_value,
+)
+from recipes.golden import DEFAULT_THINKING_MODE
+from recipes.master import images_match, normalize_image
+
+MEMO_EFFECTIVE = "check15:effective"
+THINKING_MODE_ENV = "THINKING_MODE"
+MAX_LISTED = 3
+
+MSG_NO_CLAIMS = "the PR body makes no image, point, setting, flag or acceptance-length claim"
+MSG_NONE_IN_SCOPE = "none of the {n} claim{s} in the PR body concerns an affected benchmark point"
+MSG_PASS = "All {n} checked claims in the PR body agree with the head ({kinds})."
+MSG_PASS_ONE = "The one checked claim in the PR body agrees with the head ({kinds})."
+MSG_WARN = "The PR body contradicts the head: {items}{more}; update the description or the code so they agree."
+MSG_MORE = "; and {n} more"
+MSG_IMAGE = '"{claim}" (body line {line}), but {where} pins {actual}'
+MSG_POINTS = '"{claim}" (body line {line}), but {key} has TP{tp} {actual}'
+MSG_NO_TP = '"{claim}" (body line {line}), but no affected point runs TP{tp} (TPs: {tps})'
+MSG_NO_POINT = '"{claim}" for {name} (body line {line}), but no affected point is TP{tp} c{conc}'
+MSG_SCOPED = '"{claim}" for {name} (body line {line}), but TP{tp} c{conc} has {actual}'
+MSG_VALUE = '"{claim}" (body line {line}), but the head sets {actual}'
+MSG_AL = '"{claim}" (body line {line}), but the golden AL is {actual}'
+MSG_UNSET = "{name} unset"
+KIND_LABELS = {
+    KIND_IMAGE: "image", KIND_POINTS: "point list", KIND_RANGE: "concurrency range",
+    KIND_SETTING: "setting", KIND_FLAG: "flag", KIND_AL: "AL value",
+}
+
+
+def _where(path: str | None, line: int | None) -> str:
+    if not path:
+        return "the head"
+    return f"{path}:{line}" if line else path
+
+
+def _flag_key(name: str) -> str:
+    return name.lstrip("-").replace("_", "-").lower()
+
+
+class _Head:
+    """The head-side facts claims are compared with, restricted to the affected points."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.repo = ctx.head_repo
+        self.points = [a.point for a in ctx.affected.points]
+        self.keys = sorted({p.config_key for p in self.points}, key=len, reverse=True)
+
+    def effective(self, point) -> Any:
+        cache = self.ctx.memo(MEMO_EFFECTIVE, dict)
+        if point.point_id not in cache:
+            cache[point.point_id] = self.repo.effective(point)
+        return cache[point.point_id]
+
+    def scope(self, claim: Claim) -> list:
+        """The points a claim talks about: those of config keys its line names, else all."""
+        named = [k for k in self.keys if k in claim.context]
+        if named:
+            return [p for p in self.points if p.config_key in named]
+        return self.points
+
+    def images(self, points: list) -> list[tuple[str, Evidence]]:
+        out: list[tuple[str, Evidence]] = []
+        seen: set[tuple[str, str]] = set()
+        for p in points:
+            entry = self.repo.entries.get(p.config_key)
+            if entry is not None and entry.image and (entry.image, entry.path) not in seen:
+                seen.add((entry.image, entry.path))
+                out.append((entry.image, Evidence(path=entry.path, line=entry.line_of("image"))))
+            variant = self.repo.variant_for(p)
+            if variant is None:
+                continue
+            for keys in (("model", "container"), ("frontend", "container_image")):
+                value = variant.get(*keys)
+                if isinstance(value, str) and (value, variant.path) not in seen:
+                    seen.add((value, variant.path))
+                    out.append((value, Evidence(path=variant.path, line=variant.line_of(*keys))))
+        return out
+
+
+def _concs(points: list, tp: int) -> list[int]:
+    out: set[int] = set()
+    for p in points:
+        if p.tp != tp:
+            continue
+        if p.conc is not None:
+            out.add(p.conc)
+        out.update(p.conc_list or [])
+    return sorted(out)
+
+
+def _by_key(points: list) -> dict[str, list]:
+    groups: dict[str, list] = defaultdict(list)
+    for p in points:
+        groups[p.config_key].append(p)
+    return groups
+
+
+def _arm_evidence(points: list, tp: int) -> Evidence | None:
+    p = next((p for p in points if p.tp == tp), points[0] if points else None)
+    return Evidence(path=p.source_path, line=p.source_line) if p is not None else None
+
+
+Outcome = tuple[str, str | None, list[Evidence]]  # ("agree" | "contradict" | "skip", message, evidence)
+AGREE, CONTRADICT, SKIP = "agree", "contradict", "skip"
+
+
+def _compare_image(head: _Head, c: Claim) -> Outcome:
+    want = normalize_image(c.image or c.text)
+    same_repo = [(img, ev) for img, ev in head.images(head.scope(c)) if normalize_image(img).repository == want.repository]
+    if not same_repo:
+        return SKIP, None, []
+    if any(images_match(img, c.image or c.text) for img, _ in same_repo):
+        return AGREE, None, []
+    img, ev = same_repo[0]
+    return CONTRADICT, MSG_IMAGE.format(claim=c.text, line=c.line, where=_where(ev.path, ev.line), actual=img), [ev]
+
+
+def _compare_points(head: _Head, c: Claim) -> Outcome:
+    groups = _by_key(head.scope(c))
+    if not groups:
+        return SKIP, None, []
+    assert c.tp is not None
+    found: list[tuple[str, list[int], list]] = []
+    for key, pts in groups.items():
+        concs = _concs(pts, c.tp)
+        if not concs:
+            continue
+        if c.kind == KIND_POINTS and set(concs) == set(c.concs):
+            return AGREE, None, []
+        if c.kind == KIND_RANGE and c.conc_range == (concs[0], concs[-1]):
+            return AGREE, None, []
+        found.append((key, concs, pts))
+    if not found:
+        tps = ", ".join(f"TP{t}" for t in sorted({p.tp for ps in groups.values() for p in ps if p.tp})) or "none"
+        ev = _arm_evidence(next(iter(groups.values())), c.tp)
+        return CONTRADICT, MSG_NO_TP.format(claim=c.text, line=c.line, tp=c.tp, tps=tps), [ev] if ev else []
+    key, concs, pts = found[0]
+    actual = f"[{', '.join(map(str, concs))}]" if c.kind == KIND_POINTS else f"{concs[0]}-{concs[-1]}"
+    ev = _arm_evidence(pts, c.tp)
+    return CONTRADICT, MSG_POINTS.format(claim=c.text, line=c.line, key=key, tp=c.tp, actual=actual), [ev] if ev else []
+
+
+def _lookup(eff: Any, c: Claim) -> Any:
+    """The Origin of the claimed name in one point's effective config, or None."""
+    name = c.name or ""
+    if c.kind == KIND_SETTING:
+        return eff.env.get(name) or eff.client_env.get(name)
+    want = _flag_key(name)
+    return next((o for k, o in eff.args.items() if _flag_key(k) == want), None)
+
+
+def _compare_value(head: _Head, c: Claim) -> Outcome:
+    points = head.scope(c)
+    if c.tp is not None and c.conc is not None:
+        at = [p for p in points if p.tp == c.tp and p.conc == c.conc]
+        if not at:
+            if not points:
+                return SKIP, None, []
+            return CONTRADICT, MSG_NO_POINT.format(claim=c.text, name=c.name, line=c.line, tp=c.tp, conc=c.conc), []
+        origins = [(p, _lookup(head.effective(p), c)) for p in at]
+        if any(o is not None and normalize_value(o.value) == normalize_value(c.value) for _, o in origins):
+            return AGREE, None, []
+        p, o = origins[0]
+        if o is not None:
+            actual = f"{c.name}={o.value}"
+            ev = [Evidence(path=o.path, line=o.line, note=actual)]
+            actual += f" at {_where(o.path, o.line)}"
+        else:
+            actual = MSG_UNSET.format(name=c.name)
+            ev = [Evidence(path=p.source_path, line=p.source_line, note=actual)]
+        return CONTRADICT, MSG_SCOPED.format(claim=c.text, name=c.name, line=c.line, tp=c.tp, conc=c.conc,
+                                             actual=actual), ev
+    origins = [o for o in (_lookup(head.effective(p), c) for p in points) if o is not None]
+    if not origins:
+        return SKIP, None, []  # nothing in scope sets it: not a claim about these points
+    if any(normalize_value(o.value) == normalize_value(c.value) for o in origins):
+        return AGREE, None, []
+    o = origins[0]
+    actual = f"{c.name}={o.value} at {_where(o.path, o.line)}"
+    return CONTRADICT, MSG_VALUE.format(claim=c.text, line=c.line, actual=actual), [
+        Evidence(path=o.path, line=o.line, note=f"{c.name}={o.value}")]
+
+
+def _golden_values(head: _Head, points: list) -> list[tuple[float, Evidence]]:
+    golden = head.repo.golden
+    if golden is None:
+        return []
+    out: list[tuple[float, Evidence]] = []
+    seen: set[tuple] = set()
+    for p in points:
+        eff = head.effective(p)
+        method, k = eff.value("spec_method"), eff.value("draft_length")
+        if not method or not isinstance(k, int) or not p.model_prefix:
+            continue
+        mode_origin = eff.env.get(THINKING_MODE_ENV) or eff.client_env.get(THINKING_MODE_ENV)
+        mode = str(mode_origin.value) if mode_origin is not None else DEFAULT_THINKING_MODE
+        sig = (p.model_prefix, method, mode, k, eff.value("draft_model"))
+        if sig in seen:
+            continue
+        seen.add(sig)
+        found = golden.lookup(p.model_prefix, str(method), mode, k, draft_model=eff.value("draft_model"))
+        if found.found:
+            out.append((float(found.al), Evidence(path=found.path, line=found.line, note=f"{mode} K={k} AL {found.al:g}")))
+    return out
+
+
+def _compare_al(head: _Head, c: Claim, tolerance: float) -> Outcome:
+    try:
+        claimed = float(c.value or "")
+    except ValueError:
+        return SKIP, None, []
+    values = _golden_values(head, head.scope(c))
+    if not values:
+        return SKIP, None, []
+    if any(abs(al - claimed) <= tolerance for al, _ in values):
+        return AGREE, None, []
+    al, ev = values[0]
+    actual = f"{al:g} ({_where(ev.path, ev.line)})"
+    return CONTRADICT, MSG_AL.format(claim=c.text, line=c.line, actual=actual), [ev]
+
+
+def compare_claim(head: _Head, c: Claim, tolerance: float) -> Outcome:
+    if c.kind == KIND_IMAGE:
+        return _compare_image(head, c)
+    if c.kind in (KIND_POINTS, KIND_RANGE):
+        return _compare_points(head, c)
+    if c.kind in (KIND_SETTING, KIND_FLAG):
+        return _compare_value(head, c)
+    if c.kind == KIND_AL:
+        return _compare_al(head, c, tolerance)
+    return SKIP, None, []
 
 
 class PrDescriptionCheck:
@@ -23,7 +282,40 @@ class PrDescriptionCheck:
     retired = False
 
     def applies(self, ctx) -> str | None:
+        if not head_claims(extract_claims(ctx.snapshot.body)):
+            return MSG_NO_CLAIMS
         return None
 
     def evaluate(self, ctx) -> CheckResult:
-        return CheckResult.failed("not implemented: this check has no evaluator yet, so it cannot pass")
+        claims = head_claims(extract_claims(ctx.snapshot.body))
+        if not claims:
+            return CheckResult.not_applicable(MSG_NO_CLAIMS)
+        head = _Head(ctx)
+        tolerance = ctx.config.policy.claims_al_tolerance
+        agreed: list[Claim] = []
+        contradictions: list[tuple[str, list[Evidence]]] = []
+        checked: list[dict] = []
+        for c in claims:
+            outcome, message, evidence = compare_claim(head, c, tolerance)
+            checked.append({"kind": c.kind, "text": c.text, "line": c.line, "outcome": outcome})
+            if outcome == AGREE:
+                agreed.append(c)
+            elif outcome == CONTRADICT and message:
+                body_ev = Evidence(url=ctx.snapshot.html_url or None, note=f"PR body line {c.line}")
+                contradictions.append((message, [*evidence, body_ev]))
+        if contradictions:
+            items = "; ".join(m for m, _ in contradictions[:MAX_LISTED])
+            more = MSG_MORE.format(n=len(contradictions) - MAX_LISTED) if len(contradictions) > MAX_LISTED else ""
+            evidence = [e for _, evs in contradictions for e in evs]
+            return CheckResult.warned(MSG_WARN.format(items=items, more=more), *evidence,
+                                      contradictions=[m for m, _ in contradictions], claims=checked)
+        if not agreed:
+            n = len(claims)
+            return CheckResult.not_applicable(MSG_NONE_IN_SCOPE.format(n=n, s="" if n == 1 else "s"))
+        counts: dict[str, int] = defaultdict(int)
+        for c in agreed:
+            counts[KIND_LABELS[c.kind]] += 1
+        kinds = ", ".join(f"{n} {label}{'s' if n != 1 else ''}" for label, n in counts.items())
+        n = len(agreed)
+        template = MSG_PASS_ONE if n == 1 else MSG_PASS
+        return CheckResult.passed(template.format(n=n, kinds=kinds), claims=checked)

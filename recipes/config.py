@@ -52,6 +52,14 @@ class SweepPolicy(BaseModel):
     reusable_artifact_prefixes: list[str] = ["bmk_agentic_"]
     throughput_artifact: str = "results_bmk"
     eval_artifact: str = "eval_results_all"
+    # Check-run display names (the part before " / ") that execute benchmarks (Check 1).
+    # A name matches a prefix exactly or as "<prefix> <more>", e.g. "single-node 8k1k".
+    # Eval names are tested first, since "agentic eval" also starts with "agentic".
+    benchmark_job_prefixes: list[str] = ["single-node", "multi-node", "agentic", "canary"]
+    eval_job_names: list[str] = ["eval", "agentic eval", "multi-node eval", "multi-node agentic eval"]
+    # meta_env.json keys that may carry the image an eval ran on (Check 2; spec 9.2 leaves the
+    # field name unconfirmed, so every spelling seen in collectors is accepted).
+    eval_image_keys: list[str] = ["image", "IMAGE", "container_image"]
 
 
 class Policy(BaseModel):
@@ -92,23 +100,98 @@ class Policy(BaseModel):
         "flashinfer", "flashinfer-python", "torch", "triton", "deep_gemm", "deepep", "mori",
         "tilert",
     ]
-    # Draft module name patterns per model prefix, for --online_quant_config coverage (Check 13).
+    # Every draft module of a model prefix (longest matching prefix wins); an ATOM
+    # --online_quant_config `exclude_layer` list must cover each one (Check 13). The
+    # dsv41flash DSpark draft is decoder layers 37-39 of the checkpoint (spec, seed PR).
     draft_modules: dict[str, list[str]] = {
-        "dsv41flash": ["mtp", "draft", "model.layers.37", "model.layers.38", "model.layers.39"],
-        "dsv4": ["mtp", "draft"],
-        "kimik3": ["draft", "dspark"],
-        "glm5.2": ["mtp", "nextn"],
+        "dsv41flash": ["model.layers.37", "model.layers.38", "model.layers.39"],
+        "dsv4": ["mtp"],
+        "kimik3": ["draft"],
+        "glm5.2": ["mtp"],
+        "glm5.3": ["mtp"],
         "qwen3.5": ["mtp"],
+        "qwen3.8next": ["mtp"],
     }
     prohibited_env: list[str] = ["SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"]
     draft_lowering_env: list[str] = ["SGLANG_GLM_NEXTN_MOE_PTPC"]
+    # Model-config keys whose override trims layers, experts or heads (Check 8).
+    arch_trim_keys: list[str] = [
+        "num_hidden_layers", "num_experts", "num_attention_heads", "num_experts_per_tok",
+        "n_routed_experts", "num_local_experts", "num_key_value_heads",
+    ]
+    # Where model files live: a sed/jq edit of one of these is an architecture hack (Check 8).
+    model_file_patterns: list[str] = [
+        r"(?:^|/)(?:generation_)?config\.json\b", r"(?:^|/)tokenizer_config\.json\b", r"\bhf_config\b",
+    ]
+    # Container paths of the benchmark checkout; `<mount>/x` is `<layout root>/x` (Checks 8-13).
+    workspace_mounts: list[str] = ["/infmax-workspace", "/workspace"]
+    # Environment hooks that load code into the server process (Check 10). PYTHONPATH counts
+    # when it points at a repository directory holding sitecustomize/usercustomize/.pth files.
+    patch_env_hooks: list[str] = ["PYTHONSTARTUP", "LD_PRELOAD"]
+    # Draft-precision knobs (Check 13): server flags, and keys inside --speculative-config JSON.
+    draft_precision_flags: list[str] = [
+        "speculative-draft-model-quantization", "speculative-draft-quantization", "speculative-draft-dtype",
+        "speculative-draft-kv-cache-dtype", "draft-quantization", "draft-dtype", "draft-kv-cache-dtype",
+    ]
+    draft_config_precision_keys: list[str] = ["quantization", "dtype", "kv_cache_dtype", "draft_quantization"]
+    online_quant_flags: list[str] = ["online_quant_config", "online-quant-config"]
+    # Drafts agreed per model prefix besides the served checkpoint's own head (MODELS.md).
+    agreed_drafts: dict[str, list[str]] = {
+        "dsv4": ["deepseek-ai/DeepSeek-V4-Pro-0813"],
+        "kimik3": ["Inferact/Kimi-K3-DSpark"],
+        "minimaxm3": ["Inferact/MiniMax-M3-EAGLE3", "Inferact/MiniMax-M3-EAGLE3-GQA"],
+    }
+    # Simulated-acceptance knobs per engine (spec 5.3, Check 11). Env vars, server flags, and
+    # keys inside --speculative-config JSON; master-config additional-settings keys too.
+    synthetic_acceptance_env: list[str] = [
+        "SGLANG_SIMULATE_ACC_LEN", "SGLANG_SIMULATE_ACC_METHOD", "SGLANG_SIMULATE_ACC_TOKEN_MODE",
+        "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS", "TILERT_SIMULATE_ACC_LEN", "TILERT_SIMULATE_ACC_METHOD",
+        "SYNTHETIC_ACCEPTANCE", "SYNTHETIC_ACCEPTANCE_LENGTH",
+    ]
+    synthetic_acceptance_flags: list[str] = ["spec-decode-acceptance-length", "spec-decode-acceptance-rate"]
+    synthetic_acceptance_json_keys: list[str] = ["synthetic_acceptance_length", "rejection_sample_method"]
+    # Two AL values closer than this are equal (goldens carry two decimals; Check 11).
+    golden_al_tolerance: float = 0.005
     # Documented exceptions to Check 6 that a reviewer may invoke in the Additional detail section.
     image_exception_hardware: list[str] = ["mi455x", "vr200", "rubin", "ualoe72", "nvl72"]
     eval_default_min_score: float = 0.85
     pareto_min_frontier: int = 5
     pareto_escalation: list[str] = ["@functionstackx", "@cquil11", "@Oseltamivir", "@adibarra"]
+    # AgentX curves are judged at this E2EL percentile (spec 10.1; fixed-seq always uses p50).
+    pareto_agentic_percentile: str = "p90"
+    # An admin records a Check 14 bypass with a comment holding this phrase and the assessed SHA.
+    pareto_bypass_phrase: str = "pareto bypass"
+    # Two AL values closer than this are the same claim (goldens carry two decimals; Check 15).
+    claims_al_tolerance: float = 0.005
     upstream_recipe_repos: list[str] = ["vllm-project/recipes", "sgl-project/sglang"]
     upstream_recipe_sites: list[str] = ["recipes.vllm.ai", "docs.sglang.io/cookbook", "docs.sglang.ai/cookbook"]
+    # Framework family -> the upstream repos and sites that document it (Check 3): a vLLM config
+    # needs a vLLM recipe, an SGLang config an SGLang cookbook entry.
+    upstream_recipe_family_sources: dict[str, list[str]] = {
+        "vllm": ["vllm-project/recipes", "recipes.vllm.ai"],
+        "sglang": ["sgl-project/sglang", "docs.sglang.io/cookbook", "docs.sglang.ai/cookbook"],
+    }
+    # Engine flags (fnmatch patterns, `_` and `-` equal) that a production recipe must match
+    # besides model, SKU and TP/EP/DP/PP (spec 12 Check 3: quantization, KV dtype, kernel backends).
+    upstream_recipe_args: list[str] = [
+        "quantization", "kv-cache-dtype", "enable-dp-attention", "enable-expert-parallel", "*-backend",
+    ]
+    # Server environment variables that select kernel backends, compared like flags (Check 3).
+    upstream_recipe_env: list[str] = ["*_USE_AITER", "VLLM_ATTENTION_BACKEND", "SGLANG_ATTENTION_BACKEND"]
+    # Harness tuning knobs never compared against the upstream recipe (Check 3).
+    upstream_recipe_harness_knobs: list[str] = [
+        "chunked-prefill-size", "scheduler-recv-interval", "max-running-requests", "max-num-seqs",
+        "cuda-graph-max-bs", "port", "host", "SGLANG_RADIX_FORCE_MISS",
+    ]
+    upstream_recipe_match_sku: bool = True
+    # Words in an Additional detail line that, next to the config key or image, claim the
+    # "new architecture upstream cannot serve" exception to the upstream-image rule (Check 6).
+    image_exception_phrases: list[str] = [
+        "new architecture", "new model architecture", "cannot serve", "cannot yet serve",
+        "not supported upstream", "unsupported upstream", "upstream cannot support",
+    ]
+    # Changed files that cannot alter any benchmark point (Check 12 isolation), fnmatch patterns.
+    append_only_inert_globs: list[str] = ["*.md"]
     signoff_phrase: str = "As a PR reviewer and CODEOWNER"
     status_context: str = "codeowner-signoff-verify"
 
