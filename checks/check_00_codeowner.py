@@ -1,19 +1,121 @@
-"""Check 0 (CODEOWNER): not implemented yet.
+"""Check 0 (CODEOWNER): the sign-off author owns every changed path that has a specific owner.
 
 What it checks:
-    Not implemented yet.
+    CODEOWNERS is read from the tip of the target branch (never the PR head). Every changed
+    path, both sides of a rename, is resolved to its deciding line (the last matching one;
+    owners of earlier lines do not add up). A path decided by a specific line needs the
+    sign-off author listed on that line by name or as a member of a team on it. A path decided
+    only by the catch-all (`*`) is satisfied by anyone listed anywhere in the file, by name or
+    through a team whose membership is readable. Paths no line matches have no owner.
+    Team membership is often unreadable (403/404, or not fetched): that is not a failure when
+    the signer is otherwise an owner (named, or in another readable team of the same line).
+    The signer is the author of the sign-off comment; its `Signed:` line is text, not identity.
+    When an unreadable team is the only way the signer could be an owner the row FAILs with
+    "could not verify team membership", because missing evidence is never a PASS.
+    Scope (spec 7): when no changed file has an owner other than a repository admin
+    (`permission: admin` and `role_name: admin`; missing data never exempts) or a core team
+    (policy `core_teams`), sign-off verification is not required and the row PASSes saying so.
 Why it matters:
-    See spec section 12.
+    The sign-off is only meaningful from someone accountable for the files it covers; an AMD
+    owner cannot vouch for an NVIDIA config.
 Evidence it cites:
-    None yet.
+    `.github/CODEOWNERS:<line>` of each deciding line, the sign-off comment, unreadable teams.
 Not applicable when:
-    Never; an unimplemented check is a FAIL row.
+    Never: an unreadable diff or CODEOWNERS file is a FAIL ("could not verify").
 How to fix:
-    Implement the check.
+    Ask an owner named on the path's CODEOWNERS line to post the sign-off, or split the PR so
+    each part is signed by its owners.
 """
 from __future__ import annotations
 
-from checks.result import CheckResult
+from dataclasses import dataclass, field
+
+from checks.result import CheckResult, Evidence
+from checks.snapshot import Unavailable, UserAccess
+from recipes.codeowners import OwnerRule, is_user
+
+ADMIN = "admin"
+LIST_MAX = 3
+
+MSG_NO_DIFF = "could not verify: the changed files could not be listed ({reason}); re-run once GitHub answers."
+MSG_NO_CODEOWNERS = (
+    "could not verify: {path} was not found on the target branch, so no owner can be resolved; "
+    "restore the CODEOWNERS file on the default branch."
+)
+MSG_NOT_REQUIRED = (
+    "Sign-off verification is not required: no changed file has an owner other than a repository "
+    "admin or the core team ({path})."
+)
+MSG_NO_SIGNOFF = (
+    "No sign-off: nobody posted the review checklist; ask an owner of the changed files "
+    "({owners}) to post the latest PR_REVIEW_CHECKLIST.md."
+)
+MSG_MISMATCH = (
+    "@{signer} is not an owner of the changed {path} (owners {owners}, {co}:{line}){more}; "
+    "ask one of those owners to sign off."
+)
+MSG_UNVERIFIED = (
+    "could not verify team membership: @{signer} is not named for the changed {path} "
+    "({co}:{line}) and membership of {teams} could not be read ({reason}){more}; "
+    "ask an owner named on that line to sign off, or make the team visible to the bot."
+)
+MSG_NAMED = "@{signer} is a named owner of the changed {paths}"
+MSG_TEAM = "a member of @{team}, which owns the changed {paths}"
+MSG_CATCH_ALL = "{subject} ({paths}) {verb} to the catch-all line ({co}:{line}) and {be} covered as a recognized CODEOWNER"
+MSG_RECOGNIZED = "@{signer} is a recognized CODEOWNER ({how})"
+MSG_UNOWNED = "{n} changed {files} match no CODEOWNERS line"
+MSG_TEAM_NOT_FETCHED = "membership of @{team} was not fetched"
+
+
+def _plural(n: int, word: str = "file") -> str:
+    return word if n == 1 else word + "s"
+
+
+def _list(items: list[str]) -> str:
+    shown = items[:LIST_MAX]
+    more = len(items) - len(shown)
+    if more:
+        return ", ".join(shown) + f" and {more} more"
+    if len(shown) > 1:
+        return ", ".join(shown[:-1]) + " and " + shown[-1]
+    return shown[0] if shown else ""
+
+
+@dataclass
+class _Outcome:
+    named: list[str] = field(default_factory=list)
+    by_team: dict[str, list[str]] = field(default_factory=dict)
+    catch_all: list[str] = field(default_factory=list)
+    unowned: list[str] = field(default_factory=list)
+    mismatch: list[tuple[str, OwnerRule]] = field(default_factory=list)
+    unverified: list[tuple[str, OwnerRule, list[str], str]] = field(default_factory=list)
+    rules: dict[int, OwnerRule] = field(default_factory=dict)
+
+
+class _Membership:
+    """Team membership answers for one signer: True, False, or the reason it is unknown."""
+
+    def __init__(self, team_members: dict, signer: str):
+        self._teams = {k.lower().lstrip("@"): v for k, v in team_members.items()}
+        self._signer = signer.lower()
+
+    def of(self, team: str) -> bool | str:
+        members = self._teams.get(team.lower().lstrip("@"))
+        if members is None:
+            return MSG_TEAM_NOT_FETCHED.format(team=team)
+        if isinstance(members, Unavailable):
+            return members.reason
+        return self._signer in {m.lower().lstrip("@") for m in members}
+
+
+def _is_exempt(owner: str, core: set[str], users: dict) -> bool:
+    """Whether an owner token exempts a path from sign-off (core team or a verified admin)."""
+    if owner.lower() in core:
+        return True
+    if is_user(owner):
+        access = users.get(owner[1:].lower())
+        return isinstance(access, UserAccess) and access.permission == ADMIN and access.role_name == ADMIN
+    return False  # other teams and e-mail owners always need a sign-off
 
 
 class CodeownerCheck:
@@ -26,4 +128,140 @@ class CodeownerCheck:
         return None
 
     def evaluate(self, ctx) -> CheckResult:
-        return CheckResult.failed("not implemented: this check has no evaluator yet, so it cannot pass")
+        paths = ctx.changed_paths
+        if isinstance(paths, Unavailable):
+            return CheckResult.failed(MSG_NO_DIFF.format(reason=paths.reason),
+                                      Evidence(note="changed files", unavailable=True))
+        repo = ctx.target_repo
+        co = repo.codeowners
+        co_path = repo.layout.codeowners
+        if co is None:
+            return CheckResult.failed(MSG_NO_CODEOWNERS.format(path=co_path),
+                                      Evidence(path=co_path, note="target branch", unavailable=True))
+        matches = {p: co.owners_of(p) for p in sorted(paths)}
+
+        core = {t.lower() if t.startswith("@") else "@" + t.lower() for t in ctx.config.policy.core_teams}
+        users = {k.lower(): v for k, v in ctx.snapshot.users.items()}
+        needing = [p for p, m in matches.items()
+                   if m is not None and any(not _is_exempt(o, core, users) for o in m.owners)]
+        if not needing:
+            return CheckResult.passed(MSG_NOT_REQUIRED.format(path=co.path), Evidence(path=co.path),
+                                      required=False)
+
+        signoff = ctx.snapshot.signoff
+        if signoff is None:
+            owners = sorted({o for p in needing for o in matches[p].owners})
+            return CheckResult.failed(MSG_NO_SIGNOFF.format(owners=" ".join(owners)), Evidence(path=co.path))
+
+        signer = signoff.author.lstrip("@")
+        member = _Membership(ctx.snapshot.team_members, signer)
+        out = self._resolve(matches, co, signer, member)
+        evidence = [Evidence(path=co.path, line=r.line, note=f"{r.pattern} {' '.join(r.owners)}")
+                    for r in sorted(out.rules.values(), key=lambda r: r.line)]
+        evidence.append(Evidence(url=signoff.url or None, note=f"sign-off by {signer}"))
+
+        if out.mismatch:
+            path, rule = out.mismatch[0]
+            more = f"; {len(out.mismatch) - 1} more changed {_plural(len(out.mismatch) - 1)} with other owners" \
+                if len(out.mismatch) > 1 else ""
+            for p, r in out.mismatch[1:]:
+                evidence.insert(0, Evidence(path=co.path, line=r.line, note=f"owners of {p}"))
+            return CheckResult.failed(
+                MSG_MISMATCH.format(signer=signer, path=path, owners=" ".join(rule.owners), co=co.path,
+                                    line=rule.line, more=more),
+                *evidence,
+            )
+        if out.unverified:
+            path, rule, teams, reason = out.unverified[0]
+            more = f"; likewise {len(out.unverified) - 1} more changed {_plural(len(out.unverified) - 1)}" \
+                if len(out.unverified) > 1 else ""
+            evidence.extend(Evidence(note=f"membership of @{t}", unavailable=True) for t in teams)
+            return CheckResult.failed(
+                MSG_UNVERIFIED.format(signer=signer, path=path, co=co.path, line=rule.line,
+                                      teams=" ".join("@" + t for t in teams), reason=reason, more=more),
+                *evidence,
+            )
+        return CheckResult.passed(self._pass_reason(out, co, signer), *evidence, required=True)
+
+    @staticmethod
+    def _resolve(matches: dict, co, signer: str, member: _Membership) -> _Outcome:
+        out = _Outcome()
+        recognized: tuple[bool, str, list[str]] | None = None
+
+        def recognize() -> tuple[bool, str, list[str]]:
+            # (is an owner, unknown reason, unreadable teams) for "listed anywhere in the file".
+            if signer.lower() in co.everyone_users():
+                return True, "", []
+            unknown: list[str] = []
+            reason = ""
+            for team in sorted(co.everyone_teams()):
+                answer = member.of(team)
+                if answer is True:
+                    return True, "", []
+                if isinstance(answer, str):
+                    unknown.append(team)
+                    reason = reason or answer
+            return False, reason, unknown
+
+        for path, match in matches.items():
+            if match is None:
+                out.unowned.append(path)
+                continue
+            rule = match.rule
+            out.rules[rule.line] = rule
+            if match.is_catch_all:
+                if recognized is None:
+                    recognized = recognize()
+                ok, reason, unknown = recognized
+                if ok:
+                    out.catch_all.append(path)
+                elif unknown:
+                    out.unverified.append((path, rule, unknown, reason))
+                else:
+                    out.mismatch.append((path, rule))
+                continue
+            if match.names_user(signer):
+                out.named.append(path)
+                continue
+            unknown, reason, via = [], "", None
+            for team in match.teams():
+                answer = member.of(team)
+                if answer is True:
+                    via = team
+                    break
+                if isinstance(answer, str):
+                    unknown.append(team)
+                    reason = reason or answer
+            if via is not None:
+                out.by_team.setdefault(via, []).append(path)
+            elif unknown:
+                out.unverified.append((path, rule, unknown, reason))
+            else:
+                out.mismatch.append((path, rule))
+        return out
+
+    @staticmethod
+    def _pass_reason(out: _Outcome, co, signer: str) -> str:
+        parts: list[str] = []
+        if out.named:
+            parts.append(MSG_NAMED.format(signer=signer, paths=_list(out.named)))
+        for team, paths in out.by_team.items():
+            text = MSG_TEAM.format(team=team, paths=_list(paths))
+            parts.append(text if parts else f"@{signer} is " + text)
+        sentences = [" and ".join(parts)] if parts else []
+        if out.catch_all:
+            rule_line = next(r.line for r in out.rules.values() if r.is_catch_all)
+            n = len(out.catch_all)
+            if n == 1:
+                subject, verb, be = ("The other changed file" if parts else "The one changed file"), "falls", "is"
+            else:
+                subject, verb, be = (f"The other {n} changed files" if parts else f"All {n} changed files"), "fall", "are"
+            text = MSG_CATCH_ALL.format(subject=subject, paths=_list(out.catch_all), verb=verb, be=be,
+                                        co=co.path, line=rule_line)
+            if not parts:
+                how = "named in " + co.path if signer.lower() in co.everyone_users() else "through a team in " + co.path
+                text = MSG_RECOGNIZED.format(signer=signer, how=how) + "; " + text[0].lower() + text[1:]
+            sentences.append(text)
+        if out.unowned:
+            sentences.append(MSG_UNOWNED.format(n=len(out.unowned), files=_plural(len(out.unowned))))
+        return ". ".join(sentences) + "."

@@ -1,19 +1,244 @@
-"""Check 1 (Sweep on in-PR commit): not implemented yet.
+"""Check 1 (Sweep on in-PR commit): a sweep with benchmarks and evals passed on a commit of this PR.
 
 What it checks:
-    Not implemented yet.
+    Among the PR's current commits, one has a sweep run whose executed benchmark check runs
+    (display names `single-node .../`, `multi-node .../`, `agentic /`, `canary /`) and eval
+    check runs (`eval /`, `agentic eval /`, `multi-node eval /`, `multi-node agentic eval /`)
+    all concluded `success`, with at least one of each. Check runs are grouped by the run id in
+    their `details_url` (`/actions/runs/<id>`), so a failed run and a later passing run on the
+    same commit are judged separately. `skipped` jobs were not executed: they are ignored and
+    never count as success. `collect-results` / `collect-evals` prove nothing (they can be
+    green when every eval job was skipped). An accepted reuse source (`/use <run_id>`) counts
+    the same when its run completed with `success` on a commit that is still in the PR. The
+    run used is the reuse source when valid, else the newest qualifying commit's run; Checks 2
+    and 14 read it through `chosen_sweep_run(ctx)`.
 Why it matters:
-    See spec section 12.
+    A sign-off vouches for measured results; results from a commit that is no longer in the
+    PR, or from a sweep whose evals were skipped, say nothing about what will merge.
 Evidence it cites:
-    None yet.
+    The run id and commit, the check runs that succeeded or failed, the reuse comment.
 Not applicable when:
-    Never; an unimplemented check is a FAIL row.
+    Never: every sign-off needs a sweep on an in-PR commit. Missing commits or check runs are
+    a FAIL ("could not verify"), never a PASS.
 How to fix:
-    Implement the check.
+    Run a sweep on the PR (add the primary sweep label, e.g. `full-sweep-fail-fast`), or
+    re-anchor a passing run of an in-PR commit with `/use <run_id>`.
 """
 from __future__ import annotations
 
-from checks.result import CheckResult
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from checks.result import CheckResult, Evidence
+from checks.snapshot import CheckRun, SweepRun, Unavailable
+
+MEMO_KEY = "sweep_run"
+SHORT_SHA = 8
+RUN_ID_RE = re.compile(r"/actions/runs/(\d+)")
+SUCCESS = "success"
+SKIPPED = "skipped"
+COMPLETED = "completed"
+KIND_BENCH = "benchmark"
+KIND_EVAL = "eval"
+SOURCE_REUSE = "reuse"
+SOURCE_CHECK_RUNS = "check runs"
+
+MSG_NO_PASS = "no passing sweep/eval on any commit in this PR"
+MSG_FIX = "run a sweep (add the `{label}` label) or re-anchor a passing run with `/use <run_id>`"
+MSG_PASS = "Run {run} ran on in-PR commit {sha}: {jobs} succeeded."
+MSG_PASS_REUSE = "Run {run}, selected by {command} {run} from {author}, ran on in-PR commit {sha}{jobs}."
+MSG_NOT_HEAD = " The head {head} is a later commit."
+MSG_UNAVAILABLE = "could not verify: {what}"
+MSG_RUN_NOT_FETCHED = "run {run} was not fetched"
+MSG_NO_JOBS = "no benchmark or eval check runs on any of its commits"
+MSG_NO_RUN_ID = "check runs on {sha} name no Actions run (no run id in details_url)"
+MSG_FAILED_JOBS = "{where} on {sha} has {n} unsuccessful job(s) ({names}{more})"
+MSG_MISSING_KIND = "{where} on {sha} has no executed {kind} job (skipped jobs never count)"
+MSG_COMMITS_UNAVAILABLE = "the PR's commits could not be listed: {reason}"
+MSG_RUNS_UNAVAILABLE = "check runs could not be listed: {reason}"
+MSG_COMMIT_RUNS_UNAVAILABLE = "check runs of {sha} could not be listed: {reason}"
+MSG_REUSE_COMPLETED = " and completed with conclusion success"
+REUSE_NOT_FOUND = "reuse source run {run} is not among the PR's sweep runs"
+REUSE_RUNS_UNAVAILABLE = "reuse source run {run} could not be checked: {reason}"
+REUSE_NOT_SUCCESS = "reuse source run {run} is {status}/{conclusion}, not completed/success"
+REUSE_NOT_IN_PR = "reuse source run {run} ran on {sha}, which is not a commit of this PR"
+
+
+@dataclass
+class RunJobs:
+    """The family check runs of one run on one commit."""
+
+    run_id: int | None
+    sha: str
+    passed: list[CheckRun] = field(default_factory=list)
+    failed: list[CheckRun] = field(default_factory=list)
+    kinds: set[str] = field(default_factory=set)
+
+    @property
+    def qualifies(self) -> bool:
+        return not self.failed and self.kinds >= {KIND_BENCH, KIND_EVAL}
+
+
+@dataclass
+class SweepChoice:
+    """The run Check 1 accepted (or why none qualified), shared with Checks 2 and 14."""
+
+    run_id: int | None = None
+    sha: str = ""
+    source: str = ""  # SOURCE_REUSE or SOURCE_CHECK_RUNS; "" when nothing qualified
+    run: SweepRun | None = None
+    jobs: RunJobs | None = None
+    # Why candidates were rejected, most informative first (for the FAIL reason).
+    problems: list[str] = field(default_factory=list)
+    unavailable: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> bool:
+        return self.run_id is not None
+
+
+def run_id_of(cr: CheckRun) -> int | None:
+    """The Actions run a check run belongs to: CheckRun.run_id, else parsed from details_url."""
+    if cr.run_id:
+        return int(cr.run_id)
+    m = RUN_ID_RE.search(cr.details_url or "")
+    return int(m.group(1)) if m else None
+
+
+def job_kind(name: str, config) -> str | None:
+    """KIND_EVAL, KIND_BENCH or None for a check-run name like `agentic eval / benchmark (...)`."""
+    display, sep, _ = name.partition(" / ")
+    if not sep:
+        display = name[:-2] if name.endswith(" /") else None
+        if display is None:
+            return None
+    display = display.strip()
+    if display in config.sweep.eval_job_names:
+        return KIND_EVAL
+    for prefix in config.sweep.benchmark_job_prefixes:
+        if display == prefix or display.startswith(prefix + " "):
+            return KIND_BENCH
+    return None
+
+
+def _group_runs(runs: list[CheckRun], sha: str, config) -> list[RunJobs]:
+    groups: dict[int | None, RunJobs] = {}
+    for cr in runs:
+        kind = job_kind(cr.name, config)
+        if kind is None or cr.conclusion == SKIPPED:
+            continue
+        rid = run_id_of(cr)
+        g = groups.setdefault(rid, RunJobs(run_id=rid, sha=sha))
+        if cr.status == COMPLETED and cr.conclusion == SUCCESS:
+            g.passed.append(cr)
+            g.kinds.add(kind)
+        else:
+            g.failed.append(cr)
+    # Newest run first: Actions run ids grow over time.
+    return sorted(groups.values(), key=lambda g: g.run_id or 0, reverse=True)
+
+
+def _short(sha: str) -> str:
+    return sha[:SHORT_SHA]
+
+
+def _describe_rejected(g: RunJobs) -> str:
+    where = f"run {g.run_id}" if g.run_id else "check runs without a run id"
+    if g.failed:
+        names = ", ".join(f"{cr.name}: {cr.conclusion or cr.status}" for cr in g.failed[:3])
+        more = f" and {len(g.failed) - 3} more" if len(g.failed) > 3 else ""
+        return MSG_FAILED_JOBS.format(where=where, sha=_short(g.sha), n=len(g.failed), names=names, more=more)
+    if g.qualifies:  # only reachable without a run id
+        return MSG_NO_RUN_ID.format(sha=_short(g.sha))
+    missing = KIND_EVAL if KIND_EVAL not in g.kinds else KIND_BENCH
+    return MSG_MISSING_KIND.format(where=where, sha=_short(g.sha), kind=missing)
+
+
+def _sweep_run_for(ctx, run_id: int, sha: str) -> SweepRun:
+    runs = ctx.snapshot.sweep_runs
+    if not isinstance(runs, Unavailable) and run_id in runs:
+        return runs[run_id]
+    reason = runs.reason if isinstance(runs, Unavailable) else MSG_RUN_NOT_FETCHED.format(run=run_id)
+    missing = Unavailable(reason=reason)
+    return SweepRun(run_id=run_id, head_sha=sha, artifacts=missing, throughput=missing, evals=missing)
+
+
+def _check_reuse(ctx, shas: list[str]) -> tuple[SweepRun | None, str | None]:
+    reuse = ctx.snapshot.reuse
+    if reuse is None:
+        return None, None
+    runs = ctx.snapshot.sweep_runs
+    if isinstance(runs, Unavailable):
+        return None, REUSE_RUNS_UNAVAILABLE.format(run=reuse.run_id, reason=runs.reason)
+    run = runs.get(reuse.run_id)
+    if run is None:
+        return None, REUSE_NOT_FOUND.format(run=reuse.run_id)
+    if run.status != COMPLETED or run.conclusion != SUCCESS:
+        return None, REUSE_NOT_SUCCESS.format(run=run.run_id, status=run.status, conclusion=run.conclusion)
+    if run.head_sha not in shas:
+        return None, REUSE_NOT_IN_PR.format(run=run.run_id, sha=_short(run.head_sha) or "no commit")
+    return run, None
+
+
+def _choose(ctx) -> SweepChoice:
+    snap = ctx.snapshot
+    choice = SweepChoice()
+    shas = snap.commit_shas
+    if isinstance(shas, Unavailable):
+        choice.unavailable.append(MSG_COMMITS_UNAVAILABLE.format(reason=shas.reason))
+        return choice
+    reuse_run, reuse_problem = _check_reuse(ctx, shas)
+    if reuse_problem:
+        choice.problems.append(reuse_problem)
+
+    all_runs = snap.check_runs
+    per_commit: dict[str, list[RunJobs]] = {}
+    if isinstance(all_runs, Unavailable):
+        choice.unavailable.append(MSG_RUNS_UNAVAILABLE.format(reason=all_runs.reason))
+    else:
+        for sha in shas:
+            runs = all_runs.get(sha, [])
+            if isinstance(runs, Unavailable):
+                choice.unavailable.append(MSG_COMMIT_RUNS_UNAVAILABLE.format(sha=_short(sha), reason=runs.reason))
+                continue
+            per_commit[sha] = _group_runs(runs, sha, ctx.config)
+
+    if reuse_run is not None:
+        jobs = next((g for g in per_commit.get(reuse_run.head_sha, []) if g.run_id == reuse_run.run_id), None)
+        choice.run_id, choice.sha, choice.source = reuse_run.run_id, reuse_run.head_sha, SOURCE_REUSE
+        choice.run, choice.jobs = reuse_run, jobs
+        return choice
+
+    for sha in reversed(shas):  # newest commit first
+        for g in per_commit.get(sha, []):
+            if g.qualifies and g.run_id is not None:
+                choice.run_id, choice.sha, choice.source, choice.jobs = g.run_id, sha, SOURCE_CHECK_RUNS, g
+                choice.run = _sweep_run_for(ctx, g.run_id, sha)
+                return choice
+            choice.problems.append(_describe_rejected(g))
+    return choice
+
+
+def sweep_choice(ctx) -> SweepChoice:
+    """Check 1's decision for this evaluation (computed once, shared through ctx.memo)."""
+    return ctx.memo(MEMO_KEY, lambda: _choose(ctx))
+
+
+def chosen_sweep_run(ctx) -> SweepRun | None:
+    """The sweep run Checks 2 and 14 should read, or None when no run qualified. A run the
+    snapshot did not fetch comes back with `Unavailable` artifacts, throughput and evals."""
+    return sweep_choice(ctx).run
+
+
+def _jobs_summary(jobs: RunJobs) -> str:
+    counts: dict[str, int] = defaultdict(int)
+    for cr in jobs.passed:
+        counts[cr.name.partition(" / ")[0].strip() + " /"] += 1
+    parts = [f"{n} {name} job{'s' if n != 1 else ''}" for name, n in counts.items()]
+    if len(parts) > 1:
+        return ", ".join(parts[:-1]) + " and " + parts[-1]
+    return parts[0] if parts else "its jobs"
 
 
 class SweepOnInPrCommitCheck:
@@ -26,4 +251,29 @@ class SweepOnInPrCommitCheck:
         return None
 
     def evaluate(self, ctx) -> CheckResult:
-        return CheckResult.failed("not implemented: this check has no evaluator yet, so it cannot pass")
+        choice = sweep_choice(ctx)
+        fix = MSG_FIX.format(label=ctx.config.sweep.default_label)
+        if not choice.found:
+            unverified = [MSG_UNAVAILABLE.format(what=u) for u in choice.unavailable]
+            detail = "; ".join(choice.problems[:3] + unverified) or MSG_NO_JOBS
+            return CheckResult.failed(
+                f"{MSG_NO_PASS}: {detail}; {fix}.",
+                *(Evidence(note=u, unavailable=True) for u in choice.unavailable),
+            )
+
+        head = ctx.snapshot.head_sha
+        evidence = [Evidence(run_id=choice.run_id, url=choice.run.html_url if choice.run else None,
+                             note=f"commit {choice.sha}")]
+        if choice.source == SOURCE_REUSE:
+            reuse = ctx.snapshot.reuse
+            jobs = f": {_jobs_summary(choice.jobs)} succeeded" if choice.jobs and choice.jobs.qualifies else (
+                MSG_REUSE_COMPLETED
+            )
+            reason = MSG_PASS_REUSE.format(run=choice.run_id, command=reuse.command, author=reuse.comment.author,
+                                           sha=_short(choice.sha), jobs=jobs)
+            evidence.append(Evidence(url=reuse.comment.url or None, note=f"{reuse.command} by {reuse.comment.author}"))
+        else:
+            reason = MSG_PASS.format(run=choice.run_id, sha=_short(choice.sha), jobs=_jobs_summary(choice.jobs))
+        if head and choice.sha != head:
+            reason += MSG_NOT_HEAD.format(head=_short(head))
+        return CheckResult.passed(reason, *evidence, run_id=choice.run_id, sha=choice.sha, source=choice.source)

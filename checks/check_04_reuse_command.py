@@ -1,19 +1,37 @@
-"""Check 4 (Reuse command): not implemented yet.
+"""Check 4 (Reuse command): an authorized reviewer pinned the sweep run to merge with (advisory).
 
 What it checks:
-    Not implemented yet.
+    Some PR comment from an author whose association is in policy `authorized_associations`
+    (OWNER, MEMBER, COLLABORATOR) holds a whole-line `/use <run_id>`, `/reuse-sweep-run
+    <run_id>` or bare `/reuse-sweep-run` (grammar in checks/commands.py: any letter case, not
+    inside a `>` quote or code block; the last matching line of a comment and the newest
+    authorized comment win). Bare `/use` is not a command. Bots never count.
 Why it matters:
-    See spec section 12.
+    At merge, results are ingested from the pinned run; without an authorized command the
+    Merge Ingest run fails and nothing is published.
 Evidence it cites:
-    None yet.
+    The command comment (link, author, association); unauthorized or quoted attempts.
 Not applicable when:
-    Never; an unimplemented check is a FAIL row.
+    Never. The check is advisory: it gives PASS or WARN, never FAIL.
 How to fix:
-    Implement the check.
+    Post `/use <run_id>` (the passing sweep run of an in-PR commit) as a maintainer comment.
 """
 from __future__ import annotations
 
-from checks.result import CheckResult
+from checks.commands import find_reuse_command, unauthorized_commands
+from checks.result import CheckResult, Evidence
+from checks.snapshot import Unavailable
+
+MSG_PASS = "{command} was posted by {author} ({association})."
+MSG_REMINDER = "post `/use <run_id>` naming the passing sweep run so the merge ingests its results"
+MSG_NONE = "No `/use <run_id>` or `/reuse-sweep-run` command from an {who} comment; " + MSG_REMINDER + "."
+MSG_UNAUTHORIZED = " Ignored: {items}."
+MSG_UNAVAILABLE = "could not verify: the PR's comments could not be read ({reason}); " + MSG_REMINDER + "."
+
+
+def _who(authorized: list[str]) -> str:
+    names = list(authorized)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 class ReuseCommandCheck:
@@ -26,4 +44,26 @@ class ReuseCommandCheck:
         return None
 
     def evaluate(self, ctx) -> CheckResult:
-        return CheckResult.failed("not implemented: this check has no evaluator yet, so it cannot pass")
+        comments = ctx.snapshot.comments
+        if isinstance(comments, Unavailable):
+            return CheckResult.warned(MSG_UNAVAILABLE.format(reason=comments.reason),
+                                      Evidence(note="PR comments", unavailable=True))
+        authorized = ctx.config.policy.authorized_associations
+        bots = {b.lower() for b in ctx.config.policy.bot_logins}
+        comments = [c for c in comments if c.author.lower() not in bots]
+        found = find_reuse_command(comments, authorized)
+        if found is not None:
+            comment, cmd = found
+            return CheckResult.passed(
+                MSG_PASS.format(command=cmd, author=comment.author, association=comment.association),
+                Evidence(url=comment.url or None, note=f"{cmd.text} (line {cmd.line})"),
+                command=cmd.command, run_id=cmd.run_id, comment_id=comment.id,
+            )
+        refused = unauthorized_commands(comments, authorized)
+        reason = MSG_NONE.format(who=_who(authorized))
+        if refused:
+            items = "; ".join(f"{cmd} by {c.author} ({c.association})" for c, cmd in refused[:3])
+            reason += MSG_UNAUTHORIZED.format(items=items)
+        return CheckResult.warned(
+            reason, *(Evidence(url=c.url or None, note=f"{cmd} by {c.author} ({c.association})") for c, cmd in refused)
+        )
