@@ -1,19 +1,97 @@
-"""Check 8 (No arch hacks): not implemented yet.
+"""Check 8 (No arch hacks): no affected point changes the model architecture or switches off event publication.
 
 What it checks:
-    Not implemented yet.
+    For every affected point, its effective serving config at the pinned head
+    (checks.serving: recipe args/env at any role, JSON-valued flags, old-layout launchers,
+    srt `setup_script`s, `benchmark.command` strings and the helpers they source):
+    (a) no architecture-override knob from policy `arch_hack_flags` (`--hf-overrides`,
+    `hf_overrides`, `--json-model-override-args`) is set; (b) no override trims layers,
+    experts or heads (a key from policy `arch_trim_keys`, e.g. `num_hidden_layers`, inside any
+    JSON-valued flag); (c) no `sed -i`/`jq`/redirect edits a model file (policy
+    `model_file_patterns`, e.g. `config.json`); (d) `publish_events_and_metrics` (policy
+    `event_publication_key`) is not disabled anywhere (`false`/`0` in YAML, JSON, CLI or a
+    script). For frameworks that have the setting (policy `event_publication_frameworks`) it
+    must be effectively enabled; if no value is found the row FAILs "Event/metric publication
+    could not be verified". Frameworks without it are exempt, and the reason says so.
+    Lower-precision target compute (quantization, KV dtype) is not an architecture change.
 Why it matters:
-    See spec section 12.
+    Removing model FLOPs (fewer experts per token, skipped layers) makes throughput
+    incomparable with every other submission; hidden metrics make runs unauditable.
 Evidence it cites:
-    None yet.
+    The file and line of each offending setting, or the affected recipe/launcher for a pass.
 Not applicable when:
-    Never; an unimplemented check is a FAIL row.
+    No serving config, image or launch path of any benchmark point is affected.
 How to fix:
-    Implement the check.
+    Remove the override or model edit and serve the checkpoint's architecture as shipped;
+    leave `publish_events_and_metrics` enabled (set it to `true` where the framework has it).
 """
 from __future__ import annotations
 
-from checks.result import CheckResult
+from checks.result import CheckResult, Evidence
+from checks.serving import (
+    ServingView,
+    changed_files_unavailable,
+    dedupe,
+    engine_display,
+    first_unavailable,
+    is_disabled,
+    is_enabled,
+    items_text,
+    keys_text,
+    launch_evidence,
+    model_file_regex,
+    norm_name,
+    serving_views,
+)
+
+MSG_NA = "No serving config, image or launch path of any benchmark point is affected."
+MSG_HACK_FLAG = "{where} sets {setting}"
+MSG_TRIM = "{where} overrides {key} inside {parent}"
+MSG_MODEL_EDIT = "{where} edits model file {target} ({command})"
+MSG_FAIL = (
+    "Architecture hack in {keys}: {items}; remove it and serve the model architecture as shipped "
+    "(lower target precision is allowed, removing FLOPs is not)."
+)
+MSG_PUB_DISABLED = (
+    "Event/metric publication is disabled for {keys}: {where} sets {setting}; remove it or set "
+    "{key}: true."
+)
+MSG_PUB_UNVERIFIED = (
+    "Event/metric publication could not be verified for {keys} ({engine}): no effective {key} value "
+    "was found in {where}; set {key}: true explicitly."
+)
+MSG_PASS = "No {flags}, layer/expert/head trimming or model-file edits in the serving config of {keys}. {publication}"
+MSG_PUB_ENABLED = "{key} is enabled for {keys} ({where})."
+MSG_PUB_EXEMPT = "{key} is a {owners} srtctl key that {engines} does not support."
+
+
+def _hack_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
+    policy = ctx.config.policy
+    out: list[tuple[str, Evidence]] = []
+    for h in v.hits(*policy.arch_hack_flags):
+        if h.parent is None:
+            out.append((MSG_HACK_FLAG.format(where=h.where, setting=h.shown), h.evidence()))
+    trim = {norm_name(k) for k in policy.arch_trim_keys}
+    for h in v.all_hits():
+        if h.parent is not None and norm_name(h.name) in trim:
+            out.append((MSG_TRIM.format(where=h.where, key=h.name, parent=h.parent), h.evidence()))
+    model_files = model_file_regex(ctx)
+    for use in v.scripts:
+        for p in use.analysis.patches:
+            if p.target and model_files.search(p.target):
+                out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{p.line}", target=p.target,
+                                                  command=p.text.strip().split("\n")[0][:80]),
+                            Evidence(path=use.path, line=p.line)))
+        for cmd in use.analysis.commands:
+            argv = cmd.expanded or cmd.argv
+            if argv and argv[0].rsplit("/", 1)[-1] == "jq":
+                targets = [t for _, t in cmd.redirects] + [a for a in argv[1:] if model_files.search(a)]
+                hit = next((t for t in targets if model_files.search(t)), None)
+                if hit:
+                    out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{cmd.line}", target=hit,
+                                                      command=cmd.text.strip()[:80]),
+                                Evidence(path=use.path, line=cmd.line)))
+    return out
 
 
 class NoArchHacksCheck:
@@ -23,7 +101,72 @@ class NoArchHacksCheck:
     retired = False
 
     def applies(self, ctx) -> str | None:
-        return None
+        if changed_files_unavailable(ctx) is not None:
+            return None
+        return MSG_NA if not ctx.affected.points else None
 
     def evaluate(self, ctx) -> CheckResult:
-        return CheckResult.failed("not implemented: this check has no evaluator yet, so it cannot pass")
+        unavailable = changed_files_unavailable(ctx)
+        if unavailable is not None:
+            return unavailable
+        policy = ctx.config.policy
+        views = serving_views(ctx)
+        hacks: list[tuple[str, Evidence]] = []
+        hack_keys: list[str] = []
+        for v in views:
+            items = _hack_items(ctx, v)
+            if items:
+                hack_keys.append(v.config_key)
+                hacks.extend(items)
+        # One setting may match twice (an override flag and a trimmed key inside it): report it once.
+        by_line: dict[tuple, tuple[str, Evidence]] = {}
+        for text, ev in dedupe(hacks):
+            by_line.setdefault((ev.path, ev.line), (text, ev))
+        hacks = list(by_line.values())
+        if hacks:
+            shown = items_text(t for t, _ in hacks)
+            return CheckResult.failed(MSG_FAIL.format(keys=keys_text(hack_keys), items=shown), *[e for _, e in hacks])
+
+        key = policy.event_publication_key
+        supported = set(policy.event_publication_frameworks)
+        for v in views:
+            disabled = [h for h in v.hits(key) if is_disabled(h.value)]
+            if disabled:
+                h = disabled[0]
+                return CheckResult.failed(MSG_PUB_DISABLED.format(keys=v.config_key, where=h.where, setting=h.shown, key=key),
+                                          h.evidence())
+        missing = first_unavailable([v for v in views if v.framework in supported], scripts=True)
+        if missing is not None:
+            return missing
+        enabled: list = []
+        for v in views:
+            if v.framework not in supported:
+                continue
+            on = [h for h in v.hits(key) if is_enabled(h.value)]
+            if not on:
+                return CheckResult.failed(
+                    MSG_PUB_UNVERIFIED.format(keys=v.config_key, engine=v.engine_name, key=key,
+                                              where=v.launcher_path or v.point.source_path),
+                    Evidence(path=v.launcher_path or v.point.source_path, unavailable=True,
+                             note=f"{key} not set"))
+            enabled.append((v, on[0]))
+        # An unreadable or unbound launch path of an unsupported framework hides hacks too.
+        missing = first_unavailable(views, scripts=True)
+        if missing is not None:
+            return missing
+
+        keys = [v.config_key for v in views]
+        sentences = []
+        if enabled:
+            sentences.append(MSG_PUB_ENABLED.format(key=key, keys=keys_text(v.config_key for v, _ in enabled),
+                                                    where=enabled[0][1].where))
+        exempt = sorted({v.engine_name for v in views if v.framework not in supported})
+        if exempt:
+            owners = sorted({engine_display(f) for f in supported}) or ["no"]
+            sentences.append(MSG_PUB_EXEMPT.format(key=key, owners="/".join(owners), engines=" and ".join(exempt)))
+        flags = " or ".join(f"--{f}" for f in dict.fromkeys(norm_name(f) for f in policy.arch_hack_flags))
+        return CheckResult.passed(
+            MSG_PASS.format(flags=flags, keys=keys_text(keys), publication=" ".join(sentences)).strip(),
+            *launch_evidence(views),
+        )
+

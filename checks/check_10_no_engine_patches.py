@@ -1,19 +1,205 @@
-"""Check 10 (No engine patches): not implemented yet.
+"""Check 10 (No engine patches): the pinned image runs as shipped, or the patch carries a complete, linked waiver.
 
 What it checks:
-    Not implemented yet.
+    Every bash text that runs for an affected point (checks.serving: old-layout launchers,
+    srt `setup_script`s resolved next to the recipe, `benchmark.command` strings and the
+    helpers they source or run) plus the PR's diff:
+    - `.patch`/`.diff` files added or changed in the PR, and `sitecustomize.py`,
+      `usercustomize.py` or `.pth` files;
+    - patch operations found by recipes.scripts.analyze_script: `git apply`/`patch`,
+      `sed -i`, heredoc / redirect / `python -c` writes into engine sources, site-packages,
+      /sgl-workspace, model files or import-lookup paths, sitecustomize hooks, and copies
+      over container files;
+    - environment hooks that load code into the server (policy `patch_env_hooks`, e.g.
+      `PYTHONSTARTUP`, `LD_PRELOAD`) and `PYTHONPATH` naming a repository directory that holds
+      `sitecustomize.py`/`usercustomize.py`/`.pth` files;
+    - `pip install` of an engine package (policy `engine_packages`) from a git URL, a fork,
+      a wheel, a local path or any URL. Benchmark-client and eval tooling installs are fine.
+    A patch passes only with a waiver `<waiver_dir>/<PR>.md` (recipes.waivers) that states
+    what is patched, why, the upstream link and the removal plan, names the patched file, and
+    is linked from the sign-off's Additional detail section. A patch in a file this PR
+    changes needs this PR's waiver (at the head); a patch in an unchanged file needs a
+    waiver already on the base branch that names the file.
 Why it matters:
-    See spec section 12.
+    A patched engine measures something no customer can run; the waiver makes every
+    exception visible, justified and temporary.
 Evidence it cites:
-    None yet.
+    The script and line of each patch, and the waiver path (or its absence).
 Not applicable when:
-    Never; an unimplemented check is a FAIL row.
+    No script, image or config changes: no affected point and no patch-like file in the diff.
 How to fix:
-    Implement the check.
+    Remove the patch and use an image that runs unmodified, or file a complete waiver
+    `docs/waiver/<PR>.md` in the introducing PR and link it in the Additional detail section.
 """
 from __future__ import annotations
 
-from checks.result import CheckResult
+import re
+from dataclasses import dataclass
+
+from checks.result import CheckResult, Evidence
+from checks.serving import (
+    changed_files_unavailable,
+    first_unavailable,
+    items_text,
+    keys_text,
+    launch_evidence,
+    resolve_reference,
+    serving_views,
+)
+from recipes.scripts import package_name
+from recipes.waivers import Waiver, parse_waiver, waiver_path
+
+PATCH_SUFFIXES = (".patch", ".diff")
+HOOK_FILES = re.compile(r"(?:^|/)(?:sitecustomize|usercustomize)\.py$|\.pth$")
+PYTHONPATH = "PYTHONPATH"
+
+MSG_NA = "No scripts, images or serving configs change, and the diff adds no patch files."
+MSG_PATCH_FILE = "{path} is a patch file added by this PR"
+MSG_HOOK_FILE = "{path} is an interpreter start-up hook ({kind})"
+MSG_SCRIPT_PATCH = "{where} {kind}{target} ({via})"
+MSG_ENV_HOOK = "{where} sets {name}={value}, which loads code into the server"
+MSG_PYTHONPATH = "{where} puts {value} on PYTHONPATH, an overlay holding {hook}"
+MSG_PIP = "{where} installs engine package {pkg} from {origin}"
+MSG_NO_WAIVER = "no waiver {path}"
+MSG_WAIVER_INCOMPLETE = "waiver {path} lacks {missing}"
+MSG_WAIVER_UNNAMED = "waiver {path} does not name {files}"
+MSG_WAIVER_UNLINKED = "waiver {path} is not linked from the Additional detail section"
+MSG_NO_BASE_WAIVER = "no waiver on the base branch names {files}"
+MSG_FAIL = "Engine patch without a valid waiver: {items} ({missing}); remove the patch, or {fix}."
+MSG_FIX_NEW = "file a complete {path} (what, why, upstream link, removal plan) and link it in the Additional detail section"
+MSG_FIX_OLD = "link the base branch's waiver for it in the Additional detail section"
+MSG_PASS_CLEAN = (
+    "No patch files, in-place rewrites, start-up hooks, engine wheel installs or container file "
+    "overrides in the launch path of {keys}{launch}."
+)
+MSG_PASS_LAUNCH = "; the server starts with plain {entries}"
+MSG_PASS_WAIVED = "Engine patch {items} is covered by waiver {waivers}, complete and linked from the Additional detail section."
+
+
+@dataclass(frozen=True)
+class Patch:
+    text: str
+    path: str  # the file that holds the patch
+    line: int | None
+    target: str | None = None
+
+    @property
+    def evidence(self) -> Evidence:
+        return Evidence(path=self.path, line=self.line)
+
+
+def _origin(pip) -> str | None:
+    if pip.from_vcs:
+        return "a git URL"
+    if pip.from_wheel:
+        return "a wheel"
+    if pip.from_path:
+        return "a local path"
+    if any("://" in t for t in pip.targets):
+        return "a URL"
+    return None
+
+
+def _is_engine_target(target: str, engine_pkgs: set[str]) -> bool:
+    """An engine distribution by name, or a local/VCS source tree whose path names an engine."""
+    if package_name(target) in engine_pkgs:
+        return True
+    segments = re.split(r"[/@#=+:]", target.lower())
+    return any(seg in engine_pkgs for seg in segments)
+
+
+_VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+
+
+def _expand(analysis, text: str) -> str:
+    """A patch target with variables assigned in the same script substituted (best effort)."""
+    values = {name: (loc.resolved or loc.value) for name, loc, _ in analysis.assignments}
+    return _VAR.sub(lambda m: str(values.get(m.group(1), m.group(0))), text)
+
+
+def _script_patches(ctx, views) -> list[Patch]:
+    engine_pkgs = {p.lower() for p in ctx.config.policy.engine_packages}
+    out: dict[tuple, Patch] = {}
+    for v in views:
+        for use in v.scripts:
+            for p in use.analysis.patches:
+                resolved = _expand(use.analysis, p.target) if p.target else None
+                target = f" {resolved}" if resolved else ""
+                text = MSG_SCRIPT_PATCH.format(where=f"{use.path}:{p.line}", kind=p.kind, target=target, via=use.via)
+                out.setdefault((use.path, p.line, p.kind), Patch(text, use.path, p.line, resolved))
+            for pip in use.analysis.pip_installs:
+                origin = _origin(pip)
+                pkgs = [t for t in pip.targets if _is_engine_target(t, engine_pkgs)]
+                if origin and pkgs:
+                    out.setdefault((use.path, pip.line, "pip"),
+                                   Patch(MSG_PIP.format(where=f"{use.path}:{pip.line}", pkg=pkgs[0], origin=origin),
+                                         use.path, pip.line, pkgs[0]))
+        for h in v.hits(*ctx.config.policy.patch_env_hooks, kinds=("env", "script-env", "setting")):
+            if str(h.value).strip():
+                out.setdefault((h.path, h.line, h.name), Patch(MSG_ENV_HOOK.format(where=h.where, name=h.name, value=h.value),
+                                                               h.path, h.line, str(h.value)))
+        for h in v.hits(PYTHONPATH, kinds=("env", "script-env", "setting")):
+            hook = _overlay_hook(ctx, str(h.value), h.path)
+            if hook:
+                out.setdefault((h.path, h.line, PYTHONPATH), Patch(MSG_PYTHONPATH.format(where=h.where, value=h.value, hook=hook),
+                                                                   h.path, h.line, hook))
+    return list(out.values())
+
+
+def _overlay_hook(ctx, value: str, referrer: str) -> str | None:
+    """A start-up hook file inside a repository directory named on PYTHONPATH, if any."""
+    repo = ctx.head_repo
+    for entry in value.split(":"):
+        entry = entry.strip()
+        if not entry or "$" in entry:
+            continue
+        probe = resolve_reference(ctx, entry.rstrip("/") + "/sitecustomize.py", referrer)
+        if probe:
+            return probe
+        for candidate in (entry, repo.layout.rel(entry.lstrip("/"))):
+            for path in repo.src.list(candidate.strip("/")) if candidate else []:
+                if HOOK_FILES.search(path):
+                    return path
+    return None
+
+
+def _diff_patches(ctx) -> list[Patch]:
+    out = []
+    files = ctx.snapshot.files
+    for f in files if isinstance(files, list) else []:
+        if f.status == "removed":
+            continue
+        if f.path.endswith(PATCH_SUFFIXES):
+            out.append(Patch(MSG_PATCH_FILE.format(path=f.path), f.path, None, f.path))
+        elif HOOK_FILES.search(f.path):
+            out.append(Patch(MSG_HOOK_FILE.format(path=f.path, kind=f.path.rsplit("/", 1)[-1]), f.path, None, f.path))
+    return out
+
+
+def _names(patch: Patch) -> set[str]:
+    """Words a waiver may use to name a patch: the patching file and the patched target."""
+    out = {patch.path.rsplit("/", 1)[-1]}
+    if patch.target:
+        out.add(patch.target.rstrip("/").rsplit("/", 1)[-1])
+    return {n for n in out if n}
+
+
+def _names_patch(waiver_text: str, patch: Patch) -> bool:
+    low = waiver_text.lower()
+    return any(n.lower() in low for n in _names(patch))
+
+
+def _linked(ctx, path: str) -> bool:
+    tail = "/".join(path.rsplit("/", 2)[-2:]).lower()  # "waiver/<PR>.md"
+    return tail in ctx.additional_detail.lower()
+
+
+def _load(src, path: str) -> tuple[str, Waiver] | None:
+    data = src.read(path)
+    if data is None:
+        return None
+    text = data.decode("utf-8", "replace")
+    return text, parse_waiver(text, path)
 
 
 class NoEnginePatchesCheck:
@@ -23,7 +209,71 @@ class NoEnginePatchesCheck:
     retired = False
 
     def applies(self, ctx) -> str | None:
-        return None
+        if changed_files_unavailable(ctx) is not None:
+            return None
+        return MSG_NA if not ctx.affected.points and not _diff_patches(ctx) else None
 
     def evaluate(self, ctx) -> CheckResult:
-        return CheckResult.failed("not implemented: this check has no evaluator yet, so it cannot pass")
+        unavailable = changed_files_unavailable(ctx)
+        if unavailable is not None:
+            return unavailable
+        views = serving_views(ctx)
+        missing = first_unavailable(views, scripts=True)
+        if missing is not None:
+            return missing
+        patches = _diff_patches(ctx) + _script_patches(ctx, views)
+        if not patches:
+            entries = sorted({l.entry for v in views for u in v.scripts for l in u.analysis.server_launches if l.entry})
+            launch = MSG_PASS_LAUNCH.format(entries=", ".join(entries)) if entries else ""
+            return CheckResult.passed(MSG_PASS_CLEAN.format(keys=keys_text(v.config_key for v in views), launch=launch),
+                                      *launch_evidence(views))
+        changed = ctx.changed_paths if isinstance(ctx.changed_paths, frozenset) else frozenset()
+        new = [p for p in patches if p.path in changed]
+        old = [p for p in patches if p.path not in changed]
+        waiver_dir = ctx.head_repo.layout.waiver_dir
+        problems: list[str] = []
+        evidence: list[Evidence] = []
+        used: list[str] = []
+        fix = MSG_FIX_OLD
+        if new:
+            path = waiver_path(waiver_dir, ctx.snapshot.number)
+            fix = MSG_FIX_NEW.format(path=path)
+            loaded = _load(ctx.snapshot.head, path)
+            if loaded is None:
+                problems.append(MSG_NO_WAIVER.format(path=path))
+                evidence.append(Evidence(path=path, unavailable=True, note="waiver missing"))
+            else:
+                text, waiver = loaded
+                if waiver.missing:
+                    problems.append(MSG_WAIVER_INCOMPLETE.format(path=path, missing=", ".join(waiver.missing)))
+                unnamed = [p for p in new if not _names_patch(text, p)]
+                if unnamed:
+                    files = ", ".join(sorted({n for p in unnamed for n in _names(p)}))
+                    problems.append(MSG_WAIVER_UNNAMED.format(path=path, files=files))
+                if not _linked(ctx, path):
+                    problems.append(MSG_WAIVER_UNLINKED.format(path=path))
+                evidence.append(Evidence(path=path))
+                used.append(path)
+        if old:
+            base_waivers = [w for w in (_load(ctx.snapshot.base, p) for p in ctx.base_repo.src.list(waiver_dir)
+                                        if p.endswith(".md")) if w is not None]
+            for p in old:
+                good = [w for text, w in base_waivers if _names_patch(text, p)]
+                if not good:
+                    problems.append(MSG_NO_BASE_WAIVER.format(files=", ".join(sorted(_names(p)))))
+                    continue
+                complete = [w for w in good if not w.missing] or good
+                w = complete[0]
+                if w.missing:
+                    problems.append(MSG_WAIVER_INCOMPLETE.format(path=w.path, missing=", ".join(w.missing)))
+                if not _linked(ctx, w.path):
+                    problems.append(MSG_WAIVER_UNLINKED.format(path=w.path))
+                evidence.append(Evidence(path=w.path))
+                used.append(w.path)
+        items = [p.text for p in patches]
+        shown = items_text(items)
+        if problems:
+            return CheckResult.failed(MSG_FAIL.format(items=shown, missing="; ".join(dict.fromkeys(problems)), fix=fix),
+                                      *[p.evidence for p in patches], *evidence)
+        return CheckResult.passed(MSG_PASS_WAIVED.format(items=shown, waivers=", ".join(dict.fromkeys(used))),
+                                  *[p.evidence for p in patches], *evidence)

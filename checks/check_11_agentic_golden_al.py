@@ -1,19 +1,214 @@
-"""Check 11 (Agentic golden AL): not implemented yet.
+"""Check 11 (Agentic golden AL): agentic speculative runs use simulated acceptance at the golden acceptance length.
 
 What it checks:
-    Not implemented yet.
+    For every affected agentic point that speculates, on its effective config at the head:
+    (a) simulated acceptance is pinned. For srt-slurm recipes the harness injects it
+    (spec 5.4): `injected_acceptance` reproduces the injector's decision (engine known, an
+    AgentX throughput run, `spec-decoding` not none, speculative args on the generation role)
+    and its golden lookup. For old-layout launchers the script itself must set the engine's
+    knob (spec 5.3: SGLang `SGLANG_SIMULATE_ACC_LEN`, vLLM `synthetic_acceptance_length` in
+    `--speculative-config`, TRT-LLM `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM
+    `--spec-decode-acceptance-length`, TileRT `TILERT_SIMULATE_ACC_LEN`), and only when
+    `EVAL_ONLY` is not true: an unguarded setting would put evals on simulated acceptance.
+    (b) The value equals the golden curve (recipes.golden via `ctx.head_repo.golden`) for the
+    model prefix, speculative method, thinking mode (`THINKING_MODE` from the env when set,
+    else `thinking_on`) and draft length, within policy `golden_al_tolerance`. Any AL written
+    by hand (recipe flag/env/JSON, master-config `SYNTHETIC_ACCEPTANCE_LENGTH`) is compared too.
+    With no committed curve the Additional detail section must name the AL source: a line
+    mentioning the acceptance length (`AL`, `acceptance length`, `golden`) together with a
+    URL or a run id (6+ digits) or the word `pending`; otherwise FAIL.
+    Synthetic-acceptance knobs on a non-agentic config FAIL as a hack (fixed-sequence runs
+    use real acceptance).
 Why it matters:
-    See spec section 12.
+    AgentX throughput with speculative decoding is only comparable when every submission
+    accepts draft tokens at the same measured rate for its model and draft length.
 Evidence it cites:
-    None yet.
+    The recipe line of the speculative method, the golden curve file and line, and the
+    line of any hand-written AL or synthetic knob.
 Not applicable when:
-    Never; an unimplemented check is a FAIL row.
+    No affected agentic point speculates and no non-agentic point sets a synthetic knob.
 How to fix:
-    Implement the check.
+    Remove hand-written AL values (the injector sets the golden one), or set the engine's
+    knob to the golden value under an `EVAL_ONLY` guard; for a model without a curve, name
+    the AL source in the Additional detail section.
 """
 from __future__ import annotations
 
-from checks.result import CheckResult
+import re
+from typing import Any
+
+from checks.result import CheckResult, Evidence
+from checks.serving import (
+    Hit,
+    ServingView,
+    as_float,
+    changed_files_unavailable,
+    first_unavailable,
+    is_enabled,
+    json_object,
+    items_text,
+    keys_text,
+    norm_name,
+    serving_views,
+)
+from checks.text import escape_inline
+from recipes.golden import DEFAULT_THINKING_MODE, DSPARK, SAMPLE_PROBABILISTIC
+from recipes.srt import FRAMEWORK_ENGINE
+
+INJECTOR = "infx/srt_slurm/synthetic_acceptance.py"
+THINKING_ENV = "THINKING_MODE"
+EVAL_GUARD = "EVAL_ONLY"
+SYNTHETIC_METHOD = "synthetic"
+# How a hand-written value maps to an AL (spec 5.3): as is, minus one (TRT), or a rate.
+AL_AS_IS = "al"
+AL_MINUS_ONE = "al-1"
+AL_RATE = "rate"
+WRITTEN_AL = {
+    "spec-decode-acceptance-length": AL_AS_IS,
+    "spec-decode-acceptance-rate": AL_RATE,
+    "SGLANG_SIMULATE_ACC_LEN": AL_AS_IS,
+    "TILERT_SIMULATE_ACC_LEN": AL_AS_IS,
+    "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS": AL_MINUS_ONE,
+    "synthetic_acceptance_length": AL_AS_IS,
+    "SYNTHETIC_ACCEPTANCE_LENGTH": AL_AS_IS,
+}
+# The knob an old-layout launcher must set per engine (spec 5.3).
+ENGINE_KNOB = {
+    "atom": "spec-decode-acceptance-length",
+    "sglang": "SGLANG_SIMULATE_ACC_LEN",
+    "vllm": "synthetic_acceptance_length",
+    "trtllm": "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS",
+    "tilert": "TILERT_SIMULATE_ACC_LEN",
+}
+MECHANISM = {
+    "atom": "--spec-decode-acceptance-length {al}",
+    "sglang": "SGLANG_SIMULATE_ACC_LEN={al}",
+    "vllm": "speculative-config synthetic_acceptance_length {al}",
+    "trtllm": "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS={al_minus_one}",
+    "tilert": "TILERT_SIMULATE_ACC_LEN={al}",
+}
+MISSING_CURVE_CODES = frozenset({"no-curve", "no-thinking-mode", "no-k"})
+_AL_WORDS = re.compile(r"\b(AL|acceptance[ -]length|golden)\b", re.IGNORECASE)
+_AL_SOURCE = re.compile(r"https?://\S+|\b\d{6,}\b|\bpending\b", re.IGNORECASE)
+
+MSG_NA = "No affected agentic benchmark point uses speculative decoding, and no synthetic-acceptance knob is set elsewhere."
+MSG_NOT_INJECTED_FRAMEWORK = "framework {framework} has no engine mapping in {injector}, so no acceptance is injected"
+MSG_NOT_INJECTED_SCENARIO = "fixed-sequence runs keep real acceptance"
+MSG_NOT_INJECTED_SPEC = "spec-decoding is none"
+MSG_NOT_INJECTED_ARGS = "the {role} role of {variant} has no speculative args"
+MSG_NO_K = "no draft length is set for the {method} config"
+MSG_NON_AGENTIC = (
+    "Synthetic acceptance on non-agentic {keys}: {items}; remove it, fixed-sequence and eval runs must "
+    "keep real acceptance."
+)
+MSG_NO_GOLDEN = "could not verify: the golden AL curves under {path} could not be read; restore them."
+MSG_UNKNOWN_SPEC = (
+    "could not verify the golden AL for {key}: {why}; state the speculative method and draft length in "
+    "the serving config."
+)
+MSG_NOT_INJECTED = "Simulated acceptance is off for agentic {key}: {why}; give the generation role its speculative args."
+MSG_WRONG_AL = (
+    "{key} writes AL {written} ({where}: {setting}), but the golden value is {al} ({golden}); remove the "
+    "hand-written value or set it to {al}."
+)
+MSG_UNRESOLVED = "could not verify the AL {key} sets at {where} ({setting}); write it as a number."
+MSG_NOT_PINNED = (
+    "Simulated acceptance is not pinned for agentic {key}: {launcher} never sets {knob}; set it to the "
+    "golden AL {al} ({golden}) for throughput runs."
+)
+MSG_UNGUARDED = (
+    "{key} sets {setting} at {where} without an {guard} guard, so eval runs would use simulated "
+    "acceptance; set it only when {guard} is not true."
+)
+MSG_MISSING_CURVE = (
+    "No golden AL for agentic {key}: {why}, and the Additional detail section names no AL source; "
+    "commit the curve or cite its source (e.g. the pending collection run)."
+)
+MSG_PASS_INJECTED = (
+    "{injector} injects {mechanism} into AgentX throughput runs of {key}: {curve} {mode} K={k} = {al} "
+    "({method}, draft length {k}); eval runs keep real acceptance"
+)
+MSG_PASS_SCRIPT = "{launcher} sets {setting} only outside eval runs for {key}: {curve} {mode} K={k} = {al}"
+MSG_PASS_SOURCE = "{key} has no committed curve ({why}); the Additional detail section names the AL source: \"{line}\""
+MSG_PASS = "{parts}."
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
+
+
+def _generation_spec(variant: Any) -> Any:
+    return variant.spec_decode(variant.generation_role)
+
+
+def _sample_method(engine: str, method: str | None, variant: Any) -> str | None:
+    """DSpark on ATOM implies probabilistic drafting; vLLM states it in --speculative-config."""
+    if engine == "atom" and method == DSPARK:
+        return SAMPLE_PROBABILISTIC
+    if variant is not None and engine == "vllm":
+        cfg = json_object(variant.args(variant.generation_role).get("speculative-config"))
+        if cfg and cfg.get("draft_sample_method"):
+            return str(cfg["draft_sample_method"])
+    return None
+
+
+def injected_acceptance(point: Any, variant: Any, golden: Any, thinking_mode: str) -> tuple[float | None, str]:
+    """The AL the harness injector (spec 5.4) gives an AgentX throughput run of this point, or
+    None and why not. The injector recomputes the AL; a value in the recipe is never trusted."""
+    engine = FRAMEWORK_ENGINE.get(point.framework or "")
+    if engine is None:
+        return None, MSG_NOT_INJECTED_FRAMEWORK.format(framework=point.framework, injector=INJECTOR)
+    if not point.is_agentic:
+        return None, MSG_NOT_INJECTED_SCENARIO
+    if (point.spec_decoding or "none") == "none":
+        return None, MSG_NOT_INJECTED_SPEC
+    spec = _generation_spec(variant)
+    if not spec.method:
+        return None, MSG_NOT_INJECTED_ARGS.format(role=variant.generation_role, variant=variant.selector or variant.name)
+    if spec.draft_length is None:
+        return None, MSG_NO_K.format(method=spec.method)
+    found = golden.lookup(point.model_prefix or "", spec.method, thinking_mode, spec.draft_length,
+                          draft_model=spec.draft_model, draft_sample_method=_sample_method(engine, spec.method, variant))
+    return found.al, found.reason
+
+
+def _thinking_mode(v: ServingView) -> str:
+    hits = v.hits(THINKING_ENV, kinds=("env", "client-env", "script-env", "setting"))
+    return str(hits[-1].value).strip() if hits and str(hits[-1].value).strip() else DEFAULT_THINKING_MODE
+
+
+def _written_al(h: Hit, k: int | None) -> float | None:
+    rule = next((r for n, r in WRITTEN_AL.items() if norm_name(n) == norm_name(h.name)), None)
+    value = as_float(h.value)
+    if rule is None or value is None:
+        return None
+    if rule == AL_MINUS_ONE:
+        return value + 1
+    if rule == AL_RATE:
+        return 1 + value * k if k else None
+    return value
+
+
+def _synthetic_hits(ctx, v: ServingView) -> list[Hit]:
+    policy = ctx.config.policy
+    out = []
+    for h in v.hits(*policy.synthetic_acceptance_env, *policy.synthetic_acceptance_flags, *policy.synthetic_acceptance_json_keys):
+        if norm_name(h.name) == norm_name("rejection_sample_method"):
+            if str(h.value).strip().lower() == SYNTHETIC_METHOD:
+                out.append(h)
+        elif norm_name(h.name) == norm_name("SYNTHETIC_ACCEPTANCE"):
+            if is_enabled(h.value):
+                out.append(h)
+        elif str(h.value).strip():
+            out.append(h)
+    return out
+
+
+def _source_line(ctx) -> str | None:
+    for line in ctx.additional_detail.splitlines():
+        if _AL_WORDS.search(line) and _AL_SOURCE.search(line):
+            return line.strip(" -*\t")
+    return None
 
 
 class AgenticGoldenAlCheck:
@@ -23,7 +218,106 @@ class AgenticGoldenAlCheck:
     retired = False
 
     def applies(self, ctx) -> str | None:
-        return None
+        if changed_files_unavailable(ctx) is not None:
+            return None
+        if not ctx.affected.points:
+            return MSG_NA
+        views = serving_views(ctx)
+        if any(v.is_agentic and v.is_speculative for v in views):
+            return None
+        return None if any(_synthetic_hits(ctx, v) for v in views if not v.is_agentic) else MSG_NA
 
     def evaluate(self, ctx) -> CheckResult:
-        return CheckResult.failed("not implemented: this check has no evaluator yet, so it cannot pass")
+        unavailable = changed_files_unavailable(ctx)
+        if unavailable is not None:
+            return unavailable
+        views = serving_views(ctx)
+        bad = [(v, h) for v in views if not v.is_agentic for h in _synthetic_hits(ctx, v)]
+        if bad:
+            items = list(dict.fromkeys(f"{h.where} sets {h.shown}" for _, h in bad))
+            shown = items_text(items)
+            return CheckResult.failed(MSG_NON_AGENTIC.format(keys=keys_text(v.config_key for v, _ in bad), items=shown),
+                                      *dict.fromkeys(h.evidence() for _, h in bad))
+        targets = [v for v in views if v.is_agentic and v.is_speculative]
+        missing = first_unavailable(targets)
+        if missing is not None:
+            return missing
+        golden = ctx.head_repo.golden
+        if golden is None:
+            path = ctx.head_repo.layout.golden_dir
+            return CheckResult.failed(MSG_NO_GOLDEN.format(path=path), Evidence(path=path, unavailable=True))
+        parts: dict[str, Evidence | None] = {}
+        evidence: list[Evidence] = []
+        for v in targets:
+            result = self._one(ctx, v, golden, parts, evidence)
+            if result is not None:
+                return result
+        return CheckResult.passed(MSG_PASS.format(parts="; ".join(parts)), *dict.fromkeys(evidence))
+
+    def _one(self, ctx, v: ServingView, golden, parts: dict, evidence: list) -> CheckResult | None:
+        mode = _thinking_mode(v)
+        tolerance = ctx.config.policy.golden_al_tolerance
+        spec_ev = (Evidence(path=v.effective.spec_method.path, line=v.effective.spec_method.line)
+                   if v.effective.spec_method else v.file_evidence)
+        if v.variant is not None:
+            spec = _generation_spec(v.variant)
+            method, k, draft = spec.method, spec.draft_length, spec.draft_model
+        else:
+            method, k, draft = v.spec_method, v.draft_length, v.effective.value("draft_model")
+            if not method or k is None:
+                return CheckResult.failed(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=MSG_NO_K.format(method=method or v.point.spec_decoding)),
+                                          Evidence(path=v.launcher_path or v.point.source_path, unavailable=True))
+        found = golden.lookup(v.point.model_prefix or "", method, mode, k if isinstance(k, int) else 0, draft_model=draft,
+                              draft_sample_method=_sample_method(v.engine, method, v.variant)) if method else None
+        if v.variant is not None:
+            # The injector's own decision, which also covers the cases where it injects nothing.
+            al, why = injected_acceptance(v.point, v.variant, golden, mode)
+        else:
+            al, why = found.al, found.reason
+        if al is None:
+            if found is not None and found.code in MISSING_CURVE_CODES:
+                line = _source_line(ctx)
+                if line is None:
+                    return CheckResult.failed(MSG_MISSING_CURVE.format(key=v.config_key, why=why), spec_ev)
+                parts.setdefault(MSG_PASS_SOURCE.format(key=v.config_key, why=why, line=escape_inline(line, 160)), None)
+                evidence.append(spec_ev)
+                return None
+            if v.variant is not None and method is None:
+                return CheckResult.failed(MSG_NOT_INJECTED.format(key=v.config_key, why=why), spec_ev)
+            return CheckResult.failed(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=why), spec_ev)
+        golden_ev = Evidence(path=found.path, line=found.line) if found is not None and found.path else None
+        golden_text = f"{found.curve}.yaml {mode} K={k}" if found is not None else why
+        al_names = {norm_name(n) for n in WRITTEN_AL}
+        for h in _synthetic_hits(ctx, v):
+            if norm_name(h.name) not in al_names:
+                continue
+            written = _written_al(h, k)
+            if written is None:
+                return CheckResult.failed(MSG_UNRESOLVED.format(key=v.config_key, where=h.where, setting=h.shown),
+                                          h.evidence())
+            if abs(written - al) > tolerance:
+                return CheckResult.failed(MSG_WRONG_AL.format(key=v.config_key, written=_fmt(written), where=h.where,
+                                                              setting=h.shown, al=_fmt(al), golden=golden_text),
+                                          h.evidence(), *([golden_ev] if golden_ev else []))
+        if v.variant is None:
+            knob = ENGINE_KNOB.get(v.engine)
+            hits = [h for h in v.hits(knob) if h.kind in ("script-env", "script-flag", "json")] if knob else []
+            if not hits:
+                return CheckResult.failed(MSG_NOT_PINNED.format(key=v.config_key, launcher=v.launcher_path, knob=knob or "a simulated-acceptance knob",
+                                                                al=_fmt(al), golden=golden_text),
+                                          Evidence(path=v.launcher_path, line=1), *([golden_ev] if golden_ev else []))
+            for h in hits:
+                if EVAL_GUARD not in (h.condition or ""):
+                    return CheckResult.failed(MSG_UNGUARDED.format(key=v.config_key, setting=h.shown, where=h.where, guard=EVAL_GUARD),
+                                              h.evidence())
+            h = hits[0]
+            parts.setdefault(MSG_PASS_SCRIPT.format(launcher=v.launcher_path, setting=h.shown, key=v.config_key,
+                                                    curve=found.curve + ".yaml" if found else "", mode=mode, k=k, al=_fmt(al)), None)
+            evidence.extend([h.evidence()] + ([golden_ev] if golden_ev else []))
+            return None
+        mechanism = MECHANISM.get(v.engine, "{al}").format(al=_fmt(al), al_minus_one=_fmt(al - 1))
+        parts.setdefault(MSG_PASS_INJECTED.format(injector=INJECTOR, mechanism=mechanism, key=v.config_key,
+                                                  curve=f"{found.curve}.yaml" if found else "", mode=mode, k=k,
+                                                  al=_fmt(al), method=method), None)
+        evidence.extend([spec_ev] + ([golden_ev] if golden_ev else []))
+        return None

@@ -123,6 +123,9 @@ class Policy(BaseModel):
     model_file_patterns: list[str] = [
         r"(?:^|/)(?:generation_)?config\.json\b", r"(?:^|/)tokenizer_config\.json\b", r"\bhf_config\b",
     ]
+    # srt `setup_script`s that srtctl itself ships (not in the benchmark repository): a missing
+    # file matching one of these is not a blind spot (Checks 8, 10, 13).
+    harness_setup_scripts: list[str] = [r"vllm-router(?:-[0-9.]+)?\.sh", r"sglang-router(?:-[0-9.]+)?\.sh"]
     # Container paths of the benchmark checkout; `<mount>/x` is `<layout root>/x` (Checks 8-13).
     workspace_mounts: list[str] = ["/infmax-workspace", "/workspace"]
     # Environment hooks that load code into the server process (Check 10). PYTHONPATH counts
@@ -190,6 +193,11 @@ class Policy(BaseModel):
         "new architecture", "new model architecture", "cannot serve", "cannot yet serve",
         "not supported upstream", "unsupported upstream", "upstream cannot support",
     ]
+    # How row text names an engine (Checks 3 and 6); frameworks not listed are upper-cased.
+    engine_display_names: dict[str, str] = {
+        "trt": "TRT-LLM", "dynamo-trt": "Dynamo TRT-LLM", "atom": "ATOM", "atom-disagg": "ATOM disagg",
+        "tilert": "TileRT", "vllm": "vLLM", "sglang": "SGLang",
+    }
     # Changed files that cannot alter any benchmark point (Check 12 isolation), fnmatch patterns.
     append_only_inert_globs: list[str] = ["*.md"]
     signoff_phrase: str = "As a PR reviewer and CODEOWNER"

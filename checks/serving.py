@@ -1,0 +1,505 @@
+"""What an affected benchmark point actually serves: its effective knobs across recipe args, env, JSON and scripts.
+
+Checks 8-13 judge runtime behaviour, not diff lines. For every affected point this module
+builds one `ServingView`: the effective configuration at the pinned head
+(`Repository.effective`), the bound srt variant, and every bash text that runs for it (an
+old-layout launcher, an srt `setup_script`, the `benchmark.command` string, and the helpers
+those source or run), each analysed once by `recipes.scripts.analyze_script`.
+
+`view.hits(name)` finds every place a knob is set, whatever its spelling: a server flag
+(`--hf-overrides`, `hf_overrides`), an environment variable, a key inside a JSON-valued
+flag (`--speculative-config '{"quantization": ...}'`), a key anywhere in the variant, a
+script export or launch flag, or a master-config `additional-settings` item. Quoted text and
+comments never count (the script analyser only reports runtime words).
+"""
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from checks.result import CheckResult, Evidence
+from checks.snapshot import Unavailable
+from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script
+from recipes.srt import FRAMEWORK_ENGINE
+
+MAX_SOURCE_DEPTH = 3
+SETUP_SCRIPT_KEY = "setup_script"
+ENGINE_NAMES = {"atom": "ATOM", "vllm": "vLLM", "sglang": "SGLang", "trtllm": "TRT-LLM", "tilert": "TileRT"}
+TRUE_WORDS = frozenset({"1", "true", "yes", "on", "enable", "enabled"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off", "disable", "disabled", "none", ""})
+
+MSG_CHANGED_FILES_UNAVAILABLE = (
+    "could not verify: the PR's changed-file list was unavailable ({reason}), so changed recipes and "
+    "scripts are unknown; re-run the review once GitHub returns the file list."
+)
+MSG_FILE_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run the review."
+MSG_NO_VARIANT = (
+    "could not verify: no single recipe variant of {path} serves {point}, so its effective serving "
+    "config is unknown; make exactly one variant match the point."
+)
+MSG_MISSING_SCRIPT = (
+    "could not verify: {ref} named at {where} was not found in the repository; commit the script "
+    "or fix the reference."
+)
+
+MEMO_VIEWS = "serving.views"
+MEMO_SCRIPT = "serving.script:{path}"
+
+
+def engine_display(framework: str) -> str:
+    """`dynamo-trt` -> `TRT-LLM`: the engine a master-config framework runs, as people write it."""
+    engine = FRAMEWORK_ENGINE.get(framework, framework)
+    return ENGINE_NAMES.get(engine, engine)
+
+
+def norm_name(name: Any) -> str:
+    """One spelling per knob: `--Hf_Overrides`, `hf-overrides` and `HF_OVERRIDES` are equal."""
+    return str(name).strip().lstrip("-").replace("_", "-").lower()
+
+
+def is_enabled(value: Any) -> bool:
+    """A value that turns a switch on; `=0`, `false`, empty and unknown words do not."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value != 0
+    text = str(value).strip().strip("'\"").lower()
+    if text in TRUE_WORDS:
+        return True
+    try:
+        return float(text) != 0
+    except ValueError:
+        return False
+
+
+def is_disabled(value: Any) -> bool:
+    """A value that explicitly turns a switch off."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value == 0
+    return str(value).strip().strip("'\"").lower() in FALSE_WORDS - {"none", ""}
+
+
+def as_float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return float(str(value).strip().strip("'\""))
+    except ValueError:
+        return None
+
+
+def json_object(value: Any) -> dict | None:
+    """A JSON-valued flag as a dict (already a mapping in YAML, or a JSON string)."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value.strip().startswith("{"):
+        try:
+            obj = json.loads(value)
+        except ValueError:
+            return None
+        return obj if isinstance(obj, dict) else None
+    return None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One place a knob is set: its value, file and line, and what kind of setting it is."""
+
+    name: str  # as written
+    value: Any
+    path: str
+    line: int | None
+    # "arg", "env", "client-env", "json", "recipe", "script-env", "script-flag", "setting"
+    kind: str
+    condition: str | None = None  # enclosing shell if-test, when conditional
+    parent: str | None = None  # the JSON-valued flag holding this key
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    @property
+    def shown(self) -> str:
+        """`name=value` as a reviewer would write it."""
+        inner = f"{self.parent} {self.name}" if self.parent else self.name
+        value = self.value
+        if isinstance(value, (dict, list)):
+            value = json.dumps(value, separators=(",", ":"))
+        return f"{inner}={value}"
+
+    def evidence(self, note: str | None = None) -> Evidence:
+        return Evidence(path=self.path, line=self.line, note=note)
+
+
+@dataclass
+class ScriptUse:
+    """A bash text that runs for a point, analysed: a file, or a recipe command string."""
+
+    path: str  # repository path of the file holding the text
+    analysis: ScriptAnalysis
+    via: str  # "launcher", "setup_script", "benchmark.command", "sourced by <path>"
+
+
+@dataclass
+class ServingView:
+    """The effective serving setup of one affected point at the pinned head."""
+
+    point: Any
+    effective: Any
+    variant: Any | None
+    reasons: list[str]
+    scripts: list[ScriptUse] = field(default_factory=list)
+    # Set when the point's serving config could not be established (a "could not verify").
+    unavailable: str | None = None
+    unavailable_evidence: Evidence | None = None
+    # Set when a referenced setup script is not in the repository: only checks that read
+    # script bodies (8, 10, 13) are blind then.
+    script_gap: str | None = None
+    script_gap_evidence: Evidence | None = None
+
+    @property
+    def config_key(self) -> str:
+        return self.point.config_key
+
+    @property
+    def framework(self) -> str:
+        return self.point.framework or ""
+
+    @property
+    def engine(self) -> str:
+        eff = self.effective.engine
+        if eff is not None and eff.value:
+            return str(eff.value)
+        return FRAMEWORK_ENGINE.get(self.framework, self.framework)
+
+    @property
+    def engine_name(self) -> str:
+        return ENGINE_NAMES.get(self.engine, self.engine or "the engine")
+
+    @property
+    def launcher_path(self) -> str | None:
+        launcher = self.point.launcher
+        return launcher.path if launcher is not None else None
+
+    @property
+    def is_agentic(self) -> bool:
+        return bool(self.point.is_agentic)
+
+    @property
+    def is_speculative(self) -> bool:
+        return (self.point.spec_decoding or "none") != "none" or self.effective.spec_method is not None
+
+    @property
+    def spec_method(self) -> str | None:
+        o = self.effective.spec_method
+        return str(o.value).lower() if o is not None and o.value else None
+
+    @property
+    def draft_length(self) -> int | None:
+        o = self.effective.draft_length
+        return o.value if o is not None else None
+
+    @property
+    def file_evidence(self) -> Evidence:
+        path = self.launcher_path or self.point.source_path
+        line = self.variant.line if self.variant is not None else (1 if self.launcher_path else self.point.source_line)
+        return Evidence(path=path, line=line)
+
+    # --- knob lookup --------------------------------------------------------------------------
+    def all_hits(self) -> list[Hit]:
+        """Every setting of this point, from the variant, the scripts and the master config."""
+        cached = getattr(self, "_hits", None)
+        if cached is None:
+            if self.variant is not None:
+                cached = list(_variant_hits(self.variant))
+            elif self.scripts:
+                cached = []  # the launcher's own analysis below has resolved values and conditions
+            else:
+                cached = list(_effective_hits(self.effective))
+            for use in self.scripts:
+                cached.extend(_script_hits(use))
+            cached.extend(_setting_hits(self.point))
+            self._hits = cached
+        return cached
+
+    def hits(self, *names: str, kinds: Iterable[str] | None = None) -> list[Hit]:
+        """Every place one of `names` is set (any spelling), optionally only of some kinds."""
+        wanted = {norm_name(n) for n in names}
+        allowed = set(kinds) if kinds is not None else None
+        return [h for h in self.all_hits() if norm_name(h.name) in wanted and (allowed is None or h.kind in allowed)]
+
+    def json_flags(self) -> list[tuple[Hit, dict]]:
+        """Every JSON-valued flag or key (e.g. --speculative-config) with its parsed object."""
+        out = []
+        for h in self.all_hits():
+            if h.kind in ("arg", "script-flag", "recipe"):
+                obj = json_object(h.value)
+                if obj is not None:
+                    out.append((h, obj))
+        return out
+
+
+def _walk_json(obj: Any, path: str, line: int | None, parent: str, condition: str | None = None) -> Iterable[Hit]:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield Hit(name=str(k), value=v, path=path, line=line, kind="json", parent=parent, condition=condition)
+            yield from _walk_json(v, path, line, parent, condition)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _walk_json(v, path, line, parent, condition)
+
+
+def _kind_of(kp: tuple) -> str:
+    if len(kp) >= 4 and kp[0] == "roles" and kp[2] == "args":
+        return "arg"
+    if len(kp) >= 4 and kp[0] == "roles" and kp[2] == "env":
+        return "env"
+    if len(kp) >= 2 and kp[0] == "environment":
+        return "env"
+    if len(kp) >= 3 and kp[:2] == ("benchmark", "env"):
+        return "client-env"
+    return "recipe"
+
+
+def _variant_hits(variant: Any) -> Iterable[Hit]:
+    def walk(node: Any, kp: tuple) -> Iterable[Hit]:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                here = kp + (k,)
+                line = variant.line_of(*here)
+                yield Hit(name=str(k), value=v, path=variant.path, line=line, kind=_kind_of(here))
+                obj = json_object(v) if isinstance(v, str) else None
+                if obj is not None:
+                    yield from _walk_json(obj, variant.path, line, str(k))
+                else:
+                    yield from walk(v, here)
+        elif isinstance(node, list):
+            for v in node:
+                yield from walk(v, kp)
+
+    yield from walk(variant.data, ())
+
+
+def _effective_hits(eff: Any) -> Iterable[Hit]:
+    for kind, table in (("arg", eff.args), ("env", eff.env), ("client-env", eff.client_env)):
+        for name, o in table.items():
+            yield Hit(name=name, value=o.value, path=o.path, line=o.line, kind=kind)
+            obj = json_object(o.value) if kind == "arg" else None
+            if obj is not None:
+                yield from _walk_json(obj, o.path, o.line, name)
+
+
+def _script_hits(use: ScriptUse) -> Iterable[Hit]:
+    a = use.analysis
+    seen: set[tuple] = set()
+    for name, loc, exported in a.assignments:
+        if not exported:
+            continue
+        key = (name, loc.line)
+        if key in seen:
+            continue
+        seen.add(key)
+        value = loc.resolved if loc.resolved is not None else loc.value
+        yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env", condition=loc.condition)
+    for cmd in a.commands:
+        for name, loc in cmd.env.items():
+            value = loc.resolved if loc.resolved is not None else loc.value
+            yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env",
+                      condition=loc.condition or cmd.condition)
+    for launch in a.server_launches:
+        for flag in launch.flag_list:
+            value = flag.resolved if flag.resolved is not None else flag.value
+            yield Hit(name=flag.original or str(flag.value), value=value, path=use.path, line=flag.line,
+                      kind="script-flag", condition=flag.condition or launch.condition)
+        for fname, obj in launch.json_flags.items():
+            f = launch.flags.get(fname)
+            cond = (f.condition if f else None) or launch.condition
+            yield from _walk_json(obj, use.path, f.line if f else launch.line, fname, cond)
+
+
+def _setting_hits(point: Any) -> Iterable[Hit]:
+    for role, block in (point.workers or {}).items():
+        for key, value in (block.get("settings") or {}).items():
+            yield Hit(name=key, value=value, path=point.source_path, line=point.source_line, kind="setting",
+                      parent=f"{role}.additional-settings")
+
+
+# --- script discovery ---------------------------------------------------------------------
+
+
+def resolve_reference(ctx: Any, ref: str, referrer: str) -> str | None:
+    """The repository path a script reference names, or None when it is not in the repository
+    (a container path, or a reference built from variables)."""
+    repo = ctx.head_repo
+    ref = ref.strip().strip("'\"")
+    if not ref or "$" in ref or "`" in ref:
+        return None
+    candidates: list[str] = []
+    if ref.startswith("/"):
+        for mount in ctx.config.policy.workspace_mounts:
+            mount = mount.rstrip("/")
+            if ref.startswith(mount + "/"):
+                rel = ref[len(mount) + 1:]
+                candidates += [repo.layout.rel(rel), rel]
+    else:
+        here = posixpath.dirname(referrer)
+        candidates += [posixpath.normpath(posixpath.join(here, ref)), repo.layout.rel(ref), ref,
+                       f"{repo.layout.scripts_dir}/{ref}"]
+    for c in candidates:
+        if c and not c.startswith("..") and repo.exists(c):
+            return c
+    return None
+
+
+def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
+    def build() -> ScriptAnalysis | None:
+        data = ctx.snapshot.head.read(path)
+        if data is None:
+            return None
+        return analyze_script(data.decode("utf-8", "replace"), path)
+
+    return ctx.memo(MEMO_SCRIPT.format(path=path), build)
+
+
+def _add_with_sources(ctx: Any, view: ServingView, use: ScriptUse, seen: set[str], depth: int = 0) -> None:
+    view.scripts.append(use)
+    if depth >= MAX_SOURCE_DEPTH:
+        return
+    for src in use.analysis.sources:
+        ref = src.resolved or src.value
+        path = resolve_reference(ctx, ref, use.path)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        _check_readable(ctx, view, path)
+        analysis = _analysis(ctx, path)
+        if analysis is not None:
+            _add_with_sources(ctx, view, ScriptUse(path=path, analysis=analysis, via=f"sourced by {use.path}"),
+                              seen, depth + 1)
+
+
+def _check_readable(ctx: Any, view: ServingView, path: str) -> None:
+    reason = ctx.snapshot.unreadable.get(path)
+    if reason and view.unavailable is None:
+        view.unavailable = MSG_FILE_UNREADABLE.format(path=path, reason=reason)
+        view.unavailable_evidence = Evidence(path=path, unavailable=True, note=reason)
+
+
+def _build_view(ctx: Any, affected_point: Any) -> ServingView:
+    point = affected_point.point
+    repo = ctx.head_repo
+    variant = repo.variant_for(point)
+    view = ServingView(point=point, effective=repo.effective(point), variant=variant,
+                       reasons=list(affected_point.reasons))
+    launcher = point.launcher
+    seen: set[str] = set()
+    if launcher is not None:
+        _check_readable(ctx, view, launcher.path)
+        if launcher.kind == "script":
+            analysis = _analysis(ctx, launcher.path) if launcher.exists is not False else None
+            if analysis is not None:
+                seen.add(launcher.path)
+                _add_with_sources(ctx, view, ScriptUse(path=launcher.path, analysis=analysis, via="launcher"), seen)
+            elif view.unavailable is None:
+                view.unavailable = MSG_MISSING_SCRIPT.format(ref=launcher.path, where=f"{point.source_path}:{point.source_line}")
+                view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True)
+        elif variant is None and view.unavailable is None:
+            view.unavailable = MSG_NO_VARIANT.format(path=launcher.ref, point=point.point_id)
+            view.unavailable_evidence = Evidence(path=launcher.path, unavailable=True,
+                                                 note=f"{point.source_path}:{point.source_line}")
+    if variant is not None:
+        setup = variant.get(SETUP_SCRIPT_KEY)
+        for ref in ([setup] if isinstance(setup, str) else setup if isinstance(setup, list) else []):
+            line = variant.line_of(SETUP_SCRIPT_KEY)
+            path = resolve_reference(ctx, str(ref), variant.path)
+            if path is None:
+                harness = any(re.fullmatch(rx, str(ref).rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
+                if not harness and view.script_gap is None:
+                    view.script_gap = MSG_MISSING_SCRIPT.format(ref=ref, where=f"{variant.path}:{line}")
+                    view.script_gap_evidence = Evidence(path=variant.path, line=line, unavailable=True)
+                continue
+            _check_readable(ctx, view, path)
+            analysis = _analysis(ctx, path)
+            if analysis is not None and path not in seen:
+                seen.add(path)
+                _add_with_sources(ctx, view, ScriptUse(path=path, analysis=analysis, via=SETUP_SCRIPT_KEY), seen)
+        cmd = variant.benchmark_command
+        if isinstance(cmd, str) and cmd.strip():
+            line = variant.line_of("benchmark", "command") or 1
+            analysis = ctx.memo(MEMO_SCRIPT.format(path=f"{variant.path}:{line}:{cmd}"),
+                                lambda: analyze_command_line(cmd, variant.path, line))
+            _add_with_sources(ctx, view, ScriptUse(path=variant.path, analysis=analysis, via="benchmark.command"), seen)
+    return view
+
+
+def serving_views(ctx: Any) -> list[ServingView]:
+    """One view per affected point, in the order of `ctx.affected.points` (cached per review)."""
+    return ctx.memo(MEMO_VIEWS, lambda: [_build_view(ctx, ap) for ap in ctx.affected.points])
+
+
+def changed_files_unavailable(ctx: Any) -> CheckResult | None:
+    """The FAIL a blocking check gives when the changed-file list could not be read."""
+    paths = ctx.changed_paths
+    reason = paths.reason if isinstance(paths, Unavailable) else ctx.affected.unavailable
+    if reason:
+        return CheckResult.failed(MSG_CHANGED_FILES_UNAVAILABLE.format(reason=reason),
+                                  Evidence(note="changed files", unavailable=True))
+    return None
+
+
+def first_unavailable(views: Iterable[ServingView], *, scripts: bool = False) -> CheckResult | None:
+    """A "could not verify" FAIL for the first view whose serving config is unknown; with
+    `scripts`, also for one whose setup script is missing from the repository."""
+    for v in views:
+        if v.unavailable:
+            return CheckResult.failed(v.unavailable, v.unavailable_evidence or Evidence(unavailable=True))
+        if scripts and v.script_gap:
+            return CheckResult.failed(v.script_gap, v.script_gap_evidence or Evidence(unavailable=True))
+    return None
+
+
+def launch_evidence(views: Iterable[ServingView]) -> list[Evidence]:
+    """Each distinct recipe or launcher file the views run, once (the evidence of a pass)."""
+    paths = dict.fromkeys(v.launcher_path or v.point.source_path for v in views)
+    return [Evidence(path=p) for p in paths if p]
+
+
+LIST_MAX = 3
+MSG_MORE = "{sep}and {n} more"
+
+
+def keys_text(keys: Iterable[str], limit: int = LIST_MAX) -> str:
+    """`a, b, c and 2 more` for config keys in a reason."""
+    items = list(dict.fromkeys(keys))
+    text = ", ".join(items[:limit])
+    if len(items) > limit:
+        text += MSG_MORE.format(sep=" ", n=len(items) - limit)
+    return text
+
+
+def items_text(items: Iterable[str], limit: int = LIST_MAX) -> str:
+    """`x; y; z; and 2 more` for the problems listed in one reason."""
+    items = list(dict.fromkeys(items))
+    text = "; ".join(items[:limit])
+    if len(items) > limit:
+        text += MSG_MORE.format(sep="; ", n=len(items) - limit)
+    return text
+
+
+def dedupe(items: Iterable[tuple[str, Evidence]]) -> list[tuple[str, Evidence]]:
+    """Problems repeated across points that share one recipe line, reported once."""
+    seen: dict[tuple, tuple[str, Evidence]] = {}
+    for text, ev in items:
+        seen.setdefault((text, ev.path, ev.line), (text, ev))
+    return list(seen.values())
+
+
+def model_file_regex(ctx: Any) -> re.Pattern:
+    return re.compile("|".join(f"(?:{p})" for p in ctx.config.policy.model_file_patterns) or r"(?!x)x")
