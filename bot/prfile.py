@@ -77,5 +77,8 @@ class PRFile(_Strict):
     artifacts_dir: str | None = None
     # Users' repository permission and role (collaborator permission API).
     users: dict[str, dict[str, str]] = Field(default_factory=dict)
+    # Members of the teams CODEOWNERS names ("org/team-slug" -> logins); a team not listed is
+    # unreadable, as it is when GitHub answers 403/404 for a membership.
+    teams: dict[str, list[str]] = Field(default_factory=dict)
     # Upstream references the Additional detail section may link, as GitHub would report them.
     upstream: list[dict] = Field(default_factory=list)

@@ -1,4 +1,5 @@
-"""`python -m bot sandbox serve`: run the GitHub emulator on a world until interrupted."""
+"""`python -m bot sandbox serve|checkout`: serve a world with the GitHub emulator, or turn it into a
+git checkout plus a `--pr` file for local mode."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,8 @@ import threading
 NAME = "sandbox"
 HELP = "serve a world directory as a local GitHub REST API emulator"
 SERVE = "serve"
+CHECKOUT = "checkout"
+LOCAL_HINT = "python -m bot check --local {path} --base {base} --head {head} --pr {pr}"
 SERVING = "GitHub emulator for {repo} (PR #{number}) at {url}  bot token: {token}"
 
 
@@ -23,9 +26,50 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--drop-rate", type=float, default=0.0, help="fraction of connections closed without a reply")
     serve.add_argument("--latency-ms", type=int, default=0, help="delay added to every request")
     serve.add_argument("--seed", type=int, default=0, help="seed for the fault knobs")
+    co = sub.add_parser(CHECKOUT, help="build the world as a git checkout and write a --pr file for local mode",
+                        description="build the world as a git checkout and write a --pr file for local mode")
+    co.add_argument("--world", required=True, help="world directory (holds world.yaml)")
+    co.add_argument("dest", help="new directory for the git checkout; the PR file is written beside it as DEST.pr.yaml")
 
 
 def run(args: argparse.Namespace, *, stop: threading.Event | None = None) -> int:
+    if args.sandbox_command == CHECKOUT:
+        return run_checkout(args)
+    return run_serve(args, stop=stop)
+
+
+def run_checkout(args: argparse.Namespace) -> int:
+    """The world as local mode sees it: commit ids become SHAs, the artifacts folder an absolute path."""
+    from pathlib import Path
+
+    import yaml
+
+    from bot.sandbox.world import build_world_repo
+    from recipes.errors import RecipeError
+
+    dest = Path(args.dest)
+    if dest.exists() and any(dest.iterdir()):
+        print(f"error: {dest} exists and is not empty", file=sys.stderr)
+        return 2
+    try:
+        built = build_world_repo(args.world, dest)
+    except RecipeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    pr = built.world.pr.model_dump(mode="json", exclude_none=True)
+    pr["check_runs"] = {built.resolve(k): v for k, v in pr.get("check_runs", {}).items()}
+    for run_ in pr.get("runs", []):
+        run_["head"] = built.resolve(run_.get("head", "head"))
+    pr["teams"] = {**built.world.teams, **pr.get("teams", {})}
+    if built.world.pr.artifacts_dir:
+        pr["artifacts_dir"] = str((Path(args.world) / built.world.pr.artifacts_dir).resolve())
+    pr_file = dest.with_name(dest.name + ".pr.yaml")
+    pr_file.write_text(yaml.safe_dump(pr, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    print(LOCAL_HINT.format(path=dest, base=built.world.default_branch, head=built.head_sha, pr=pr_file))
+    return 0
+
+
+def run_serve(args: argparse.Namespace, *, stop: threading.Event | None = None) -> int:
     # Imported here so `python -m bot --help` does not pay for the emulator.
     from bot.sandbox import Emulator
     from recipes.errors import RecipeError
