@@ -9,7 +9,6 @@ local mode: ...")`; an explicit empty list means "none".
 """
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 from datetime import date, datetime, timezone
@@ -18,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot.artifacts import folder_files, json_rows, rows_from
 from bot.prfile import PRComment, PRFile, PRRun
 from checks.snapshot import (
     Artifact,
@@ -201,22 +201,8 @@ def _by_time(comments: list[Comment]) -> list[Comment]:
 
 
 def _load_json_rows(folder: Path) -> tuple[list[dict], dict[str, dict], list[str]]:
-    """Rows from every JSON file holding a list of objects; `meta_env.json`-style objects by
-    file name; and problems (unparseable files) as messages naming the file."""
-    rows: list[dict] = []
-    objects: dict[str, dict] = {}
-    problems: list[str] = []
-    for f in sorted(folder.rglob("*.json")):
-        try:
-            value = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            problems.append(f"{f}: {e}")
-            continue
-        if isinstance(value, list) and all(isinstance(r, dict) for r in value):
-            rows.extend(value)
-        elif isinstance(value, dict):
-            objects[f.name] = value
-    return rows, objects, problems
+    """Rows, single objects by file name, and problems naming the file (bot/artifacts.py)."""
+    return json_rows(folder_files(folder))
 
 
 class _Resolver:
@@ -280,18 +266,7 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
     )
 
 
-def _rows_from(
-    per_artifact: dict[str, list[dict] | Unavailable], aggregate: str, prefix: str
-) -> list[dict] | Unavailable | None:
-    if aggregate in per_artifact:
-        return per_artifact[aggregate]
-    parts = [v for k, v in sorted(per_artifact.items()) if k.startswith(prefix)]
-    if not parts:
-        return None
-    for part in parts:
-        if isinstance(part, Unavailable):
-            return part
-    return [row for part in parts for row in part]
+_rows_from = rows_from
 
 
 def _upstream(items: list[dict], pr_path: str, doc: YamlDoc | None) -> dict[str, UpstreamRef]:
@@ -446,7 +421,7 @@ def build_local_snapshot(
             login: UserAccess(login=login, permission=v.get("permission"), role_name=v.get("role_name"))
             for login, v in pr.users.items()
         },
-        team_members=dict(team_members or {}),
+        team_members={**pr.teams, **(team_members or {})},
         review_date=review_date or datetime.now(timezone.utc).date(),
         config=config,
         html_url=f"https://github.com/{name}/pull/{pr.number}",

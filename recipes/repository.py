@@ -78,7 +78,8 @@ class Repository:
         if path not in cache:
             if isinstance(self.src, DirSource):
                 cache[path] = os.path.isfile(os.path.join(self.src.root, path))
-            elif isinstance(self.src, GitSource):
+            elif isinstance(self.src, GitSource) or callable(getattr(self.src, "blob_sha", None)):
+                # Sources that know their tree (git, the GitHub tree listing) answer without a read.
                 cache[path] = self.src.blob_sha(path) is not None
             else:
                 cache[path] = self.src.read(path) is not None

@@ -230,9 +230,9 @@ def test_cli_not_a_repository(tmp_path, capsys):
     assert "not a git repository" in capsys.readouterr().err
 
 
-def test_github_mode_is_a_clear_exit_2(capsys):
+def test_neither_mode_is_a_clear_exit_2(capsys):
     assert main(["check"]) == 2
-    assert "GitHub mode not available yet" in capsys.readouterr().err
+    assert "give a PR number (GitHub mode) or --local PATH" in capsys.readouterr().err
 
 
 def test_old_layout_and_any_two_commits(tmp_path, capsys, monkeypatch):

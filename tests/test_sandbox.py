@@ -408,7 +408,7 @@ def test_listens_only_on_loopback(emu):
 
 
 def test_cli_serve_prints_the_url_and_stops(world_dir, capsys):
-    args = argparse.Namespace(world=str(world_dir), port=0, strict=True, fail_rate=0.0, rate_limit_rate=0.0,
+    args = argparse.Namespace(sandbox_command="serve", world=str(world_dir), port=0, strict=True, fail_rate=0.0, rate_limit_rate=0.0,
                               drop_rate=0.0, latency_ms=0, seed=0)
     stop = threading.Event()
     result: list[int] = []

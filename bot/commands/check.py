@@ -1,20 +1,33 @@
-"""`python -m bot check`: evaluate one PR and print the verdict (local checkout now; GitHub later)."""
+"""`python -m bot check`: evaluate one PR and print the verdict, from a local checkout or from GitHub
+(`check PR# --repo OWNER/NAME [--post]`: build snapshot -> evaluate -> render -> publish)."""
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import os
 import sys
+from dataclasses import dataclass
 from datetime import date
+from typing import Callable
 
 from bot.cli import EXIT_ERROR, EXIT_OK, EXIT_REJECTED
+from bot.github_client import ClientError, GitHubApi, describe_error, fetch, make_github
 from bot.local import LocalModeError, build_local_snapshot
-from checks.engine import VerdictStatus, evaluate
-from checks.render import render_markdown
+from bot.publisher import Published, Publisher
+from bot.snapshot_builder import KEY_RE, SnapshotError, build_snapshot
+from checks.engine import Verdict, VerdictStatus, evaluate
+from checks.render import render_comment, render_markdown
+from checks.snapshot import Unavailable
 
 NAME = "check"
-HELP = "evaluate a PR and print its verdict (local mode: --local PATH --base REF --head REF)"
-GITHUB_MODE_UNAVAILABLE = "GitHub mode not available yet; use --local PATH --base REF --head REF"
+HELP = "evaluate a PR and print its verdict (GitHub: PR# --repo OWNER/NAME; local: --local PATH --base REF --head REF)"
+REPO_ENV = "GITHUB_REPOSITORY"
+MSG_NEED_PR = "give a PR number (GitHub mode) or --local PATH --base REF --head REF (local mode)"
+MSG_NEED_REPO = f"GitHub mode needs --repo OWNER/NAME (or {REPO_ENV})"
+MSG_PARTIAL_POST = "--only gives a partial verdict, which is never posted; drop --post or --only"
+MSG_INTERNAL = "internal error while {stage} (traceback logged above)"
+MSG_PUBLISHED = "published: comment {action} {url}; status {state}: {description}"
 FORMATS = ("markdown", "json")
 
 log = logging.getLogger(__name__)
@@ -29,6 +42,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--review-date", metavar="YYYY-MM-DD", help="the review date in UTC (default: today)")
     p.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
     p.add_argument("--only", metavar="N,N", help="run only these check numbers (a partial verdict)")
+    p.add_argument("pr_number", nargs="?", type=int, metavar="PR", help="the pull request number (GitHub mode)")
+    p.add_argument("--github-url", metavar="URL", help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com)")
+    p.add_argument("--post", action="store_true", help="publish the verdict comment and commit status (GitHub mode)")
+    p.add_argument("--signoff", metavar="URL_OR_KEY", help="the sign-off comment to verify (default: the newest one)")
 
 
 def parse_only(text: str | None) -> set[int] | None:
@@ -78,9 +95,127 @@ def run_local(args: argparse.Namespace) -> int:
     return exit_code(verdict.status)
 
 
+def progress_printer(stream=None) -> Callable[[str], None] | None:
+    """Progress lines on stderr, only when a person is watching it."""
+    stream = stream or sys.stderr
+    if not stream.isatty():
+        return None
+    return lambda message: print(f"... {message}", file=stream, flush=True)
+
+
+@dataclass
+class Review:
+    """The outcome of one pipeline run: the verdict (None when it could not be produced), what
+    was published, and the exit code."""
+
+    verdict: Verdict | None
+    published: Published | None
+    code: int
+    error: str | None = None
+
+
+def review_pr(
+    api: GitHubApi,
+    repo: str,
+    number: int,
+    *,
+    post: bool,
+    signoff_ref: str | None = None,
+    review_date: date | None = None,
+    only: set[int] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Review:
+    """The chain of stages: build snapshot -> evaluate -> render -> publish, then best-effort
+    extras. With `post`, a verdict and a status always go out: a failed stage publishes a
+    failure status (and an incomplete-verification comment) naming the stage."""
+    publisher = Publisher(api, repo, number)
+    snapshot = None
+    stage = "building the snapshot"
+    try:
+        snapshot = build_snapshot(api, repo, number, signoff_ref=signoff_ref, review_date=review_date,
+                                  progress=progress)
+        publisher.context = snapshot.config.policy.status_context
+        stage = "evaluating the checks"
+        verdict = evaluate(snapshot, only=only)
+        stage = "rendering the verdict"
+        if post and verdict.signoff is not None:
+            render_comment(verdict, verdict.signoff.key)  # fails here, not half-way through publishing
+    except SnapshotError as exc:
+        return _incomplete(api, publisher, repo, number, str(exc), snapshot, post, signoff_ref)
+    except Exception as exc:  # a bug: logged with its traceback; the PR still gets a status
+        log.exception("%s failed for %s#%s", stage, repo, number)
+        reason = f"{stage} failed ({type(exc).__name__})"
+        return _incomplete(api, publisher, repo, number, reason, snapshot, post, signoff_ref)
+    published = None
+    if post:
+        if progress:
+            progress("publishing the verdict")
+        try:
+            published = publisher.publish(verdict)
+        except Exception as exc:
+            log.exception("publishing the verdict on %s#%s failed", repo, number)
+            return Review(verdict, None, EXIT_ERROR, f"publishing failed: {describe_error(exc)}")
+    return Review(verdict, published, exit_code(verdict.status))
+
+
+def _incomplete(api: GitHubApi, publisher: Publisher, repo: str, number: int, reason: str, snapshot,
+                post: bool, signoff_ref: str | None) -> Review:
+    if not post:
+        return Review(None, None, EXIT_ERROR, reason)
+    head = snapshot.head_sha if snapshot is not None else None
+    key = snapshot.signoff.key if snapshot is not None and snapshot.signoff is not None else None
+    if head is None:
+        pr = fetch(f"{repo}#{number}", lambda: api.get(f"/repos/{repo}/pulls/{number}"))
+        if isinstance(pr, Unavailable):
+            return Review(None, None, EXIT_ERROR, f"{reason}; no status could be set: {pr.reason}")
+        head = pr["head"]["sha"]
+    if key is None and signoff_ref:
+        m = KEY_RE.search(signoff_ref)
+        key = m.group(0) if m else None
+    try:
+        published = publisher.publish_incomplete(head, reason, signoff_key=key)
+    except Exception as exc:
+        log.exception("publishing the failure status on %s#%s failed", repo, number)
+        return Review(None, None, EXIT_ERROR, f"{reason}; publishing failed: {describe_error(exc)}")
+    return Review(None, published, EXIT_ERROR, reason)
+
+
 def run_github(args: argparse.Namespace) -> int:
-    """GitHub mode (snapshot from the API) is added by the bot/ GitHub layer."""
-    return _fail(GITHUB_MODE_UNAVAILABLE)
+    """GitHub mode: the snapshot comes from the API; `--post` publishes through bot/publisher.py."""
+    if args.pr_number is None:
+        return _fail(MSG_NEED_PR)
+    repo = args.repo or os.environ.get(REPO_ENV)
+    if not repo:
+        return _fail(MSG_NEED_REPO)
+    try:
+        only = parse_only(args.only)
+        review_date = date.fromisoformat(args.review_date) if args.review_date else None
+    except ValueError as e:
+        return _fail(str(e) if "--only" in str(e) else f"--review-date must be YYYY-MM-DD, not {args.review_date!r}")
+    if only is not None and args.post:
+        return _fail(MSG_PARTIAL_POST)
+    try:
+        api = GitHubApi(make_github(args.github_url))
+    except ClientError as e:
+        return _fail(str(e))
+    try:
+        review = review_pr(api, repo, args.pr_number, post=args.post, signoff_ref=args.signoff,
+                           review_date=review_date, only=only, progress=progress_printer())
+    finally:
+        api.close()
+    if review.verdict is not None:
+        print(format_verdict(review.verdict, args.format))
+    if review.published is not None and review.published.status_state:
+        p = review.published
+        print(MSG_PUBLISHED.format(action=p.comment_action or "not posted", url=p.comment_url or "",
+                                   state=p.status_state, description=p.status_description), file=sys.stderr)
+    if review.error:
+        print(f"error: {review.error}", file=sys.stderr)
+    return review.code
+
+
+def format_verdict(verdict: Verdict, fmt: str) -> str:
+    return json.dumps(verdict.to_json(), indent=2, ensure_ascii=False) if fmt == "json" else render_markdown(verdict)
 
 
 def run(args: argparse.Namespace) -> int:

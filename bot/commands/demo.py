@@ -1,0 +1,109 @@
+"""`python -m bot demo`: serve a bundled world on the local GitHub emulator and run the real pipeline
+against it over HTTP (PyGithub, posting included), then show the verdict, the writes and the
+request count."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date
+from pathlib import Path
+
+from bot.cli import EXIT_ERROR
+
+NAME = "demo"
+HELP = "run the full GitHub pipeline against a bundled sandbox world (no network needed)"
+WORLDS_DIR = Path(__file__).resolve().parent.parent / "sandbox" / "worlds"
+DEFAULT_SCENARIO = "seed"
+# The bundled worlds' expected rows assume a review on this date (bot/sandbox/worlds/README.md).
+DEMO_REVIEW_DATE = date(2026, 11, 29)
+FORMATS = ("markdown", "json")
+MSG_UNKNOWN = "unknown scenario {name!r}; bundled: {names}"
+MSG_NO_WORLD = "{path} is not a world directory (no world.yaml)"
+TITLE_EFFECTS = "Effects (writes the bot made on the emulator):"
+TITLE_REQUESTS = "Requests served: {n}"
+EFFECT_LINE = "- {kind} by {actor}: {detail}"
+
+
+def scenarios() -> dict[str, Path]:
+    """Every bundled world, by folder name."""
+    return {p.name: p for p in sorted(WORLDS_DIR.iterdir()) if (p / "world.yaml").is_file()}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--world", metavar="DIR", help="a world directory (format: docs/world-format.md)")
+    where.add_argument("--scenario", metavar="NAME", help=f"a bundled world (default: {DEFAULT_SCENARIO})")
+    p.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
+    p.add_argument("--review-date", metavar="YYYY-MM-DD", help=f"the review date (default: {DEMO_REVIEW_DATE})")
+
+
+def describe_effect(effect: dict) -> str:
+    """One line per write, without the (long) comment bodies."""
+    detail = {k: v for k, v in effect.items() if k not in ("kind", "actor", "body", "previous_body")}
+    if "body" in effect:
+        detail["chars"] = len(effect["body"])
+    text = ", ".join(f"{k}={v}" for k, v in detail.items())
+    return EFFECT_LINE.format(kind=effect["kind"], actor=effect.get("actor"), detail=text)
+
+
+def resolve_world(args: argparse.Namespace) -> Path:
+    if args.world:
+        path = Path(args.world)
+        if not (path / "world.yaml").is_file():
+            raise ValueError(MSG_NO_WORLD.format(path=path))
+        return path
+    name = args.scenario or DEFAULT_SCENARIO
+    known = scenarios()
+    if name not in known:
+        raise ValueError(MSG_UNKNOWN.format(name=name, names=", ".join(known)))
+    return known[name]
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported here so `python -m bot --help` does not pay for the emulator and PyGithub.
+    from bot.commands.check import format_verdict, progress_printer, review_pr
+    from bot.github_client import GitHubApi, make_github, token_auth
+    from bot.sandbox import Emulator
+    from recipes.errors import RecipeError
+
+    try:
+        world = resolve_world(args)
+        review_date = date.fromisoformat(args.review_date) if args.review_date else DEMO_REVIEW_DATE
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        emu = Emulator(world, strict=True)
+    except (RecipeError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    with emu:
+        api = GitHubApi(make_github(emu.url, auth=token_auth(emu.world.bot.token)))
+        try:
+            review = review_pr(api, emu.world.repo, emu.world.pr.number, post=True, review_date=review_date,
+                               progress=progress_printer())
+        finally:
+            api.close()
+        effects = emu.effects
+        requests = sum(emu.requests.values())
+        emu.assert_clean()
+    if review.error:
+        print(f"error: {review.error}", file=sys.stderr)
+    if args.format == "json":
+        verdict = review.verdict.to_json() if review.verdict else None
+        print(json.dumps({
+            "verdict": verdict["verdict"] if verdict else None,
+            "checks": verdict["checks"] if verdict else [],
+            "effects": effects,
+            "requests": requests,
+        }, indent=2, ensure_ascii=False, default=str))
+    else:
+        if review.verdict is not None:
+            print(format_verdict(review.verdict, "markdown"))
+            print()
+        print(TITLE_EFFECTS)
+        for e in effects:
+            print(describe_effect(e))
+        print(TITLE_REQUESTS.format(n=requests))
+    return review.code

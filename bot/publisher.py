@@ -1,0 +1,177 @@
+"""The publisher: the bot's only writes for a verdict. One comment per sign-off (found by its
+hidden marker among the bot's own comments), the commit status on the assessed head, and in
+GitHub Actions a copy of the verdict in the job summary (spec 11.2, 11.3 generation B)."""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from github import GithubException
+
+from bot.github_client import GitHubApi
+from checks.engine import Verdict, VerdictStatus
+from checks.render import HEADERS, MARKER, FOOTER, render_comment, render_markdown
+from checks.result import Status
+from checks.text import escape_inline, status_description
+
+log = logging.getLogger(__name__)
+
+STATUS_CONTEXT = "codeowner-signoff-verify"
+STATE_SUCCESS = "success"
+STATE_FAILURE = "failure"
+DESC_PASS = "CODEOWNER checklist passed: verdict PASS"
+DESC_WARN = "CODEOWNER checklist passed with warnings (Checks {checks})"
+DESC_REJECTED = "Sign-off verification rejected - see verdict comment"
+DESC_INCOMPLETE = "Sign-off verification could not complete: {reason}"
+INCOMPLETE_TEXT = "The verification could not complete: {reason}. Retry the sign-off verification."
+SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+ACTION_CREATED = "created"
+ACTION_EDITED = "edited"
+ACTION_UNCHANGED = "unchanged"
+INCOMPLETE_REASON_MAX = 300
+
+
+@dataclass
+class Published:
+    """What one publish did, for the CLI's report and the tests."""
+
+    comment_url: str | None = None
+    comment_action: str | None = None
+    status_state: str | None = None
+    status_description: str | None = None
+    # False when the status already said this and nothing was written.
+    status_written: bool = False
+    extras: list[str] = field(default_factory=list)
+
+
+def status_for(verdict: Verdict) -> tuple[str, str]:
+    """(state, description) of the commit status for a verdict (descriptions fit 140 characters)."""
+    if verdict.status is VerdictStatus.PASS:
+        return STATE_SUCCESS, status_description(DESC_PASS)
+    if verdict.status is VerdictStatus.WARN:
+        checks = ", ".join(str(r.number) for r in verdict.rows if r.status is Status.WARN)
+        return STATE_SUCCESS, status_description(DESC_WARN.format(checks=checks))
+    return STATE_FAILURE, status_description(DESC_REJECTED)
+
+
+def incomplete_comment(signoff_key: str, head_sha: str, reason: str) -> str:
+    """The REJECTED comment for a verification that crashed or could not read the PR."""
+    text = INCOMPLETE_TEXT.format(reason=escape_inline(reason, INCOMPLETE_REASON_MAX))
+    return (MARKER.format(key=signoff_key) + "\n" + HEADERS[VerdictStatus.REJECTED] + "\n\n" + text
+            + "\n\n" + FOOTER.format(sha=head_sha) + "\n")
+
+
+class Publisher:
+    """Writes for one PR. Only comments authored by the bot's own login are ever edited, so a
+    user pasting the marker into their own comment changes nothing."""
+
+    def __init__(self, api: GitHubApi, repo: str, number: int, *, context: str = STATUS_CONTEXT,
+                 env: dict[str, str] | None = None):
+        self.api, self.repo, self.number, self.context = api, repo, number, context
+        self.env = os.environ if env is None else env
+        self.r = f"/repos/{repo}"
+
+    # ----- the verdict comment ---------------------------------------------------------------
+
+    def _own_marked(self, marker: str) -> list[dict]:
+        login = self.api.login().lower()
+        comments = self.api.list(f"{self.r}/issues/{self.number}/comments")
+        mine = [c for c in comments
+                if str((c.get("user") or {}).get("login", "")).lower() == login
+                and (c.get("body") or "").split("\n", 1)[0].rstrip("\r") == marker]
+        return sorted(mine, key=lambda c: (str(c.get("created_at") or ""), int(c["id"])))
+
+    def upsert_comment(self, signoff_key: str, body: str) -> tuple[str, str]:
+        """(html_url, action): edit the oldest of our comments with this sign-off's marker, leave
+        it alone when identical, else create one. Never a second comment for the same sign-off."""
+        marker = MARKER.format(key=signoff_key)
+        existing = self._own_marked(marker)
+        if existing:
+            oldest = existing[0]
+            if len(existing) > 1:
+                log.warning("%d verdict comments carry %s; editing the oldest (%s)", len(existing), marker, oldest["id"])
+            if oldest.get("body") == body:
+                return oldest.get("html_url") or "", ACTION_UNCHANGED
+            try:
+                edited = self.api.patch(f"{self.r}/issues/comments/{oldest['id']}", {"body": body})
+                return edited.get("html_url") or "", ACTION_EDITED
+            except GithubException as exc:
+                if exc.status != 404:
+                    raise
+                log.warning("verdict comment %s vanished; posting a new one", oldest["id"])
+        created = self.api.post(f"{self.r}/issues/{self.number}/comments", {"body": body})
+        return created.get("html_url") or "", ACTION_CREATED
+
+    # ----- the commit status -------------------------------------------------------------------
+
+    def set_status(self, sha: str, state: str, description: str, target_url: str | None) -> bool:
+        """Set our status context on `sha`; False (nothing written) when it already says this."""
+        description = status_description(description)
+        try:
+            current = self.api.get(f"{self.r}/commits/{sha}/status")
+            latest = next((s for s in (current or {}).get("statuses") or [] if s.get("context") == self.context), None)
+        except GithubException as exc:  # unknown current state: writing again is harmless
+            log.info("could not read the statuses of %s: %s", sha, exc)
+            latest = None
+        if latest is not None and (latest.get("state"), latest.get("description"), latest.get("target_url") or None) \
+                == (state, description, target_url or None):
+            return False
+        body: dict[str, Any] = {"state": state, "description": description, "context": self.context}
+        if target_url:
+            body["target_url"] = target_url
+        self.api.post(f"{self.r}/statuses/{sha}", body)
+        return True
+
+    # ----- extras --------------------------------------------------------------------------------
+
+    def append_summary(self, markdown: str) -> str | None:
+        """Best effort: the verdict in the Actions job summary; logged, never raised."""
+        path = self.env.get(SUMMARY_ENV)
+        if not path:
+            return None
+        try:
+            with Path(path).open("a", encoding="utf-8") as fh:
+                fh.write(markdown.rstrip("\n") + "\n")
+            return "job summary"
+        except OSError as exc:
+            log.warning("could not append the verdict to the job summary %s: %s", path, exc)
+            return None
+
+    # ----- whole publications -------------------------------------------------------------------
+
+    def publish(self, verdict: Verdict) -> Published:
+        """The verdict comment (when there is a sign-off to key it by) and the status."""
+        if verdict.partial:
+            raise ValueError("a partial verdict (--only) is never published")
+        out = Published()
+        if verdict.signoff is not None:
+            out.comment_url, out.comment_action = self.upsert_comment(
+                verdict.signoff.key, render_comment(verdict, verdict.signoff.key))
+        else:
+            log.warning("no sign-off on %s#%s: publishing the status only", self.repo, self.number)
+        out.status_state, out.status_description = status_for(verdict)
+        out.status_written = self.set_status(verdict.head_sha, out.status_state, out.status_description, out.comment_url)
+        extra = self.append_summary(render_markdown(verdict))
+        if extra:
+            out.extras.append(extra)
+        return out
+
+    def publish_incomplete(self, head_sha: str, reason: str, *, signoff_key: str | None = None) -> Published:
+        """When building or evaluating failed: a REJECTED comment saying so and a failure status."""
+        out = Published()
+        if signoff_key:
+            try:
+                out.comment_url, out.comment_action = self.upsert_comment(
+                    signoff_key, incomplete_comment(signoff_key, head_sha, reason))
+            except Exception as exc:  # the status below must still go out
+                log.warning("could not post the incomplete-verification comment: %s", exc)
+        out.status_state = STATE_FAILURE
+        out.status_description = status_description(DESC_INCOMPLETE.format(reason=reason))
+        out.status_written = self.set_status(head_sha, out.status_state, out.status_description, out.comment_url)
+        extra = self.append_summary(HEADERS[VerdictStatus.REJECTED] + "\n\n" + INCOMPLETE_TEXT.format(reason=reason))
+        if extra:
+            out.extras.append(extra)
+        return out

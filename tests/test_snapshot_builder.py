@@ -1,0 +1,234 @@
+"""The GitHub snapshot builder and its client: what it fetches (and how often) from the emulator,
+lazy file reads, bounded retries, and failures that become Unavailable with a reason."""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from datetime import date
+from pathlib import Path
+
+import pytest
+from github import Auth, GithubException
+
+from bot import github_client
+from bot.github_client import ClientError, GitHubApi, auth_from_env, fetch, make_github
+from bot.remote_source import apply_patch, candidates, git_blob_sha
+from bot.sandbox import Emulator
+from bot.snapshot_builder import SnapshotError, build_snapshot, find_signoff, parse_signoff_ref
+from checks.snapshot import Comment, Unavailable
+
+WORLDS = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
+SEED = WORLDS / "seed"
+REVIEW_DATE = date(2026, 11, 29)
+SEED_RUN = 37597985033
+GATE_RUN = 37630112458
+SIGNOFF_KEY = "issuecomment-4401"
+PHRASE = "As a PR reviewer and CODEOWNER"
+BLOBS = "GET /repos/{owner}/{repo}/git/blobs/{sha}"
+DOWNLOAD = "GET /_sandbox/artifacts/{artifact_id}/{signature}"
+
+
+@pytest.fixture(scope="module")
+def seed_emu():
+    with Emulator(SEED, strict=True) as emu:
+        yield emu
+
+
+def api_for(emu: Emulator, **kw) -> GitHubApi:
+    return GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token), **kw))
+
+
+def build(emu: Emulator, **kw):
+    return build_snapshot(api_for(emu), emu.world.repo, emu.world.pr.number, review_date=REVIEW_DATE, **kw)
+
+
+@pytest.fixture(scope="module")
+def seed_snapshot(seed_emu):
+    seed_emu.reset_counters()
+    snap = build(seed_emu)
+    counts = Counter(seed_emu.requests)
+    log = list(seed_emu.request_log)
+    seed_emu.assert_clean()
+    return snap, counts, log
+
+
+# ----- patches and blob identity ------------------------------------------------------------------
+
+
+def test_apply_patch_rebuilds_added_and_modified_files():
+    assert apply_patch("", "@@ -0,0 +1,2 @@\n+a\n+b") == ["a", "b"]
+    before = "one\ntwo\nthree\nfour\n"
+    patch = "@@ -1,4 +1,4 @@\n one\n-two\n+TWO\n three\n four"
+    assert apply_patch(before, patch) == ["one", "TWO", "three", "four"]
+    assert apply_patch(before, "@@ -2,0 +3,1 @@\n+new") == ["one", "two", "new", "three", "four"]
+
+
+def test_apply_patch_refuses_a_patch_that_does_not_match():
+    assert apply_patch("one\ntwo\n", "@@ -1,2 +1,2 @@\n one\n-zwei\n+TWO") is None
+    assert apply_patch("x\n", "not a hunk") is None
+
+
+def test_patch_candidates_are_verified_by_git_blob_sha():
+    lines = apply_patch("", "@@ -0,0 +1,1 @@\n+hello\n\\ No newline at end of file")
+    shas = {git_blob_sha(c): c for c in candidates(lines)}
+    assert git_blob_sha(b"hello") in shas and git_blob_sha(b"hello\n") in shas
+    # The SHA git prints for "hello\n" (git hash-object).
+    assert git_blob_sha(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"
+
+
+# ----- sign-off selection -------------------------------------------------------------------------
+
+
+def _c(cid: int, body: str, *, author: str = "alice", kind: str = "issue_comment", bot: bool = False, minute: int = 0):
+    from datetime import datetime, timezone
+    return Comment(id=cid, kind=kind, author=author, is_bot=bot, body=body,
+                   created_at=datetime(2026, 1, 1, 0, minute, tzinfo=timezone.utc))
+
+
+def test_signoff_is_the_newest_live_phrase_from_a_human():
+    comments = [
+        _c(1, f"{PHRASE}, I have reviewed this and have:", minute=1),
+        _c(2, f"> {PHRASE}, quoted", minute=2),
+        _c(3, f"```\n{PHRASE}\n```", minute=3),
+        _c(4, f"{PHRASE} bot text", author="github-actions[bot]", bot=True, minute=4),
+        _c(5, f"{PHRASE} as a review", kind="review", minute=5),
+    ]
+    assert find_signoff(comments, PHRASE, ["github-actions[bot]"]).id == 5
+    assert find_signoff(comments[:4], PHRASE, []).id == 1
+    assert find_signoff(comments[1:4], PHRASE, []) is None
+
+
+def test_signoff_refs_are_urls_or_keys():
+    assert parse_signoff_ref("https://github.com/o/r/pull/1#issuecomment-42") == ("issue_comment", 42)
+    assert parse_signoff_ref("pullrequestreview-7") == ("review", 7)
+    assert parse_signoff_ref("discussion_r9") == ("review_comment", 9)
+    with pytest.raises(SnapshotError):
+        parse_signoff_ref("https://github.com/o/r/pull/1")
+
+
+# ----- the seed world over HTTP -------------------------------------------------------------------
+
+
+def test_seed_snapshot_has_what_the_checks_need(seed_snapshot, seed_emu):
+    snap, _, _ = seed_snapshot
+    assert snap.head_sha == seed_emu.head_sha and snap.current_head_sha == snap.head_sha
+    assert snap.base_sha == seed_emu.base_sha
+    assert [c.sha for c in snap.commits] == [seed_emu.shas["c1"], seed_emu.shas["c2"]]
+    assert snap.signoff is not None and snap.signoff.key == SIGNOFF_KEY and snap.signoff.author == "seungrokj"
+    assert snap.reuse is not None and snap.reuse.run_id == SEED_RUN and snap.reuse.command == "/reuse-sweep-run"
+    assert set(snap.sweep_runs) == {SEED_RUN, GATE_RUN}
+    run = snap.sweep_runs[SEED_RUN]
+    assert run.head_sha == seed_emu.shas["c1"] and run.event == "pull_request" and run.conclusion == "success"
+    assert [r["score"] if "score" in r else r.get("em_strict") for r in run.evals] == [0.973]
+    assert len(run.throughput) == 16
+    assert "eval_results_all" in run.meta
+    assert snap.team_members["InferenceX/vendor-number-3"] == ["seungrokj"]
+    assert snap.users["seungrokj"].permission == "write"
+    assert snap.labels == ["full-sweep-fail-fast"]
+    assert {f.path.rsplit("/", 1)[-1] for f in snap.files} >= {"agentic.yaml", "amd-master.yaml", "ci-procedures.md"}
+
+
+def test_each_resource_is_fetched_once(seed_snapshot):
+    _, counts, log = seed_snapshot
+    for route in ("pulls/{number}", "pulls/{number}/files", "pulls/{number}/commits", "pulls/{number}/reviews",
+                  "pulls/{number}/comments", "issues/{number}/comments"):
+        assert counts[f"GET /repos/{{owner}}/{{repo}}/{route}"] == 1, route
+    assert counts["GET /repos/{owner}/{repo}/commits/{ref}/check-runs"] == 2  # one per in-PR commit
+    assert counts["GET /repos/{owner}/{repo}/git/trees/{ref}"] == 2  # target (= merge base) and head
+    blob_paths = [e["path"] for e in log if e["route"] == BLOBS]
+    assert len(blob_paths) == len(set(blob_paths)), "a blob was downloaded twice"
+    # Only the aggregate artifacts of the sweep run are downloaded (no per-job bmk_agentic_*).
+    assert counts[DOWNLOAD] == 2
+    assert counts["GET /repos/{owner}/{repo}/collaborators/{user}/permission"] == 1
+
+
+def test_file_contents_are_fetched_lazily_and_once(seed_emu):
+    seed_emu.reset_counters()
+    snap = build(seed_emu)
+    before = seed_emu.requests[BLOBS]
+    assert snap.head.read("inferencex-e2e/configs/runners.yaml") is not None
+    assert seed_emu.requests[BLOBS] == before + 1
+    snap.head.read("inferencex-e2e/configs/runners.yaml")
+    snap.base.read("inferencex-e2e/configs/runners.yaml")  # same blob on the other side
+    assert seed_emu.requests[BLOBS] == before + 1
+    assert snap.head.read("no/such/file.yaml") is None
+    assert seed_emu.requests[BLOBS] == before + 1
+
+
+def test_changed_files_at_head_come_from_the_patch(seed_snapshot, seed_emu):
+    snap, _, log = seed_snapshot
+    recipe = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"
+    blob = snap.head.blob_sha(recipe)
+    data = snap.head.read(recipe)
+    assert git_blob_sha(data) == blob
+    assert not any(blob in e["path"] for e in log if e["route"] == BLOBS)
+
+
+def test_explicit_signoff_and_pinned_head(seed_emu):
+    snap = build(seed_emu, signoff_ref=f"https://github.com/x/y/pull/3603#{SIGNOFF_KEY}", pin_head=seed_emu.shas["c1"])
+    assert snap.signoff.key == SIGNOFF_KEY
+    assert snap.head_sha == seed_emu.shas["c1"] and snap.current_head_sha == seed_emu.head_sha and snap.head_moved
+    assert [c.sha for c in snap.commits] == [seed_emu.shas["c1"]]
+    with pytest.raises(SnapshotError, match="not a comment"):
+        build(seed_emu, signoff_ref="issuecomment-999")
+    with pytest.raises(SnapshotError, match="not a commit"):
+        build(seed_emu, pin_head="0" * 40)
+
+
+def test_a_failing_endpoint_becomes_unavailable_with_the_reason(seed_emu, monkeypatch):
+    real = GitHubApi.list
+
+    def flaky(self, path, params=None, key=None):
+        if path.endswith("/check-runs") or path.endswith("/reviews"):
+            raise GithubException(502, {"message": "Bad Gateway"}, {})
+        return real(self, path, params, key)
+
+    monkeypatch.setattr(GitHubApi, "list", flaky)
+    snap = build(seed_emu)
+    assert all(isinstance(v, Unavailable) and "HTTP 502" in v.reason for v in snap.check_runs.values())
+    assert isinstance(snap.comments, Unavailable) and "reviews" in snap.comments.reason
+    assert snap.signoff is not None  # still found among the lists that answered
+
+
+def test_missing_pr_is_a_snapshot_error(seed_emu):
+    with pytest.raises(SnapshotError, match="404"):
+        build_snapshot(api_for(seed_emu), seed_emu.world.repo, 1)
+
+
+# ----- the client: auth and bounded retries ---------------------------------------------------------
+
+
+def test_5xx_are_retried_then_reported(tmp_path):
+    with Emulator(SEED, strict=True, fail_rate=1.0) as emu:
+        api = api_for(emu)
+        got = fetch("the PR", lambda: api.get(f"/repos/{emu.world.repo}/pulls/3603"))
+        assert isinstance(got, Unavailable) and "HTTP 5" in got.reason
+        assert sum(emu.requests.values()) == github_client.MAX_RETRIES + 1
+
+
+def test_secondary_rate_limit_waits_retry_after_within_the_budget():
+    with Emulator(SEED, strict=True, rate_limit_rate=1.0) as emu:
+        api = api_for(emu, budget_s=2.5)
+        start = time.monotonic()
+        got = fetch("the PR", lambda: api.get(f"/repos/{emu.world.repo}/pulls/3603"))
+        elapsed = time.monotonic() - start
+        assert isinstance(got, Unavailable) and "HTTP 403" in got.reason
+        assert 0.9 <= elapsed < 4.0  # waited Retry-After (1 s) at least once, never past the budget
+        assert 2 <= sum(emu.requests.values()) <= 4
+
+
+def test_seeded_faults_still_give_a_complete_snapshot_or_reasons():
+    with Emulator(SEED, strict=True, fail_rate=0.2, seed=11) as emu:
+        snap = build(emu)
+        emu.assert_clean()
+    assert snap.head_sha and snap.signoff is not None
+
+
+def test_auth_from_env():
+    assert isinstance(auth_from_env({"GITHUB_TOKEN": "t"}), Auth.Token)
+    with pytest.raises(ClientError, match="GITHUB_TOKEN"):
+        auth_from_env({})
+    with pytest.raises(ClientError, match="INFX_APP_INSTALLATION_ID"):
+        auth_from_env({"INFX_APP_ID": "1", "INFX_APP_PRIVATE_KEY": "k"})
+    with pytest.raises(ClientError, match="must be a number"):
+        auth_from_env({"INFX_APP_ID": "x", "INFX_APP_PRIVATE_KEY": "k", "INFX_APP_INSTALLATION_ID": "2"})
