@@ -52,6 +52,12 @@ MSG_APP_KEY_UNREADABLE = "cannot read the GitHub App private key {path}: {error}
 MSG_BAD_APP_NUMBER = "{name} must be a number, not {value!r}"
 MSG_HTTP = "GitHub answered {status} for {what}{detail}"
 MSG_FAILED = "could not fetch {what} from GitHub: {error}"
+MSG_TOO_LARGE = "the download is {size} bytes, over the {limit}-byte cap"
+DOWNLOAD_CHUNK = 1 << 16
+
+
+class DownloadTooLarge(Exception):
+    """A download that would exceed the size its caller accepts (it is abandoned, not truncated)."""
 
 
 class ClientError(Exception):
@@ -257,16 +263,29 @@ class GitHubApi:
             raise GithubException(502, {"message": f"no redirect from {path}"}, headers)
         return urllib.parse.urljoin(self.base_url + "/", location)
 
-    def download(self, url: str) -> bytes:
-        """A pre-signed download URL: no token is sent (it may be another host), same retries."""
+    def download(self, url: str, max_bytes: int | None = None) -> bytes:
+        """A pre-signed download URL: no token is sent (it may be another host), same retries.
+        With `max_bytes`, a larger body is not read to the end: DownloadTooLarge is raised."""
         with requests.Session() as session:
             adapter = requests.adapters.HTTPAdapter(max_retries=make_retry(self._download_budget_s))
             session.mount("http://", adapter)
             session.mount("https://", adapter)
-            resp = session.get(url, timeout=TIMEOUT_S, headers={"User-Agent": USER_AGENT})
-            if resp.status_code >= 400:
-                raise GithubException(resp.status_code, {"message": resp.reason or "download failed"}, dict(resp.headers))
-            return resp.content
+            with session.get(url, timeout=TIMEOUT_S, headers={"User-Agent": USER_AGENT}, stream=True) as resp:
+                if resp.status_code >= 400:
+                    raise GithubException(resp.status_code, {"message": resp.reason or "download failed"},
+                                          dict(resp.headers))
+                if max_bytes is None:
+                    return resp.content
+                declared = resp.headers.get("Content-Length")
+                if declared and declared.isdigit() and int(declared) > max_bytes:
+                    raise DownloadTooLarge(MSG_TOO_LARGE.format(size=int(declared), limit=max_bytes))
+                chunks, total = [], 0
+                for chunk in resp.iter_content(DOWNLOAD_CHUNK):
+                    total += len(chunk)
+                    if total > max_bytes:
+                        raise DownloadTooLarge(MSG_TOO_LARGE.format(size=f"over {total}", limit=max_bytes))
+                    chunks.append(chunk)
+                return b"".join(chunks)
 
     def login(self) -> str:
         """The bot's own login: GET /user for a token; `<app slug>[bot]` for a GitHub App

@@ -1,14 +1,19 @@
-"""A FileSource over the GitHub API: one recursive tree listing per commit, file contents fetched
-only when read (blobs API, so files over 1 MB work too), each blob once, shared across trees."""
+"""A FileSource over the GitHub API: a commit's files from one repository archive (tarball) or one
+recursive tree listing, contents fetched only when read (blobs API, so files over 1 MB work too),
+each blob once, shared across trees and keyed by the git SHA of its bytes."""
 from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import logging
+import posixpath
 import re
+import tarfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
 from bot.github_client import GitHubApi, describe_error
 
@@ -20,6 +25,21 @@ MSG_TREE = "the file list of {repo}@{sha} could not be fetched: {error}"
 MSG_TREE_TRUNCATED = "GitHub truncated the file list of {repo}@{sha} (too many files)"
 MSG_BLOB = "{path} at {repo}@{sha} could not be fetched: {error}"
 MSG_TOO_LARGE = "{path} at {repo}@{sha} is {size} bytes, over the {limit}-byte fetch cap"
+MSG_ARCHIVE = "the archive of {repo}@{sha} could not be used: {error}"
+MSG_ARCHIVE_UNREADABLE = "not a gzip tar archive ({error})"
+MSG_ARCHIVE_LAYOUT = "expected one top-level directory, found {found}"
+MSG_ARCHIVE_COMMIT = "it is the archive of commit {found}, not {sha}"
+MSG_ARCHIVE_UNPACKED = "it unpacks to over {limit} bytes"
+MSG_ARCHIVE_ATTRIBUTES = "{path} sets {attribute}, so the archive may differ from the commit"
+MSG_ARCHIVE_MISMATCH = "{path} {problem} in the archive, unlike the head tree and the PR's changed files say"
+# A repository archive larger than this once unpacked is abandoned (the per-file path takes over).
+MAX_ARCHIVE_UNPACKED = 1 << 30
+ATTRIBUTES_FILE = ".gitattributes"
+# Attributes that make GitHub's archive differ from the commit: dropped files (export-ignore),
+# expanded keywords (export-subst), LFS objects in place of their pointers (filter=lfs).
+ARCHIVE_ATTRIBUTES = ("export-ignore", "export-subst", "filter=")
+# Change statuses whose path must exist, or must not exist, on the base side.
+ABSENT_AT_BASE = frozenset({"added", "copied"})
 _HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _NO_NEWLINE = "\\ No newline at end of file"
 
@@ -125,16 +145,118 @@ class BlobStore:
 
 
 Derive = Callable[[str, str], bytes | None]
+Entries = dict[str, tuple[str, int]]
+
+
+@dataclass
+class Archive:
+    """A commit's files as its repository archive has them: path -> (git blob SHA of the bytes,
+    size). The bytes themselves went to the BlobStore. `altered` names a .gitattributes that
+    may make the archive differ from the commit (then its file list is not trusted)."""
+
+    sha: str
+    entries: Entries
+    altered: str | None = None
+
+
+def read_archive(data: bytes, sha: str, blobs: BlobStore, *, max_unpacked: int = MAX_ARCHIVE_UNPACKED) -> Archive:
+    """Unpack GitHub's tarball of commit `sha` (one top-level `<owner>-<repo>-<short sha>/`
+    directory) into `blobs`. Raises ValueError naming what is wrong with it."""
+    try:
+        tar = tarfile.open(fileobj=io.BytesIO(data), mode="r:gz")
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise ValueError(MSG_ARCHIVE_UNREADABLE.format(error=exc)) from None
+    entries: Entries = {}
+    tops: set[str] = set()
+    altered = None
+    unpacked = 0
+    with tar:
+        try:
+            members = tar.getmembers()
+        except (tarfile.TarError, OSError, EOFError) as exc:
+            raise ValueError(MSG_ARCHIVE_UNREADABLE.format(error=exc)) from None
+        # git archive (and GitHub) record the commit in a pax global header.
+        commit = tar.pax_headers.get("comment")
+        if commit and commit != sha:
+            raise ValueError(MSG_ARCHIVE_COMMIT.format(found=commit, sha=sha))
+        for m in members:
+            top, _, rel = m.name.strip("/").partition("/")
+            tops.add(top)
+            if not rel or not (m.isreg() or m.issym()):
+                continue  # directories (and submodules, which archives show as empty ones)
+            if m.issym():
+                content = m.linkname.encode("utf-8", "surrogateescape")
+            else:
+                unpacked += m.size
+                if unpacked > max_unpacked:
+                    raise ValueError(MSG_ARCHIVE_UNPACKED.format(limit=max_unpacked))
+                handle = tar.extractfile(m)
+                content = handle.read() if handle is not None else b""
+            blob = git_blob_sha(content)
+            entries[rel] = (blob, len(content))
+            if len(content) <= MAX_BLOB_BYTES:
+                blobs.put(blob, content)
+            if posixpath.basename(rel) == ATTRIBUTES_FILE and altered is None:
+                text = content.decode("utf-8", "replace")
+                hit = next((a for a in ARCHIVE_ATTRIBUTES if a in text), None)
+                if hit is not None:
+                    altered = MSG_ARCHIVE_ATTRIBUTES.format(path=rel, attribute=hit.rstrip("="))
+    if len(tops) != 1:
+        raise ValueError(MSG_ARCHIVE_LAYOUT.format(found=len(tops)))
+    return Archive(sha=sha, entries=entries, altered=altered)
+
+
+def fetch_archive(api: GitHubApi, repo: str, sha: str, blobs: BlobStore, max_bytes: int) -> Archive:
+    """The tarball of `repo@sha` (redirect, then the download), unpacked into `blobs`. Raises
+    RemoteReadError with the reason when it cannot be had or read."""
+    try:
+        url = api.redirect_target(f"/repos/{repo}/tarball/{sha}")
+        return read_archive(api.download(url, max_bytes), sha, blobs)
+    except Exception as exc:  # any failure leaves the per-file path, never a wrong file list
+        raise RemoteReadError(MSG_ARCHIVE.format(repo=repo, sha=sha, error=describe_error(exc))) from None
+
+
+def archive_mismatch(archive: Archive, head: Entries, files: Iterable[Any]) -> str | None:
+    """Why the archive's file list cannot stand for the base side of a PR whose head tree is
+    `head` and whose changes from that base are `files` (ChangedFile-like), or None when it can.
+    Every file the PR leaves alone must be in the archive with the head's blob SHA, and every
+    changed file must be present or absent as its status says; so nothing the archive dropped
+    or rewrote goes unnoticed."""
+    if archive.altered:
+        return archive.altered
+    tar = archive.entries
+    touched: set[str] = set()
+    for f in files:
+        touched.update(p for p in (f.path, f.previous_path) if p)
+        before = f.previous_path or f.path
+        if f.status in ABSENT_AT_BASE:
+            if f.path in tar:
+                return MSG_ARCHIVE_MISMATCH.format(path=f.path, problem="is present")
+        elif before not in tar:
+            return MSG_ARCHIVE_MISMATCH.format(path=before, problem="is missing")
+    for path, (sha, _) in head.items():
+        if path in touched:
+            continue
+        if path not in tar:
+            return MSG_ARCHIVE_MISMATCH.format(path=path, problem="is missing")
+        if tar[path][0] != sha:
+            return MSG_ARCHIVE_MISMATCH.format(path=path, problem="has other content")
+    extra = next((p for p in tar if p not in touched and p not in head), None)
+    if extra is not None:
+        return MSG_ARCHIVE_MISMATCH.format(path=extra, problem="is present")
+    return None
 
 
 class RemoteTree:
     """The files of one commit. `derive(path, blob_sha)` may produce a file without a download
     (e.g. from the PR patch); its bytes are used only when their git SHA matches the tree's."""
 
-    def __init__(self, api: GitHubApi, repo: str, sha: str, blobs: BlobStore, *, derive: Derive | None = None):
+    def __init__(self, api: GitHubApi, repo: str, sha: str, blobs: BlobStore, *, derive: Derive | None = None,
+                 entries: Entries | None = None):
         self.api, self.repo, self.sha, self.blobs = api, repo, sha, blobs
         self.derive = derive
-        self._entries: dict[str, tuple[str, int]] | None = None
+        # Given `entries` (a verified archive's file list), no tree listing is requested.
+        self._entries: Entries | None = dict(entries) if entries is not None else None
         self._error: str | None = None
         self._lock = threading.Lock()
 
@@ -156,6 +278,10 @@ class RemoteTree:
         if self._entries is None:
             raise RemoteReadError(self._error)
         return self._entries
+
+    def entries(self) -> Entries:
+        """path -> (blob SHA, size) of every file; raises RemoteReadError when unlistable."""
+        return self._tree()
 
     def blob_sha(self, path: str) -> str | None:
         entry = self._tree().get(path.strip("/"))

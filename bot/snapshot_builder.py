@@ -1,14 +1,19 @@
 """The GitHub snapshot builder: one PRSnapshot from the REST API with as few requests as it can.
 
-Each resource is fetched once; file contents only when a check (or this builder) reads them,
-through `bot.remote_source.RemoteTree`; check runs only for the PR's commits; runs and artifacts
-only for the runs those check runs (or the reuse command) name; independent reads in parallel.
-Whatever still fails after the client's retries becomes `Unavailable` with the reason.
+Each resource is fetched once. The target tree comes from one tarball when the repository is small
+enough (its file list trusted only when it agrees with the head tree), else file by file through
+`bot.remote_source.RemoteTree`; the PR's changed files at head are rebuilt from their patches.
+Check runs only for the PR's commits; Actions runs and artifacts only for the run Check 1 reads
+and the one a reuse command names; team memberships only until the signer is found an owner;
+independent reads in parallel. Whatever still fails after the client's retries becomes
+`Unavailable` with the reason.
 """
 from __future__ import annotations
 
 import logging
+import os
 import re
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime, timezone
 from typing import Any, Callable, Iterable
@@ -17,7 +22,18 @@ import github
 
 from bot.artifacts import META_FILE, json_rows, rows_from, zip_files
 from bot.github_client import GitHubApi, describe_error, fetch
-from bot.remote_source import BlobStore, RemoteReadError, RemoteTree, apply_patch, candidates, git_blob_sha
+from bot.remote_source import (
+    BlobStore,
+    RemoteReadError,
+    RemoteTree,
+    apply_patch,
+    archive_mismatch,
+    candidates,
+    fetch_archive,
+    git_blob_sha,
+)
+# Check 1 decides which run it reads; the builder fetches that run (and no other) by the same rule.
+from checks.check_01_sweep_on_in_pr_commit import group_runs
 from checks.commands import find_reuse_command
 from checks.snapshot import (
     Artifact,
@@ -41,7 +57,11 @@ from recipes.markdown import find_section, links, strip_quotes_and_code
 log = logging.getLogger(__name__)
 
 POOL_WORKERS = 12
-STAGE_WORKERS = 10
+STAGE_WORKERS = 16
+# The target tree comes from one tarball when GitHub's `size` of the repository is at most this
+# many KB (the env variable overrides it; 0 turns archives off and reads files one by one).
+ARCHIVE_MAX_KB_ENV = "INFX_ARCHIVE_MAX_KB"
+DEFAULT_ARCHIVE_MAX_KB = 100 * 1024
 SUCCESS = "success"
 PULL_REQUEST_EVENT = "pull_request"
 DETAIL_SECTION_RE = r"additional detail"
@@ -49,6 +69,8 @@ DETAIL_SECTION_RE = r"additional detail"
 # otherwise turn into hundreds of requests).
 MAX_BYPASS_USERS = 10
 MAX_UPSTREAM_PULLS = 10
+# Teams asked per CODEOWNERS line in the first waves of membership lookups (then doubling).
+TEAM_WAVE_WIDTHS = (1, 1)
 PREFETCH_SUFFIXES = (".yaml", ".yml", ".sh", ".json", ".py", ".patch")
 KEY_RE = re.compile(r"(issuecomment-|pullrequestreview-|discussion_r)([1-9][0-9]*)")
 RUN_ID_RE = re.compile(r"/actions/runs/(\d+)")
@@ -169,13 +191,17 @@ def _check_run(item: dict, sha: str) -> CheckRun:
 
 class _Builder:
     def __init__(self, api: GitHubApi, repo: str, number: int, leaf: ThreadPoolExecutor, stage: ThreadPoolExecutor,
-                 progress: Progress | None):
+                 progress: Progress | None, archive_max_kb: int = DEFAULT_ARCHIVE_MAX_KB):
         # Two pools so nothing waits on its own pool: `leaf` tasks make requests and never submit
         # work; `stage` tasks combine several requests by submitting to `leaf`.
         self.api, self.repo, self.number, self.leaf, self.stage = api, repo, number, leaf, stage
         self.progress = progress or (lambda message: None)
         self.r = f"/repos/{repo}"
         self.blobs = BlobStore(api, repo)
+        self.archive_max_kb = archive_max_kb
+        self._runs: dict[int, Future] = {}
+        self._listings: dict[int, Future] = {}
+        self._runs_lock = threading.Lock()
 
     def submit(self, what: str, call: Callable[[], Any]) -> Future:
         return self.leaf.submit(fetch, what, call)
@@ -199,14 +225,14 @@ class _Builder:
             pr = f_pr.result()
         except Exception as exc:
             raise SnapshotError(MSG_PR.format(repo=self.repo, number=n, error=describe_error(exc))) from None
+        self.stage.submit(self._speculate_reuse, f_lists)
         current_head = pr["head"]["sha"]
         target_sha = pr["base"]["sha"]
         head_sha = pin_head or current_head
-        target = RemoteTree(self.api, self.repo, target_sha, self.blobs)
+        f_archive = self._start_archive(pr, target_sha)
         sides: dict[str, Any] = {}
         head = RemoteTree(self.api, self.repo, head_sha, self.blobs, derive=self._deriver(sides))
-        f_trees = [self.leaf.submit(self._warm, t) for t in (target, head)]
-        f_config = self.stage.submit(self._config, target)
+        f_head = self.leaf.submit(self._warm, head)
 
         commits = f_commits.result()
         if not isinstance(commits, Unavailable):
@@ -219,9 +245,9 @@ class _Builder:
                     raise SnapshotError(MSG_PIN_NOT_IN_PR.format(sha=pin_head, repo=self.repo, number=n))
                 commits = commits[: shas.index(pin_head) + 1]
         f_checks = self.stage.submit(self._check_runs, commits)
-        f_runs = self.stage.submit(self._runs_of_checks, f_checks, f_config)
         files = f_files.result()
-        if pin_head and pin_head != pr["head"]["sha"]:
+        pinned = bool(pin_head and pin_head != pr["head"]["sha"])
+        if pinned:
             files = fetch(f"the changes up to {pin_head}",
                           lambda: self.api.get(f"{r}/compare/{target_sha}...{pin_head}")["files"])
         if not isinstance(files, Unavailable):
@@ -229,25 +255,33 @@ class _Builder:
         sides["files"] = files
 
         base_sha = self._merge_base(target_sha, head_sha, commits)
+        # GitHub lists at most 3000 changed files (compare: 300); only a complete list may vouch
+        # for the archive.
+        complete = not pinned and not isinstance(files, Unavailable) \
+            and len(files) == int(pr.get("changed_files") or -1)
+        target = self._target_tree(target_sha, f_archive, head, f_head,
+                                   files if complete and base_sha == target_sha else None)
         base = target if base_sha == target_sha else RemoteTree(self.api, self.repo, base_sha, self.blobs)
         sides["base"] = base
-        config = f_config.result()
+        config = self._config(target)
         policy = config.policy
         comments, by_kind = self._comments(f_lists)
         signoff = self._signoff(signoff_ref, by_kind, policy)
-
-        self.progress("reading owners, permissions, runs and files")
-        f_teams = self.stage.submit(self._teams, target, files, signoff, config)
-        f_users = self.stage.submit(self._users, signoff, comments, config)
-        f_upstream = self.stage.submit(self._upstream, signoff, config)
-        for f in f_trees:
-            f.result()
-        f_prefetch = self.stage.submit(self._prefetch, target, base, head, files, config)
         reuse_found = None
         if not isinstance(comments, Unavailable):
             bots = {b.lower() for b in policy.bot_logins}
             reuse_found = find_reuse_command([c for c in comments if c.author.lower() not in bots],
                                              policy.authorized_associations)
+        if reuse_found and reuse_found[1].run_id is not None:
+            self._run_future(reuse_found[1].run_id, config)  # started now, read when the checks are in
+        f_runs = self.stage.submit(self._runs_of_checks, f_checks, commits, config)
+
+        self.progress("reading owners, permissions, runs and files")
+        f_teams = self.stage.submit(self._teams, target, files, signoff, config)
+        f_users = self.stage.submit(self._users, signoff, comments, config)
+        f_upstream = self.stage.submit(self._upstream, signoff, config)
+        f_head.result()
+        f_prefetch = self.stage.submit(self._prefetch, target, base, head, files, config)
         check_runs = f_checks.result()
         sweep_runs, reuse = self._with_reuse(f_runs.result(), check_runs, reuse_found, commits, pr, config)
         f_prefetch.result()
@@ -282,6 +316,43 @@ class _Builder:
             config=config,
             html_url=pr.get("html_url") or "",
         )
+
+    # ----- the target tree: one archive when the repository is small enough ------------------
+
+    def _start_archive(self, pr: dict, target_sha: str) -> Future | None:
+        """The target's tarball, fetched in the background when GitHub's `size` of the repository
+        (KB) is known and within the cap; None means the per-file path."""
+        size_kb = ((pr.get("base") or {}).get("repo") or {}).get("size")
+        if not self.archive_max_kb or not isinstance(size_kb, int) or size_kb > self.archive_max_kb:
+            log.debug("no archive for %s (size %s KB, cap %s KB)", self.repo, size_kb, self.archive_max_kb)
+            return None
+        return self.leaf.submit(fetch_archive, self.api, self.repo, target_sha, self.blobs,
+                                self.archive_max_kb * 1024)
+
+    def _target_tree(self, target_sha: str, f_archive: Future | None, head: RemoteTree, f_head: Future,
+                     files: list[ChangedFile] | None) -> RemoteTree:
+        """The target tree. Its file list comes from the archive only when the archive agrees
+        with the head tree on every file the PR leaves alone (`files`: the PR's complete changes
+        from the target, or None when the PR does not start on the target tip); otherwise from a
+        tree listing. Either way the archive's bytes serve reads, as they are keyed by blob SHA."""
+        if f_archive is None:
+            return RemoteTree(self.api, self.repo, target_sha, self.blobs)
+        try:
+            archive = f_archive.result()
+        except RemoteReadError as exc:
+            log.warning("%s; reading files one by one", exc)
+            return RemoteTree(self.api, self.repo, target_sha, self.blobs)
+        if files is None:
+            return RemoteTree(self.api, self.repo, target_sha, self.blobs)
+        f_head.result()
+        try:
+            problem = archive_mismatch(archive, head.entries(), files)
+        except RemoteReadError as exc:
+            problem = str(exc)
+        if problem is not None:
+            log.warning("the file list of the archive of %s@%s is not used: %s", self.repo, target_sha, problem)
+            return RemoteTree(self.api, self.repo, target_sha, self.blobs)
+        return RemoteTree(self.api, self.repo, target_sha, self.blobs, entries=archive.entries)
 
     @staticmethod
     def _warm(tree: RemoteTree) -> None:
@@ -396,8 +467,9 @@ class _Builder:
         return dict(zip([c.sha for c in commits], self.leaf.map(one, [c.sha for c in commits])))
 
     def _teams(self, target: RemoteTree, files, signoff: Comment | None, config: RepoConfig) -> dict[str, list[str] | Unavailable]:
-        """Membership of the signer in each team that owns a changed path and could make the
-        signer an owner; a team is asked only when the line does not name the signer."""
+        """Membership of the signer in the teams that could make the signer an owner of a changed
+        path: none when every deciding line names the signer; else each line's teams in order
+        until one counts the signer in."""
         if signoff is None or isinstance(files, Unavailable):
             return {}
         try:
@@ -420,8 +492,7 @@ class _Builder:
                     groups.append(sorted(co.everyone_teams()))
             elif not m.names_user(signer):
                 groups.append(m.teams())
-        teams = list(dict.fromkeys(t for g in groups for t in g))
-        if not teams:
+        if not groups:
             return {}
 
         def ask(team: str) -> bool | Exception:
@@ -432,7 +503,22 @@ class _Builder:
             except Exception as exc:
                 return exc
 
-        answers = dict(zip(teams, self.leaf.map(ask, teams)))
+        # Each path's teams in the line's order, stopping at the first that makes the signer an
+        # owner (Check 0 reads no further). A wave asks the next teams of every path still open:
+        # one, one, then twice as many as the wave before, so a long line costs few round trips.
+        answers: dict[str, bool | Exception] = {}
+        widths = iter(TEAM_WAVE_WIDTHS)
+        width = 1
+        while True:
+            width = next(widths, width * 2)
+            wave: list[str] = []
+            for group in groups:
+                if any(answers.get(t) is True for t in group):
+                    continue
+                wave.extend(t for t in [t for t in group if t not in answers][:width] if t not in wave)
+            if not wave:
+                break
+            answers.update(zip(wave, self.leaf.map(ask, wave)))
         out: dict[str, list[str] | Unavailable] = {}
         follow_up: list[str] = []
         for group in groups:
@@ -562,16 +648,29 @@ class _Builder:
 
     # ----- Actions runs and artifacts ---------------------------------------------------------
 
-    def _runs_of_checks(self, f_checks: Future, f_config: Future) -> dict[int, SweepRun]:
-        """The runs the in-PR check runs belong to, fetched as soon as the check runs are in."""
-        check_runs, config = f_checks.result(), f_config.result()
-        ids: list[int] = []
-        if not isinstance(check_runs, Unavailable):
-            for runs in check_runs.values():
-                if not isinstance(runs, Unavailable):
-                    ids.extend(cr.run_id for cr in runs if cr.run_id)
-        ids = list(dict.fromkeys(ids))
-        return dict(zip(ids, self.stage.map(lambda rid: self._sweep_run(rid, config), ids)))
+    def _run_future(self, run_id: int, config: RepoConfig) -> Future:
+        """Run `run_id` with its artifacts, fetched once however many reasons ask for it."""
+        with self._runs_lock:
+            if run_id not in self._runs:
+                self._runs[run_id] = self.stage.submit(self._sweep_run, run_id, config)
+            return self._runs[run_id]
+
+    def _runs_of_checks(self, f_checks: Future, commits, config: RepoConfig) -> dict[int, SweepRun]:
+        """The run Check 1 would pick from the check runs (newest in-PR commit first, the newest
+        run whose benchmark and eval jobs all passed), fetched as soon as the check runs are in.
+        Runs it would not read (a reuse gate's, a failed one) are not fetched."""
+        check_runs = f_checks.result()
+        if isinstance(check_runs, Unavailable) or isinstance(commits, Unavailable):
+            return {}
+        for commit in reversed(commits):
+            runs = check_runs.get(commit.sha)
+            if isinstance(runs, Unavailable) or not runs:
+                continue
+            chosen = next((g.run_id for g in group_runs(runs, commit.sha, config)
+                           if g.qualifies and g.run_id is not None), None)
+            if chosen is not None:
+                return {chosen: self._run_future(chosen, config).result()}
+        return {}
 
     def _with_reuse(self, sweep_runs: dict[int, SweepRun], check_runs, reuse_found, commits, pr: dict,
                     config: RepoConfig) -> tuple[dict[int, SweepRun] | Unavailable, ReuseSource | None]:
@@ -582,7 +681,7 @@ class _Builder:
             shas = [] if isinstance(commits, Unavailable) else [c.sha for c in commits]
             run_id = command.run_id if command.run_id is not None else self._pick_reusable(pr, shas, config)
         if run_id is not None and run_id not in sweep_runs:
-            sweep_runs = {**sweep_runs, run_id: self._sweep_run(run_id, config)}
+            sweep_runs = {**sweep_runs, run_id: self._run_future(run_id, config).result()}
         if not sweep_runs and isinstance(check_runs, Unavailable):
             return Unavailable(reason=check_runs.reason), None
         reuse = None
@@ -633,11 +732,35 @@ class _Builder:
                 return int(run["id"])
         return None
 
-    def _sweep_run(self, run_id: int, config: RepoConfig) -> SweepRun | None:
-        f_run = self.leaf.submit(fetch, f"run {run_id}", lambda: self.api.get(f"{self.r}/actions/runs/{run_id}"))
+    def _run_listing(self, run_id: int) -> Future:
+        """Run `run_id` and its artifact list (no policy needed), fetched once."""
+        with self._runs_lock:
+            if run_id not in self._listings:
+                self._listings[run_id] = self.stage.submit(self._fetch_run, run_id)
+            return self._listings[run_id]
+
+    def _fetch_run(self, run_id: int) -> tuple[Any, Any]:
+        f_run = self.submit(f"run {run_id}", lambda: self.api.get(f"{self.r}/actions/runs/{run_id}"))
         arts = fetch(f"the artifacts of run {run_id}",
                      lambda: self.api.list(f"{self.r}/actions/runs/{run_id}/artifacts", key="artifacts"))
-        run = f_run.result()
+        return f_run.result(), arts
+
+    def _speculate_reuse(self, f_lists: dict[str, Future]) -> None:
+        """Start reading the run a `/reuse-sweep-run <id>` names as soon as the comments are in,
+        judged by the default policy: the target's policy arrives a round trip later, and decides
+        whether the run is used at all."""
+        comments, _ = self._comments(f_lists)
+        if isinstance(comments, Unavailable):
+            return
+        policy = RepoConfig().policy
+        bots = {b.lower() for b in policy.bot_logins}
+        found = find_reuse_command([c for c in comments if c.author.lower() not in bots and not c.is_bot],
+                                   policy.authorized_associations)
+        if found and found[1].run_id is not None:
+            self._run_listing(found[1].run_id)
+
+    def _sweep_run(self, run_id: int, config: RepoConfig) -> SweepRun | None:
+        run, arts = self._run_listing(run_id).result()
         if isinstance(run, Unavailable):
             missing = Unavailable(reason=run.reason)
             return SweepRun(run_id=run_id, artifacts=missing, throughput=missing, evals=missing)
@@ -725,11 +848,26 @@ def build_snapshot(
     review_date: date | None = None,
     pin_head: str | None = None,
     progress: Progress | None = None,
+    archive_max_kb: int | None = None,
 ) -> PRSnapshot:
     """The snapshot of `repo#pr_number` as GitHub reports it now (or at `pin_head`, a commit of
     the PR). The sign-off is `signoff_ref` (URL or key), else the newest comment holding the
-    sign-off phrase. Raises SnapshotError when the PR, the sign-off or the pinned head is unknown."""
+    sign-off phrase. Raises SnapshotError when the PR, the sign-off or the pinned head is unknown.
+    `archive_max_kb` caps the repository size for which the target tree comes from one tarball
+    (default: $INFX_ARCHIVE_MAX_KB, else 100 MB; 0: never)."""
     api = gh if isinstance(gh, GitHubApi) else GitHubApi(gh)
+    cap = archive_max_kb if archive_max_kb is not None else archive_cap_from_env()
     with ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="infx-get") as leaf, \
             ThreadPoolExecutor(STAGE_WORKERS, thread_name_prefix="infx-stage") as stage:
-        return _Builder(api, repo, pr_number, leaf, stage, progress).build(signoff_ref, review_date, pin_head)
+        return _Builder(api, repo, pr_number, leaf, stage, progress, cap).build(signoff_ref, review_date, pin_head)
+
+
+def archive_cap_from_env(env: dict[str, str] | None = None) -> int:
+    """The archive size cap in KB from INFX_ARCHIVE_MAX_KB (a bad value keeps the default)."""
+    value = (env if env is not None else os.environ).get(ARCHIVE_MAX_KB_ENV, "").strip()
+    if not value:
+        return DEFAULT_ARCHIVE_MAX_KB
+    if not value.isdigit():
+        log.warning("%s=%r is not a number of KB; using %d", ARCHIVE_MAX_KB_ENV, value, DEFAULT_ARCHIVE_MAX_KB)
+        return DEFAULT_ARCHIVE_MAX_KB
+    return int(value)

@@ -122,7 +122,7 @@ def job_kind(name: str, config) -> str | None:
     return None
 
 
-def _group_runs(runs: list[CheckRun], sha: str, config) -> list[RunJobs]:
+def group_runs(runs: list[CheckRun], sha: str, config) -> list[RunJobs]:
     groups: dict[int | None, RunJobs] = {}
     for cr in runs:
         kind = job_kind(cr.name, config)
@@ -202,7 +202,7 @@ def _choose(ctx) -> SweepChoice:
             if isinstance(runs, Unavailable):
                 choice.unavailable.append(MSG_COMMIT_RUNS_UNAVAILABLE.format(sha=_short(sha), reason=runs.reason))
                 continue
-            per_commit[sha] = _group_runs(runs, sha, ctx.config)
+            per_commit[sha] = group_runs(runs, sha, ctx.config)
 
     if reuse_run is not None:
         jobs = next((g for g in per_commit.get(reuse_run.head_sha, []) if g.run_id == reuse_run.run_id), None)

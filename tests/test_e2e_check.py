@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from github import Auth
 
+from bench.verdict import generate_world
 from bot.cli import main
 from bot.github_client import GitHubApi, make_github
 from bot.sandbox import Emulator
@@ -24,6 +25,11 @@ REJECTED_ROWS = {0: "FAIL", 1: "PASS", 2: "FAIL", 3: "FAIL", 4: "WARN", 5: "FAIL
                  9: "N/A", 10: "FAIL", 11: "N/A", 12: "N/A", 13: "N/A", 14: "WARN", 15: "PASS"}
 NON_PASSING = {"FAIL", "WARN"}
 FAULT_SEEDS = (3, 17)
+# Issue 5's request budgets per verdict (reads): the seed world, and the seed world grown by 300
+# changed files and 300 comments.
+SEED_READ_BUDGET = 20
+GROWN_READ_BUDGET = 40
+GROWN_FILES = GROWN_COMMENTS = 300
 
 
 def open_world(name: str, **knobs) -> Emulator:
@@ -62,6 +68,29 @@ def test_seed_json_rows_match_the_world_readme(capsys, monkeypatch):
     assert data["repo"] == "SemiAnalysisAI/InferenceX" and data["pr"] == 3603
 
 
+def test_seed_verdict_reads_within_the_request_budget(capsys, monkeypatch):
+    with open_world("seed") as emu:
+        code, out, _ = check(emu, capsys, monkeypatch, "--format", "json")
+        reads = sum(emu.requests.values())
+        emu.assert_clean()
+    assert code == 0 and rows(out) == SEED_ROWS
+    assert reads <= SEED_READ_BUDGET, reads
+
+
+def test_300_files_and_300_comments_stay_within_the_request_budget(tmp_path, capsys, monkeypatch):
+    world = generate_world(tmp_path / "world", GROWN_FILES, GROWN_COMMENTS)
+    with Emulator(world, strict=True) as emu:
+        code, out, _ = check(emu, capsys, monkeypatch, "--format", "json")
+        counts = dict(emu.requests)
+        emu.assert_clean()
+    assert code in (0, 1) and len(json.loads(out)["checks"]) == 16
+    assert sum(counts.values()) <= GROWN_READ_BUDGET, counts
+    # Growth is pagination of the two long lists only (100 per page), never a request per file.
+    assert counts["GET /repos/{owner}/{repo}/pulls/{number}/files"] == 4
+    assert counts["GET /repos/{owner}/{repo}/issues/{number}/comments"] == 4
+    assert counts.get("GET /repos/{owner}/{repo}/git/blobs/{sha}", 0) == 0
+
+
 def test_rejected_world_rows_and_exit_code(capsys, monkeypatch):
     with open_world("rejected") as emu:
         code, out, _ = check(emu, capsys, monkeypatch, "--format", "json", "--post")
@@ -80,7 +109,7 @@ def test_comment_created_then_left_alone_then_edited_in_place(capsys, monkeypatc
         comment_id = first[0]["id"]
         assert first[0]["body"].startswith(f"<!-- codeowner-signoff-verify signoff=issuecomment-{SIGNOFF_ID} -->\n")
         assert first[1]["state"] == "success" and first[1]["sha"] == emu.head_sha
-        assert first[1]["description"] == "CODEOWNER checklist passed with warnings (Checks 15)"
+        assert first[1]["description"] == "CODEOWNER checklist passed with warnings (Check 15)"
 
         check(emu, capsys, monkeypatch, "--post")
         assert bot_effects(emu) == first  # two identical runs: the second writes nothing

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from github import Auth, GithubException
 
-from bot import github_client
+from bot import github_client, snapshot_builder
 from bot.github_client import ClientError, GitHubApi, auth_from_env, fetch, make_github
-from bot.remote_source import apply_patch, candidates, git_blob_sha
+from bot.remote_source import RemoteReadError, apply_patch, candidates, git_blob_sha
 from bot.sandbox import Emulator
-from bot.snapshot_builder import SnapshotError, build_snapshot, find_signoff, parse_signoff_ref
+from bot.snapshot_builder import SnapshotError, archive_cap_from_env, build_snapshot, find_signoff, parse_signoff_ref
+from checks.engine import evaluate
 from checks.snapshot import Comment, Unavailable
 
 WORLDS = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
@@ -25,7 +26,13 @@ GATE_RUN = 37630112458
 SIGNOFF_KEY = "issuecomment-4401"
 PHRASE = "As a PR reviewer and CODEOWNER"
 BLOBS = "GET /repos/{owner}/{repo}/git/blobs/{sha}"
+TREES = "GET /repos/{owner}/{repo}/git/trees/{ref}"
+TARBALL = "GET /repos/{owner}/{repo}/tarball/{ref}"
+CODELOAD = "GET /_sandbox/codeload/{owner}/{repo}/{sha}/{signature}"
+MEMBERSHIP = "GET /orgs/{org}/teams/{slug}/memberships/{user}"
 DOWNLOAD = "GET /_sandbox/artifacts/{artifact_id}/{signature}"
+# Issue 5: a seed verdict costs at most this many requests.
+SEED_READ_BUDGET = 20
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +123,7 @@ def test_seed_snapshot_has_what_the_checks_need(seed_snapshot, seed_emu):
     assert [c.sha for c in snap.commits] == [seed_emu.shas["c1"], seed_emu.shas["c2"]]
     assert snap.signoff is not None and snap.signoff.key == SIGNOFF_KEY and snap.signoff.author == "seungrokj"
     assert snap.reuse is not None and snap.reuse.run_id == SEED_RUN and snap.reuse.command == "/reuse-sweep-run"
-    assert set(snap.sweep_runs) == {SEED_RUN, GATE_RUN}
+    assert set(snap.sweep_runs) == {SEED_RUN}  # the reuse gate's run is not one Check 1 reads
     run = snap.sweep_runs[SEED_RUN]
     assert run.head_sha == seed_emu.shas["c1"] and run.event == "pull_request" and run.conclusion == "success"
     assert [r["score"] if "score" in r else r.get("em_strict") for r in run.evals] == [0.973]
@@ -129,22 +136,134 @@ def test_seed_snapshot_has_what_the_checks_need(seed_snapshot, seed_emu):
 
 
 def test_each_resource_is_fetched_once(seed_snapshot):
-    _, counts, log = seed_snapshot
+    snap, counts, log = seed_snapshot
     for route in ("pulls/{number}", "pulls/{number}/files", "pulls/{number}/commits", "pulls/{number}/reviews",
                   "pulls/{number}/comments", "issues/{number}/comments"):
         assert counts[f"GET /repos/{{owner}}/{{repo}}/{route}"] == 1, route
     assert counts["GET /repos/{owner}/{repo}/commits/{ref}/check-runs"] == 2  # one per in-PR commit
-    assert counts["GET /repos/{owner}/{repo}/git/trees/{ref}"] == 2  # target (= merge base) and head
-    blob_paths = [e["path"] for e in log if e["route"] == BLOBS]
-    assert len(blob_paths) == len(set(blob_paths)), "a blob was downloaded twice"
-    # Only the aggregate artifacts of the sweep run are downloaded (no per-job bmk_agentic_*).
+    # The target (= merge base) is one tarball whose file list the head tree vouches for; the
+    # head's changed files come from their patches, its other files are the target's.
+    assert counts[TARBALL] == 1 and counts[CODELOAD] == 1
+    assert [e["path"].split("?")[0].rsplit("/", 1)[1] for e in log if e["route"] == TREES] == [snap.head_sha]
+    assert counts[BLOBS] == 0
+    # Only the run Check 1 reads (the reuse gate's run is never asked for), and of it only the
+    # aggregate artifacts (no per-job bmk_agentic_*).
+    assert counts["GET /repos/{owner}/{repo}/actions/runs/{run_id}"] == 1
+    assert not any(str(GATE_RUN) in e["path"] for e in log)
     assert counts[DOWNLOAD] == 2
     assert counts["GET /repos/{owner}/{repo}/collaborators/{user}/permission"] == 1
 
 
-def test_file_contents_are_fetched_lazily_and_once(seed_emu):
+def test_teams_are_asked_in_line_order_until_one_counts_the_signer_in(seed_snapshot):
+    snap, _, log = seed_snapshot
+    asked = [e["path"].split("/")[4] for e in log if e["route"] == MEMBERSHIP]
+    # MODELS.md lines name @InferenceX/core, vendor-number-3, vendor-number-4: the signer is in
+    # vendor-number-3, so vendor-number-4 is never asked; amd-master.yaml names the signer.
+    assert asked == ["core", "vendor-number-3"]
+    assert snap.team_members["InferenceX/vendor-number-3"] == ["seungrokj"]
+    assert "InferenceX/vendor-number-4" not in snap.team_members
+
+
+def test_seed_verdict_reads_within_the_budget(seed_emu):
+    seed_emu.reset_counters()
+    evaluate(build(seed_emu))
+    assert sum(seed_emu.requests.values()) <= SEED_READ_BUDGET, dict(seed_emu.requests)
+    seed_emu.assert_clean()
+
+
+def _same_files(a, b, paths) -> None:
+    for path in paths:
+        assert a.read(path) == b.read(path), path
+
+
+PROBE_PATHS = ("inferencex-e2e/configs/amd-master.yaml", "inferencex-e2e/perf-changelog.yaml", ".github/CODEOWNERS",
+               "inferencex-e2e/docs/MODELS.md", "no/such/file")
+
+
+def test_a_repository_over_the_size_cap_is_read_file_by_file(seed_emu, seed_snapshot):
+    archived, _, _ = seed_snapshot
+    seed_emu.reset_counters()
+    seed_emu.repo_size_kb = 10**6
+    try:
+        snap = build(seed_emu, archive_max_kb=1000)
+    finally:
+        seed_emu.repo_size_kb = None
+    assert seed_emu.requests[TARBALL] == 0 and seed_emu.requests[TREES] == 2
+    assert evaluate(snap).to_json()["checks"] == evaluate(archived).to_json()["checks"]
+    _same_files(snap.target, archived.target, PROBE_PATHS)
+
+
+def test_a_failing_archive_falls_back_to_file_by_file_reads(seed_emu, seed_snapshot, monkeypatch):
+    archived, _, _ = seed_snapshot
+    real = GitHubApi.redirect_target
+
+    def broken(self, path):
+        if "/tarball/" in path:
+            raise GithubException(502, {"message": "Bad Gateway"}, {})
+        return real(self, path)
+
+    monkeypatch.setattr(GitHubApi, "redirect_target", broken)
     seed_emu.reset_counters()
     snap = build(seed_emu)
+    assert seed_emu.requests[TREES] == 2 and seed_emu.requests[CODELOAD] == 0
+    assert evaluate(snap).to_json()["checks"] == evaluate(archived).to_json()["checks"]
+    _same_files(snap.target, archived.target, PROBE_PATHS)
+
+
+def test_no_archive_and_no_tree_listing_is_unavailable_evidence(seed_emu, monkeypatch):
+    real_redirect, real_get = GitHubApi.redirect_target, GitHubApi.get
+
+    def no_archive(self, path):
+        if "/tarball/" in path:
+            raise GithubException(502, {"message": "Bad Gateway"}, {})
+        return real_redirect(self, path)
+
+    def no_target_tree(self, path, params=None):
+        if f"/git/trees/{seed_emu.base_sha}" in path:
+            raise GithubException(502, {"message": "Bad Gateway"}, {})
+        return real_get(self, path, params)
+
+    monkeypatch.setattr(GitHubApi, "redirect_target", no_archive)
+    monkeypatch.setattr(GitHubApi, "get", no_target_tree)
+    snap = build(seed_emu)
+    with pytest.raises(RemoteReadError, match="HTTP 502"):
+        snap.target.read(".github/CODEOWNERS")
+    verdict = evaluate(snap)
+    assert verdict.status.value == "REJECTED"
+    assert next(c for c in verdict.to_json()["checks"] if c["number"] == 0)["status"] == "FAIL"
+
+
+def test_an_archive_the_head_tree_contradicts_is_not_trusted(seed_emu, seed_snapshot, monkeypatch):
+    """An archive missing a file (as export-ignore would make it): its list is dropped for a tree
+    listing, and the missing file is still read, from the blobs API."""
+    archived, _, _ = seed_snapshot
+    real = snapshot_builder.fetch_archive
+    dropped = "inferencex-e2e/configs/runners.yaml"
+
+    def doctored(api, repo, sha, blobs, max_bytes):
+        archive = real(api, repo, sha, blobs, max_bytes)
+        archive.entries.pop(dropped)
+        return archive
+
+    monkeypatch.setattr(snapshot_builder, "fetch_archive", doctored)
+    seed_emu.reset_counters()
+    snap = build(seed_emu)
+    assert seed_emu.requests[TREES] == 2 and seed_emu.requests[TARBALL] == 1
+    assert snap.target.read(dropped) == archived.target.read(dropped) is not None
+    assert seed_emu.requests[BLOBS] == 0  # the archive's bytes still serve reads: they are keyed by blob SHA
+
+
+def test_archive_cap_from_env():
+    assert archive_cap_from_env({}) == snapshot_builder.DEFAULT_ARCHIVE_MAX_KB
+    assert archive_cap_from_env({"INFX_ARCHIVE_MAX_KB": "0"}) == 0
+    assert archive_cap_from_env({"INFX_ARCHIVE_MAX_KB": "2048"}) == 2048
+    assert archive_cap_from_env({"INFX_ARCHIVE_MAX_KB": "lots"}) == snapshot_builder.DEFAULT_ARCHIVE_MAX_KB
+
+
+def test_file_contents_are_fetched_lazily_and_once(seed_emu):
+    seed_emu.reset_counters()
+    snap = build(seed_emu, archive_max_kb=0)  # file by file
+    assert seed_emu.requests[TARBALL] == 0
     before = seed_emu.requests[BLOBS]
     assert snap.head.read("inferencex-e2e/configs/runners.yaml") is not None
     assert seed_emu.requests[BLOBS] == before + 1

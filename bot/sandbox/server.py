@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import base64
 import difflib
+import gzip
 import io
 import json
+import os
 import random
 import re
 import shutil
 import socket
+import subprocess
 import tempfile
 import threading
 import time
@@ -37,6 +40,10 @@ WEB = "https://github.com"
 DOCS = "https://docs.github.com/rest"
 API_PREFIX = "/api/v3"  # GitHub Enterprise style prefix, accepted as an alias of the root
 DOWNLOAD_PREFIX = "/_sandbox/artifacts"
+# Stands in for codeload.github.com, where GitHub redirects repository archive requests.
+CODELOAD_PREFIX = "/_sandbox/codeload"
+# GitHub names an archive's single top-level directory <owner>-<repo>-<7-char sha>.
+ARCHIVE_SHORT_SHA = 7
 
 # GitHub limits the emulator enforces, so the bot meets them here before it meets them live.
 MAX_COMMENT_BODY = 65536
@@ -56,6 +63,13 @@ APP_ID = 4241
 STATUS_STATES = ("error", "failure", "pending", "success")
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
 ZIP_DATE = (2026, 1, 1, 0, 0, 0)
+# What a secondary-rate-limit fault asks the client to wait; GitHub sends whole seconds, and a
+# fault benchmark may lower it to 0 to measure the retry logic rather than the sleeping.
+DEFAULT_RETRY_AFTER_S = 1
+# `<artifacts_dir>/<run>/<name>.zip` (with no `<name>/` folder) is an artifact's download as given.
+PREBUILT_ZIP_SUFFIX = ".zip"
+# Request bodies kept in the request log (a long comment body is cut, not dropped).
+LOGGED_BODY_MAX = 70_000
 
 MSG_NOT_FOUND = "Not Found"
 MSG_NO_AUTH = "Requires authentication"
@@ -185,11 +199,13 @@ class Emulator:
         latency_ms: int = 0,
         seed: int = 0,
         port: int = 0,
+        retry_after_s: int = DEFAULT_RETRY_AFTER_S,
     ):
         self.world_dir = Path(world_dir)
         self.strict = strict
         self.fail_rate, self.rate_limit_rate, self.drop_rate = fail_rate, rate_limit_rate, drop_rate
         self.latency_ms = latency_ms
+        self.retry_after_s = retry_after_s
         self._rng = random.Random(seed)
         self._lock = threading.RLock()
         self._local = threading.local()
@@ -215,6 +231,10 @@ class Emulator:
         self._install_tokens: dict[str, str] = {}
         self._diff_cache: dict[tuple[str, str], list[dict]] = {}
         self._zip_cache: dict[int, bytes] = {}
+        self._tarball_cache: dict[str, bytes] = {}
+        # GitHub's repository `size` (KB); None: measured from the world's git objects. Tests set it
+        # to exercise clients' size caps.
+        self.repo_size_kb: int | None = None
         self._load_state()
         self.routes = self._routes()
         self._server = ThreadingHTTPServer((HOST, port), _make_handler(self))
@@ -388,10 +408,15 @@ class Emulator:
             return FAULT_RATE_LIMIT
         return None
 
-    def _record(self, method: str, path: str, route: str, status: int | str, actor: str | None) -> None:
+    def _record(self, method: str, path: str, route: str, status: int | str, actor: str | None,
+                body: bytes = b"") -> None:
+        entry: dict[str, Any] = {"method": method, "path": path, "route": route, "status": status, "actor": actor}
+        if body:
+            # Kept so tests can scan what clients sent (e.g. that no token leaks into a write).
+            entry["body"] = body[:LOGGED_BODY_MAX].decode("utf-8", "replace")
         with self._lock:
             self.requests[route] += 1
-            self.request_log.append({"method": method, "path": path, "route": route, "status": status, "actor": actor})
+            self.request_log.append(entry)
 
     def _rate_headers(self, actor: str | None) -> dict[str, str]:
         used = self._rate_used[actor or ""]
@@ -470,8 +495,15 @@ class Emulator:
             "git_url": f"git://github.com/{full_name}.git", "clone_url": f"{WEB}/{full_name}.git",
             "created_at": iso(self.pr_created - timedelta(days=365)), "updated_at": iso(self._clock),
             "pushed_at": iso(self._clock), "archived": False, "disabled": False, "has_issues": True,
-            "topics": [], "language": "Python",
+            "topics": [], "language": "Python", "size": self._size_kb() if is_world else 0,
         }
+
+    def _size_kb(self) -> int:
+        if self.repo_size_kb is None:
+            counts = dict(line.split(": ", 1) for line in _git_out(self.repo_path, "count-objects", "-v")
+                          .decode().splitlines() if ": " in line)
+            self.repo_size_kb = int(counts.get("size", 0)) + int(counts.get("size-pack", 0))
+        return self.repo_size_kb
 
     def label_json(self, name: str) -> dict:
         lid = user_id("label:" + name)
@@ -885,6 +917,8 @@ class Emulator:
             ("POST", f"{R}/actions/workflows/{{workflow_id}}/dispatches", self.h_dispatch),
             ("GET", f"{R}/collaborators/{{user}}/permission", self.h_permission),
             ("GET", f"{DOWNLOAD_PREFIX}/{{artifact_id}}/{{signature}}", self.h_download, "none"),
+            ("GET", f"{R}/tarball/{{ref}}", self.h_tarball),
+            ("GET", f"{CODELOAD_PREFIX}/{{owner}}/{{repo}}/{{sha}}/{{signature}}", self.h_codeload, "none"),
         ]
         return [Route(t[0], t[1], _compile(t[1]), t[2], t[3] if len(t) > 3 else "token") for t in table]
 
@@ -1450,8 +1484,44 @@ class Emulator:
         if rec is None or rec["expired"] or req.params["signature"] != self._signature(aid):
             raise HttpError(404, "BlobNotFound")
         if aid not in self._zip_cache:
-            self._zip_cache[aid] = _zip_dir(rec["dir"])
+            prebuilt = rec["dir"].with_name(rec["dir"].name + PREBUILT_ZIP_SUFFIX)
+            if not rec["dir"].is_dir() and prebuilt.is_file():
+                self._zip_cache[aid] = prebuilt.read_bytes()  # served as is, e.g. a truncated zip
+            else:
+                self._zip_cache[aid] = _zip_dir(rec["dir"])
         return Response(200, self._zip_cache[aid], content_type="application/zip")
+
+    # ----- repository archives ----------------------------------------------------------------
+
+    def _archive_signature(self, sha: str) -> str:
+        return node_id("codeload", f"{sha}:{self.port}").replace("+", "-").replace("/", "_")
+
+    def h_tarball(self, req: Request) -> Response:
+        """Like GitHub: a redirect to a short-lived codeload URL that needs no token."""
+        self._check_repo(req)
+        sha = self.resolve_ref(req.params["ref"])
+        if sha is None or self.git.commit(sha) is None:
+            raise not_found()
+        owner, name = self.world.repo.split("/", 1)
+        location = f"{self.api}{CODELOAD_PREFIX}/{owner}/{name}/{sha}/{self._archive_signature(sha)}"
+        return Response(302, b"", {"Location": location}, content_type="text/plain")
+
+    def h_codeload(self, req: Request) -> Response:
+        sha = req.params["sha"]
+        if f"{req.params['owner']}/{req.params['repo']}".lower() != self.world.repo.lower() \
+                or req.params["signature"] != self._archive_signature(sha) or self.git.commit(sha) is None:
+            raise HttpError(404, MSG_NOT_FOUND)
+        with self._lock:
+            cached = self._tarball_cache.get(sha)
+        if cached is None:
+            prefix = _archive_name(self.world.repo, sha).removesuffix(".tar.gz") + "/"
+            # git archive writes the commit id into a pax global header, as GitHub's archives carry it.
+            tar = _git_out(self.repo_path, "archive", "--format=tar", f"--prefix={prefix}", sha)
+            cached = gzip.compress(tar, mtime=0)
+            with self._lock:
+                self._tarball_cache[sha] = cached
+        disposition = f"attachment; filename={_archive_name(self.world.repo, sha)}"
+        return Response(200, cached, {"Content-Disposition": disposition}, content_type="application/x-gzip")
 
     def _workflow(self, req: Request) -> dict:
         self._check_repo(req)
@@ -1521,7 +1591,7 @@ class Emulator:
         fault = self._draw_fault()
         actor = None
         if fault == FAULT_DROP:
-            self._record(method, raw_path, template, FAULT_DROP, None)
+            self._record(method, raw_path, template, FAULT_DROP, None, body)
             return FAULT_DROP
         try:
             if fault is not None:
@@ -1543,7 +1613,7 @@ class Emulator:
                 req = Request(method, path, query, headers, data, params, actor)
                 resp = route.handler(req)
         except _Fault as f:
-            resp = _fault_response(f.kind)
+            resp = _fault_response(f.kind, self.retry_after_s)
         except HttpError as e:
             payload: dict[str, Any] = {"message": e.message, "documentation_url": DOCS, "status": str(e.status)}
             if e.errors:
@@ -1555,7 +1625,7 @@ class Emulator:
             resp = Response(500, {"message": MSG_SERVER_ERROR[500], "documentation_url": DOCS, "status": "500"})
         with self._lock:
             resp.headers.update(self._rate_headers(actor))
-        self._record(method, raw_path, template, resp.status, actor)
+        self._record(method, raw_path, template, resp.status, actor, body)
         return resp
 
 
@@ -1565,11 +1635,11 @@ class _Fault(Exception):
         self.kind = kind
 
 
-def _fault_response(kind: str | int) -> Response:
+def _fault_response(kind: str | int, retry_after_s: int = DEFAULT_RETRY_AFTER_S) -> Response:
     if kind == FAULT_RATE_LIMIT:
         return Response(403, {"message": MSG_SECONDARY_LIMIT, "documentation_url":
                               "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"},
-                        {"Retry-After": "1"})
+                        {"Retry-After": str(int(retry_after_s))})
     code = int(kind)
     return Response(code, {"message": MSG_SERVER_ERROR[code], "documentation_url": DOCS, "status": str(code)})
 
@@ -1582,6 +1652,20 @@ def _b64_lines(data: bytes) -> str:
     """Base64 wrapped at 60 columns, as the contents and blobs APIs return it."""
     enc = base64.b64encode(data).decode()
     return "".join(enc[i:i + 60] + "\n" for i in range(0, len(enc), 60))
+
+
+def _git_out(repo: Path, *args: str) -> bytes:
+    """Raw stdout of a git command in the world repository (archives are binary)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False, env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+def _archive_name(repo: str, sha: str) -> str:
+    return f"{repo.replace('/', '-')}-{sha[:ARCHIVE_SHORT_SHA]}.tar.gz"
 
 
 def _zip_dir(root: Path) -> bytes:
