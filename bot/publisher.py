@@ -11,7 +11,7 @@ from typing import Any
 
 from github import GithubException
 
-from bot.github_client import GitHubApi
+from bot.github_client import GitHubApi, describe_error
 from checks.engine import Verdict, VerdictStatus
 from checks.render import HEADERS, MARKER, FOOTER, render_comment, render_markdown
 from checks.result import Status
@@ -23,7 +23,9 @@ STATUS_CONTEXT = "codeowner-signoff-verify"
 STATE_SUCCESS = "success"
 STATE_FAILURE = "failure"
 DESC_PASS = "CODEOWNER checklist passed: verdict PASS"
-DESC_WARN = "CODEOWNER checklist passed with warnings (Checks {checks})"
+DESC_WARN = "CODEOWNER checklist passed with warnings ({checks})"
+CHECK_ONE = "Check {n}"
+CHECK_MANY = "Checks {n}"
 DESC_REJECTED = "Sign-off verification rejected - see verdict comment"
 DESC_INCOMPLETE = "Sign-off verification could not complete: {reason}"
 INCOMPLETE_TEXT = "The verification could not complete: {reason}. Retry the sign-off verification."
@@ -32,6 +34,12 @@ ACTION_CREATED = "created"
 ACTION_EDITED = "edited"
 ACTION_UNCHANGED = "unchanged"
 INCOMPLETE_REASON_MAX = 300
+MSG_COMMENT_FAILED = "the verdict comment could not be posted ({error})"
+# Each write already went through the client's bounded retries; one more round of them makes a
+# missing status (the gate itself) much rarer. Safe to repeat: the comment upsert re-lists our
+# own comments first (so a write that did land is edited, not duplicated) and a status is
+# idempotent.
+PUBLISH_ATTEMPTS = 2
 
 
 @dataclass
@@ -52,7 +60,8 @@ def status_for(verdict: Verdict) -> tuple[str, str]:
     if verdict.status is VerdictStatus.PASS:
         return STATE_SUCCESS, status_description(DESC_PASS)
     if verdict.status is VerdictStatus.WARN:
-        checks = ", ".join(str(r.number) for r in verdict.rows if r.status is Status.WARN)
+        numbers = [str(r.number) for r in verdict.rows if r.status is Status.WARN]
+        checks = (CHECK_ONE if len(numbers) == 1 else CHECK_MANY).format(n=", ".join(numbers))
         return STATE_SUCCESS, status_description(DESC_WARN.format(checks=checks))
     return STATE_FAILURE, status_description(DESC_REJECTED)
 
@@ -125,6 +134,16 @@ class Publisher:
         self.api.post(f"{self.r}/statuses/{sha}", body)
         return True
 
+    def _attempts(self, what: str, call):
+        for attempt in range(1, PUBLISH_ATTEMPTS + 1):
+            try:
+                return call()
+            except Exception as exc:
+                if attempt == PUBLISH_ATTEMPTS:
+                    raise
+                log.warning("%s on %s#%s failed (%s); trying again", what, self.repo, self.number,
+                            describe_error(exc))
+
     # ----- extras --------------------------------------------------------------------------------
 
     def append_summary(self, markdown: str) -> str | None:
@@ -148,12 +167,22 @@ class Publisher:
             raise ValueError("a partial verdict (--only) is never published")
         out = Published()
         if verdict.signoff is not None:
-            out.comment_url, out.comment_action = self.upsert_comment(
-                verdict.signoff.key, render_comment(verdict, verdict.signoff.key))
+            body = render_comment(verdict, verdict.signoff.key)
+            try:
+                out.comment_url, out.comment_action = self._attempts(
+                    "posting the verdict comment", lambda: self.upsert_comment(verdict.signoff.key, body))
+            except Exception as exc:
+                # No verdict comment, so no passing status either: the gate says to retry.
+                reason = MSG_COMMENT_FAILED.format(error=describe_error(exc))
+                description = status_description(DESC_INCOMPLETE.format(reason=reason))
+                self._attempts("setting the commit status", lambda: self.set_status(
+                    verdict.head_sha, STATE_FAILURE, description, None))
+                raise
         else:
             log.warning("no sign-off on %s#%s: publishing the status only", self.repo, self.number)
         out.status_state, out.status_description = status_for(verdict)
-        out.status_written = self.set_status(verdict.head_sha, out.status_state, out.status_description, out.comment_url)
+        out.status_written = self._attempts("setting the commit status", lambda: self.set_status(
+            verdict.head_sha, out.status_state, out.status_description, out.comment_url))
         extra = self.append_summary(render_markdown(verdict))
         if extra:
             out.extras.append(extra)
@@ -170,7 +199,8 @@ class Publisher:
                 log.warning("could not post the incomplete-verification comment: %s", exc)
         out.status_state = STATE_FAILURE
         out.status_description = status_description(DESC_INCOMPLETE.format(reason=reason))
-        out.status_written = self.set_status(head_sha, out.status_state, out.status_description, out.comment_url)
+        out.status_written = self._attempts("setting the commit status", lambda: self.set_status(
+            head_sha, out.status_state, out.status_description, out.comment_url))
         extra = self.append_summary(HEADERS[VerdictStatus.REJECTED] + "\n\n" + INCOMPLETE_TEXT.format(reason=reason))
         if extra:
             out.extras.append(extra)

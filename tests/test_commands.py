@@ -84,3 +84,159 @@ def test_help_is_generated_from_the_command_table():
         assert c.usage in text and c.who in text
         for example in c.examples:
             assert parse_reuse_command(example) is not None, example
+
+
+# ---------------------------------------------------------------- the bot's command handlers
+# (bot/handlers/commands.py, bot/handlers/sweep.py) and the reuse rules (bot/reuse.py)
+
+from pathlib import Path  # noqa: E402
+
+from bot import reuse  # noqa: E402
+from bot.handlers.commands import asks_help, bare_use_line, declarations, help_markdown, mentions_command  # noqa: E402
+from bot.handlers.sweep import SWEEP_COMMANDS, parse_sweep_command, plan_sweep  # noqa: E402
+from checks.snapshot import Artifact, SweepRun, Unavailable  # noqa: E402
+from recipes.config import RepoConfig, SweepPolicy  # noqa: E402
+from recipes.source import MemorySource  # noqa: E402
+
+SWEEP = SweepPolicy()
+WORKFLOW = SWEEP.workflow
+PR_SHAS = ["a" * 40, "b" * 40]
+SEED = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds" / "seed"
+ATOM_KEY = "dsv41flash-fp4-mi355x-atom-agentic-dspark"
+CHANGELOG = "inferencex-e2e/perf-changelog.yaml"
+AMD_MASTER = "inferencex-e2e/configs/amd-master.yaml"
+
+
+def _run(run_id=1, *, sha="a" * 40, event="pull_request", status="completed", conclusion="success",
+         path=WORKFLOW, artifacts=(("results_bmk", False),)):
+    arts = artifacts if isinstance(artifacts, Unavailable) else [Artifact(name=n, expired=e) for n, e in artifacts]
+    return SweepRun(run_id=run_id, head_sha=sha, event=event, status=status, conclusion=conclusion,
+                    workflow_path=path, artifacts=arts)
+
+
+@pytest.mark.parametrize("run, code", [
+    (None, reuse.UNKNOWN_RUN),
+    (Unavailable(reason="HTTP 502"), reuse.UNKNOWN_RUN),
+    (_run(path=".github/workflows/e2e-tests.yml"), reuse.NOT_SWEEP),
+    (_run(event="workflow_dispatch"), reuse.NOT_SWEEP),
+    (_run(status="in_progress", conclusion=None), reuse.FAILED),
+    (_run(conclusion="cancelled"), reuse.FAILED),
+    (_run(sha="c" * 40), reuse.NOT_THIS_PR),
+    (_run(sha=""), reuse.NOT_THIS_PR),
+    (_run(artifacts=(("results_bmk", True), ("server_logs_x", False))), reuse.EXPIRED),
+    (_run(artifacts=Unavailable(reason="HTTP 500")), reuse.EXPIRED),
+    (_run(artifacts=(("bmk_agentic_x", False),)), None),
+    (_run(path=WORKFLOW + "@refs/heads/main"), None),
+])
+def test_reuse_problem_fails_closed_for_each_reason(run, code):
+    refusal = reuse.reuse_problem(run, SWEEP, run_id=1, pr_shas=PR_SHAS)
+    assert (refusal.code if refusal else None) == code
+    if refusal:
+        assert refusal.reason and "1" in refusal.reason
+
+
+def test_reuse_problem_without_commits_or_outcome_tests_for_check_1():
+    failed_elsewhere = _run(sha="c" * 40, conclusion="failure")
+    assert reuse.reuse_problem(failed_elsewhere, SWEEP, run_id=1, require_success=False) is None
+    assert reuse.reuse_problem(_run(), SWEEP, run_id=1, pr_shas=Unavailable(reason="x")).code == reuse.NOT_THIS_PR
+
+
+def test_pick_reusable_takes_the_newest_eligible_run_and_reads_artifacts_sparingly():
+    runs = [
+        {"id": 10, "head_sha": "a" * 40, "event": "pull_request", "status": "completed", "conclusion": "success",
+         "path": WORKFLOW, "created_at": "2026-10-01T00:00:00Z"},
+        {"id": 11, "head_sha": "b" * 40, "event": "pull_request", "status": "completed", "conclusion": "failure",
+         "path": WORKFLOW, "created_at": "2026-10-03T00:00:00Z"},
+        {"id": 12, "head_sha": "c" * 40, "event": "pull_request", "status": "completed", "conclusion": "success",
+         "path": WORKFLOW, "created_at": "2026-10-04T00:00:00Z"},
+        {"id": 13, "head_sha": "b" * 40, "event": "pull_request", "status": "completed", "conclusion": "success",
+         "path": WORKFLOW, "created_at": "2026-10-02T00:00:00Z"},
+    ]
+    asked = []
+
+    def artifacts_of(run_id):
+        asked.append(run_id)
+        return [Artifact(name="results_bmk", expired=run_id == 13)]
+
+    assert reuse.pick_reusable(runs, PR_SHAS, SWEEP, artifacts_of) == 10
+    assert asked == [13, 10], "runs failing cheaper tests cost no artifact listing"
+    assert reuse.pick_reusable(runs[1:], PR_SHAS, SWEEP, artifacts_of) is None
+
+
+def test_not_reusable_labels_block_reuse():
+    assert reuse.pr_labels_problem(["full-sweep-enabled"], SWEEP) is None
+    assert reuse.pr_labels_problem(["agentx-fast"], SWEEP).code == reuse.NOT_REUSABLE_PR
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("/use 12", True),
+    ("/USE", True),
+    ("/infx help", True),
+    ("/reuse-sweep-run", True),
+    ("> /use 12", False),
+    ("```\n/use 12\n```", False),
+    ("please /use 12", False),
+    ("/useful 12", False),
+    ("", False),
+])
+def test_mentions_command_reads_live_lines_only(body, expected):
+    assert mentions_command(body) is expected
+
+
+def test_bare_use_and_help_detection():
+    assert bare_use_line("thanks\n  /Use  ") == "/Use"
+    assert bare_use_line("> /use") is None and bare_use_line("/use 5") is None
+    assert asks_help("/infx help") and asks_help("/INFX") and not asks_help("`/infx help`") and not asks_help("> /infx help")
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("/sweep", ("/sweep", False)),
+    ("  /Sweep fail-fast ", ("/Sweep fail-fast", True)),
+    ("/sweep\n/sweep fail-fast", ("/sweep fail-fast", True)),
+    ("> /sweep", None),
+    ("/sweep now", None),
+    ("/sweeping", None),
+])
+def test_parse_sweep_command(body, expected):
+    assert parse_sweep_command(body) == expected
+
+
+def test_help_is_generated_from_every_declaration():
+    text = help_markdown("[this comment](https://example.invalid)", "As a PR reviewer and CODEOWNER")
+    assert len(declarations()) == 4 and SWEEP_COMMANDS[0] in declarations()
+    for c in declarations():
+        assert f"`{c.usage}`" in text and c.who in text
+        for example in c.examples:
+            assert f"`{example}`" in text
+    assert "<run_id>" not in text.replace("`/use <run_id>`", "").replace("`/reuse-sweep-run [<run_id>]`", ""), \
+        "descriptions escape angle brackets outside code spans"
+
+
+def _tree(*roots: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for root in roots:
+        for p in sorted(root.rglob("*")):
+            if p.is_file():
+                files[p.relative_to(root).as_posix()] = p.read_bytes()
+    return files
+
+
+def test_plan_sweep_selects_the_seed_entry_and_its_sixteen_points():
+    base = _tree(SEED / "base")
+    head = _tree(SEED / "base", SEED / "commits" / "c1")
+    plan = plan_sweep(MemorySource(base), MemorySource(head), RepoConfig())
+    assert plan.keys == [ATOM_KEY] and plan.points == 16 and plan.entries == 1
+    assert plan.configs[0].scenarios == ("agentic-coding",) and not plan.append_only and plan.problems == []
+    assert plan_sweep(MemorySource(base), MemorySource(base), RepoConfig()).is_empty
+
+
+def test_plan_sweep_append_only_counts_only_new_points_and_names_bad_patterns():
+    before = _tree(SEED / "base", SEED / "commits" / "c1")
+    after = dict(before)
+    after[AMD_MASTER] = before[AMD_MASTER].replace(b"conc-list: [1, 4, 5, 6, 8, 32]", b"conc-list: [1, 4, 5, 6, 8, 16, 32]")
+    entry = (f"\n- config-keys:\n    - {ATOM_KEY}\n    - no-such-*\n  description:\n    - \"Add TP4 c16\"\n"
+             "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n  append-only: true\n").encode()
+    after[CHANGELOG] = before[CHANGELOG] + entry
+    plan = plan_sweep(MemorySource(before), MemorySource(after), RepoConfig())
+    assert plan.append_only and plan.keys == [ATOM_KEY] and plan.points == 1
+    assert any("no-such-*" in p for p in plan.problems)

@@ -124,16 +124,18 @@ def review_pr(
     review_date: date | None = None,
     only: set[int] | None = None,
     progress: Callable[[str], None] | None = None,
+    pin_head: str | None = None,
 ) -> Review:
     """The chain of stages: build snapshot -> evaluate -> render -> publish, then best-effort
     extras. With `post`, a verdict and a status always go out: a failed stage publishes a
-    failure status (and an incomplete-verification comment) naming the stage."""
+    failure status (and an incomplete-verification comment) naming the stage. `pin_head` is
+    the head an event saw when it started; a later head is named as not assessed."""
     publisher = Publisher(api, repo, number)
     snapshot = None
     stage = "building the snapshot"
     try:
         snapshot = build_snapshot(api, repo, number, signoff_ref=signoff_ref, review_date=review_date,
-                                  progress=progress)
+                                  progress=progress, pin_head=pin_head)
         publisher.context = snapshot.config.policy.status_context
         stage = "evaluating the checks"
         verdict = evaluate(snapshot, only=only)

@@ -1,6 +1,7 @@
 """`python -m bot demo`: serve a bundled world on the local GitHub emulator and run the real pipeline
 against it over HTTP (PyGithub, posting included), then show the verdict, the writes and the
-request count."""
+request count. A world with recorded webhook payloads (`events/*.json`) replays them through
+`handle-event` instead."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +10,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from bot.cli import EXIT_ERROR
+from bot.cli import EXIT_ERROR, EXIT_OK
 
 NAME = "demo"
 HELP = "run the full GitHub pipeline against a bundled sandbox world (no network needed)"
@@ -23,6 +24,11 @@ MSG_NO_WORLD = "{path} is not a world directory (no world.yaml)"
 TITLE_EFFECTS = "Effects (writes the bot made on the emulator):"
 TITLE_REQUESTS = "Requests served: {n}"
 EFFECT_LINE = "- {kind} by {actor}: {detail}"
+EVENTS_DIR = "events"
+TITLE_EVENTS = "Events replayed through handle-event:"
+EVENT_LINE = "- {file}: {event} -> {handlers}"
+TITLE_REPLIES = "Comments the bot wrote (hidden marker line left out):"
+REPLY_LINE = "--- comment {id} ({kind})"
 
 
 def scenarios() -> dict[str, Path]:
@@ -60,6 +66,26 @@ def resolve_world(args: argparse.Namespace) -> Path:
     return known[name]
 
 
+def event_files(world: Path) -> list[Path]:
+    """The world's recorded webhook payloads, in file-name order (`NN.<event>.<case>.json`)."""
+    return sorted((world / EVENTS_DIR).glob("*.json"))
+
+
+def replay(api, world: Path, review_date: date) -> list[dict]:
+    """Each payload through the real event entry point, as one Actions job per event."""
+    from bot.commands.handle_event import handle_event
+    from bot.events import event_name_from_filename, load_payload
+
+    out = []
+    for path in event_files(world):
+        handled = handle_event(api, event_name_from_filename(path), load_payload(path), env={},
+                               review_date=review_date)
+        out.append({"file": path.name, "event": handled.event.describe(),
+                    "handlers": [o.handler + ("" if o.ok else f" FAILED: {o.error}") for o in handled.outcomes],
+                    "ok": handled.ok})
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     # Imported here so `python -m bot --help` does not pay for the emulator and PyGithub.
     from bot.commands.check import format_verdict, progress_printer, review_pr
@@ -78,8 +104,15 @@ def run(args: argparse.Namespace) -> int:
     except (RecipeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_ERROR
+    events = event_files(world)
     with emu:
         api = GitHubApi(make_github(emu.url, auth=token_auth(emu.world.bot.token)))
+        if events:
+            try:
+                replayed = replay(api, world, review_date)
+            finally:
+                api.close()
+            return _print_replay(replayed, emu, args.format)
         try:
             review = review_pr(api, emu.world.repo, emu.world.pr.number, post=True, review_date=review_date,
                                progress=progress_printer())
@@ -107,3 +140,28 @@ def run(args: argparse.Namespace) -> int:
             print(describe_effect(e))
         print(TITLE_REQUESTS.format(n=requests))
     return review.code
+
+
+def _print_replay(replayed: list[dict], emu, fmt: str) -> int:
+    effects, requests = emu.effects, sum(emu.requests.values())
+    emu.assert_clean()
+    if fmt == "json":
+        print(json.dumps({"events": replayed, "effects": effects, "requests": requests},
+                         indent=2, ensure_ascii=False, default=str))
+    else:
+        print(TITLE_EVENTS)
+        for r in replayed:
+            print(EVENT_LINE.format(file=r["file"], event=r["event"], handlers=", ".join(r["handlers"]) or "no handler"))
+        print()
+        print(TITLE_EFFECTS)
+        for e in effects:
+            print(describe_effect(e))
+        print(TITLE_REQUESTS.format(n=requests))
+        replies = [e for e in effects if "body" in e]
+        if replies:
+            print()
+            print(TITLE_REPLIES)
+            for e in replies:
+                print(REPLY_LINE.format(id=e.get("id"), kind=e["kind"]))
+                print(e["body"].split("\n", 1)[-1].rstrip("\n"))
+    return EXIT_OK if all(r["ok"] for r in replayed) else EXIT_ERROR
