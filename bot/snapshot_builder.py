@@ -22,6 +22,7 @@ import github
 
 from bot.artifacts import META_FILE, json_rows, rows_from, zip_files
 from bot.github_client import GitHubApi, describe_error, fetch
+from bot.reuse import artifacts_from, pick_reusable, reuse_problem
 from bot.remote_source import (
     BlobStore,
     RemoteReadError,
@@ -62,7 +63,6 @@ STAGE_WORKERS = 16
 # many KB (the env variable overrides it; 0 turns archives off and reads files one by one).
 ARCHIVE_MAX_KB_ENV = "INFX_ARCHIVE_MAX_KB"
 DEFAULT_ARCHIVE_MAX_KB = 100 * 1024
-SUCCESS = "success"
 PULL_REQUEST_EVENT = "pull_request"
 DETAIL_SECTION_RE = r"additional detail"
 # At most this many users' permissions are looked up for bypass comments (a PR thread could
@@ -696,26 +696,16 @@ class _Builder:
 
     @staticmethod
     def _reuse_problem(run: SweepRun | None, config: RepoConfig) -> str | None:
-        """Spec 9.3, fail closed: the sweep workflow's pull_request run with a head SHA and an
-        unexpired reusable artifact. Completion and in-PR commit are judged (and explained) by Check 1."""
-        sweep = config.sweep
+        """bot/reuse.py's rules (spec 9.3, fail closed) minus completion and in-PR commit, which
+        Check 1 judges and explains itself."""
         if run is None:
             return "the run could not be read"
-        if run.workflow_path.split("@", 1)[0] != sweep.workflow:
-            return f"run {run.run_id} is of {run.workflow_path or 'an unknown workflow'}, not {sweep.workflow}"
-        if run.event != PULL_REQUEST_EVENT:
-            return f"run {run.run_id} was triggered by {run.event}, not {PULL_REQUEST_EVENT}"
-        if not run.head_sha:
-            return f"run {run.run_id} has no head commit"
-        if isinstance(run.artifacts, Unavailable):
-            return run.artifacts.reason
-        if not any(_reusable(a.name, config) and not a.expired for a in run.artifacts):
-            return f"run {run.run_id} has no unexpired reusable artifact"
-        return None
+        refusal = reuse_problem(run, config.sweep, run_id=run.run_id, require_success=False)
+        return refusal.reason if refusal else None
 
     def _pick_reusable(self, pr: dict, shas: list[str], config: RepoConfig) -> int | None:
-        """Bare `/reuse-sweep-run`: the newest successful completed PR run of the sweep workflow on
-        the head branch whose commit is in the PR and which has a reusable artifact."""
+        """Bare `/reuse-sweep-run`: the newest completed PR run of the sweep workflow on the head
+        branch that passes every rule of bot/reuse.py."""
         workflow = config.sweep.workflow.rsplit("/", 1)[-1]
         runs = fetch("the sweep workflow's runs", lambda: self.api.list(
             f"{self.r}/actions/workflows/{workflow}/runs",
@@ -723,14 +713,13 @@ class _Builder:
             key="workflow_runs"))
         if isinstance(runs, Unavailable):
             return None
-        for run in runs:
-            if run.get("conclusion") != SUCCESS or run.get("head_sha") not in shas:
-                continue
-            arts = fetch(f"the artifacts of run {run['id']}", lambda: self.api.list(
-                f"{self.r}/actions/runs/{run['id']}/artifacts", key="artifacts"))
-            if not isinstance(arts, Unavailable) and any(_reusable(a["name"], config) and not a.get("expired") for a in arts):
-                return int(run["id"])
-        return None
+
+        def artifacts_of(run_id: int):
+            items = fetch(f"the artifacts of run {run_id}", lambda: self.api.list(
+                f"{self.r}/actions/runs/{run_id}/artifacts", key="artifacts"))
+            return items if isinstance(items, Unavailable) else artifacts_from(items)
+
+        return pick_reusable(runs, shas, config.sweep, artifacts_of)
 
     def _run_listing(self, run_id: int) -> Future:
         """Run `run_id` and its artifact list (no policy needed), fetched once."""
@@ -828,11 +817,6 @@ class _Builder:
             "evals": rows_from(per_artifact, sweep.eval_artifact, "eval_"),
         }
         return fields, meta
-
-
-def _reusable(name: str, config: RepoConfig) -> bool:
-    sweep = config.sweep
-    return name in sweep.reusable_artifacts or any(name.startswith(p) for p in sweep.reusable_artifact_prefixes)
 
 
 def _is_404(exc: Any) -> bool:

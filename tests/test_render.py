@@ -111,7 +111,7 @@ def test_rejected_mentions_author_with_blocking_summary_and_expands_fail_and_war
     for n in (0, 3, 12, 15):
         assert md.index(f"Check {n} (") > group
     assert md.count("Check 4 (Reuse command)") == 1
-    assert f"newer commit was not assessed" in md and "d" * 40 in md
+    assert "newer commit was not assessed" in md and "d" * 40 in md
     assert "@functionstackx" not in md  # Check 4 warnings never add mentions
 
 

@@ -137,7 +137,7 @@ def test_comments_reviews_and_html_urls(emu):
     assert comments[1].html_url == f"https://github.com/{REPO}/pull/{PR}#issuecomment-4401"
     review = pr.get_reviews()[0]
     assert (review.id, review.user.login) == (5500, "alice")
-    assert review.html_url.endswith(f"#pullrequestreview-5500")
+    assert review.html_url.endswith("#pullrequestreview-5500")
     inline = list(pr.get_review_comments())
     assert [c.html_url for c in inline] == [f"https://github.com/{REPO}/pull/{PR}#discussion_r6600"]
     assert pr.get_review_comment(6600).body == "nit: sort points"
