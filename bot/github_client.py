@@ -255,6 +255,14 @@ class GitHubApi:
         _, data = self._requester().requestJsonAndCheck("PATCH", path, input=body)
         return data
 
+    def delete(self, path: str) -> None:
+        self._requester().requestJsonAndCheck("DELETE", path)
+
+    def set_login(self, login: str) -> None:
+        """Declare the bot's identity when it cannot be asked (the Actions `GITHUB_TOKEN` gets 403
+        on GET /user)."""
+        self._login = login
+
     def redirect_target(self, path: str) -> str:
         """Where an API URL redirects (artifact zips answer 302 to a short-lived download URL)."""
         headers, _ = self._requester().requestJsonAndCheck("GET", path)

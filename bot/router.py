@@ -151,7 +151,7 @@ class Context:
                     raise
                 login = ACTIONS_BOT_LOGIN
         # The publisher asks the client for the login too; answer it the same way.
-        self.api._login = login  # noqa: SLF001 - GitHubApi has no setter (reported)
+        self.api.set_login(login)
         return login
 
     def is_ignored_author(self, login: str, is_bot: bool) -> bool:

@@ -26,32 +26,8 @@ REVIEW_DATE = "2026-11-29"
 SEED_SIGNOFF = "issuecomment-4401"
 REUSE_REVIEWER_TOKEN = "ghp_reuse_reviewer"
 GOOD_RUN = 37597985033
-EFFECT_REACTION_REMOVED = "reaction_removed"
-REACTIONS_ROUTE = "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions/{reaction_id}"
-
-
-class ReactionEmulator(Emulator):
-    """The emulator plus GitHub's DELETE of a reaction, which bot/sandbox does not serve yet:
-    the edited-command flow removes a stale acknowledgement."""
-
-    def _routes(self):
-        return super()._routes() + [srv.Route("DELETE", REACTIONS_ROUTE, srv._compile(REACTIONS_ROUTE),
-                                              self._h_reaction_delete)]
-
-    def _h_reaction_delete(self, req):
-        subject, cid = self._reaction_subject(req)
-        rid = self._int(req, "reaction_id")
-        items = self._reactions.get((subject, cid), [])
-        for r in items:
-            if r["id"] == rid:
-                items.remove(r)
-                self._effect(EFFECT_REACTION_REMOVED, req.actor, subject=subject, comment_id=cid, content=r["content"])
-                return srv.Response(204)
-        raise srv.not_found()
-
-
 def world(name: str | Path) -> Emulator:
-    return ReactionEmulator(name if isinstance(name, Path) else WORLDS / name, strict=True)
+    return Emulator(name if isinstance(name, Path) else WORLDS / name, strict=True)
 
 
 @pytest.fixture(autouse=True)
@@ -370,7 +346,7 @@ def test_edited_command_is_rechecked_and_the_stale_reaction_removed(monkeypatch)
         emu.assert_clean()
         after = bot_effects(emu, since)
     assert [(e["kind"], e.get("content")) for e in after] == [
-        (EFFECT_REACTION_REMOVED, "-1"), (srv.EFFECT_REACTION_ADDED, "+1"), (srv.EFFECT_COMMENT_EDITED, None)]
+        (srv.EFFECT_REACTION_REMOVED, "-1"), (srv.EFFECT_REACTION_ADDED, "+1"), (srv.EFFECT_COMMENT_EDITED, None)]
     assert after[2]["id"] == first[1]["id"] and "**accepted**" in after[2]["body"]
 
 

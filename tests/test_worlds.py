@@ -19,7 +19,9 @@ from recipes.yamlio import load_yaml
 
 PROJECT = Path(__file__).resolve().parent.parent
 WORLDS_DIR = PROJECT / "bot" / "sandbox" / "worlds"
-WORLD_NAMES = ("seed", "rejected")
+WORLD_NAMES = ("seed", "rejected", "reuse", "sweep")
+# Worlds that carry a sign-off and a sweep with artifacts (the event worlds start before that).
+SIGNED_WORLDS = ("seed", "rejected")
 # The top-level keys of the world format (bot.sandbox.world.World forbids any other).
 WORLD_KEYS = {"repo", "default_branch", "head_branch", "bot", "tokens", "commits", "pr", "teams"}
 COMMIT_KEYS = {"id", "message", "delete", "date", "overlay"}
@@ -151,8 +153,10 @@ def test_world_has_only_known_keys(name):
 
 def test_pr_part_validates_against_prfile(name):
     pr = PRFile.model_validate(load_world(name)["pr"])
-    assert pr.signoff is not None and SIGNOFF_PHRASE in pr.signoff.body
-    assert pr.artifacts_dir == "artifacts"
+    if name in SIGNED_WORLDS:
+        assert pr.signoff is not None and SIGNOFF_PHRASE in pr.signoff.body
+    if pr.runs and any(r.artifacts for r in pr.runs):
+        assert pr.artifacts_dir == "artifacts"
 
 
 def test_world_validates_against_emulator_model(name):
@@ -221,6 +225,9 @@ def test_check_runs_point_at_declared_runs(name):
 
 def test_artifact_dirs_match_declared_artifacts(name):
     pr = PRFile.model_validate(load_world(name)["pr"])
+    if pr.artifacts_dir is None:
+        assert not any(r.artifacts for r in pr.runs), "artifacts declared but no artifacts_dir"
+        return
     root = world_dir(name) / pr.artifacts_dir
     declared: dict[str, set[str]] = {str(r.id): {a.name for a in r.artifacts} for r in pr.runs}
     for run_id, names in declared.items():
@@ -234,7 +241,7 @@ def test_artifact_dirs_match_declared_artifacts(name):
 
 def test_json_artifacts_parse(name):
     files = sorted((world_dir(name) / "artifacts").rglob("*.json"))
-    assert files
+    assert files or name not in SIGNED_WORLDS
     for path in files:
         json.loads(path.read_text(encoding="utf-8"))
 

@@ -47,12 +47,7 @@ def comment_link(event: CommentEvent) -> str:
 
 
 def _delete(ctx: Context, path: str) -> None:
-    delete = getattr(ctx.api, "delete", None)
-    if callable(delete):
-        delete(path)
-        return
-    # GitHubApi has no delete yet (reported); PyGithub's requester does the same request.
-    ctx.api.gh.requester.requestJsonAndCheck("DELETE", path)
+    ctx.api.delete(path)
 
 
 def set_reaction(ctx: Context, event: CommentEvent, want: str | None) -> None:

@@ -91,6 +91,7 @@ EFFECT_COMMENT_EDITED = "comment_edited"
 EFFECT_COMMENT_DELETED = "comment_deleted"
 EFFECT_STATUS_SET = "status_set"
 EFFECT_REACTION_ADDED = "reaction_added"
+EFFECT_REACTION_REMOVED = "reaction_removed"
 EFFECT_LABEL_ADDED = "label_added"
 EFFECT_LABEL_REMOVED = "label_removed"
 EFFECT_WORKFLOW_DISPATCHED = "workflow_dispatched"
@@ -876,6 +877,7 @@ class Emulator:
             ("GET", f"{R}/pulls/comments/{{comment_id}}", self.h_review_comment),
             ("GET", f"{R}/pulls/comments/{{comment_id}}/reactions", self.h_reactions_list),
             ("POST", f"{R}/pulls/comments/{{comment_id}}/reactions", self.h_reactions_add),
+            ("DELETE", f"{R}/pulls/comments/{{comment_id}}/reactions/{{reaction_id}}", self.h_reaction_delete),
             ("GET", f"{R}/pulls/{{number}}", self.h_pull),
             ("GET", f"{R}/pulls/{{number}}/files", self.h_pull_files),
             ("GET", f"{R}/pulls/{{number}}/commits", self.h_pull_commits),
@@ -887,6 +889,7 @@ class Emulator:
             ("DELETE", f"{R}/issues/comments/{{comment_id}}", self.h_comment_delete),
             ("GET", f"{R}/issues/comments/{{comment_id}}/reactions", self.h_reactions_list),
             ("POST", f"{R}/issues/comments/{{comment_id}}/reactions", self.h_reactions_add),
+            ("DELETE", f"{R}/issues/comments/{{comment_id}}/reactions/{{reaction_id}}", self.h_reaction_delete),
             ("GET", f"{R}/issues/{{number}}", self.h_issue),
             ("GET", f"{R}/issues/{{number}}/comments", self.h_comments_list),
             ("POST", f"{R}/issues/{{number}}/comments", self.h_comment_create),
@@ -1201,6 +1204,19 @@ class Emulator:
         existing.append(rec)
         self._effect(EFFECT_REACTION_ADDED, req.actor, subject=subject, comment_id=cid, content=content)
         return Response(201, self._reaction_json(rec))
+
+    def h_reaction_delete(self, req: Request) -> Response:
+        subject, cid = self._reaction_subject(req)
+        rid = self._int(req, "reaction_id")
+        existing = self._reactions.get((subject, cid), [])
+        for r in existing:
+            if r["id"] == rid:
+                if r["actor"] != req.actor:
+                    raise HttpError(403, "Must have admin rights to Repository.")
+                existing.remove(r)
+                self._effect(EFFECT_REACTION_REMOVED, req.actor, subject=subject, comment_id=cid, content=r["content"])
+                return Response(204, None)
+        raise not_found()
 
     def h_labels_list(self, req: Request) -> Response:
         self._check_pr(req)
