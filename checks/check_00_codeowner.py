@@ -42,6 +42,9 @@ MSG_NO_CODEOWNERS = (
     "could not verify: {path} was not found on the target branch, so no owner can be resolved; "
     "restore the CODEOWNERS file on the default branch."
 )
+MSG_UNREADABLE_CODEOWNERS = (
+    "could not verify: {finding}, so no owner can be resolved; fix the CODEOWNERS file on the default branch."
+)
 MSG_NOT_REQUIRED = (
     "Sign-off verification is not required: no changed file has an owner other than a repository "
     "admin or the core team ({path})."
@@ -138,6 +141,12 @@ class CodeownerCheck:
         if co is None:
             return CheckResult.failed(MSG_NO_CODEOWNERS.format(path=co_path),
                                       Evidence(path=co_path, note="target branch", unavailable=True))
+        unreadable = next((f for f in co.findings if f.code in ("binary", "encoding")), None)
+        if unreadable is not None or (not co.rules and co.findings):
+            # A file with no readable rule must not read as "nobody owns anything".
+            finding = unreadable or co.findings[0]
+            return CheckResult.failed(MSG_UNREADABLE_CODEOWNERS.format(finding=finding),
+                                      Evidence(path=co_path, line=finding.line, unavailable=True))
         matches = {p: co.owners_of(p) for p in sorted(paths)}
 
         core = {t.lower() if t.startswith("@") else "@" + t.lower() for t in ctx.config.policy.core_teams}
@@ -149,6 +158,8 @@ class CodeownerCheck:
                                       required=False)
 
         signoff = ctx.snapshot.signoff
+        if ctx.signoff_unreadable:
+            return ctx.signoff_unreadable_result()
         if signoff is None:
             owners = sorted({o for p in needing for o in matches[p].owners})
             return CheckResult.failed(MSG_NO_SIGNOFF.format(owners=" ".join(owners)), Evidence(path=co.path))

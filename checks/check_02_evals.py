@@ -41,6 +41,8 @@ META_MATCH_KEYS = (("model_prefix", "model_prefix"), ("framework", "framework"),
 
 MSG_FIX = "re-run the sweep with evals on the PR's config, then re-anchor with `/use <run_id>`"
 MSG_NO_RUN = "No sweep run to read evals from (Check 1 found no passing sweep/eval on an in-PR commit); " + MSG_FIX + "."
+MSG_NO_RUN_UNAVAILABLE = ("could not verify: no sweep run to read evals from, as Check 1 could not read {what}; "
+                          + MSG_FIX + ".")
 MSG_NO_ROWS = "Run {run} has no {artifact} eval rows; " + MSG_FIX + "."
 MSG_EMPTY = "Run {run}'s {artifact} holds no eval rows; " + MSG_FIX + "."
 MSG_UNAVAILABLE = "could not verify: the eval rows of run {run} could not be read ({reason}); " + MSG_FIX + "."
@@ -122,6 +124,10 @@ class EvalsCheck:
         choice = sweep_choice(ctx)
         run = choice.run
         if run is None:
+            if choice.unavailable:
+                # Say which evidence was missing, so a GitHub outage never reads as "no evals".
+                return CheckResult.failed(MSG_NO_RUN_UNAVAILABLE.format(what=choice.unavailable[0]),
+                                          *(Evidence(note=u, unavailable=True) for u in choice.unavailable))
             return CheckResult.failed(MSG_NO_RUN)
         artifact = ctx.config.sweep.eval_artifact
         run_ev = Evidence(run_id=run.run_id, artifact=artifact, url=run.html_url or None)

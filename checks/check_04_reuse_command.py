@@ -18,6 +18,7 @@ How to fix:
 """
 from __future__ import annotations
 
+from checks.check_01_sweep_on_in_pr_commit import REUSE_NOT_IN_PR, REUSE_RUNS_UNAVAILABLE
 from checks.commands import find_reuse_command, unauthorized_commands
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
@@ -26,7 +27,29 @@ MSG_PASS = "{command} was posted by {author} ({association})."
 MSG_REMINDER = "post `/use <run_id>` naming the passing sweep run so the merge ingests its results"
 MSG_NONE = "No `/use <run_id>` or `/reuse-sweep-run` command from an {who} comment; " + MSG_REMINDER + "."
 MSG_UNAUTHORIZED = " Ignored: {items}."
+MSG_BAD_SOURCE = "{command} by {author} ({association}) names a run the merge cannot ingest: {problem}; " + MSG_REMINDER + "."
 MSG_UNAVAILABLE = "could not verify: the PR's comments could not be read ({reason}); " + MSG_REMINDER + "."
+
+
+def _source_problem(ctx, run_id: int) -> tuple[str, bool] | None:
+    """Why the named run is not a valid reuse source (spec 9.3 validates it fail-closed at merge),
+    and whether that is for lack of evidence; None when it is a run on a commit of this PR."""
+    runs = ctx.snapshot.sweep_runs
+    if isinstance(runs, Unavailable):
+        return REUSE_RUNS_UNAVAILABLE.format(run=run_id, reason=runs.reason), True
+    run = runs.get(run_id)
+    if run is None:
+        # GitHub mode always looks the named run up (an unknown id comes back unreadable);
+        # a snapshot without it (local mode, a test) judges the command alone.
+        return None
+    if not run.head_sha and isinstance(run.artifacts, Unavailable):
+        return REUSE_RUNS_UNAVAILABLE.format(run=run_id, reason=run.artifacts.reason), True
+    shas = ctx.snapshot.commit_shas
+    if isinstance(shas, Unavailable):
+        return REUSE_RUNS_UNAVAILABLE.format(run=run_id, reason=shas.reason), True
+    if run.head_sha not in shas:
+        return REUSE_NOT_IN_PR.format(run=run_id, sha=run.head_sha[:8] or "an unknown commit"), False
+    return None
 
 
 def _who(authorized: list[str]) -> str:
@@ -54,6 +77,15 @@ class ReuseCommandCheck:
         found = find_reuse_command(comments, authorized)
         if found is not None:
             comment, cmd = found
+            bad = _source_problem(ctx, cmd.run_id) if cmd.run_id is not None else None
+            if bad is not None:
+                problem, missing = bad
+                return CheckResult.warned(
+                    MSG_BAD_SOURCE.format(command=cmd, author=comment.author, association=comment.association,
+                                          problem=problem),
+                    Evidence(url=comment.url or None, note=f"{cmd.text} (line {cmd.line})"),
+                    Evidence(run_id=cmd.run_id, note=problem, unavailable=missing),
+                )
             return CheckResult.passed(
                 MSG_PASS.format(command=cmd, author=comment.author, association=comment.association),
                 Evidence(url=comment.url or None, note=f"{cmd.text} (line {cmd.line})"),

@@ -90,6 +90,8 @@ class LatestChecklistCheck:
                                       Evidence(path=path, line=finding.line if finding else None, unavailable=True))
         doc = ctx.signoff_doc
         signoff = ctx.snapshot.signoff
+        if ctx.signoff_unreadable:
+            return ctx.signoff_unreadable_result()
         if doc is None or signoff is None:
             return CheckResult.failed(MSG_NO_SIGNOFF.format(path=path), Evidence(path=path))
 

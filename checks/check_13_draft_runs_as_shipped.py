@@ -228,6 +228,8 @@ class DraftRunsAsShippedCheck:
             shown = items_text(t for t, _ in problems)
             return CheckResult.failed(MSG_FAIL.format(items=shown), *[e for _, e in problems])
         keys = keys_text(v.config_key for v in spec)
+        if ctx.signoff_unreadable:
+            return ctx.signoff_unreadable_result()
         if ctx.snapshot.signoff is None:
             return CheckResult.failed(MSG_NO_SIGNOFF.format(keys=keys), Evidence(note="no sign-off", unavailable=True))
         gaps = missing_topics(ctx.additional_detail)

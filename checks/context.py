@@ -21,6 +21,10 @@ T = TypeVar("T")
 # Keys that record where a value was written, not what it is: they shift when an unrelated
 # entry above is edited, so they must not make an entry look changed.
 _POSITION_KEYS = frozenset({"line", "lines", "source_line", "origin", "origins", "source", "span"})
+MSG_SIGNOFF_UNREADABLE = (
+    "could not verify: no sign-off was found, but the PR's comments could not all be read ({reason}); "
+    "re-run the verification once GitHub answers."
+)
 
 
 class AffectedPoint(BaseModel):
@@ -172,6 +176,21 @@ class ReviewContext:
         from recipes.checklist import parse_signoff
 
         return parse_signoff(self.snapshot.signoff.body)
+
+    @cached_property
+    def signoff_unreadable(self) -> str | None:
+        """When no sign-off was found and the comments could not all be read: the reason to
+        report (the sign-off may exist unseen, so "no sign-off" would be a false statement)."""
+        comments = self.snapshot.comments
+        if self.snapshot.signoff is not None or not isinstance(comments, Unavailable):
+            return None
+        return MSG_SIGNOFF_UNREADABLE.format(reason=comments.reason)
+
+    def signoff_unreadable_result(self) -> Any:
+        """The FAIL result for a check that needs the sign-off when `signoff_unreadable` is set."""
+        from .result import CheckResult, Evidence
+
+        return CheckResult.failed(self.signoff_unreadable or "", Evidence(note="PR comments", unavailable=True))
 
     @cached_property
     def additional_detail(self) -> str:

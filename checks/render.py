@@ -121,7 +121,8 @@ def _row_view(row: Row, verdict: Verdict, reason_max: int, with_details: bool) -
         "evidence": evidence[:MAX_EVIDENCE_ITEMS],
         "more": MORE_EVIDENCE.format(n=len(evidence) - MAX_EVIDENCE_ITEMS) if len(evidence) > MAX_EVIDENCE_ITEMS else "",
         "mermaid": _mermaid(row.details.get("mermaid")) if with_details else [],
-        "details_summary": DETAILS_SUMMARY.format(number=row.number, name=row.name),
+        # Check names are constants, but the summary is raw HTML context: escape like the row.
+        "details_summary": DETAILS_SUMMARY.format(number=row.number, name=escape_inline(row.name, 80)),
     }
 
 

@@ -40,6 +40,10 @@ MSG_NO_VARIANT = (
     "could not verify: no single recipe variant of {path} serves {point}, so its effective serving "
     "config is unknown; make exactly one variant match the point."
 )
+MSG_RECIPE_UNREADABLE = (
+    "could not verify: the recipe {finding}, so the effective serving config of {point} is unknown; "
+    "fix the recipe."
+)
 MSG_MISSING_SCRIPT = (
     "could not verify: {ref} named at {where} was not found in the repository; commit the script "
     "or fix the reference."
@@ -411,9 +415,21 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 view.unavailable = MSG_MISSING_SCRIPT.format(ref=launcher.path, where=f"{point.source_path}:{point.source_line}")
                 view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True)
         elif variant is None and view.unavailable is None:
-            view.unavailable = MSG_NO_VARIANT.format(path=launcher.ref, point=point.point_id)
-            view.unavailable_evidence = Evidence(path=launcher.path, unavailable=True,
-                                                 note=f"{point.source_path}:{point.source_line}")
+            recipe = repo.recipe(launcher.path)
+            broken = next((f for f in recipe.findings if f.severity == "error"), None) \
+                if recipe is not None and not recipe.variants else None
+            if recipe is None:
+                view.unavailable = MSG_MISSING_SCRIPT.format(ref=launcher.ref, where=f"{point.source_path}:{point.source_line}")
+                view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True)
+            elif broken is not None:
+                # Name the file and line that could not be read, not just the missing binding.
+                view.unavailable = MSG_RECIPE_UNREADABLE.format(finding=broken, point=point.point_id)
+                view.unavailable_evidence = Evidence(path=broken.path, line=broken.line, unavailable=True,
+                                                     note=broken.message)
+            else:
+                view.unavailable = MSG_NO_VARIANT.format(path=launcher.ref, point=point.point_id)
+                view.unavailable_evidence = Evidence(path=launcher.path, unavailable=True,
+                                                     note=f"{point.source_path}:{point.source_line}")
     if variant is not None:
         setup = variant.get(SETUP_SCRIPT_KEY)
         for ref in ([setup] if isinstance(setup, str) else setup if isinstance(setup, list) else []):

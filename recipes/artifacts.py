@@ -298,6 +298,11 @@ def parse_throughput_rows(rows: Sequence[Any], *, source: str, run: str = "",
 def _pick_score(row: dict) -> tuple[Any, str | None]:
     if "score" in row:
         return row["score"], row.get("score_name") if isinstance(row.get("score_name"), str) else "score"
+    declared = row.get("score_name")
+    if isinstance(declared, str) and declared:
+        # The row names its primary metric: when that value is missing the score is missing,
+        # never silently replaced by a more lenient one (em_flexible for em_strict).
+        return (row[declared], declared) if row.get(declared) is not None else (None, None)
     for name in SCORE_PREFERENCE:
         if name in row and row[name] is not None:
             return row[name], name
