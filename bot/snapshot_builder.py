@@ -77,6 +77,9 @@ RUN_ID_RE = re.compile(r"/actions/runs/(\d+)")
 PULL_URL_RE = re.compile(r"^https?://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/(\d+)", re.IGNORECASE)
 KIND_BY_PREFIX = {"issuecomment-": "issue_comment", "pullrequestreview-": "review", "discussion_r": "review_comment"}
 
+COMPARE_FILES_CAP = 300
+MSG_FILES_CAPPED = "GitHub listed only {listed} of the PR's {declared} changed files (it lists at most 3000)"
+MSG_COMPARE_CAPPED = "GitHub's compare lists at most {cap} files, so the changes up to {sha} cannot be listed completely"
 MSG_PR = "pull request {repo}#{number} could not be fetched: {error}"
 MSG_NOT_SIGNOFF = "{ref} does not name a comment (expected a URL or key with issuecomment-, pullrequestreview- or discussion_r)"
 MSG_SIGNOFF_MISSING = "the sign-off {key} is not a comment on {repo}#{number}"
@@ -251,7 +254,15 @@ class _Builder:
             files = fetch(f"the changes up to {pin_head}",
                           lambda: self.api.get(f"{r}/compare/{target_sha}...{pin_head}")["files"])
         if not isinstance(files, Unavailable):
-            files = [_changed_file(f) for f in files]
+            # GitHub lists at most 3000 changed files for a PR (300 for a compare): a capped list
+            # would hide paths from Checks 0 and 12, so it is no list at all.
+            listed, declared = len(files), int(pr.get("changed_files") or 0)
+            if not pinned and listed < declared:
+                files = Unavailable(reason=MSG_FILES_CAPPED.format(listed=listed, declared=declared))
+            elif pinned and listed >= COMPARE_FILES_CAP:
+                files = Unavailable(reason=MSG_COMPARE_CAPPED.format(cap=COMPARE_FILES_CAP, sha=pin_head))
+            else:
+                files = [_changed_file(f) for f in files]
         sides["files"] = files
 
         base_sha = self._merge_base(target_sha, head_sha, commits)
