@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from bot.artifacts import folder_files, json_rows, rows_from
 from bot.prfile import PRComment, PRFile, PRRun
+from bot.reuse import accepted_reuse
 from checks.snapshot import (
     Artifact,
     ChangedFile,
@@ -394,6 +395,10 @@ def build_local_snapshot(
     else:
         sweep_runs = absent("runs")
 
+    commits = commits_between(repo_path, base_tip, head_sha)
+    shas = commits if isinstance(commits, Unavailable) else [c.sha for c in commits]
+    reuse = accepted_reuse(comments, sweep_runs, shas, config.policy, config.sweep)
+
     return PRSnapshot(
         repo=name,
         number=pr.number,
@@ -410,7 +415,8 @@ def build_local_snapshot(
         base=base_tree,
         head=head_tree,
         target=target_tree,
-        commits=commits_between(repo_path, base_tip, head_sha),
+        commits=commits,
+        reuse=reuse,
         signoff=signoff,
         comments=comments,
         labels=list(pr.labels) if "labels" in given else absent("labels"),

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from checks.snapshot import Artifact, SweepRun, Unavailable
-from recipes.config import SweepPolicy
+from checks.commands import find_reuse_command
+from checks.snapshot import Artifact, Comment, ReuseSource, SweepRun, Unavailable
+from recipes.config import Policy, SweepPolicy
 
 PULL_REQUEST_EVENT = "pull_request"
 COMPLETED = "completed"
@@ -143,3 +144,29 @@ def pick_reusable(runs: Iterable[Mapping[str, Any]], pr_shas: Sequence[str], swe
         if reuse_problem(full, sweep, run_id=bare.run_id, pr_shas=pr_shas) is None:
             return bare.run_id
     return None
+
+
+def accepted_reuse(comments: Sequence[Comment] | Unavailable, runs: Mapping[int, SweepRun] | Unavailable,
+                   pr_shas: Sequence[str] | Unavailable, policy: Policy, sweep: SweepPolicy) -> ReuseSource | None:
+    """The reuse source when every run is already at hand (local mode): the newest authorized
+    command, its run (the bare form picks the newest eligible one), judged by the rules above
+    minus completion and in-PR commit, which Check 1 judges and explains itself."""
+    if isinstance(comments, Unavailable) or isinstance(runs, Unavailable):
+        return None
+    bots = {b.lower() for b in policy.bot_logins}
+    found = find_reuse_command([c for c in comments if c.author.lower() not in bots and not c.is_bot],
+                               policy.authorized_associations)
+    if found is None:
+        return None
+    comment, command = found
+    run_id = command.run_id
+    if run_id is None:
+        shas = [] if isinstance(pr_shas, Unavailable) else list(pr_shas)
+        eligible = [r for r in runs.values()
+                    if reuse_problem(r, sweep, run_id=r.run_id, pr_shas=shas) is None]
+        if not eligible:
+            return None
+        run_id = max(eligible, key=lambda r: (r.created_at.isoformat() if r.created_at else "", r.run_id)).run_id
+    if reuse_problem(runs.get(run_id), sweep, run_id=run_id, require_success=False) is not None:
+        return None
+    return ReuseSource(run_id=run_id, comment=comment, command=command.command, explicit=command.run_id is not None)

@@ -64,3 +64,26 @@ def test_checkout_pr_file_names_commits_by_sha(world, tmp_path, capsys):
     for key in data.get("check_runs", {}):
         assert len(key) == 40 and all(c in "0123456789abcdef" for c in key)
     assert Path(data["artifacts_dir"]).is_dir()
+
+
+def test_local_mode_accepts_the_reuse_command_like_github_mode(tmp_path, capsys):
+    """The seed's `/reuse-sweep-run 37597985033` (COLLABORATOR) names a run of the PR's own
+    commit c1 with reusable artifacts: local mode accepts it, so Check 1 names the command."""
+    dest, pr, head = _checkout("seed", tmp_path, capsys)
+    code, out = _check(dest, pr, head, capsys, "--format", "json", "--only", "1")
+    row = json.loads(out)["checks"][0]
+    assert row["status"] == "PASS"
+    assert "reuse-sweep-run" in row["reason"]
+
+
+def test_local_mode_refuses_a_reuse_command_naming_an_unknown_run(tmp_path, capsys):
+    import yaml
+
+    dest, pr, head = _checkout("seed", tmp_path, capsys)
+    data = yaml.safe_load(pr.read_text())
+    for c in data["comments"]:
+        c["body"] = c["body"].replace("/reuse-sweep-run 37597985033", "/reuse-sweep-run 123")
+    pr.write_text(yaml.safe_dump(data, sort_keys=False))
+    code, out = _check(dest, pr, head, capsys, "--format", "json", "--only", "1")
+    row = json.loads(out)["checks"][0]
+    assert "reuse-sweep-run" not in row["reason"]
