@@ -88,6 +88,9 @@ MECHANISM = {
     "tilert": "TILERT_SIMULATE_ACC_LEN={al}",
 }
 MISSING_CURVE_CODES = frozenset({"no-curve", "no-thinking-mode", "no-k"})
+BROKEN_CURVE_CODE = "bad-curve"
+MSG_BROKEN_CURVE = ("could not verify the golden AL for {key}: {why}; fix the committed curve file so the "
+                    "target acceptance can be read.")
 _AL_WORDS = re.compile(r"\b(AL|acceptance[ -]length|golden)\b", re.IGNORECASE)
 _AL_SOURCE = re.compile(r"https?://\S+|\b\d{6,}\b|\bpending\b", re.IGNORECASE)
 
@@ -275,6 +278,9 @@ class AgenticGoldenAlCheck:
         else:
             al, why = found.al, found.reason
         if al is None:
+            if found is not None and found.code == BROKEN_CURVE_CODE:
+                return CheckResult.failed(MSG_BROKEN_CURVE.format(key=v.config_key, why=why),
+                                          Evidence(path=found.path, line=found.line), spec_ev)
             if found is not None and found.code in MISSING_CURVE_CODES:
                 line = _source_line(ctx)
                 if line is None:

@@ -32,7 +32,7 @@ DSV4_DSPARK = "dsv4-pro-0813-dspark"
 DSV41FLASH_PREFIX = "dsv41flash"
 DSV41FLASH_DSPARK = "dsv41flash_dspark"
 
-Reason = Literal["ok", "no-curve", "needs-sample-method", "no-thinking-mode", "no-k", "bad-k"]
+Reason = Literal["ok", "no-curve", "needs-sample-method", "no-thinking-mode", "no-k", "bad-k", "bad-curve"]
 
 
 @dataclass
@@ -68,6 +68,9 @@ class GoldenSet:
     directory: str
     curves: dict[str, GoldenCurve] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    # Curve files that exist but could not be read, by stem: a lookup names the problem rather
+    # than calling the curve uncommitted.
+    broken: dict[str, Finding] = field(default_factory=dict)
 
     def expected_stem(
         self,
@@ -148,6 +151,12 @@ class GoldenSet:
                     f"{where}: DSpark for {KIMI_PREFIX} needs draft_sample_method "
                     f"({SAMPLE_GREEDY} or {SAMPLE_PROBABILISTIC})",
                     "needs-sample-method",
+                )
+            if expected in self.broken:
+                bad = self.broken[expected]
+                return GoldenLookup(
+                    None, expected, bad.path, bad.line,
+                    f"{where}: the golden curve {bad} cannot be read", "bad-curve",
                 )
             name = f"{expected}.yaml" if expected else "a matching curve"
             return GoldenLookup(
@@ -244,4 +253,7 @@ def load_golden(src: FileSource, golden_dir: str) -> GoldenSet:
         gs.findings.extend(findings)
         if curve is not None:
             gs.curves[curve.stem] = curve
+        elif findings:
+            stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            gs.broken[stem] = next((f for f in findings if f.severity == "error"), findings[0])
     return gs

@@ -110,3 +110,13 @@ def test_real_golden_curves(inferencex_dir):
     assert text[line - 1].strip() == "3: 2.49"
     # The snapshot lacks dsv41flash_dspark.yaml (spec 5.1), so the lookup says so.
     assert gs.lookup("dsv41flash", "dspark", "thinking_on", 5).code == "no-curve"
+
+
+def test_a_malformed_curve_is_named_not_called_uncommitted():
+    from recipes.golden import load_golden
+    from recipes.source import MemorySource
+
+    gs = load_golden(MemorySource({"g/dsv41flash_dspark.yaml": "m:\n  thinking_on: {1: [\n"}), "g")
+    found = gs.lookup("dsv41flash", "dspark", "thinking_on", 5)
+    assert found.al is None and found.code == "bad-curve"
+    assert "g/dsv41flash_dspark.yaml" in found.reason and "cannot be read" in found.reason
