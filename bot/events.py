@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping
 
+from bot.github_client import parse_time
 from checks.snapshot import Comment
 
 # GitHub's event names (the X-GitHub-Event header, GITHUB_EVENT_NAME in Actions).
@@ -142,15 +142,6 @@ class DispatchEvent(Event):
         return self.input(INPUT_SIGNOFF)
 
 
-def _time(value: Any) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
 def _actor(user: Any) -> Actor:
     user = user if isinstance(user, Mapping) else {}
     return Actor(login=str(user.get("login") or "ghost"), type=str(user.get("type") or "User"))
@@ -173,8 +164,8 @@ def _comment(item: Mapping[str, Any], kind: str) -> Comment:
         association=str(item.get("author_association") or "NONE"),
         is_bot=author.is_bot,
         body=item.get("body") or "",
-        created_at=_time(created),
-        updated_at=_time(item.get("updated_at") or created),
+        created_at=parse_time(created),
+        updated_at=parse_time(item.get("updated_at") or created),
         url=str(item.get("html_url") or ""),
     )
 

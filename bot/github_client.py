@@ -8,6 +8,7 @@ import threading
 import time
 import urllib.parse
 from pathlib import Path
+from datetime import datetime
 from typing import Any, Callable, Mapping, TypeVar
 
 import github
@@ -309,3 +310,13 @@ class GitHubApi:
             else:
                 self._login = str(self.get("/user")["login"])
         return self._login
+
+
+def parse_time(value: Any) -> datetime | None:
+    """A GitHub ISO-8601 timestamp (`...Z`) as an aware datetime; None when absent or malformed."""
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None

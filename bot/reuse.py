@@ -3,9 +3,9 @@ over plain data (a run, the PR's commit SHAs, artifacts, the sweep policy)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from bot.github_client import parse_time
 from checks.commands import find_reuse_command
 from checks.snapshot import Artifact, Comment, ReuseSource, SweepRun, Unavailable
 from recipes.config import Policy, SweepPolicy
@@ -55,15 +55,6 @@ def is_reusable_artifact(name: str, sweep: SweepPolicy) -> bool:
     return name in sweep.reusable_artifacts or any(name.startswith(p) for p in sweep.reusable_artifact_prefixes)
 
 
-def _time(value: Any) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
 def artifacts_from(items: Iterable[Mapping[str, Any]]) -> list[Artifact]:
     return [Artifact(name=str(a["name"]), id=int(a.get("id") or 0), expired=bool(a.get("expired")),
                      size_in_bytes=int(a.get("size_in_bytes") or 0)) for a in items]
@@ -78,7 +69,7 @@ def sweep_run_from(run: Mapping[str, Any], artifacts: Sequence[Artifact] | Unava
         status=str(run.get("status") or ""),
         conclusion=run.get("conclusion"),
         workflow_path=str(run.get("path") or ""),
-        created_at=_time(run.get("created_at")),
+        created_at=parse_time(run.get("created_at")),
         html_url=str(run.get("html_url") or ""),
         artifacts=artifacts if isinstance(artifacts, Unavailable) else list(artifacts),
     )

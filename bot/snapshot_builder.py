@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 import github
 
 from bot.artifacts import META_FILE, json_rows, rows_from, zip_files
-from bot.github_client import GitHubApi, describe_error, fetch
+from bot.github_client import GitHubApi, describe_error, fetch, parse_time
 from bot.reuse import artifacts_from, pick_reusable, reuse_problem
 from bot.remote_source import (
     BlobStore,
@@ -99,15 +99,6 @@ class SnapshotError(Exception):
     """The PR itself (or a requested sign-off or pinned head) could not be resolved: no verdict."""
 
 
-def _time(value: Any) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
 def _login(user: Any) -> str:
     return str((user or {}).get("login") or "ghost")
 
@@ -126,8 +117,8 @@ def _comment(item: dict, kind: str) -> Comment:
         association=str(item.get("author_association") or "NONE"),
         is_bot=_is_bot_user(user),
         body=item.get("body") or "",
-        created_at=_time(created),
-        updated_at=_time(item.get("updated_at") or created),
+        created_at=parse_time(created),
+        updated_at=parse_time(item.get("updated_at") or created),
         url=str(item.get("html_url") or ""),
     )
 
@@ -781,7 +772,7 @@ class _Builder:
             status=run.get("status") or "",
             conclusion=run.get("conclusion"),
             workflow_path=run.get("path") or "",
-            created_at=_time(run.get("created_at")),
+            created_at=parse_time(run.get("created_at")),
             html_url=run.get("html_url") or "",
             artifacts=artifacts,
             meta=meta,
