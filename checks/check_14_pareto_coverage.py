@@ -44,6 +44,7 @@ from recipes.artifacts import (
     parse_throughput_rows,
 )
 from recipes.pareto import FrontierResult, count_curves, frontier, mermaid_chart
+from recipes.markdown import strip_quotes_and_code
 
 ADMIN = "admin"
 MIN_SHA_CHARS = 7
@@ -73,7 +74,6 @@ MSG_FIX = "add concurrencies that extend the frontier and re-run the sweep, or h
 NOTE_BYPASS = "bypass by @{login}"
 NOTE_NO_RUN = "no qualifying sweep run"
 
-_FENCE_RE = re.compile(r"^\s*(```|~~~)")
 _INLINE_CODE_RE = re.compile(r"`[^`\n]*`")
 _HEX_RE = re.compile(r"\b[0-9a-fA-F]{7,40}\b")
 
@@ -141,17 +141,8 @@ def _chart_body(chart: str) -> str:
 
 
 def _human_text(body: str) -> str:
-    """A comment without quoted lines, fenced code or inline code (none of them count)."""
-    out: list[str] = []
-    in_code = False
-    for line in body.splitlines():
-        if _FENCE_RE.match(line):
-            in_code = not in_code
-            continue
-        if in_code or line.lstrip().startswith(">"):
-            continue
-        out.append(_INLINE_CODE_RE.sub(" ", line))
-    return "\n".join(out)
+    """A comment without quoted lines, code blocks or inline code (none of them count)."""
+    return "\n".join(_INLINE_CODE_RE.sub(" ", line) for _, line in strip_quotes_and_code(body))
 
 
 def _names_sha(text: str, sha: str) -> bool:

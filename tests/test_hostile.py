@@ -5,7 +5,6 @@ The case format is described in tests/hostile/README.md."""
 from __future__ import annotations
 
 import io
-import json
 import logging
 import shutil
 import sys
