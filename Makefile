@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(PY) bench/core.py
 	$(PY) bench/pareto.py
 	$(PY) bench/verdict.py
+	$(PY) bench/faults.py --runs 100
 
 clean:
 	rm -rf $(VENV) build *.egg-info
