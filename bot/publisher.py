@@ -73,6 +73,40 @@ def incomplete_comment(signoff_key: str, head_sha: str, reason: str) -> str:
             + "\n\n" + FOOTER.format(sha=head_sha) + "\n")
 
 
+def own_marked(api: GitHubApi, repo: str, number: int, login: str, marker: str, *,
+               prefix: bool = False) -> list[dict]:
+    """The conversation comments on `number` authored by `login` whose first line is `marker` (or
+    starts with it, with `prefix`), oldest first. Humans copying a marker are never matched."""
+    login = login.lower()
+    mine = []
+    for c in api.list(f"/repos/{repo}/issues/{number}/comments"):
+        first = (c.get("body") or "").split("\n", 1)[0].rstrip("\r")
+        if str((c.get("user") or {}).get("login", "")).lower() == login \
+                and (first.startswith(marker) if prefix else first == marker):
+            mine.append(c)
+    return sorted(mine, key=lambda c: (str(c.get("created_at") or ""), int(c["id"])))
+
+
+def upsert_marked(api: GitHubApi, repo: str, number: int, login: str, marker: str, body: str) -> tuple[dict, str]:
+    """(comment, action) for the one comment of `login` whose first line is `marker` (`body`
+    starts with it): edited when its text changed, left alone when identical, created when there
+    is none (or it vanished before the edit). Redelivered events never add a second one."""
+    existing = own_marked(api, repo, number, login, marker)
+    if existing:
+        oldest = existing[0]
+        if len(existing) > 1:
+            log.warning("%d comments carry %s; editing the oldest (%s)", len(existing), marker, oldest["id"])
+        if oldest.get("body") == body:
+            return oldest, ACTION_UNCHANGED
+        try:
+            return api.patch(f"/repos/{repo}/issues/comments/{oldest['id']}", {"body": body}), ACTION_EDITED
+        except GithubException as exc:
+            if exc.status != 404:
+                raise
+            log.warning("comment %s vanished; posting a new one", oldest["id"])
+    return api.post(f"/repos/{repo}/issues/{number}/comments", {"body": body}), ACTION_CREATED
+
+
 class Publisher:
     """Writes for one PR. Only comments authored by the bot's own login are ever edited, so a
     user pasting the marker into their own comment changes nothing."""
@@ -85,34 +119,12 @@ class Publisher:
 
     # ----- the verdict comment ---------------------------------------------------------------
 
-    def _own_marked(self, marker: str) -> list[dict]:
-        login = self.api.login().lower()
-        comments = self.api.list(f"{self.r}/issues/{self.number}/comments")
-        mine = [c for c in comments
-                if str((c.get("user") or {}).get("login", "")).lower() == login
-                and (c.get("body") or "").split("\n", 1)[0].rstrip("\r") == marker]
-        return sorted(mine, key=lambda c: (str(c.get("created_at") or ""), int(c["id"])))
-
     def upsert_comment(self, signoff_key: str, body: str) -> tuple[str, str]:
         """(html_url, action): edit the oldest of our comments with this sign-off's marker, leave
         it alone when identical, else create one. Never a second comment for the same sign-off."""
-        marker = MARKER.format(key=signoff_key)
-        existing = self._own_marked(marker)
-        if existing:
-            oldest = existing[0]
-            if len(existing) > 1:
-                log.warning("%d verdict comments carry %s; editing the oldest (%s)", len(existing), marker, oldest["id"])
-            if oldest.get("body") == body:
-                return oldest.get("html_url") or "", ACTION_UNCHANGED
-            try:
-                edited = self.api.patch(f"{self.r}/issues/comments/{oldest['id']}", {"body": body})
-                return edited.get("html_url") or "", ACTION_EDITED
-            except GithubException as exc:
-                if exc.status != 404:
-                    raise
-                log.warning("verdict comment %s vanished; posting a new one", oldest["id"])
-        created = self.api.post(f"{self.r}/issues/{self.number}/comments", {"body": body})
-        return created.get("html_url") or "", ACTION_CREATED
+        comment, action = upsert_marked(self.api, self.repo, self.number, self.api.login(),
+                                        MARKER.format(key=signoff_key), body)
+        return comment.get("html_url") or "", action
 
     # ----- the commit status -------------------------------------------------------------------
 

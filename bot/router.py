@@ -14,6 +14,7 @@ from github import GithubException
 
 from bot.events import CommentEvent, Event
 from bot.github_client import GitHubApi, describe_error
+from bot.publisher import own_marked, upsert_marked
 from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
 
 log = logging.getLogger(__name__)
@@ -173,24 +174,9 @@ class Context:
     def own_comments(self, number: int, marker_prefix: str) -> list[dict]:
         """The bot's conversation comments on `number` whose first line starts with the
         marker prefix, oldest first (humans copying a marker are never matched)."""
-        login = self.own_login.lower()
-        out = []
-        for c in self.api.list(f"{self.r}/issues/{number}/comments"):
-            first = (c.get("body") or "").split("\n", 1)[0].rstrip("\r")
-            if str((c.get("user") or {}).get("login", "")).lower() == login and first.startswith(marker_prefix):
-                out.append(c)
-        return sorted(out, key=lambda c: (str(c.get("created_at") or ""), int(c["id"])))
+        return own_marked(self.api, self.repo, number, self.own_login, marker_prefix, prefix=True)
 
     def upsert_marked(self, number: int, marker: str, body: str) -> tuple[dict, str]:
-        """(comment, action): the bot's one comment carrying `marker` as its first line, edited
-        when its text changed, left alone when identical, else created. Redelivered events
-        therefore never add a second comment."""
-        full = marker + "\n" + body
-        existing = [c for c in self.own_comments(number, marker)
-                    if (c.get("body") or "").split("\n", 1)[0].rstrip("\r") == marker]
-        if existing:
-            oldest = existing[0]
-            if oldest.get("body") == full:
-                return oldest, "unchanged"
-            return self.api.patch(f"{self.r}/issues/comments/{oldest['id']}", {"body": full}), "edited"
-        return self.api.post(f"{self.r}/issues/{number}/comments", {"body": full}), "created"
+        """(comment, action): the bot's one comment carrying `marker` as its first line, by the
+        publisher's one upsert rule (bot/publisher.py)."""
+        return upsert_marked(self.api, self.repo, number, self.own_login, marker, marker + "\n" + body)

@@ -231,19 +231,22 @@ class _Builder:
         commits = f_commits.result()
         if not isinstance(commits, Unavailable):
             commits = [_commit(c) for c in commits]
-            if commits and not pin_head and commits[-1].sha != current_head:
-                current_head = commits[-1].sha  # the PR moved between our two reads
-            if pin_head and pin_head != current_head:
-                shas = [c.sha for c in commits]
-                if pin_head not in shas:
-                    raise SnapshotError(MSG_PIN_NOT_IN_PR.format(sha=pin_head, repo=self.repo, number=n))
-                commits = commits[: shas.index(pin_head) + 1]
+            shas = [c.sha for c in commits]
+            if head_sha in shas:
+                if head_sha == current_head and shas[-1] != head_sha:
+                    current_head = shas[-1]  # the PR moved between our reads (pinned or not)
+                # Commits past the assessed head are not the PR the verdict describes.
+                commits = commits[: shas.index(head_sha) + 1]
+            elif pin_head and pin_head != current_head:
+                raise SnapshotError(MSG_PIN_NOT_IN_PR.format(sha=pin_head, repo=self.repo, number=n))
         f_checks = self.stage.submit(self._check_runs, commits)
         files = f_files.result()
-        pinned = bool(pin_head and pin_head != pr["head"]["sha"])
+        # Once the PR has moved past the assessed head, its file list may describe the newer
+        # commit; the changes up to the assessed head come from a compare instead.
+        pinned = head_sha != current_head
         if pinned:
-            files = fetch(f"the changes up to {pin_head}",
-                          lambda: self.api.get(f"{r}/compare/{target_sha}...{pin_head}")["files"])
+            files = fetch(f"the changes up to {head_sha}",
+                          lambda: self.api.get(f"{r}/compare/{target_sha}...{head_sha}")["files"])
         if not isinstance(files, Unavailable):
             # GitHub lists at most 3000 changed files for a PR (300 for a compare): a capped list
             # would hide paths from Checks 0 and 12, so it is no list at all.
@@ -251,7 +254,7 @@ class _Builder:
             if not pinned and listed < declared:
                 files = Unavailable(reason=MSG_FILES_CAPPED.format(listed=listed, declared=declared))
             elif pinned and listed >= COMPARE_FILES_CAP:
-                files = Unavailable(reason=MSG_COMPARE_CAPPED.format(cap=COMPARE_FILES_CAP, sha=pin_head))
+                files = Unavailable(reason=MSG_COMPARE_CAPPED.format(cap=COMPARE_FILES_CAP, sha=head_sha))
             else:
                 files = [_changed_file(f) for f in files]
         sides["files"] = files

@@ -58,3 +58,21 @@ def test_demo_runs_as_a_fresh_process():
                           timeout=60, env={"PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("## ⚠️ **Verdict: WARN** ⚠️") and "comment_created" in proc.stdout
+
+
+def test_demo_reuse_scenario_prints_accepted_and_refused_commands(capsys):
+    assert main(["demo", "--scenario", "reuse", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    reactions = [e["content"] for e in data["effects"] if e["kind"] == "reaction_added"]
+    assert "+1" in reactions and "-1" in reactions, "the scenario shows commands accepted and refused"
+    refusals = [e["body"] for e in data["effects"] if e["kind"] == "comment_created" and "not accepted" in e["body"]]
+    assert len(refusals) == reactions.count("-1")
+    assert 0 < data["requests"]
+
+
+def test_demo_sweep_scenario_prints_one_dispatch_for_the_label(capsys):
+    assert main(["demo", "--scenario", "sweep"]) == 0
+    out = capsys.readouterr().out
+    assert TITLE_EFFECTS in out
+    assert out.count("- workflow_dispatched by github-actions[bot]") == 1, "the redelivered label starts nothing more"
+    assert "| `dsv41flash-fp4-mi355x-atom-agentic-dspark` | agentic-coding | 16 |" in out

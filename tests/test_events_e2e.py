@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
-from github import Auth
+from github import Auth, GithubException
 
 from bot.cli import main
 from bot.commands.handle_event import handle_event
@@ -206,6 +207,29 @@ def test_a_crash_still_publishes_a_failing_status(monkeypatch):
     assert "evaluating the checks failed (RuntimeError)" in effects[0]["body"]
 
 
+def test_a_crash_building_the_snapshot_fails_the_pinned_head_not_a_later_one(monkeypatch):
+    import bot.commands.check as check
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(check, "build_snapshot", explode)
+    with world("seed") as emu:
+        pinned = emu.head_sha
+        api = PushDuringRun(emu)
+        try:
+            handled = handle_event(api, "issue_comment", load_payload(PAYLOADS / "issue_comment.signoff-created.json"),
+                                   env={}, review_date=None)
+        finally:
+            api.close()
+        emu.assert_clean()
+        effects = bot_effects(emu)
+    assert handled.ok and api.pushed_sha and api.pushed_sha != pinned
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert (effects[1]["sha"], effects[1]["state"]) == (pinned, "failure")
+    assert f"Assessed commit: `{pinned}`." in effects[0]["body"]
+
+
 def test_push_after_a_verdict_requires_a_fresh_verification(monkeypatch, tmp_path):
     with world("seed") as emu:
         send(emu, monkeypatch, PAYLOADS / "issue_comment.signoff-created.json")
@@ -358,13 +382,16 @@ def test_label_dispatches_the_sweep_with_the_pinned_head(monkeypatch):
         emu.assert_clean()
         effects = bot_effects(emu)
         head = emu.head_sha
-    assert kinds(effects) == [srv.EFFECT_WORKFLOW_DISPATCHED, srv.EFFECT_COMMENT_CREATED]
-    d = effects[0]
+    # The reply that records the start is claimed first, then the dispatch, then the reply completed.
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_WORKFLOW_DISPATCHED, srv.EFFECT_COMMENT_EDITED]
+    marker = f"<!-- infx-review sweep head={head} labels=full-sweep-fail-fast -->\n"
+    assert effects[0]["body"].startswith(marker) and effects[2]["id"] == effects[0]["id"]
+    d = effects[1]
     assert (d["workflow"], d["ref"]) == (".github/workflows/run-sweep.yml", "main")
     assert d["inputs"] == {"canary": "true", "ref": head, "pr-number": "3603",
                            "config-keys": "dsv41flash-fp4-mi355x-atom-agentic-dspark", "fail-fast": "true"}
-    reply = effects[1]["body"]
-    assert reply.startswith(f"<!-- infx-review sweep head={head} labels=full-sweep-fail-fast -->\n")
+    reply = effects[2]["body"]
+    assert reply.startswith(marker)
     assert "| `dsv41flash-fp4-mi355x-atom-agentic-dspark` | agentic-coding | 16 |" in reply
 
 
@@ -373,7 +400,119 @@ def test_redelivered_label_event_dispatches_once(monkeypatch):
         send(emu, monkeypatch, event("sweep", "labeled-full-sweep-fail-fast"))
         send(emu, monkeypatch, event("sweep", "labeled-redelivered"))
         emu.assert_clean()
-        assert kinds(bot_effects(emu)) == [srv.EFFECT_WORKFLOW_DISPATCHED, srv.EFFECT_COMMENT_CREATED]
+        assert kinds(bot_effects(emu)) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_WORKFLOW_DISPATCHED,
+                                           srv.EFFECT_COMMENT_EDITED]
+
+
+class ReplyFailsAfterStart(GitHubApi):
+    """GitHub fails (after retries) the first comment write that follows the sweep's start, as
+    when a job dies between starting the sweep and recording it."""
+
+    def __init__(self, emu: Emulator):
+        super().__init__(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
+        self.started = self.failed = False
+
+    def _write(self, path: str) -> None:
+        if path.endswith("/dispatches"):
+            self.started = True
+        elif self.started and not self.failed and "/comments" in path:
+            self.failed = True
+            raise GithubException(502, {"message": "Bad Gateway"}, {})
+
+    def post(self, path, body):
+        self._write(path)
+        return super().post(path, body)
+
+    def patch(self, path, body):
+        self._write(path)
+        return super().patch(path, body)
+
+
+def test_a_job_that_dies_after_dispatching_is_not_redispatched_on_redelivery():
+    payload = load_payload(event("sweep", "labeled-full-sweep-fail-fast"))
+    with world("sweep") as emu:
+        api = ReplyFailsAfterStart(emu)
+        try:
+            first = handle_event(api, "pull_request", payload, env={})
+            second = handle_event(api, "pull_request", payload, env={})
+        finally:
+            api.close()
+        emu.assert_clean()
+        effects = bot_effects(emu)
+    assert api.failed and not first.ok and second.ok
+    assert kinds(effects).count(srv.EFFECT_WORKFLOW_DISPATCHED) == 1
+
+
+class DispatchRefusedOnce(GitHubApi):
+    def __init__(self, emu: Emulator):
+        super().__init__(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
+        self.refused = False
+
+    def post(self, path, body):
+        if path.endswith("/dispatches") and not self.refused:
+            self.refused = True
+            raise GithubException(422, {"message": "Unexpected inputs provided"}, {})
+        return super().post(path, body)
+
+
+def test_a_refused_dispatch_leaves_no_record_so_a_retry_dispatches():
+    payload = load_payload(event("sweep", "labeled-full-sweep-fail-fast"))
+    with world("sweep") as emu:
+        api = DispatchRefusedOnce(emu)
+        try:
+            first = handle_event(api, "pull_request", payload, env={})
+            second = handle_event(api, "pull_request", payload, env={})
+        finally:
+            api.close()
+        emu.assert_clean()
+        effects = bot_effects(emu)
+    assert not first.ok and second.ok
+    assert kinds(effects).count(srv.EFFECT_WORKFLOW_DISPATCHED) == 1
+    failed = [e for e in effects if e["kind"] == srv.EFFECT_COMMENT_EDITED and "could not be started" in e["body"]]
+    assert len(failed) == 1 and not failed[0]["body"].startswith("<!--") and "HTTP 422" in failed[0]["body"]
+
+
+class BothJobsListFirst(GitHubApi):
+    """Two jobs for one PR at once: each lists the comments (and finds no record of a sweep)
+    before either writes one."""
+
+    def __init__(self, emu: Emulator, barrier: threading.Barrier):
+        super().__init__(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
+        self.barrier, self.listed = barrier, False
+
+    def list(self, path, params=None, key=None):
+        items = super().list(path, params, key)
+        if path.endswith("/comments") and "/issues/" in path and not self.listed:
+            self.listed = True
+            self.barrier.wait(10)
+        return items
+
+
+def test_concurrent_jobs_for_the_same_head_and_labels_dispatch_once():
+    payload = load_payload(event("sweep", "labeled-full-sweep-fail-fast"))
+    with world("sweep") as emu:
+        barrier = threading.Barrier(2)
+        apis = [BothJobsListFirst(emu, barrier) for _ in range(2)]
+        results: list = [None, None]
+
+        def job(i: int) -> None:
+            results[i] = handle_event(apis[i], "pull_request", payload, env={})
+
+        threads = [threading.Thread(target=job, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        for a in apis:
+            a.close()
+        emu.assert_clean()
+        effects = bot_effects(emu)
+        marker = f"<!-- infx-review sweep head={emu.head_sha} labels=full-sweep-fail-fast -->"
+        left = [c for c in bot_api(emu).list(f"/repos/{emu.world.repo}/issues/{emu.world.pr.number}/comments")
+                if c["body"].startswith(marker)]
+    assert all(r is not None and r.ok for r in results)
+    assert kinds(effects).count(srv.EFFECT_WORKFLOW_DISPATCHED) == 1
+    assert len(left) == 1, "one record of the sweep remains"
 
 
 def test_sweep_command_dispatches_then_the_label_for_the_same_head_does_not(monkeypatch):
@@ -382,8 +521,8 @@ def test_sweep_command_dispatches_then_the_label_for_the_same_head_does_not(monk
         assert send(emu, monkeypatch, event("sweep", "labeled-full-sweep-fail-fast")) == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_WORKFLOW_DISPATCHED, srv.EFFECT_COMMENT_CREATED]
-    assert "asked for by [this comment]" in effects[1]["body"]
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_WORKFLOW_DISPATCHED, srv.EFFECT_COMMENT_EDITED]
+    assert "asked for by [this comment]" in effects[2]["body"]
 
 
 def test_sweep_command_without_write_permission_is_refused(monkeypatch):
@@ -400,9 +539,9 @@ def test_label_mode_sweep_command_applies_the_primary_label(monkeypatch):
         assert send(emu, monkeypatch, PAYLOADS / "issue_comment.sweep-label-mode.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_LABEL_ADDED, srv.EFFECT_COMMENT_CREATED]
-    assert effects[0]["label"] == "full-sweep-fail-fast"
-    assert "| `dsv41flash-fp4-mi355x-atom-agentic-dspark` | agentic-coding | 16 |" in effects[1]["body"]
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_LABEL_ADDED, srv.EFFECT_COMMENT_EDITED]
+    assert effects[1]["label"] == "full-sweep-fail-fast"
+    assert "| `dsv41flash-fp4-mi355x-atom-agentic-dspark` | agentic-coding | 16 |" in effects[2]["body"]
 
 
 def test_label_mode_human_label_and_bot_label_start_nothing(monkeypatch):

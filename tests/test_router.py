@@ -215,3 +215,35 @@ def test_an_author_check_that_fails_stops_the_event_with_a_named_error(caplog):
     router.add(EVENT_COMMENT, "created", lambda e, c: calls.append(e), name="h")
     outcomes = router.dispatch(comment_event(), Broken())
     assert calls == [] and [(o.handler, o.ok) for o in outcomes] == [("router.author_check", False)]
+
+
+# ---------------------------------------------------------------- the context's marked replies
+
+def test_a_reply_that_vanished_before_its_edit_is_posted_anew(monkeypatch):
+    """The handlers' replies use the publisher's upsert rule: a 404 on the edit means the comment
+    was deleted meanwhile, so a new one is posted instead of the handler failing."""
+    from github import Auth, GithubException
+
+    from bot.github_client import GitHubApi, make_github
+    from bot.router import Context
+    from bot.sandbox import Emulator
+
+    marker = "<!-- infx-review command comment=issuecomment-1 -->"
+    with Emulator(PROJECT / "bot" / "sandbox" / "worlds" / "seed", strict=True) as emu:
+        api = GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
+        try:
+            ctx = Context(api=api, repo=emu.world.repo, env={})
+            first, action = ctx.upsert_marked(emu.world.pr.number, marker, "refused")
+            assert action == "created"
+            assert ctx.upsert_marked(emu.world.pr.number, marker, "refused")[1] == "unchanged"
+
+            def gone(self, path, body):
+                raise GithubException(404, {"message": "Not Found"}, {})
+
+            monkeypatch.setattr(GitHubApi, "patch", gone)
+            second, action = ctx.upsert_marked(emu.world.pr.number, marker, "accepted after the edit")
+        finally:
+            api.close()
+        emu.assert_clean()
+    assert action == "created" and second["id"] != first["id"]
+    assert second["body"] == marker + "\naccepted after the edit"

@@ -2,6 +2,7 @@
 lazy file reads, bounded retries, and failures that become Unavailable with a reason."""
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from datetime import date
@@ -351,3 +352,43 @@ def test_auth_from_env():
         auth_from_env({"INFX_APP_ID": "1", "INFX_APP_PRIVATE_KEY": "k"})
     with pytest.raises(ClientError, match="must be a number"):
         auth_from_env({"INFX_APP_ID": "x", "INFX_APP_PRIVATE_KEY": "k", "INFX_APP_INSTALLATION_ID": "2"})
+
+
+class PushBetweenReads(GitHubApi):
+    """A push lands after the builder read the PR (whose head is the pinned one) but before it
+    listed the PR's commits and files: those lists already show the newer commit."""
+
+    def __init__(self, emu: Emulator):
+        super().__init__(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
+        self.emu, self.pushed_sha = emu, None
+        self._pr_read = threading.Event()
+        self._lock = threading.Lock()
+
+    def get(self, path, params=None):
+        data = super().get(path, params)
+        if path.endswith(f"/pulls/{self.emu.world.pr.number}"):
+            self._pr_read.set()
+        return data
+
+    def list(self, path, params=None, key=None):
+        if path.endswith(("/commits", "/files")) and "/pulls/" in path:
+            assert self._pr_read.wait(10)
+            with self._lock:
+                if self.pushed_sha is None:
+                    self.pushed_sha = self.emu.push({"LATE.md": "pushed mid-read\n"}, message="Late push")
+        return super().list(path, params, key)
+
+
+def test_a_push_between_reads_is_named_and_not_assessed():
+    with Emulator(SEED, strict=True) as emu:
+        pinned = emu.head_sha
+        api = PushBetweenReads(emu)
+        try:
+            snap = build_snapshot(api, emu.world.repo, emu.world.pr.number, review_date=REVIEW_DATE, pin_head=pinned)
+        finally:
+            api.close()
+        emu.assert_clean()
+    assert api.pushed_sha and api.pushed_sha != pinned
+    assert snap.head_sha == pinned and snap.current_head_sha == api.pushed_sha and snap.head_moved
+    assert snap.commits[-1].sha == pinned, "a commit past the assessed head is not the PR assessed"
+    assert "LATE.md" not in [f.path for f in snap.files], "the changes are those up to the assessed head"

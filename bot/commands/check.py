@@ -143,11 +143,11 @@ def review_pr(
         if post and verdict.signoff is not None:
             render_comment(verdict, verdict.signoff.key)  # fails here, not half-way through publishing
     except SnapshotError as exc:
-        return _incomplete(api, publisher, repo, number, str(exc), snapshot, post, signoff_ref)
+        return _incomplete(api, publisher, repo, number, str(exc), snapshot, post, signoff_ref, pin_head)
     except Exception as exc:  # a bug: logged with its traceback; the PR still gets a status
         log.exception("%s failed for %s#%s", stage, repo, number)
         reason = f"{stage} failed ({type(exc).__name__})"
-        return _incomplete(api, publisher, repo, number, reason, snapshot, post, signoff_ref)
+        return _incomplete(api, publisher, repo, number, reason, snapshot, post, signoff_ref, pin_head)
     published = None
     if post:
         if progress:
@@ -161,10 +161,11 @@ def review_pr(
 
 
 def _incomplete(api: GitHubApi, publisher: Publisher, repo: str, number: int, reason: str, snapshot,
-                post: bool, signoff_ref: str | None) -> Review:
+                post: bool, signoff_ref: str | None, pin_head: str | None = None) -> Review:
     if not post:
         return Review(None, None, EXIT_ERROR, reason)
-    head = snapshot.head_sha if snapshot is not None else None
+    # The failure describes the head this run was asked to assess, not one pushed since.
+    head = snapshot.head_sha if snapshot is not None else pin_head
     key = snapshot.signoff.key if snapshot is not None and snapshot.signoff is not None else None
     if head is None:
         pr = fetch(f"{repo}#{number}", lambda: api.get(f"/repos/{repo}/pulls/{number}"))

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.events import ACTION_CREATED, ACTION_LABELED, EVENT_COMMENT, EVENT_PULL_REQUEST, CommentEvent, PullRequestEvent
-from bot.github_client import fetch
+from bot.github_client import describe_error, fetch
 from bot.handlers import comment_link, quote_line
 from bot.remote_source import BlobStore, RemoteTree
 from bot.router import Context, Router
@@ -62,6 +62,9 @@ TEXT_LABELED = ("Applied the label `{label}` for commit `{sha}`, asked for by {t
                 "on it.")
 TEXT_LABEL_PRESENT = ("The label `{label}` is already on this PR, so `{workflow}` already started on it; remove "
                       "and add it again to sweep commit `{sha}` once more.")
+TEXT_STARTING = "Starting the sweep for commit `{sha}`, asked for by {trigger}."
+TEXT_START_FAILED = ("The sweep for commit `{sha}`, asked for by {trigger}, could not be started ({error}); "
+                     "nothing was started, so asking again may start it.")
 TEXT_NOTHING = ("Nothing to sweep at commit `{sha}`: `{changelog}` has no new entry in this PR, so no sweep was "
                 "started (asked for by {trigger}).")
 TEXT_TABLE_HEAD = "| Config | Scenarios | Points |\n| --- | --- | --- |"
@@ -77,6 +80,7 @@ TEXT_ALREADY = ("{quote}\n\n{link} started nothing new: a sweep of this head wit
 
 MSG_ALREADY = "%s: a sweep for %s with labels %s was already started (marker found); nothing to do"
 MSG_LABEL_MODE = "%s: label %s added by %s; in label mode the sweep workflow starts itself"
+MSG_LOST_CLAIM = "%s: another job claimed the sweep for %s with labels %s first (comment %s); nothing to do"
 MSG_BOT_LABEL = "%s: label %s was added by the bot itself"
 
 
@@ -250,22 +254,42 @@ def start_sweep(ctx: Context, number: int, label: str, *, fail_fast: bool, trigg
                                                                          trigger=trigger) + _problems(plan))
         return NOTHING, str(reply.get("html_url") or "")
     workflow = sweep.workflow
-    if sweep.mode == MODE_DISPATCH:
-        inputs = {**{k: str(v) for k, v in sweep.dispatch_inputs.items()},
-                  INPUT_REF: head, INPUT_PR: str(number), INPUT_KEYS: ",".join(plan.keys),
-                  INPUT_FAIL_FAST: "true" if fail_fast else "false"}
-        ctx.api.post(f"{ctx.r}/actions/workflows/{workflow.rsplit('/', 1)[-1]}/dispatches",
-                     {"ref": ctx.default_branch, "inputs": inputs})
-        text, done = TEXT_DISPATCHED.format(workflow=workflow, sha=head[:12], fail_fast="yes" if fail_fast else "no",
-                                            trigger=trigger), DISPATCHED
-    elif not apply_label:
+    if sweep.mode != MODE_DISPATCH and not apply_label:
         return LABEL_MODE, ""
-    elif label in present:
-        text, done = TEXT_LABEL_PRESENT.format(label=label, workflow=workflow, sha=head[:12]), LABEL_PRESENT
-    else:
-        ctx.api.post(f"{ctx.r}/issues/{number}/labels", {"labels": [label]})
-        text, done = TEXT_LABELED.format(label=label, sha=head[:12], trigger=trigger, workflow=workflow), LABELED
-    reply, _ = ctx.upsert_marked(number, marker, text + "\n\n" + _table(plan) + _problems(plan))
+    if sweep.mode != MODE_DISPATCH and label in present:
+        text = TEXT_LABEL_PRESENT.format(label=label, workflow=workflow, sha=head[:12])
+        reply, _ = ctx.upsert_marked(number, marker, text + "\n\n" + _table(plan) + _problems(plan))
+        return LABEL_PRESENT, str(reply.get("html_url") or "")
+    # The reply is the record that this head and these labels were started, so it is written
+    # before the start: a job that dies after starting cannot leave a redelivery free to start
+    # again, and of two jobs racing, the one whose claim is oldest starts while the other yields.
+    # Always a new comment: an upsert would hand a racing job the other job's claim as its own.
+    claim = ctx.api.post(f"{ctx.r}/issues/{number}/comments",
+                         {"body": marker + "\n" + TEXT_STARTING.format(sha=head[:12], trigger=trigger)})
+    claims = ctx.own_comments(number, marker)
+    if claims and int(claims[0]["id"]) != int(claim["id"]):
+        log.info(MSG_LOST_CLAIM, ctx.delivery, head[:12], labels, claims[0]["id"])
+        ctx.api.delete(f"{ctx.r}/issues/comments/{claim['id']}")
+        return ALREADY, str(claims[0].get("html_url") or "")
+    try:
+        if sweep.mode == MODE_DISPATCH:
+            inputs = {**{k: str(v) for k, v in sweep.dispatch_inputs.items()},
+                      INPUT_REF: head, INPUT_PR: str(number), INPUT_KEYS: ",".join(plan.keys),
+                      INPUT_FAIL_FAST: "true" if fail_fast else "false"}
+            ctx.api.post(f"{ctx.r}/actions/workflows/{workflow.rsplit('/', 1)[-1]}/dispatches",
+                         {"ref": ctx.default_branch, "inputs": inputs})
+            text, done = TEXT_DISPATCHED.format(workflow=workflow, sha=head[:12],
+                                                fail_fast="yes" if fail_fast else "no", trigger=trigger), DISPATCHED
+        else:
+            ctx.api.post(f"{ctx.r}/issues/{number}/labels", {"labels": [label]})
+            text, done = TEXT_LABELED.format(label=label, sha=head[:12], trigger=trigger, workflow=workflow), LABELED
+    except Exception as exc:
+        # GitHub refused the start: the claim loses its marker, so a retry of this event may start it.
+        ctx.api.patch(f"{ctx.r}/issues/comments/{claim['id']}", {"body": TEXT_START_FAILED.format(
+            sha=head[:12], trigger=trigger, error=escape_inline(describe_error(exc), PROBLEM_MAX))})
+        raise
+    reply = ctx.api.patch(f"{ctx.r}/issues/comments/{claim['id']}",
+                          {"body": marker + "\n" + text + "\n\n" + _table(plan) + _problems(plan)})
     return done, str(reply.get("html_url") or "")
 
 
