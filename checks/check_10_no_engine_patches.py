@@ -104,8 +104,9 @@ def _is_engine_target(target: str, engine_pkgs: set[str]) -> bool:
     """An engine distribution by name, or a local/VCS source tree whose path names an engine."""
     if package_name(target) in engine_pkgs:
         return True
-    segments = re.split(r"[/@#=+:]", target.lower())
-    return any(seg in engine_pkgs for seg in segments)
+    # A repository URL names the engine as `<name>.git`, often followed by `#subdirectory=...`.
+    segments = re.split(r"[/@#=+:\[\]\s]", target.lower())
+    return any(seg in engine_pkgs or seg.removesuffix(".git") in engine_pkgs for seg in segments)
 
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")

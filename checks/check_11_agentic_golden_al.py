@@ -175,6 +175,25 @@ def injected_acceptance(point: Any, variant: Any, golden: Any, thinking_mode: st
     return found.al, found.reason
 
 
+def golden_lookup(ctx, v: ServingView, golden: Any) -> tuple[Any, tuple[str | None, Any, Any]]:
+    """The golden-curve lookup for one speculative view, as the injector would do it (spec 5.2):
+    method, draft length and draft from the generation role of the bound variant (else the
+    effective config), the thinking mode from the env, and the sample method DSpark implies.
+    Returns (GoldenLookup or None when no method is known, (method, K, draft model)). Check 15
+    compares AL claims through this same lookup."""
+    mode = _thinking_mode(v)
+    if v.variant is not None:
+        spec = _generation_spec(v.variant)
+        method, k, draft = spec.method, spec.draft_length, spec.draft_model
+    else:
+        method, k, draft = v.spec_method, v.draft_length, v.effective.value("draft_model")
+    if not method:
+        return None, (method, k, draft)
+    found = golden.lookup(v.point.model_prefix or "", method, mode, k if isinstance(k, int) else 0, draft_model=draft,
+                          draft_sample_method=_sample_method(v.engine, method, v.variant))
+    return found, (method, k, draft)
+
+
 def _thinking_mode(v: ServingView) -> str:
     hits = v.hits(THINKING_ENV, kinds=("env", "client-env", "script-env", "setting"))
     return str(hits[-1].value).strip() if hits and str(hits[-1].value).strip() else DEFAULT_THINKING_MODE
@@ -262,16 +281,10 @@ class AgenticGoldenAlCheck:
         tolerance = ctx.config.policy.golden_al_tolerance
         spec_ev = (Evidence(path=v.effective.spec_method.path, line=v.effective.spec_method.line)
                    if v.effective.spec_method else v.file_evidence)
-        if v.variant is not None:
-            spec = _generation_spec(v.variant)
-            method, k, draft = spec.method, spec.draft_length, spec.draft_model
-        else:
-            method, k, draft = v.spec_method, v.draft_length, v.effective.value("draft_model")
-            if not method or k is None:
-                return CheckResult.failed(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=MSG_NO_K.format(method=method or v.point.spec_decoding)),
-                                          Evidence(path=v.launcher_path or v.point.source_path, unavailable=True))
-        found = golden.lookup(v.point.model_prefix or "", method, mode, k if isinstance(k, int) else 0, draft_model=draft,
-                              draft_sample_method=_sample_method(v.engine, method, v.variant)) if method else None
+        found, (method, k, _) = golden_lookup(ctx, v, golden)
+        if v.variant is None and (not method or k is None):
+            return CheckResult.failed(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=MSG_NO_K.format(method=method or v.point.spec_decoding)),
+                                      Evidence(path=v.launcher_path or v.point.source_path, unavailable=True))
         if v.variant is not None:
             # The injector's own decision, which also covers the cases where it injects nothing.
             al, why = injected_acceptance(v.point, v.variant, golden, mode)

@@ -22,7 +22,8 @@ Evidence it cites:
     The run id and throughput artifact, per-curve counts (details["curves"]), a Mermaid chart
     per curve (details["mermaid"]) and the bypass comment when there is one.
 Not applicable when:
-    The PR affects no benchmark point (docs-only, verifier-only, or only removes curves).
+    The PR affects no benchmark point (docs-only, verifier-only, or only removes curves). An
+    unreadable changed-file list is "unverifiable" (WARN), never N/A.
 How to fix:
     Add concurrencies that extend the frontier of the short curve and re-run the sweep, or
     ask a repository admin to post `pareto bypass <head sha>` with the reason.
@@ -50,6 +51,8 @@ ADMIN = "admin"
 MIN_SHA_CHARS = 7
 
 MSG_NA = "the PR affects no benchmark point, so no Pareto curve can change"
+MSG_FILES_UNAVAILABLE = "the PR's changed-file list was unavailable ({reason}), so the affected curves are unknown"
+NOTE_FILES = "changed files"
 MSG_NO_RUN = "no sweep run of this PR qualified (Check 1){why}"
 MSG_NO_ARTIFACT = "run {run} has no {artifact} artifact"
 MSG_EXPIRED = "artifact {artifact} of run {run} has expired"
@@ -213,6 +216,9 @@ class ParetoCoverageCheck:
     retired = False
 
     def applies(self, ctx) -> str | None:
+        # Without the file list a recipe-only change is invisible: "nothing affected" is unproven.
+        if isinstance(ctx.changed_paths, Unavailable):
+            return None
         if not ctx.affected.points:
             return MSG_NA
         return None
@@ -226,6 +232,12 @@ class ParetoCoverageCheck:
                       key=lambda s: (s.model, s.scenario, s.gpu, s.framework, s.precision, s.spec))
         bypass_comment, bypass = find_bypass(ctx)
         bypass_ev = [Evidence(url=bypass_comment.url, note=NOTE_BYPASS.format(login=bypass_comment.author))] if bypass_comment else []
+
+        paths = ctx.changed_paths
+        if isinstance(paths, Unavailable):
+            reason = MSG_UNVERIFIABLE.format(why=MSG_FILES_UNAVAILABLE.format(reason=paths.reason), bypass=bypass)
+            return CheckResult.warned(reason, Evidence(note=NOTE_FILES, unavailable=True), *bypass_ev,
+                                      curves={_sig_name(s, percentile): None for s in sigs})
 
         run = chosen_sweep_run(ctx)
         if run is None:

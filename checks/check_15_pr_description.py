@@ -21,7 +21,8 @@ Evidence it cites:
     body line of the claim.
 Not applicable when:
     The body makes no such claim, or none of its claims concerns an affected benchmark point
-    (an unset setting, an unrelated image, a flag no affected point passes).
+    (an unset setting, an unrelated image, a flag no affected point passes). With claims but
+    no changed-file list the affected points are unknown: WARN "could not verify", never N/A.
 How to fix:
     Edit the PR description (or the code) so the stated values match the head.
 """
@@ -30,7 +31,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from checks.check_11_agentic_golden_al import golden_lookup
 from checks.result import CheckResult, Evidence
+from checks.serving import serving_views
+from checks.snapshot import Unavailable
 from recipes.claims import (
     KIND_AL,
     KIND_FLAG,
@@ -43,11 +47,9 @@ from recipes.claims import (
     head_claims,
     normalize_value,
 )
-from recipes.golden import DEFAULT_THINKING_MODE
 from recipes.master import images_match, normalize_image
 
 MEMO_EFFECTIVE = "check15:effective"
-THINKING_MODE_ENV = "THINKING_MODE"
 MAX_LISTED = 3
 
 MSG_NO_CLAIMS = "the PR body makes no image, point, setting, flag or acceptance-length claim"
@@ -64,6 +66,10 @@ MSG_SCOPED = '"{claim}" for {name} (body line {line}), but TP{tp} c{conc} has {a
 MSG_VALUE = '"{claim}" (body line {line}), but the head sets {actual}'
 MSG_AL = '"{claim}" (body line {line}), but the golden AL is {actual}'
 MSG_UNSET = "{name} unset"
+MSG_FILES_UNAVAILABLE = (
+    "could not verify the {n} claim{s} in the PR body: the changed-file list was unavailable ({reason}), so "
+    "the affected benchmark points they describe are unknown; re-run the review once GitHub returns it."
+)
 KIND_LABELS = {
     KIND_IMAGE: "image", KIND_POINTS: "point list", KIND_RANGE: "concurrency range",
     KIND_SETTING: "setting", KIND_FLAG: "flag", KIND_AL: "AL value",
@@ -226,25 +232,25 @@ def _compare_value(head: _Head, c: Claim) -> Outcome:
 
 
 def _golden_values(head: _Head, points: list) -> list[tuple[float, Evidence]]:
+    """The golden AL of each speculative point in scope, resolved exactly as Check 11 does
+    (generation-role spec, thinking mode, the sample method DSpark implies)."""
     golden = head.repo.golden
     if golden is None:
         return []
+    wanted = {p.point_id for p in points}
     out: list[tuple[float, Evidence]] = []
     seen: set[tuple] = set()
-    for p in points:
-        eff = head.effective(p)
-        method, k = eff.value("spec_method"), eff.value("draft_length")
-        if not method or not isinstance(k, int) or not p.model_prefix:
+    for v in serving_views(head.ctx):
+        if v.point.point_id not in wanted or not v.is_speculative:
             continue
-        mode_origin = eff.env.get(THINKING_MODE_ENV) or eff.client_env.get(THINKING_MODE_ENV)
-        mode = str(mode_origin.value) if mode_origin is not None else DEFAULT_THINKING_MODE
-        sig = (p.model_prefix, method, mode, k, eff.value("draft_model"))
+        found, (_, k, _) = golden_lookup(head.ctx, v, golden)
+        if found is None or not found.found:
+            continue
+        sig = (found.curve, found.path, found.line)
         if sig in seen:
             continue
         seen.add(sig)
-        found = golden.lookup(p.model_prefix, str(method), mode, k, draft_model=eff.value("draft_model"))
-        if found.found:
-            out.append((float(found.al), Evidence(path=found.path, line=found.line, note=f"{mode} K={k} AL {found.al:g}")))
+        out.append((float(found.al), Evidence(path=found.path, line=found.line, note=f"K={k} AL {found.al:g}")))
     return out
 
 
@@ -309,6 +315,12 @@ class PrDescriptionCheck:
             evidence = [e for _, evs in contradictions for e in evs]
             return CheckResult.warned(MSG_WARN.format(items=items, more=more), *evidence,
                                       contradictions=[m for m, _ in contradictions], claims=checked)
+        paths = ctx.changed_paths
+        if isinstance(paths, Unavailable):
+            # The claims' scope (the affected points) is unknown: neither agreement nor N/A is shown.
+            n = len(claims)
+            return CheckResult.warned(MSG_FILES_UNAVAILABLE.format(n=n, s="" if n == 1 else "s", reason=paths.reason),
+                                      Evidence(note="changed files", unavailable=True), claims=checked)
         if not agreed:
             n = len(claims)
             return CheckResult.not_applicable(MSG_NONE_IN_SCOPE.format(n=n, s="" if n == 1 else "s"))
