@@ -158,13 +158,15 @@ def _quant_problems(ctx, v: ServingView) -> tuple[list[tuple[str, Evidence]], bo
 def _draft_problems(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
     policy = ctx.config.policy
     out = []
+    keep = {x.lower() for x in policy.draft_precision_keep_values}
     for h in v.hits(*policy.draft_precision_flags):
-        if h.parent is None and str(h.value).strip():
+        if h.parent is None and str(h.value).strip() and str(h.value).strip().lower() not in keep:
             out.append((MSG_DRAFT_FLAG.format(where=h.where, setting=h.shown, key=v.config_key), h.evidence()))
     keys = {norm_name(k) for k in policy.draft_config_precision_keys}
     parents = {norm_name(f) for f in SPEC_CONFIG_FLAGS}
     for h in v.all_hits():
-        if h.parent and norm_name(h.parent) in parents and norm_name(h.name) in keys and h.value not in (None, ""):
+        if h.parent and norm_name(h.parent) in parents and norm_name(h.name) in keys and h.value not in (None, "") \
+                and str(h.value).strip().lower() not in keep:
             out.append((MSG_DRAFT_JSON.format(where=h.where, name=h.name, value=h.value, parent=h.parent, key=v.config_key),
                         h.evidence()))
     for h in v.hits(*policy.draft_lowering_env):

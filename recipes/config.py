@@ -137,6 +137,9 @@ class Policy(BaseModel):
         "speculative-draft-kv-cache-dtype", "draft-quantization", "draft-dtype", "draft-kv-cache-dtype",
     ]
     draft_config_precision_keys: list[str] = ["quantization", "dtype", "kv_cache_dtype", "draft_quantization"]
+    # Values of those knobs that keep the draft as it ships (SGLang's `unquant` leaves the draft
+    # unquantized; `auto` follows the checkpoint).
+    draft_precision_keep_values: list[str] = ["unquant", "none", "auto", "null"]
     online_quant_flags: list[str] = ["online_quant_config", "online-quant-config"]
     # Drafts agreed per model prefix besides the served checkpoint's own head (MODELS.md).
     agreed_drafts: dict[str, list[str]] = {
