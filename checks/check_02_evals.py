@@ -59,6 +59,10 @@ MSG_IMAGE_MISMATCH = (
     "The eval in run {run} ran on image {ran} ({source}), but {key} pins {pinned} at the head; " + MSG_FIX + "."
 )
 MSG_PASS = "{artifact}: {rows}, {image_text}."
+MSG_CONTAINER_MISMATCH = (
+    "{path}:{line} launches model.container {container}, but {key} pins image {image}: the harness "
+    "refuses such a point (spec 2.3) and the eval did not run the recipe's container; make the two agree."
+)
 MSG_IMAGE_SAME = "image {image}, the same image as the config"
 MSG_IMAGE_SAME_MANY = "the same images as the configs ({keys})"
 MSG_ROW = "{task} {name} {score:.3f}{se} vs bar {bar:.2f} ({bar_source}), TP{tp} c{conc}"
@@ -214,6 +218,25 @@ class EvalsCheck:
                     )
                 image_ev.append(Evidence(run_id=run.run_id, artifact=name, note=f"image {img}"))
             images_ok[key] = normalize_image(entry.image).canonical
+
+        # The recipe must launch the image the eval ran on: srtctl refuses a variant whose
+        # `model.container` is not the entry's image (spec 2.3), so such a config is not the one
+        # that was evaluated.
+        for ap in ctx.affected.points:
+            point = ap.point
+            if point.config_key not in images_ok:
+                continue
+            variant = ctx.head_repo.variant_for(point)
+            container = getattr(variant, "container", None) if variant is not None else None
+            if container and not images_match(container, entries[point.config_key].image or ""):
+                line = variant.line_of("model", "container") if hasattr(variant, "line_of") else None
+                return CheckResult.failed(
+                    MSG_CONTAINER_MISMATCH.format(path=variant.path, line=line or "?", container=container,
+                                                  key=point.config_key, image=entries[point.config_key].image),
+                    Evidence(path=variant.path, line=line, note=f"model.container {container}"),
+                    Evidence(path=entries[point.config_key].path, line=entries[point.config_key].line_of("image"),
+                             note=f"{point.config_key} image"),
+                )
 
         if len(set(images_ok.values())) == 1:
             image_text = MSG_IMAGE_SAME.format(image=next(iter(images_ok.values())))
