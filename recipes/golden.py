@@ -119,12 +119,10 @@ class GoldenSet:
         stem = self.expected_stem(
             model_prefix, method, draft_model=draft_model, draft_sample_method=draft_sample_method
         )
-        if stem is None:
-            return None  # the mapping needs more input; guessing a curve would be wrong
-        if stem in self.curves:
-            return stem
-        generic = f"{model_prefix.strip().lower()}_{method.strip().lower()}"
-        return generic if generic in self.curves else None
+        # No fallback to another file: a Kimi probabilistic draft or a GQA EAGLE3 draft measured
+        # against its sibling curve would cite a golden value the launch never uses (spec 5.2:
+        # a missing curve fails rather than guessing).
+        return stem if stem is not None and stem in self.curves else None
 
     def lookup(
         self,

@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import Finding
 from .layout import Layout
-from .master import SCENARIO_AGENTIC, SCENARIO_FIXED, Arm, MasterEntry, ScenarioItem, WorkerBlock, EVAL_CONFIG_FILE_KEY
+from .master import (
+    CONFIG_FILE_KEY, EVAL_CONFIG_FILE_KEY, SCENARIO_AGENTIC, SCENARIO_FIXED, Arm, MasterEntry, ScenarioItem, WorkerBlock,
+)
 
 LauncherKind = Literal["srt-recipe", "script", "multinode-recipe"]
 
@@ -309,7 +311,7 @@ def _single_launcher(entry, item, arm: Arm, layout: Layout, exists, findings, sp
 
 def _multinode_launchers(arm: Arm, layout: Layout, exists, findings) -> tuple[Launcher | None, Launcher | None]:
     out: list[Launcher | None] = []
-    for key in ("CONFIG_FILE", EVAL_CONFIG_FILE_KEY):
+    for key in (CONFIG_FILE_KEY, EVAL_CONFIG_FILE_KEY):
         found = None
         for block in (arm.prefill, arm.worker, arm.decode):
             if block is None:

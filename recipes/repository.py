@@ -16,6 +16,7 @@ from .master import MasterEntry, MasterFile, parse_master
 from .points import BenchmarkPoint, expand_entry
 from .source import DirSource, FileSource, GitSource
 from .srt import Bindings, Recipe, Variant, bind_points, parse_recipe
+from .yamlio import clear_scalar_caches
 
 # Parsed files by (kind, path, content digest), shared by every Repository in the process: a
 # review builds base, head and target views whose master configs and recipes are mostly the
@@ -39,10 +40,15 @@ def _cached_parse(kind: str, path: str, data: bytes, parse: Any) -> Any:
 
 def clear_parse_cache() -> None:
     _PARSE_CACHE.clear()
+    clear_scalar_caches()
 
 
 MSG_DUPLICATE_KEY = "config key {key} is also defined in {other}"
 MSG_UNAVAILABLE = "{what} could not be parsed: module {module} is not available"
+MSG_UNREFERENCED_RECIPE = "recipe {path} serves no benchmark point (no master-config arm names it)"
+# Where srt-slurm recipes live below the layout's benchmarks directory (spec 1.1).
+SRT_RECIPE_DIRS = ("single_node/srt-slurm-recipes", "multi_node/srt-slurm-recipes")
+_RECIPE_SUFFIXES = (".yaml", ".yml")
 
 
 class Repository:
@@ -167,6 +173,26 @@ class Repository:
         return out
 
     @cached_property
+    def recipe_files(self) -> list[str]:
+        """Every srt-slurm recipe file in the tree, whether or not a point names it."""
+        out: list[str] = []
+        for sub in SRT_RECIPE_DIRS:
+            directory = "/".join(p for p in (self.layout.scripts_dir, sub) if p)
+            out.extend(p for p in self.src.list(directory) if p.endswith(_RECIPE_SUFFIXES))
+        return out
+
+    @cached_property
+    def unreferenced_recipes(self) -> dict[str, Recipe]:
+        """Recipe files no point references, parsed so that their errors still surface."""
+        out: dict[str, Recipe] = {}
+        for path in self.recipe_files:
+            if path not in self.recipes:
+                r = self.recipe(path)
+                if r is not None:
+                    out[path] = r
+        return out
+
+    @cached_property
     def bindings(self) -> Bindings:
         return bind_points(self.points, self.recipes)
 
@@ -211,6 +237,10 @@ class Repository:
     def findings(self) -> list[Finding]:
         """Every parse and consistency finding, including the other file kinds."""
         out = list(self.model_findings)
+        for path, recipe in self.unreferenced_recipes.items():
+            out.extend(recipe.findings)
+            out.append(Finding(path=path, line=1, code="unused-recipe", severity="warning",
+                               message=MSG_UNREFERENCED_RECIPE.format(path=path)))
         for name in ("changelog", "golden", "models", "checklist_template", "codeowners", "thresholds"):
             doc = getattr(self, name)
             out.extend(getattr(doc, "findings", None) or [])

@@ -20,6 +20,8 @@ ZIP_PREFIX = "zip_override_"
 SCHEMA_KEY = "schema"
 ROLES = ("agg", "prefill", "decode")
 AGENTIC_CLIENT = "srt_agentic.sh"
+SINGLE_NODE_ROLE = "agg"
+BENCHMARK_TYPE = "custom"
 
 # Framework (master config) -> srt-slurm engine (spec 5.4).
 FRAMEWORK_ENGINE = {
@@ -473,6 +475,37 @@ def mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
     if isinstance(cmd, str) and cmd.strip():
         if cmd.strip().endswith(AGENTIC_CLIENT) != point.is_agentic:
             why.append("benchmark.command agentic client does not match the scenario")
+    why.extend(_shape_mismatches(variant, point))
+    return why
+
+
+def _shape_mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
+    """The single-node launcher's remaining rules (spec 2.3); fields a recipe may omit (the
+    launcher fills them from the matrix) are compared only when written."""
+    why: list[str] = []
+    if set(variant.roles) != {SINGLE_NODE_ROLE}:
+        why.append(f"roles {sorted(variant.roles)} != ['{SINGLE_NODE_ROLE}']")
+    agg = variant.role(SINGLE_NODE_ROLE)
+    for key in ("nodes", "workers"):
+        if key in agg and as_int(agg[key]) != 1:
+            why.append(f"roles.agg.{key} {agg[key]} != 1")
+    btype = variant.get("benchmark", "type")
+    if btype is not None and btype != BENCHMARK_TYPE:
+        why.append(f"benchmark.type {btype} != {BENCHMARK_TYPE}")
+    benv = variant.benchmark_env
+    if "MODEL" in benv and point.model and str(benv["MODEL"]) != point.model:
+        why.append(f"benchmark.env.MODEL {benv['MODEL']} != {point.model}")
+    # USE_CHAT_TEMPLATE is left to Check 9, which judges it with the variant bound and so can
+    # name the value; failing the binding here would only say "no variant".
+    if not point.is_agentic:
+        for key, want in (("ISL", point.isl), ("OSL", point.osl)):
+            if key in benv and want is not None and str(benv[key]) != str(want):
+                why.append(f"{key} {benv[key]} != {want}")
+    args = variant.args()
+    dcp = as_int(args.get("decode-context-parallel-size", 1)) if variant.engine == "vllm" else 1
+    for name, have, want in (("PP", 1, point.pp), ("DCP", dcp, point.dcp_size), ("PCP", 1, point.pcp_size)):
+        if have != want:
+            why.append(f"{name} {want} != {have}")
     return why
 
 
@@ -487,6 +520,10 @@ def _parallel_mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]
             why.append(f"EP {v_ep} != {ep}")
         if as_bool(args.get("enable-dp-attention", False)) != dpa:
             why.append(f"dp-attention != {dpa}")
+        v_dp = as_int(args.get("data-parallel-size", args.get("dp-size", 1)))
+        want_dp = point.tp if dpa else 1
+        if v_dp != want_dp:
+            why.append(f"data-parallel-size {v_dp} != {want_dp}")
     elif engine == "vllm":
         if as_bool(args.get("enable-expert-parallel", False)) != (ep > 1):
             why.append(f"enable-expert-parallel != (EP {ep} > 1)")
@@ -497,6 +534,8 @@ def _parallel_mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]
         v_ep = as_int(args.get("moe_expert_parallel_size", 1))
         if v_ep != ep:
             why.append(f"EP {v_ep} != {ep}")
+        if as_int(args.get("pipeline_parallel_size", 1)) != 1:
+            why.append(f"pipeline_parallel_size {args['pipeline_parallel_size']} != 1")
         if as_bool(args.get("enable_attention_dp", False)) != dpa:
             why.append(f"enable_attention_dp != {dpa}")
     elif engine == "atom":
@@ -589,7 +628,10 @@ def bind_points(points: list["BenchmarkPoint"], recipes: dict[str, Recipe]) -> B
                                                 message=MSG_CONTAINER.format(container=v.container, image=p.image,
                                                                              key=p.config_key)))
     for path, pool in offered.items():
-        for name, v in pool.items():
+        # Variants that no selector offered serve no point either (spec: a variant with no point).
+        every = {v.selector or v.name: v for v in recipes[path].select(None)}
+        every.update(pool)
+        for name, v in every.items():
             if name not in used.get(path, set()):
                 out.findings.append(Finding(path=v.path, line=v.line, code="unused-variant", severity="warning",
                                             message=MSG_UNUSED.format(name=v.selector or v.name, recipe=v.path)))

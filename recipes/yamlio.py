@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -16,16 +17,54 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .errors import RecipeError
 
-try:  # libyaml is ~20x faster than the pure-Python parser on the 750 KB changelog
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - wheels ship libyaml
-    _Loader = yaml.SafeLoader
-
 MAX_YAML_BYTES = 8 * 1024 * 1024
 # Alias expansion bound ("billion laughs"): nodes reachable once aliases are followed.
 MAX_EXPANDED_NODES = 2_000_000
+# Nesting bound: real files nest < 20 deep; the builder and every consumer of the data recurse,
+# so a deeper document must be a finding before Python's recursion limit turns it into a crash.
+MAX_DEPTH = 200
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MAP_TAG = "tag:yaml.org,2002:map"
+# Tags whose value depends only on the scalar text and is immutable, so one construction per
+# distinct text can be shared (the same `8192`, `true`, `1` recur thousands of times).
+_CACHEABLE_TAGS = frozenset(
+    "tag:yaml.org,2002:" + t for t in ("null", "bool", "int", "float", "timestamp")
+)
+_SCALAR_CACHE_SIZE = 8192
+
+# SafeLoader's YAML 1.1 implicit resolvers, by the first character of a plain scalar.
+_IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
+_WILDCARD = tuple(_IMPLICIT.get(None, ()))
+
+
+@lru_cache(maxsize=_SCALAR_CACHE_SIZE)
+def _plain_tag(value: str) -> str:
+    """The tag SafeLoader's resolver gives a plain scalar (same table, same order)."""
+    for tag, regexp in (*_IMPLICIT.get(value[:1], ()), *_WILDCARD):
+        if regexp.match(value):
+            return tag
+    return _STR_TAG
+
+
+_RESOLVED_FIRST = frozenset(k for k in _IMPLICIT if k is not None)
+
+
+def _resolve(self: Any, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+    # libyaml calls back into Python for every node; the stock resolver tries a list of regexes
+    # per plain scalar, which was a third of the load time of a master config.
+    if kind is ScalarNode:
+        if implicit[0] and (value[:1] in _RESOLVED_FIRST or _WILDCARD):
+            return _plain_tag(value)
+        return _STR_TAG
+    return _SEQ_TAG if kind is SequenceNode else _MAP_TAG
+
+
+try:  # libyaml is ~20x faster than the pure-Python parser on the 750 KB changelog
+    _Loader: type = type("_Loader", (yaml.CSafeLoader,), {"resolve": _resolve})
+except AttributeError:  # pragma: no cover - wheels ship libyaml
+    _Loader = yaml.SafeLoader
 # An alias needs an anchor; without one the expansion bound cannot be exceeded.
 _ANCHOR_RE = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
 
@@ -64,6 +103,16 @@ def decode_text(data: bytes, path: str, *, max_bytes: int = MAX_YAML_BYTES) -> s
         raise RecipeError.at(path, line, f"not UTF-8 text ({e.reason})", "encoding") from None
 
 
+_SCALARS: dict[tuple[str, str], Any] = {}
+_MISSING = object()
+
+
+def clear_scalar_caches() -> None:
+    """Forget resolved scalars (benchmarks measuring a cold start call this)."""
+    _SCALARS.clear()
+    _plain_tag.cache_clear()
+
+
 class _Builder:
     def __init__(self, path: str, max_nodes: int):
         self.path = path
@@ -73,21 +122,45 @@ class _Builder:
         self._sizes: dict[int, int] = {}
         self._ctor = SafeConstructor()
 
-    def size(self, node: Node) -> int:
+    def size(self, node: Node, depth: int = 0) -> int:
         """Expanded node count with aliases followed, memoised so a bomb is measured cheaply."""
         nid = id(node)
         if nid in self._sizes:
             return self._sizes[nid]
+        if depth > MAX_DEPTH:
+            raise RecipeError.at(
+                self.path, node.start_mark.line + 1, f"YAML nests deeper than {MAX_DEPTH} levels", "too-deep"
+            )
         self._sizes[nid] = 1  # cycle guard
         total = 1
         if isinstance(node, SequenceNode):
             for child in node.value:
-                total += self.size(child)
+                total += self.size(child, depth + 1)
         elif isinstance(node, MappingNode):
             for k, v in node.value:
-                total += self.size(k) + self.size(v)
+                total += self.size(k, depth + 1) + self.size(v, depth + 1)
         self._sizes[nid] = total
         return total
+
+    def scalar(self, node: ScalarNode) -> Any:
+        tag = node.tag
+        cacheable = tag in _CACHEABLE_TAGS
+        if cacheable:
+            key = (tag, node.value)
+            hit = _SCALARS.get(key, _MISSING)
+            if hit is not _MISSING:
+                return hit
+        try:
+            ctor = self._ctor.yaml_constructors.get(tag)
+            value = ctor(self._ctor, node) if ctor else self._ctor.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, OverflowError) as e:
+            # Constructors raise plain ValueError for e.g. `2026-13-45` or `!!float x`.
+            raise RecipeError.at(self.path, node.start_mark.line + 1, f"bad scalar: {e}", "yaml")
+        if cacheable:
+            if len(_SCALARS) >= _SCALAR_CACHE_SIZE:
+                _SCALARS.clear()
+            _SCALARS[key] = value
+        return value
 
     def build(self, node: Node, keypath: tuple[Key, ...]) -> Any:
         nid = id(node)
@@ -95,17 +168,13 @@ class _Builder:
             return self._objs[nid]
         self.lines[keypath] = node.start_mark.line + 1
         if isinstance(node, ScalarNode):
-            if node.tag == _STR_TAG:  # most scalars; skip the constructor's bookkeeping
-                self._objs[nid] = node.value
-                return node.value
-            try:
-                ctor = self._ctor.yaml_constructors.get(node.tag)
-                value = ctor(self._ctor, node) if ctor else self._ctor.construct_object(node, deep=True)
-            except (yaml.YAMLError, ValueError, OverflowError) as e:
-                # Constructors raise plain ValueError for e.g. `2026-13-45` or `!!float x`.
-                raise RecipeError.at(self.path, node.start_mark.line + 1, f"bad scalar: {e}", "yaml")
+            value = node.value if node.tag == _STR_TAG else self.scalar(node)
             self._objs[nid] = value
             return value
+        if len(keypath) > MAX_DEPTH:
+            raise RecipeError.at(
+                self.path, node.start_mark.line + 1, f"YAML nests deeper than {MAX_DEPTH} levels", "too-deep"
+            )
         if isinstance(node, SequenceNode):
             out: list[Any] = []
             self._objs[nid] = out
@@ -171,11 +240,11 @@ def load_yaml(
     if node is None:
         return YamlDoc(path=path, data=None)
     builder = _Builder(path, max_nodes)
-    if _ANCHOR_RE.search(text) and builder.size(node) > max_nodes:
-        raise RecipeError.at(
-            path, None, f"YAML expands to more than {max_nodes} nodes (alias bomb?)", "alias-bomb"
-        )
     try:
+        if "&" in text and _ANCHOR_RE.search(text) and builder.size(node) > max_nodes:
+            raise RecipeError.at(
+                path, None, f"YAML expands to more than {max_nodes} nodes (alias bomb?)", "alias-bomb"
+            )
         value = builder.build(node, ())
     except RecipeError as e:
         if line_offset and e.finding.line:

@@ -120,3 +120,20 @@ def test_a_malformed_curve_is_named_not_called_uncommitted():
     found = gs.lookup("dsv41flash", "dspark", "thinking_on", 5)
     assert found.al is None and found.code == "bad-curve"
     assert "g/dsv41flash_dspark.yaml" in found.reason and "cannot be read" in found.reason
+
+
+def test_a_missing_variant_curve_is_not_replaced_by_its_sibling():
+    from recipes.golden import load_golden
+    from recipes.source import MemorySource
+
+    gs = load_golden(MemorySource({
+        "g/kimik3_dspark.yaml": "kimi-k3:\n  thinking_on: {3: 2.5}\n",
+        "g/minimaxm3_eagle3.yaml": "minimax-m3:\n  thinking_on: {3: 2.6}\n",
+    }), "g")
+    assert gs.lookup("kimik3", "dspark", "thinking_on", 3, draft_sample_method="greedy").al == 2.5
+    prob = gs.lookup("kimik3", "dspark", "thinking_on", 3, draft_sample_method="probabilistic")
+    assert prob.al is None and prob.code == "no-curve"
+    assert "kimik3_dspark_probabilistic_sample_method_block_rejection_sample_method.yaml" in prob.reason
+    assert gs.lookup("minimaxm3", "eagle3", "thinking_on", 3, draft_model="Inferact/MiniMax-M3-EAGLE3").al == 2.6
+    gqa = gs.lookup("minimaxm3", "eagle3", "thinking_on", 3, draft_model="Inferact/MiniMax-M3-EAGLE3-GQA")
+    assert gqa.al is None and gqa.code == "no-curve" and "minimaxm3_eagle3_gqa.yaml" in gqa.reason

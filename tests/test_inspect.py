@@ -73,6 +73,34 @@ def test_real_snapshot(inferencex_dir, capsys):
     rc, report = _run_json(capsys, str(inferencex_dir))
     assert rc == 1  # the snapshot mixes file versions: real inconsistencies are findings
     assert (report["layout"], report["configs"], report["changelog_entries"]) == ("inferencex-e2e", 216, 1101)
-    assert report["points"] > 1500 and report["recipes"] == 20
+    assert (report["points"], report["golden_curves"]) == (1646, 9)
+    # 20 recipes that points name, plus the mi300x vLLM recipe that no arm names (a warning).
+    assert report["recipes"] == 21
+    orphan = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/vllm/mi300x-fp4-mtp/agentic.yaml"
+    assert [w["code"] for w in report["warnings"] if w["path"] == orphan] == ["unused-recipe"]
     atom = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"
     assert any(e["path"] == atom and e["line"] == 10 and "nightly_202610070333" in e["message"] for e in report["errors"])
+
+
+def test_a_recipe_no_point_names_is_still_parsed(tmp_path, capsys):
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "new-layout", repo)
+    orphan = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/x/sglang/b200-fp8/8k1k.yaml"
+    (repo / orphan).parent.mkdir(parents=True)
+    (repo / orphan).write_text("base:\n  name: x\noverride_a: {roles: [1\n")
+    rc, report = _run_json(capsys, str(repo))
+    assert rc == 1 and report["recipes"] == 4
+    (err,) = report["errors"]
+    assert (err["path"], err["line"]) == (orphan, 4) and "malformed YAML" in err["message"]
+    assert {"path": orphan, "line": 1, "code": "unused-recipe"}.items() <= report["warnings"][-1].items()
+
+
+def test_error_items_follow_the_contract(capsys):
+    _, report = _run_json(capsys, str(FIXTURES / "root-layout"))
+    assert report["layout"] in ("root", "inferencex-e2e")
+    for key in CONTRACT - {"layout", "errors"}:
+        assert type(report[key]) is int
+    for e in report["errors"]:
+        assert {"path", "line", "message"} <= set(e)
+        assert isinstance(e["path"], str) and isinstance(e["message"], str)
+        assert e["line"] is None or type(e["line"]) is int

@@ -150,3 +150,37 @@ def test_sandbox_repository_is_consistent():
     assert repo.golden.curves["dsv41flash_dspark"].values["thinking_on"][5] == 3.51
     p = repo.points_by_id["dsv41flash-fp4-mi355x-atom-agentic-dspark:agentic:tp2-ep1:draft_model:c64"]
     assert repo.effective(p).env["ATOM_PREFILL_DECODE_INTERVAL"].value == "4"
+
+
+def test_repository_config_file_overrides_the_detected_layout():
+    files = _fixture_files("new-layout")
+    moved = {k.replace("inferencex-e2e/configs/", "bench/masters/"): v for k, v in files.items()}
+    assert Repository(MemorySource(moved)).master_files == []  # not where detection looks
+    moved[".github/infx-review.yml"] = "paths:\n  configs_dir: bench/masters\n  changelog: bench/log.yaml\n"
+    repo = Repository(MemorySource(moved))
+    assert repo.layout.name == "inferencex-e2e" and repo.master_files == ["bench/masters/amd-master.yaml"]
+    assert repo.layout.changelog == "bench/log.yaml" and len(repo.points) == 8
+    # `root: ""` forces the root layout even though inferencex-e2e/ exists.
+    files[".github/infx-review.yml"] = "paths: {root: ''}\n"
+    forced = Repository(MemorySource(files))
+    assert (forced.layout.name, forced.layout.changelog, forced.master_files) == ("root", "perf-changelog.yaml", [])
+
+
+def test_a_broken_repository_config_is_a_finding_and_defaults_apply():
+    files = _fixture_files("new-layout")
+    files[".github/infx-review.yml"] = "paths:\n  configs_dir: x\npolicy:\n  no_such_knob: 1\n"
+    repo = Repository(MemorySource(files))
+    (f,) = [f for f in repo.model_findings if f.path == ".github/infx-review.yml"]
+    assert f.line == 4 and "no_such_knob" in f.message
+    assert repo.master_files == [MASTER]  # the whole file is ignored, not half-applied
+
+
+def test_variants_a_selector_leaves_out_serve_no_point():
+    files = _fixture_files("new-layout")
+    recipe = "benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/mi355x-fp8-mtp/8k1k.yaml"
+    files[MASTER] = files[MASTER].replace(f"srt-recipe: {recipe}\n", f"srt-recipe: {recipe}:zip_override_concurrency[0]\n")
+    files[MASTER] = files[MASTER].replace("conc-end: 20", "conc-end: 4")
+    repo = Repository(MemorySource(files))
+    unused = sorted(f.message.split()[1] for f in repo.model_findings if f.code == "unused-variant")
+    assert unused == [f"zip_override_concurrency[{i}]" for i in (1, 2, 3)]
+    assert not [f for f in repo.model_findings if f.severity == "error"]

@@ -178,3 +178,65 @@ def test_every_real_recipe_parses(inferencex_dir):
         r = parse_recipe(f.read_bytes(), rel)
         assert [x for x in r.findings if x.severity == "error"] == [], rel
         assert r.variants, rel
+
+
+SGLANG_8K1K = """\
+name: dsr1-8k1k
+engine: sglang
+model: {path: hf:deepseek-ai/DeepSeek-R1-0528, container: lmsysorg/sglang:v1, precision: fp8}
+roles:
+  agg:
+    nodes: 1
+    workers: 1
+    gpus: 8
+    args: {tensor-parallel-size: 8, speculative-algorithm: EAGLE, speculative-num-steps: 3}
+benchmark:
+  type: custom
+  command: bash /infmax-workspace/benchmarks/single_node/bench.sh
+  env: {MODEL: deepseek-ai/DeepSeek-R1-0528, CONC: '16', USE_CHAT_TEMPLATE: 'true', ISL: '8192', OSL: '1024'}
+"""
+
+
+def _sglang_point(**over):
+    from recipes.points import BenchmarkPoint
+
+    fields = dict(config_key="dsr1-fp8-mi355x-sglang-mtp", scenario="fixed-seq-len", isl=8192, osl=1024, tp=8,
+                  conc=16, spec_decoding="mtp", framework="sglang", precision="fp8",
+                  model="deepseek-ai/DeepSeek-R1-0528", image="lmsysorg/sglang:v1")
+    fields.update(over)
+    return BenchmarkPoint(**fields)
+
+
+@pytest.mark.parametrize(
+    "edit, point, reason",
+    [
+        (("nodes: 1", "nodes: 2"), {}, "roles.agg.nodes 2 != 1"),
+        (("workers: 1", "workers: 2"), {}, "roles.agg.workers 2 != 1"),
+        (("roles:\n", "roles:\n  decode: {gpus: 8}\n"), {}, "roles ['agg', 'decode'] != ['agg']"),
+        (("type: custom", "type: sa-bench"), {}, "benchmark.type sa-bench != custom"),
+        (("MODEL: deepseek-ai/DeepSeek-R1-0528", "MODEL: other/model"), {}, "benchmark.env.MODEL other/model"),
+        (("ISL: '8192'", "ISL: '1024'"), {}, "ISL 1024 != 8192"),
+        (("tensor-parallel-size: 8,", "tensor-parallel-size: 8, data-parallel-size: 8,"), {}, "data-parallel-size 8 != 1"),
+        ((), {"pp": 2}, "PP 2 != 1"),
+        ((), {"dcp_size": 2}, "DCP 2 != 1"),
+    ],
+)
+def test_single_node_binding_rules_of_spec_2_3(edit, point, reason):
+    from recipes.srt import mismatches
+
+    (good,) = parse_recipe(SGLANG_8K1K, "r.yaml").variants
+    assert mismatches(good, _sglang_point()) == []
+    text = SGLANG_8K1K.replace(*edit) if edit else SGLANG_8K1K
+    (variant,) = parse_recipe(text, "r.yaml").variants
+    why = mismatches(variant, _sglang_point(**point))
+    assert any(reason in w for w in why), why
+
+
+def test_sglang_dp_attention_needs_data_parallel_equal_to_tp():
+    from recipes.srt import mismatches
+
+    text = SGLANG_8K1K.replace("tensor-parallel-size: 8,", "tensor-parallel-size: 8, enable-dp-attention: true, dp-size: 8,")
+    (variant,) = parse_recipe(text, "r.yaml").variants
+    assert mismatches(variant, _sglang_point(dp_attn=True)) == []
+    (half,) = parse_recipe(text.replace("dp-size: 8", "dp-size: 4"), "r.yaml").variants
+    assert "data-parallel-size 4 != 8" in mismatches(half, _sglang_point(dp_attn=True))

@@ -48,3 +48,65 @@ def test_size_cap():
 def test_merge_keys_and_shared_aliases():
     doc = load_yaml(b"base: &b {x: 1, y: 2}\nchild:\n  <<: *b\n  y: 3\n", "m.yaml")
     assert doc.data["child"] == {"x": 1, "y": 3}
+
+
+@pytest.mark.parametrize("depth", [199, 999])
+def test_deep_nesting_is_a_finding_not_a_recursion_crash(depth):
+    # libyaml accepts up to 1000 levels, deeper than Python's recursion limit for the builder.
+    nested = b"a: &x " + b"[" * depth + b"]" * depth + b"\nb: *x\n"
+    lines = b"".join(b"  " * i + b"k:\n" for i in range(depth)) + b"  " * depth + b"v\n"
+    for data in (nested, lines, b"[" * depth + b"]" * depth):
+        if depth < 200:
+            load_yaml(data, "deep.yaml")
+            continue
+        with pytest.raises(RecipeError) as e:
+            load_yaml(data, "deep.yaml")
+        assert e.value.finding.code == "too-deep" and e.value.finding.path == "deep.yaml"
+        assert e.value.finding.line is not None
+
+
+# Plain scalars of every implicit YAML 1.1 type, plus explicit tags and quoted look-alikes.
+SCALARS = b"""\
+ints: [0, -1, +1, 1_000, 0x1F, 0b101, 010, 0o17, 190:20:30]
+floats: [1.5, -2.0, 1.5e3, .inf, -.Inf, .NaN, 0., 1e3, 6.8523015e+5]
+bools: [yes, No, TRUE, off, On, y, n]
+nulls: [~, null, Null, NULL, nUll, '']
+empty:
+dates: [2026-01-01, 2026-01-01 10:00:00, 2026-01-01T10:00:00Z]
+quoted: ["8192", 'true', "~"]
+tagged: [!!str 12, !!int '12', !!float '1.5']
+merge: {<<: {a: 1}, b: 2}
+"""
+
+
+def test_scalars_resolve_exactly_as_safe_loader():
+    import math
+
+    import yaml
+
+    got = load_yaml(SCALARS, "s.yaml").data
+    want = yaml.load(SCALARS, Loader=yaml.SafeLoader)
+    nan = got["floats"].pop(5)
+    assert math.isnan(nan) and math.isnan(want["floats"].pop(5))
+    assert got == want
+    assert [type(v) for v in got["ints"]] == [type(v) for v in want["ints"]]
+    assert type(got["bools"][0]) is bool and got["quoted"] == ["8192", "true", "~"]
+    # The resolved-scalar cache must not leak a value across types or files.
+    again = load_yaml(b"a: '1'\nb: 1\nc: !!str 1\n", "t.yaml").data
+    assert again == {"a": "1", "b": 1, "c": "1"}
+
+
+def test_bad_implicit_scalar_names_its_line():
+    with pytest.raises(RecipeError) as e:
+        load_yaml(b"a: 1\nb: 2026-13-45\n", "d.yaml")
+    assert (e.value.finding.code, e.value.finding.line) == ("yaml", 2)
+
+
+def test_every_real_yaml_file_loads_with_lines(inferencex_dir):
+    paths = sorted(p for p in inferencex_dir.rglob("*") if p.suffix in (".yaml", ".yml"))
+    assert len(paths) >= 40  # masters, runners, changelog, thresholds, 19 golden curves, 21 recipes
+    for p in paths:
+        doc = load_yaml(p.read_bytes(), str(p))
+        assert doc.data is not None and doc.lines, p
+    log = load_yaml((inferencex_dir / "inferencex-e2e/perf-changelog.yaml").read_bytes(), "log.yaml")
+    assert len(log.data) == 1101 and log.data[0]["config-keys"] and log.line(1100) == 9590

@@ -42,7 +42,8 @@ def _finding_json(f: Finding) -> dict:
 def inspect_repository(repo: Repository) -> dict:
     """Everything `inspect` reports, as the JSON contract's dict."""
     # Touch every recipe variant and every point's effective config so expansion bugs surface.
-    for recipe in repo.recipes.values():
+    recipes = {**repo.recipes, **repo.unreferenced_recipes}
+    for recipe in recipes.values():
         for variant in recipe.variants:
             variant.spec_decode()
             variant.tp()
@@ -54,7 +55,7 @@ def inspect_repository(repo: Repository) -> dict:
     return {
         "layout": repo.layout.name,
         "configs": len(repo.entries),
-        "recipes": len(repo.recipes),
+        "recipes": len(recipes),
         "points": len(repo.points),
         "changelog_entries": _count(repo.changelog, "entries"),
         "golden_curves": _count(repo.golden, "curves"),
