@@ -91,11 +91,12 @@ def parse_thresholds(data: bytes, path: str) -> Thresholds:
 
     def line_of(*keys: str) -> int | None:
         k = tuple(keys)
-        while k:
+        while True:  # the nearest recorded ancestor, as YamlDoc.line resolves it
             if k in line_map:
                 return line_map[k]
+            if not k:
+                return None
             k = k[:-1]
-        return None
 
     if raw is None:
         t.findings.append(Finding(path=path, line=None, code="thresholds-shape", message="the file is empty"))

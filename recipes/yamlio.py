@@ -162,14 +162,21 @@ class _Builder:
             _SCALARS[key] = value
         return value
 
-    def build(self, node: Node, keypath: tuple[Key, ...]) -> Any:
+    def build(self, node: Node, keypath: tuple[Key, ...], parent_line: int | None = None,
+              forced_line: int | None = None) -> Any:
+        """The value of `node`. `YamlDoc.line` falls back to the nearest recorded ancestor, so a
+        path's line is recorded only where it differs from the line its parent path resolves to
+        (`parent_line`); flow-style lists and mappings, most of a master config, then cost no
+        entries. A mapping value's path resolves to its key's line (`forced_line`), which the
+        caller records."""
         nid = id(node)
         if nid in self._objs:  # an alias: share the object, do not index its lines again
             return self._objs[nid]
-        self.lines[keypath] = node.start_mark.line + 1
+        line = forced_line if forced_line is not None else node.start_mark.line + 1
+        if forced_line is None and line != parent_line:
+            self.lines[keypath] = line
         if isinstance(node, ScalarNode):
-            value = node.value if node.tag == _STR_TAG else self.scalar(node)
-            self._objs[nid] = value
+            value = self._objs[nid] = node.value if node.tag == _STR_TAG else self.scalar(node)
             return value
         if len(keypath) > MAX_DEPTH:
             raise RecipeError.at(
@@ -179,17 +186,18 @@ class _Builder:
             out: list[Any] = []
             self._objs[nid] = out
             for i, child in enumerate(node.value):
-                out.append(self.build(child, keypath + (i,)))
+                out.append(self.build(child, keypath + (i,), line))
             return out
         if isinstance(node, MappingNode):
             result: dict[Any, Any] = {}
             self._objs[nid] = result
             merged: dict[Any, Any] = {}
+            key_lines: dict[Any, int] = {}
             for knode, vnode in node.value:
                 if knode.tag == _MERGE_TAG:
                     sources = vnode.value if isinstance(vnode, SequenceNode) else [vnode]
                     for src in sources:
-                        val = self.build(src, keypath + ("<<",))
+                        val = self.build(src, keypath + ("<<",), line)
                         if not isinstance(val, dict):
                             raise RecipeError.at(
                                 self.path, src.start_mark.line + 1, "merge key needs a mapping", "yaml"
@@ -197,24 +205,22 @@ class _Builder:
                         for mk, mv in val.items():
                             merged.setdefault(mk, mv)
                     continue
-                key = self.build(knode, keypath + ("<key>",))
-                if isinstance(key, (list, dict)):
+                kline = knode.start_mark.line + 1
+                if not isinstance(knode, ScalarNode):
+                    raise RecipeError.at(self.path, kline, "mapping keys must be scalars", "yaml")
+                key = knode.value if knode.tag == _STR_TAG else self.scalar(knode)
+                if key in key_lines:
                     raise RecipeError.at(
-                        self.path, knode.start_mark.line + 1, "mapping keys must be scalars", "yaml"
+                        self.path, kline, f"duplicate key {key!r} (first at line {key_lines[key]})", "duplicate-key"
                     )
-                if key in result:
-                    raise RecipeError.at(
-                        self.path,
-                        knode.start_mark.line + 1,
-                        f"duplicate key {key!r} (first at line {self.lines.get(keypath + (key,), '?')})",
-                        "duplicate-key",
-                    )
+                key_lines[key] = kline
                 # The key's own line is the useful one for scalars written on the same line.
-                result[key] = self.build(vnode, keypath + (key,))
-                self.lines[keypath + (key,)] = knode.start_mark.line + 1
+                path = keypath + (key,)
+                if kline != line:
+                    self.lines[path] = kline
+                result[key] = self.build(vnode, path, line, kline)
             for mk, mv in merged.items():
                 result.setdefault(mk, mv)
-            self.lines.pop(keypath + ("<key>",), None)
             return result
         raise RecipeError.at(self.path, node.start_mark.line + 1, "unsupported YAML node", "yaml")
 

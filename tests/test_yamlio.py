@@ -110,3 +110,28 @@ def test_every_real_yaml_file_loads_with_lines(inferencex_dir):
         assert doc.data is not None and doc.lines, p
     log = load_yaml((inferencex_dir / "inferencex-e2e/perf-changelog.yaml").read_bytes(), "log.yaml")
     assert len(log.data) == 1101 and log.data[0]["config-keys"] and log.line(1100) == 9590
+
+
+def test_lines_resolve_through_flow_style_block_style_and_aliases():
+    text = (
+        b"top:\n"                      # 1
+        b"  arms:\n"                   # 2
+        b"  - {tp: 2, conc: [1, 2,\n"  # 3
+        b"      4]}\n"                 # 4
+        b"  - tp: 4\n"                 # 5
+        b"    conc: [8]\n"             # 6
+        b"shared: &s [9]\n"            # 7
+        b"uses:\n"                     # 8
+        b"- *s\n"                      # 9
+        b"-\n"                         # 10
+        b"  *s\n"                      # 11
+    )
+    doc = load_yaml(text, "f.yaml")
+    assert doc.line("top", "arms", 0) == 3
+    assert doc.line("top", "arms", 0, "conc", 2) == 4
+    assert doc.line("top", "arms", 0, "tp") == 3
+    assert doc.line("top", "arms", 1) == 5
+    assert doc.line("top", "arms", 1, "conc") == 6
+    # An alias shares the anchored value and does not take the anchor's line.
+    assert doc.data["uses"] == [[9], [9]]
+    assert doc.line("uses", 0) == 8 and doc.line("uses", 1) == 8
