@@ -1,12 +1,15 @@
 """Fault benchmark: the real GitHub pipeline (posting included) against the emulator with 20% of
 requests failing, counted against each world's fault-free verdict.
 
-    python bench/faults.py [--runs N] [--json] [--jobs J] [--retry-after S]
+    python bench/faults.py [--runs N] [--json] [--jobs J] [--retry-after S] [--ghost-write-rate R]
 
 Each run serves a bundled world (`seed`, `rejected`) on a fresh emulator whose fault draw uses a
 different seed, and runs `bot.commands.check.review_pr(post=True)` over HTTP. Of the requests,
 10% answer 500/502/503, 5% a secondary-rate-limit 403 with `Retry-After`, and 5% drop the
-connection without an answer. The figures, per world and in total:
+connection without an answer. With `--ghost-write-rate R`, a further fraction R of the writes
+that do get applied are answered 502 or with a dropped connection afterwards (a "ghost write":
+GitHub applied it, the bot saw a failure), drawn with the same seed. The figures, per world and
+in total:
 
 - equal: the verdict and every row's status equal the fault-free run's.
 - unavailable: a row names evidence it could not read (an evidence item marked unavailable)
@@ -17,7 +20,8 @@ connection without an answer. The figures, per world and in total:
 - wrong PASS (must be 0): the published status is `success` while the fault-free verdict is
   REJECTED; or the verdict is better than the fault-free one (PASS > WARN > REJECTED); or a
   row is PASS/N/A where the fault-free row FAILs or WARNs, or PASS where it is N/A.
-- duplicate comments (must be 0): more than one bot comment carries the sign-off's marker.
+- duplicate comments (must be 0): more than one bot comment carries the sign-off's marker, or
+  the bot created more than one comment with it (a ghost write repeated blindly).
 - no status (must be 0): the run ended without the bot's commit status on the PR head.
 
 Waits: GitHub asks for 1-60 s after a secondary rate limit and the client honours up to 5 s
@@ -82,6 +86,8 @@ class Outcome:
     seconds: float
     requests: int
     head_sha: str = ""
+    ghost_writes: int = 0
+    created_marker_comments: int = 0
 
 
 @dataclass
@@ -96,7 +102,8 @@ class Judged:
     no_status: bool = False
 
 
-def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AFTER_S) -> Outcome:
+def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AFTER_S,
+             ghost_write_rate: float = 0.0) -> Outcome:
     """One review with posting; `seed=None` is the fault-free run."""
     from bot.commands.check import review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
@@ -104,7 +111,8 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
     from bot.sandbox import server as srv
     from checks.render import MARKER
 
-    knobs = dict(FAULT_KNOBS, seed=seed, retry_after_s=retry_after_s) if seed is not None else {}
+    knobs = dict(FAULT_KNOBS, seed=seed, retry_after_s=retry_after_s, ghost_write_rate=ghost_write_rate) \
+        if seed is not None else {}
     start = time.perf_counter()
     with Emulator(WORLDS_DIR / world, strict=True, **knobs) as emu:
         api = GitHubApi(make_github(emu.url, auth=token_auth(emu.world.bot.token), env={}))
@@ -120,7 +128,7 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
                     for e in effects if e["kind"] == srv.EFFECT_STATUS_SET]
         # Count our comments as they stand at the end, by the marker of the world's sign-off.
         signoff = emu.world.pr.signoff
-        marker_comments = 0
+        marker_comments = created = 0
         if signoff is not None:
             key = {"issue_comment": "issuecomment-", "review": "pullrequestreview-",
                    "review_comment": "discussion_r"}[signoff.kind] + str(signoff.id)
@@ -132,7 +140,10 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
                 elif e["kind"] == srv.EFFECT_COMMENT_DELETED:
                     live.pop(e["id"], None)
             marker_comments = sum(body.split("\n", 1)[0] == marker for body in live.values())
+            created = sum(e["kind"] == srv.EFFECT_COMMENT_CREATED and e["body"].split("\n", 1)[0] == marker
+                          for e in effects)
         head_sha = emu.head_sha
+        ghosts = len(emu.ghost_writes)
         requests = sum(emu.requests.values())
     verdict = review.verdict
     rows, reasons, unavailable_rows = {}, {}, []
@@ -145,7 +156,7 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
     return Outcome(world=world, seed=seed, verdict=verdict.status.value if verdict else None, rows=rows,
                    unavailable_rows=unavailable_rows, reasons=reasons, statuses=statuses,
                    marker_comments=marker_comments, error=review.error, seconds=seconds, requests=requests,
-                   head_sha=head_sha)
+                   head_sha=head_sha, ghost_writes=ghosts, created_marker_comments=created)
 
 
 def judge(run: Outcome, clean: Outcome) -> Judged:
@@ -154,7 +165,7 @@ def judge(run: Outcome, clean: Outcome) -> Judged:
                  unavailable=run.verdict is None or bool(set(run.unavailable_rows) - set(clean.unavailable_rows)))
     on_head = [s for s in run.statuses if s["sha"] == run.head_sha]
     out.no_status = not on_head
-    out.duplicate_comments = run.marker_comments > 1
+    out.duplicate_comments = run.marker_comments > 1 or run.created_marker_comments > 1
     if on_head and on_head[-1]["state"] == STATE_SUCCESS and clean.verdict == "REJECTED":
         out.wrong_pass.append(f"status success, fault-free verdict REJECTED ({on_head[-1]['description']})")
     if run.verdict is not None and ORDER[run.verdict] > ORDER[clean.verdict]:
@@ -171,12 +182,12 @@ def judge(run: Outcome, clean: Outcome) -> Judged:
     return out
 
 
-def _task(args: tuple[str, int | None, int]) -> Outcome:
+def _task(args: tuple[str, int | None, int, float]) -> Outcome:
     logging.disable(logging.CRITICAL)  # retries log every fault; the figures are the output
     return run_once(*args)
 
 
-def _map(tasks: list[tuple[str, int | None, int]], jobs: int) -> list[Outcome]:
+def _map(tasks: list[tuple[str, int | None, int, float]], jobs: int) -> list[Outcome]:
     if jobs <= 1:
         return [_task(t) for t in tasks]
     # fork: the workers inherit the imported modules, so a test can import this file by path.
@@ -186,16 +197,17 @@ def _map(tasks: list[tuple[str, int | None, int]], jobs: int) -> list[Outcome]:
 
 
 def run_bench(runs: int = DEFAULT_RUNS, *, jobs: int = DEFAULT_JOBS, retry_after_s: int = DEFAULT_RETRY_AFTER_S,
-              worlds: tuple[str, ...] = WORLDS) -> dict:
+              worlds: tuple[str, ...] = WORLDS, ghost_write_rate: float = 0.0) -> dict:
     """Every world's fault-free run, then `runs` faulty runs each; the summary as a JSON-able dict."""
-    clean = {w: o for w, o in zip(worlds, _map([(w, None, retry_after_s) for w in worlds], jobs))}
-    tasks = [(w, wi * SEED_STRIDE + i + 1, retry_after_s) for wi, w in enumerate(worlds) for i in range(runs)]
+    clean = {w: o for w, o in zip(worlds, _map([(w, None, retry_after_s, 0.0) for w in worlds], jobs))}
+    tasks = [(w, wi * SEED_STRIDE + i + 1, retry_after_s, ghost_write_rate)
+             for wi, w in enumerate(worlds) for i in range(runs)]
     outcomes = _map(tasks, jobs)
     per_world: dict[str, dict] = {}
     problems: list[dict] = []
     for w in worlds:
         counts = dict.fromkeys(COUNTERS, 0)
-        seconds = []
+        seconds, ghosts = [], 0
         for o in (o for o in outcomes if o.world == w):
             j = judge(o, clean[w])
             counts["runs"] += 1
@@ -206,13 +218,15 @@ def run_bench(runs: int = DEFAULT_RUNS, *, jobs: int = DEFAULT_JOBS, retry_after
             counts["duplicate_comments"] += j.duplicate_comments
             counts["no_status"] += j.no_status
             seconds.append(o.seconds)
+            ghosts += o.ghost_writes
             if j.unexplained or j.wrong_pass or j.duplicate_comments or j.no_status:
                 problems.append({"world": w, "seed": o.seed, **asdict(j), "error": o.error})
-        per_world[w] = {**counts, "fault_free_verdict": clean[w].verdict,
+        per_world[w] = {**counts, "fault_free_verdict": clean[w].verdict, "ghost_writes": ghosts,
                         "median_s": round(statistics.median(seconds), 3) if seconds else 0.0,
                         "max_s": round(max(seconds), 3) if seconds else 0.0}
     total = {k: sum(per_world[w][k] for w in worlds) for k in COUNTERS}
     return {"runs_per_world": runs, "fault_knobs": FAULT_KNOBS, "retry_after_s": retry_after_s,
+            "ghost_write_rate": ghost_write_rate, "ghost_writes": sum(c["ghost_writes"] for c in per_world.values()),
             "worlds": per_world, "total": total, "problems": problems}
 
 
@@ -241,15 +255,19 @@ def main(argv: list[str] | None = None) -> int:
                    help="runs in parallel (processes)")
     p.add_argument("--retry-after", type=int, default=DEFAULT_RETRY_AFTER_S,
                    help="seconds the emulator's rate-limit faults ask to wait (GitHub: 1 or more)")
+    p.add_argument("--ghost-write-rate", type=float, default=0.0,
+                   help="fraction of applied writes then answered 502 or a dropped connection (default 0)")
     args = p.parse_args(argv)
     start = time.perf_counter()
-    summary = run_bench(args.runs, jobs=args.jobs, retry_after_s=args.retry_after)
+    summary = run_bench(args.runs, jobs=args.jobs, retry_after_s=args.retry_after,
+                        ghost_write_rate=args.ghost_write_rate)
     summary["wall_s"] = round(time.perf_counter() - start, 1)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         print(format_table(summary))
         print(f"\n{args.runs} runs per world, faults {FAULT_KNOBS}, Retry-After {args.retry_after} s, "
+              f"ghost writes {args.ghost_write_rate} ({summary['ghost_writes']} happened), "
               f"{args.jobs} jobs, {summary['wall_s']} s")
         for prob in summary["problems"][:20]:
             print(json.dumps(prob))

@@ -1,5 +1,6 @@
-"""The one place that builds a PyGithub client: base URL, token or GitHub App auth, bounded retries,
-and a thin JSON API over it whose still-failing calls become `Unavailable(reason)`."""
+"""The one place that builds a PyGithub client: base URL, token or GitHub App auth, bounded retries
+(never a blind repeat of a POST), and a thin JSON API over it whose still-failing calls become
+`Unavailable(reason)`."""
 from __future__ import annotations
 
 import logging
@@ -13,8 +14,8 @@ from typing import Any, Callable, Mapping, TypeVar
 
 import github
 import requests
-from github import Auth, GithubException, GithubRetry
-from urllib3.exceptions import MaxRetryError, ResponseError
+from github import Auth, GithubException, GithubRetry, RateLimitExceededException
+from urllib3.exceptions import HTTPError, MaxRetryError, ResponseError
 
 from checks.snapshot import Unavailable
 
@@ -41,8 +42,16 @@ RETRY_AFTER_MAX_S = 5.0
 TIMEOUT_S = 10
 PER_PAGE = 100
 POOL_SIZE = 8
-# Edits are idempotent, so PATCH is retried too (urllib3 leaves it out by default).
-RETRY_METHODS = frozenset({"GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"})
+# Methods the transport repeats after a 5xx or a dropped connection. Edits are idempotent, so PATCH
+# is retried too (urllib3 leaves it out by default). POST is not: GitHub may apply a POST and then
+# answer 5xx or drop the connection, and a blind repeat would create a second comment or dispatch.
+# Callers choose per POST instead: `GitHubApi.post_idempotent` for writes whose repeat is harmless,
+# `create_once` for creations that must be checked before they are repeated.
+RETRY_METHODS = frozenset({"GET", "HEAD", "PATCH", "PUT", "DELETE"})
+# A rate-limit refusal is answered before anything is applied, so even a POST may be repeated on it.
+REFUSED_UNAPPLIED = frozenset({403, 429})
+# A creation is tried at most this often; each failure that may have landed is looked up first.
+CREATE_ATTEMPTS = MAX_RETRIES + 1
 
 MSG_NO_AUTH = (
     f"no GitHub credentials: set {TOKEN_ENV}, or {APP_ID_ENV} with {APP_KEY_ENV} (or {APP_KEY_PATH_ENV}) "
@@ -54,6 +63,9 @@ MSG_BAD_APP_NUMBER = "{name} must be a number, not {value!r}"
 MSG_HTTP = "GitHub answered {status} for {what}{detail}"
 MSG_FAILED = "could not fetch {what} from GitHub: {error}"
 MSG_TOO_LARGE = "the download is {size} bytes, over the {limit}-byte cap"
+MSG_WRITE_RETRY = "%s failed (%s); trying again in %.1f s"
+MSG_WRITE_ADOPTED = "%s failed (%s) but had landed; adopting it"
+MSG_WRITE_UNKNOWN = "%s failed (%s) and whether it landed is unknown (%s); not repeating it"
 DOWNLOAD_CHUNK = 1 << 16
 
 
@@ -78,6 +90,13 @@ class BoundedRetry(GithubRetry):
     def new(self, **kw: Any) -> "BoundedRetry":
         kw.update(budget_s=self.budget_s, deadline=self.deadline)
         return super().new(**kw)  # type: ignore[return-value]
+
+    def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
+        """Also a POST when GitHub refused it for a rate limit (PyGithub's `increment` then checks
+        that the 403 really is one); other POST failures are left to the caller."""
+        if not self._is_method_retryable(method):
+            return status_code in REFUSED_UNAPPLIED and bool(self.total)
+        return super().is_retry(method, status_code, has_retry_after)
 
     def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):  # type: ignore[override]
         deadline = self.deadline if self.deadline is not None else time.monotonic() + self.budget_s
@@ -189,6 +208,77 @@ def fetch(what: str, call: Callable[[], T]) -> T | Unavailable:
         return Unavailable(reason=MSG_FAILED.format(what=what, error=describe_error(exc)))
 
 
+def is_transient(exc: BaseException) -> bool:
+    """A failure worth another try: GitHub's 5xx, a rate limit, or no answer at all. For a write it
+    also means the write may or may not have been applied."""
+    if isinstance(exc, GithubException):
+        # A 403 is a rate limit only when GitHub says so; other 403s are refusals to respect.
+        limited = isinstance(exc, RateLimitExceededException) or exc.status == 429 \
+            or bool((exc.headers or {}).get("Retry-After"))
+        return exc.status >= 500 or limited
+    return isinstance(exc, (requests.exceptions.RequestException, HTTPError, OSError))
+
+
+def _backoff_s(attempt: int, exc: BaseException) -> float:
+    """urllib3's schedule (none before the first repeat, then doubling), or GitHub's Retry-After."""
+    wait = 0.0 if attempt <= 1 else min(BACKOFF_FACTOR * 2 ** (attempt - 1), RETRY_AFTER_MAX_S)
+    headers = getattr(exc, "headers", None) or {}
+    after = headers.get("Retry-After") or headers.get("retry-after")
+    if after:
+        try:
+            wait = max(wait, min(float(after), RETRY_AFTER_MAX_S))
+        except ValueError:
+            pass
+    return wait
+
+
+def retry_transient(what: str, call: Callable[[], T], *, attempts: int = MAX_RETRIES + 1,
+                    budget_s: float = RETRY_BUDGET_S) -> T:
+    """`call()`, repeated on transient failures within `attempts` and the wall-clock budget. Only
+    for calls whose repeat is harmless even when an earlier try was applied."""
+    deadline = time.monotonic() + budget_s
+    for attempt in range(1, attempts + 1):
+        try:
+            return call()
+        except Exception as exc:
+            wait = _backoff_s(attempt, exc)
+            if attempt == attempts or not is_transient(exc) or time.monotonic() + wait > deadline:
+                raise
+            log.info(MSG_WRITE_RETRY, what, describe_error(exc), wait)
+            time.sleep(wait)
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+
+def create_once(what: str, post: Callable[[], T], find: Callable[[], T | None], *,
+                attempts: int = CREATE_ATTEMPTS, budget_s: float = RETRY_BUDGET_S) -> T:
+    """A creation that must not happen twice: `post()` once; when it fails in a way that may
+    have landed (a 5xx or no answer), `find()` looks for what it would have created and that is
+    adopted; only when `find()` says there is none is it posted again (at most `attempts` posts,
+    within the budget). If `find()` itself fails the original error is raised, as repeating could
+    duplicate. Refusals (4xx) are raised at once."""
+    deadline = time.monotonic() + budget_s
+    for attempt in range(1, attempts + 1):
+        try:
+            return post()
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            try:
+                found = find()
+            except Exception as lookup:
+                log.warning(MSG_WRITE_UNKNOWN, what, describe_error(exc), describe_error(lookup))
+                raise exc from lookup
+            if found is not None:
+                log.info(MSG_WRITE_ADOPTED, what, describe_error(exc))
+                return found
+            wait = _backoff_s(attempt, exc)
+            if attempt == attempts or time.monotonic() + wait > deadline:
+                raise
+            log.info(MSG_WRITE_RETRY, what, describe_error(exc), wait)
+            time.sleep(wait)
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+
 def _next_link(headers: Mapping[str, str]) -> str | None:
     link = headers.get("link") or headers.get("Link") or ""
     for part in link.split(","):
@@ -249,15 +339,30 @@ class GitHubApi:
         return out
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
+        """One POST, not repeated after a 5xx or a dropped connection (only after a rate-limit
+        refusal): when it raises, the write may still have been applied. Creations go through
+        `create_once`; writes whose repeat is harmless through `post_idempotent`."""
         _, data = self._requester().requestJsonAndCheck("POST", path, input=body)
         return data
+
+    def post_idempotent(self, path: str, body: dict[str, Any]) -> Any:
+        """A POST whose repeat has the same effect as one (a commit status with the same context,
+        state and description; a reaction, which GitHub answers 200 when it exists; labels), so it
+        is retried like a GET."""
+        return retry_transient(f"POST {path}", lambda: self.post(path, body))
 
     def patch(self, path: str, body: dict[str, Any]) -> Any:
         _, data = self._requester().requestJsonAndCheck("PATCH", path, input=body)
         return data
 
-    def delete(self, path: str) -> None:
-        self._requester().requestJsonAndCheck("DELETE", path)
+    def delete(self, path: str, *, missing_ok: bool = False) -> None:
+        """With `missing_ok`, a 404 counts as done: a retried DELETE whose first try was applied
+        finds nothing left to delete."""
+        try:
+            self._requester().requestJsonAndCheck("DELETE", path)
+        except GithubException as exc:
+            if not (missing_ok and exc.status == 404):
+                raise
 
     def set_login(self, login: str) -> None:
         """Declare the bot's identity when it cannot be asked (the Actions `GITHUB_TOKEN` gets 403

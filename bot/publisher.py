@@ -11,7 +11,7 @@ from typing import Any
 
 from github import GithubException
 
-from bot.github_client import GitHubApi, describe_error
+from bot.github_client import GitHubApi, create_once, describe_error
 from checks.engine import Verdict, VerdictStatus
 from checks.render import HEADERS, MARKER, FOOTER, render_comment, render_markdown
 from checks.result import Status
@@ -35,10 +35,11 @@ ACTION_EDITED = "edited"
 ACTION_UNCHANGED = "unchanged"
 INCOMPLETE_REASON_MAX = 300
 MSG_COMMENT_FAILED = "the verdict comment could not be posted ({error})"
-# Each write already went through the client's bounded retries; one more round of them makes a
-# missing status (the gate itself) much rarer. Safe to repeat: the comment upsert re-lists our
-# own comments first (so a write that did land is edited, not duplicated) and a status is
-# idempotent.
+MSG_MARKED_COMMENT = "the comment {marker} on {repo}#{number}"
+# Each write already went through the client's bounded retries (`create_once` for the comment,
+# `post_idempotent` for the status); one more round of them makes a missing status (the gate
+# itself) much rarer. Safe to repeat: the comment upsert re-lists our own comments first (so a
+# write that did land is edited, not duplicated) and a status is idempotent.
 PUBLISH_ATTEMPTS = 2
 
 
@@ -104,7 +105,23 @@ def upsert_marked(api: GitHubApi, repo: str, number: int, login: str, marker: st
             if exc.status != 404:
                 raise
             log.warning("comment %s vanished; posting a new one", oldest["id"])
-    return api.post(f"/repos/{repo}/issues/{number}/comments", {"body": body}), ACTION_CREATED
+    return create_marked(api, repo, number, login, marker, body), ACTION_CREATED
+
+
+def create_marked(api: GitHubApi, repo: str, number: int, login: str, marker: str, body: str) -> dict:
+    """Post a comment whose first line is `marker`, exactly once: a post that fails after GitHub
+    may have applied it (5xx, dropped connection) is followed by a listing of the bot's comments,
+    and the oldest carrying the marker is adopted; only when none does is it posted again."""
+    def find() -> dict | None:
+        found = own_marked(api, repo, number, login, marker)
+        if not found or found[0].get("body") == body:
+            return found[0] if found else None
+        # Another job posted it between our listing and our post: it stays the one comment, and
+        # our text goes into it rather than beside it.
+        return api.patch(f"/repos/{repo}/issues/comments/{found[0]['id']}", {"body": body})
+
+    return create_once(MSG_MARKED_COMMENT.format(marker=marker, repo=repo, number=number),
+                       lambda: api.post(f"/repos/{repo}/issues/{number}/comments", {"body": body}), find)
 
 
 class Publisher:
@@ -143,7 +160,8 @@ class Publisher:
         body: dict[str, Any] = {"state": state, "description": description, "context": self.context}
         if target_url:
             body["target_url"] = target_url
-        self.api.post(f"{self.r}/statuses/{sha}", body)
+        # Repeating a status with the same context, state and description changes nothing.
+        self.api.post_idempotent(f"{self.r}/statuses/{sha}", body)
         return True
 
     def _attempts(self, what: str, call):

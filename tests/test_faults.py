@@ -1,6 +1,7 @@
 """The fault benchmark in small: the real pipeline with posting against the emulator with 20% of
-requests failing gives no wrong PASS, no duplicate comment and never leaves a PR without a status;
-plus the comparison rules of bench/faults.py and the publisher's fallback when the comment fails."""
+requests failing (and, optionally, writes that land but answer an error) gives no wrong PASS, no
+duplicate comment and never leaves a PR without a status; plus the comparison rules of
+bench/faults.py and the publisher's fallback when the comment fails."""
 from __future__ import annotations
 
 import importlib.util
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 from github import GithubException
 
+from bot import github_client
+from bot.github_client import CREATE_ATTEMPTS, retry_transient
 from bot.publisher import STATE_FAILURE, Publisher
 from checks.engine import Row, Verdict, VerdictStatus
 from checks.result import Status
@@ -46,6 +49,14 @@ def test_fault_runs_never_pass_wrongly_duplicate_or_skip_the_status():
     assert faults.failures(summary) == []
     table = faults.format_table(summary)
     assert table.splitlines()[0].startswith("| world | runs | equal |") and "| total | 10 |" in table
+
+
+def test_ghost_writes_land_but_never_duplicate_a_comment():
+    summary = faults.run_bench(4, jobs=2, ghost_write_rate=0.3, worlds=("seed",))
+    total = summary["total"]
+    assert summary["ghost_writes"] > 0, "the knob must have hit some writes"
+    assert total["duplicate_comments"] == 0, summary["problems"]
+    assert total["wrong_pass"] == 0 and total["no_status"] == 0, summary["problems"]
 
 
 def _outcome(verdict, rows, *, unavailable=(), state="success", markers=1, reasons=None, sha=HEAD):
@@ -92,6 +103,10 @@ def test_missing_status_and_duplicate_comments_are_counted():
     assert faults.judge(_outcome("REJECTED", CLEAN.rows, state=None), CLEAN).no_status
     assert faults.judge(_outcome("REJECTED", CLEAN.rows, state="failure", sha="b" * 40), CLEAN).no_status
     assert faults.judge(_outcome("REJECTED", CLEAN.rows, state="failure", markers=2), CLEAN).duplicate_comments
+    # One comment left but two created (one deleted since) is a duplicate too.
+    twice = _outcome("REJECTED", CLEAN.rows, state="failure")
+    twice.created_marker_comments = 2
+    assert faults.judge(twice, CLEAN).duplicate_comments
     no_verdict = _outcome(None, {}, state="failure")
     j = faults.judge(no_verdict, CLEAN)
     assert j.unavailable and not j.wrong_pass and not j.equal
@@ -127,6 +142,9 @@ class _FlakyApi:
         self.statuses.append(body)
         return body
 
+    def post_idempotent(self, path, body):
+        return retry_transient(path, lambda: self.post(path, body))
+
     def patch(self, path, body):
         raise AssertionError("nothing to edit")
 
@@ -139,16 +157,22 @@ def _verdict(status: VerdictStatus = VerdictStatus.PASS) -> Verdict:
                    signoff=SignoffRef(author="alice", key="issuecomment-7"))
 
 
-def test_a_verdict_comment_that_cannot_be_posted_still_gets_a_failure_status():
+@pytest.fixture
+def no_backoff(monkeypatch):
+    monkeypatch.setattr(github_client, "BACKOFF_FACTOR", 0.0)
+
+
+def test_a_verdict_comment_that_cannot_be_posted_still_gets_a_failure_status(no_backoff):
     api = _FlakyApi(comment_error=503)
     with pytest.raises(GithubException):
         Publisher(api, "o/r", 1, env={}).publish(_verdict())
-    assert api.comment_posts == 2  # one more round of the client's retries, then give up
+    # Each post that failed is looked up before the next; two publish rounds, then give up.
+    assert api.comment_posts == 2 * CREATE_ATTEMPTS
     assert [s["state"] for s in api.statuses] == [STATE_FAILURE]
     assert "verdict comment could not be posted (HTTP 503 Service Unavailable)" in api.statuses[0]["description"]
 
 
-def test_a_status_write_that_fails_once_is_tried_again():
+def test_a_status_write_that_fails_once_is_tried_again(no_backoff):
     api = _FlakyApi(comment_error=None, status_failures=1)
     out = Publisher(api, "o/r", 1, env={}).publish(_verdict())
     assert out.status_state == "success" and [s["state"] for s in api.statuses] == ["success"]

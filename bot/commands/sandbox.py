@@ -24,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--fail-rate", type=float, default=0.0, help="fraction of requests answered 500/502/503")
     serve.add_argument("--rate-limit-rate", type=float, default=0.0, help="fraction answered 403 secondary rate limit")
     serve.add_argument("--drop-rate", type=float, default=0.0, help="fraction of connections closed without a reply")
+    serve.add_argument("--ghost-write-rate", type=float, default=0.0,
+                       help="fraction of writes applied and then answered 502 or with a dropped connection")
     serve.add_argument("--latency-ms", type=int, default=0, help="delay added to every request")
     serve.add_argument("--seed", type=int, default=0, help="seed for the fault knobs")
     co = sub.add_parser(CHECKOUT, help="build the world as a git checkout and write a --pr file for local mode",
@@ -78,6 +80,8 @@ def run_serve(args: argparse.Namespace, *, stop: threading.Event | None = None) 
         emu = Emulator(
             args.world, strict=args.strict, fail_rate=args.fail_rate, rate_limit_rate=args.rate_limit_rate,
             drop_rate=args.drop_rate, latency_ms=args.latency_ms, seed=args.seed, port=args.port,
+            # getattr: callers may build the Namespace themselves, without the newer knobs.
+            ghost_write_rate=getattr(args, "ghost_write_rate", 0.0),
         )
     except RecipeError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -47,7 +47,8 @@ def comment_link(event: CommentEvent) -> str:
 
 
 def _delete(ctx: Context, path: str) -> None:
-    ctx.api.delete(path)
+    # A retried DELETE whose first try was applied finds the reaction gone: that is the goal.
+    ctx.api.delete(path, missing_ok=True)
 
 
 def set_reaction(ctx: Context, event: CommentEvent, want: str | None) -> None:
@@ -70,4 +71,5 @@ def set_reaction(ctx: Context, event: CommentEvent, want: str | None) -> None:
             else:
                 _delete(ctx, f"{path}/{r['id']}")
     if want is not None and want not in have:
-        ctx.api.post(path, {"content": want})
+        # GitHub answers 200 with the existing reaction to a repeat, so a retry adds nothing.
+        ctx.api.post_idempotent(path, {"content": want})

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import logging
 import re
+import time
+import uuid
 from dataclasses import dataclass, field
 
 from bot.events import ACTION_CREATED, ACTION_LABELED, EVENT_COMMENT, EVENT_PULL_REQUEST, CommentEvent, PullRequestEvent
-from bot.github_client import describe_error, fetch
+from bot.github_client import create_once, describe_error, fetch, parse_time
 from bot.handlers import comment_link, quote_line
 from bot.remote_source import BlobStore, RemoteTree
 from bot.router import Context, Router
@@ -55,6 +57,19 @@ INPUT_FAIL_FAST = "fail-fast"
 SWEEP_MARKER = "<!-- infx-review sweep head={head} labels={labels} -->"
 SWEEP_MARKER_PREFIX = "<!-- infx-review sweep head="
 SWEEP_COMMAND_MARKER = "<!-- infx-review sweep-command comment={key} -->"
+# Lets a job recognise its own claim among racing jobs' claims when the claim's POST answered an
+# error after it landed; the completed reply drops it.
+CLAIM_NONCE = "<!-- infx-review claim={nonce} -->"
+DISPATCH_EVENT = "workflow_dispatch"
+# A workflow dispatch is not idempotent and GitHub's answer (204) names no run: after a dispatch
+# POST that failed in a way that may have landed, the workflow's dispatched runs created by the
+# bot since the claim are looked up, and only when there is none is it dispatched once more.
+# GitHub creates the run asynchronously, so an empty list is read again after this long; a run
+# GitHub creates later still is missed and the sweep dispatched twice, and a run the bot
+# dispatched for another PR in the same moment is taken for this one (the reply then says
+# started for a sweep that was not): both need a failure after the dispatch landed.
+DISPATCH_ATTEMPTS = 2
+DISPATCH_SETTLE_S = 3.0
 
 TEXT_DISPATCHED = ("Started the sweep: `workflow_dispatch` of `{workflow}` for commit `{sha}` "
                    "(fail-fast: {fail_fast}), asked for by {trigger}.")
@@ -82,6 +97,8 @@ MSG_ALREADY = "%s: a sweep for %s with labels %s was already started (marker fou
 MSG_LABEL_MODE = "%s: label %s added by %s; in label mode the sweep workflow starts itself"
 MSG_LOST_CLAIM = "%s: another job claimed the sweep for %s with labels %s first (comment %s); nothing to do"
 MSG_BOT_LABEL = "%s: label %s was added by the bot itself"
+MSG_WHAT_CLAIM = "the sweep claim for {head} on {repo}#{number}"
+MSG_WHAT_DISPATCH = "the dispatch of {workflow} for {head} on {repo}#{number}"
 
 
 @dataclass(frozen=True)
@@ -264,24 +281,23 @@ def start_sweep(ctx: Context, number: int, label: str, *, fail_fast: bool, trigg
     # before the start: a job that dies after starting cannot leave a redelivery free to start
     # again, and of two jobs racing, the one whose claim is oldest starts while the other yields.
     # Always a new comment: an upsert would hand a racing job the other job's claim as its own.
-    claim = ctx.api.post(f"{ctx.r}/issues/{number}/comments",
-                         {"body": marker + "\n" + TEXT_STARTING.format(sha=head[:12], trigger=trigger)})
+    claim = _post_claim(ctx, number, head, marker, TEXT_STARTING.format(sha=head[:12], trigger=trigger))
     claims = ctx.own_comments(number, marker)
     if claims and int(claims[0]["id"]) != int(claim["id"]):
         log.info(MSG_LOST_CLAIM, ctx.delivery, head[:12], labels, claims[0]["id"])
-        ctx.api.delete(f"{ctx.r}/issues/comments/{claim['id']}")
+        ctx.api.delete(f"{ctx.r}/issues/comments/{claim['id']}", missing_ok=True)
         return ALREADY, str(claims[0].get("html_url") or "")
     try:
         if sweep.mode == MODE_DISPATCH:
             inputs = {**{k: str(v) for k, v in sweep.dispatch_inputs.items()},
                       INPUT_REF: head, INPUT_PR: str(number), INPUT_KEYS: ",".join(plan.keys),
                       INPUT_FAIL_FAST: "true" if fail_fast else "false"}
-            ctx.api.post(f"{ctx.r}/actions/workflows/{workflow.rsplit('/', 1)[-1]}/dispatches",
-                         {"ref": ctx.default_branch, "inputs": inputs})
+            _dispatch(ctx, number, workflow, head, inputs, since=str(claim.get("created_at") or ""))
             text, done = TEXT_DISPATCHED.format(workflow=workflow, sha=head[:12],
                                                 fail_fast="yes" if fail_fast else "no", trigger=trigger), DISPATCHED
         else:
-            ctx.api.post(f"{ctx.r}/issues/{number}/labels", {"labels": [label]})
+            # Adding a label that is already there changes nothing, so a retry is harmless.
+            ctx.api.post_idempotent(f"{ctx.r}/issues/{number}/labels", {"labels": [label]})
             text, done = TEXT_LABELED.format(label=label, sha=head[:12], trigger=trigger, workflow=workflow), LABELED
     except Exception as exc:
         # GitHub refused the start: the claim loses its marker, so a retry of this event may start it.
@@ -291,6 +307,55 @@ def start_sweep(ctx: Context, number: int, label: str, *, fail_fast: bool, trigg
     reply = ctx.api.patch(f"{ctx.r}/issues/comments/{claim['id']}",
                           {"body": marker + "\n" + text + "\n\n" + _table(plan) + _problems(plan)})
     return done, str(reply.get("html_url") or "")
+
+
+def _post_claim(ctx: Context, number: int, head: str, marker: str, text: str) -> dict:
+    """A new claim comment, posted exactly once: after an error that may hide a landed post, the
+    claim carrying this job's nonce is adopted, never a racing job's claim."""
+    nonce = CLAIM_NONCE.format(nonce=uuid.uuid4().hex)
+    body = marker + "\n" + text + "\n" + nonce
+
+    def find() -> dict | None:
+        return next((c for c in ctx.own_comments(number, marker) if nonce in (c.get("body") or "")), None)
+
+    return create_once(MSG_WHAT_CLAIM.format(head=head[:12], repo=ctx.repo, number=number),
+                       lambda: ctx.api.post(f"{ctx.r}/issues/{number}/comments", {"body": body}), find)
+
+
+def _dispatch(ctx: Context, number: int, workflow: str, head: str, inputs: dict[str, str], *, since: str) -> None:
+    """Dispatch the sweep workflow once: a dispatch POST that failed after it may have landed is
+    repeated (once) only when no run dispatched by the bot since the claim was written exists."""
+    name = workflow.rsplit("/", 1)[-1]
+    runs_path = f"{ctx.r}/actions/workflows/{name}/runs"
+    claimed_at = parse_time(since)
+
+    def dispatched_run() -> dict | None:
+        me = ctx.own_login.lower()
+        params = {"event": DISPATCH_EVENT, "branch": ctx.default_branch}
+        if since:
+            params["created"] = f">={since}"
+        for run in ctx.api.list(runs_path, params, key="workflow_runs"):
+            created = parse_time(run.get("created_at"))
+            by = str((run.get("triggering_actor") or run.get("actor") or {}).get("login", "")).lower()
+            # Without the claim's time no run can be told apart from an older one: none is adopted.
+            if by == me and run.get("event") == DISPATCH_EVENT and created is not None \
+                    and claimed_at is not None and created >= claimed_at:
+                return run
+        return None
+
+    def find() -> dict | None:
+        run = dispatched_run()
+        if run is None and DISPATCH_SETTLE_S:
+            time.sleep(DISPATCH_SETTLE_S)
+            run = dispatched_run()
+        return run
+
+    def post() -> dict:
+        ctx.api.post(f"{ctx.r}/actions/workflows/{name}/dispatches", {"ref": ctx.default_branch, "inputs": inputs})
+        return {}
+
+    create_once(MSG_WHAT_DISPATCH.format(workflow=workflow, head=head[:12], repo=ctx.repo, number=number),
+                post, find, attempts=DISPATCH_ATTEMPTS)
 
 
 def _table(plan: SweepPlan) -> str:

@@ -98,6 +98,12 @@ EFFECT_WORKFLOW_DISPATCHED = "workflow_dispatched"
 
 FAULT_DROP = "drop"
 FAULT_RATE_LIMIT = "rate_limit"
+# A ghost write is applied and then answered as if it failed: what GitHub does when a 5xx or a
+# dropped connection comes after the write landed. Its draws use their own generator, so adding
+# ghosts never changes which requests the other knobs fail.
+GHOST_STATUS = 502
+GHOST_SEED = "ghost-writes:{seed}"
+WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 
 _JWT = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$")
 _SAFE_REF = re.compile(r"^[A-Za-z0-9._/\-]+$")
@@ -201,6 +207,9 @@ class Emulator:
         seed: int = 0,
         port: int = 0,
         retry_after_s: int = DEFAULT_RETRY_AFTER_S,
+        ghost_write_rate: float = 0.0,
+        ghost_write_limit: int | None = None,
+        ghost_write_only: str | None = None,
     ):
         self.world_dir = Path(world_dir)
         self.strict = strict
@@ -208,6 +217,13 @@ class Emulator:
         self.latency_ms = latency_ms
         self.retry_after_s = retry_after_s
         self._rng = random.Random(seed)
+        # At most `ghost_write_limit` ghosts (None: no cap), only on writes whose "METHOD route"
+        # (e.g. "POST /repos/{owner}/{repo}/issues/{number}/comments") contains `ghost_write_only`.
+        self.ghost_write_rate, self.ghost_write_limit = ghost_write_rate, ghost_write_limit
+        self.ghost_write_only = ghost_write_only
+        self._ghost_rng = random.Random(GHOST_SEED.format(seed=seed))
+        # (method, path, answer) of every write applied and then answered as failed.
+        self.ghost_writes: list[tuple[str, str, int | str]] = []
         self._lock = threading.RLock()
         self._local = threading.local()
         self._tmp = Path(tempfile.mkdtemp(prefix="infx-sandbox-"))
@@ -408,6 +424,20 @@ class Emulator:
         if u < self.drop_rate + self.fail_rate + self.rate_limit_rate:
             return FAULT_RATE_LIMIT
         return None
+
+    def _draw_ghost(self, method: str, template: str, status: int) -> int | str | None:
+        """For a write that was applied: the failure to answer instead (502 or a dropped
+        connection), or None. Called under the state lock, so draws follow the write order."""
+        if method not in WRITE_METHODS or status >= 400 or not self.ghost_write_rate:
+            return None
+        if self.ghost_write_only is not None and self.ghost_write_only not in template:
+            return None
+        if self.ghost_write_limit is not None and len(self.ghost_writes) >= self.ghost_write_limit:
+            return None
+        u, drop = self._ghost_rng.random(), self._ghost_rng.random() < 0.5
+        if u >= self.ghost_write_rate:
+            return None
+        return FAULT_DROP if drop else GHOST_STATUS
 
     def _record(self, method: str, path: str, route: str, status: int | str, actor: str | None,
                 body: bytes = b"") -> None:
@@ -1606,6 +1636,7 @@ class Emulator:
                 self.violations.append(f"{method} {raw_path}")
         fault = self._draw_fault()
         actor = None
+        ghost: int | str | None = None
         if fault == FAULT_DROP:
             self._record(method, raw_path, template, FAULT_DROP, None, body)
             return FAULT_DROP
@@ -1628,6 +1659,14 @@ class Emulator:
                     raise HttpError(400, MSG_BAD_JSON) from None
                 req = Request(method, path, query, headers, data, params, actor)
                 resp = route.handler(req)
+                ghost = self._draw_ghost(method, template, resp.status)
+                if ghost is not None:
+                    self.ghost_writes.append((method, raw_path, ghost))
+            if ghost == FAULT_DROP:
+                self._record(method, raw_path, template, FAULT_DROP, actor, body)
+                return FAULT_DROP
+            if ghost is not None:
+                raise _Fault(ghost)
         except _Fault as f:
             resp = _fault_response(f.kind, self.retry_after_s)
         except HttpError as e:
