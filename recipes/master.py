@@ -42,18 +42,25 @@ def _is_int_list(v: Any) -> bool:
     return isinstance(v, list) and all(_is_int(x) for x in v)
 
 
-# (checker, human-readable kind) per field kind.
-_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "int": (_is_int, "an integer"),
-    "num": (_is_num, "a number"),
-    "bool": (lambda v: isinstance(v, bool), "true or false"),
-    "str": (lambda v: isinstance(v, str), "a string"),
-    "map": (lambda v: isinstance(v, dict), "a mapping"),
-    "ints": (_is_int_list, "a list of integers"),
-    "strs": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
-    "name": (lambda v: isinstance(v, (str, dict)), "a name or a {name, version} mapping"),
-    "list": (lambda v: isinstance(v, list), "a list"),
+# (checker, human-readable kind, types every value of which passes the checker) per field kind;
+# the last spares the checker's call for the values YAML actually gives.
+_KINDS: dict[str, tuple[Callable[[Any], bool], str, frozenset[type]]] = {
+    "int": (_is_int, "an integer", frozenset({int})),
+    "num": (_is_num, "a number", frozenset({int, float})),
+    "bool": (lambda v: isinstance(v, bool), "true or false", frozenset({bool})),
+    "str": (lambda v: isinstance(v, str), "a string", frozenset({str})),
+    "map": (lambda v: isinstance(v, dict), "a mapping", frozenset({dict})),
+    "ints": (_is_int_list, "a list of integers", frozenset()),
+    "strs": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings", frozenset()),
+    "name": (lambda v: isinstance(v, (str, dict)), "a name or a {name, version} mapping", frozenset({str, dict})),
+    "list": (lambda v: isinstance(v, list), "a list", frozenset({list})),
 }
+_FieldSpec = dict[str, tuple[str, Callable[[Any], bool], str, frozenset[type]]]
+
+
+def _line(lines: dict[tuple, int], keypath: tuple, parent_line: int | None) -> int | None:
+    """`YamlDoc.line(*keypath)` given the parent path's answer: one lookup instead of a walk."""
+    return lines.get(keypath, parent_line)
 
 
 class _Reader:
@@ -63,27 +70,31 @@ class _Reader:
         self.doc = doc
         self.findings = findings
 
-    def fields(self, raw: dict, keypath: tuple, spec: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
+    def fields(self, raw: dict, keypath: tuple, spec: _FieldSpec,
+               parent_line: int | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
+        """`parent_line` is the line of `keypath` itself (what `doc.line(*keypath)` answers)."""
         known: dict[str, Any] = {}
         extra: dict[str, Any] = {}
         lines: dict[str, int] = {}
+        doc_lines = self.doc.lines
         for k, v in raw.items():
-            line = self.doc.line(*keypath, k)
+            line = doc_lines.get(keypath + (k,), parent_line)
+            is_str = type(k) is str
             if line is not None:
-                lines[str(k)] = line
-            kind = spec.get(k) if isinstance(k, str) else None
-            if kind is None:
-                extra[str(k)] = v
+                lines[k if is_str else str(k)] = line
+            field = spec.get(k) if is_str or isinstance(k, str) else None
+            if field is None:
+                extra[k if is_str else str(k)] = v
                 continue
-            check, what = _KINDS[kind]
-            if v is None or not check(v):
+            name, check, what, passing = field
+            if type(v) not in passing and (v is None or not check(v)):
                 if v is not None:
                     self.findings.append(Finding(
                         path=self.doc.path, line=line, code="type",
                         message=MSG_WRONG_TYPE.format(field=k, kind=what, value=v),
                     ))
                 continue
-            known[k.replace("-", "_")] = v
+            known[name] = v
         return known, extra, lines
 
 
@@ -154,13 +165,17 @@ class WorkerBlock(_Sourced):
 
     def config_file(self, key: str = CONFIG_FILE_KEY) -> tuple[str, str | None] | None:
         """(repository path relative to the layout root, selector) of a `CONFIG_FILE` setting."""
-        value = self.settings.get(key)
-        if not value:
-            return None
-        path, selector = split_recipe_ref(value)
-        if path.startswith(SRT_RECIPES_PREFIX):
-            path = f"{MULTI_NODE_RECIPE_ROOT}/{path[len(SRT_RECIPES_PREFIX):]}"
-        return path, selector
+        return config_file_ref(self.settings.get(key))
+
+
+def config_file_ref(value: str | None) -> tuple[str, str | None] | None:
+    """`WorkerBlock.config_file` for a setting's value already looked up (None or empty: none)."""
+    if not value:
+        return None
+    path, selector = split_recipe_ref(value)
+    if path.startswith(SRT_RECIPES_PREFIX):
+        path = f"{MULTI_NODE_RECIPE_ROOT}/{path[len(SRT_RECIPES_PREFIX):]}"
+    return path, selector
 
 
 class Arm(_Sourced):
@@ -255,6 +270,17 @@ _BLOCK_FIELDS = {
 _ROLE_BLOCKS = ("prefill", "decode", "worker")
 
 
+def _compile(spec: dict[str, str]) -> _FieldSpec:
+    """Field as written -> (model attribute, type check, kind for messages, always-passing types)."""
+    return {k: (k.replace("-", "_"), *_KINDS[kind]) for k, kind in spec.items()}
+
+
+_ENTRY_SPEC = _compile(_ENTRY_FIELDS)
+_ITEM_SPEC = _compile(_ITEM_FIELDS)
+_ARM_SPEC = _compile(dict(_ARM_FIELDS, **{r: "map" for r in _ROLE_BLOCKS}))
+_BLOCK_SPEC = _compile(_BLOCK_FIELDS)
+
+
 def parse_master(data: bytes | str, path: str) -> MasterFile:
     """Parse one master config. Never raises: unreadable input is a finding and no entries."""
     try:
@@ -283,81 +309,94 @@ def master_from_doc(doc: YamlDoc) -> MasterFile:
 
 def _entry(reader: _Reader, key: str, raw: dict) -> MasterEntry:
     doc = reader.doc
-    known, extra, lines = reader.fields(raw, (key,), _ENTRY_FIELDS)
+    lmap = doc.lines
+    entry_line = _line(lmap, (key,), doc.line())
+    known, extra, lines = reader.fields(raw, (key,), _ENTRY_SPEC, entry_line)
     for field in REQUIRED_ENTRY_FIELDS:
         if field not in raw:
             reader.findings.append(Finding(
-                path=doc.path, line=doc.line(key), code="missing-field",
+                path=doc.path, line=entry_line, code="missing-field",
                 message=MSG_MISSING.format(key=key, field=field),
             ))
     scenarios: list[ScenarioItem] = []
+    scen_line = _line(lmap, (key, "scenarios"), entry_line)
     for name, items in (known.pop("scenarios", None) or {}).items():
+        name_line = _line(lmap, (key, "scenarios", name), scen_line)
         if name not in SCENARIOS:
             reader.findings.append(Finding(
-                path=doc.path, line=doc.line(key, "scenarios", name), code="unknown-scenario",
+                path=doc.path, line=name_line, code="unknown-scenario",
                 message=MSG_UNKNOWN_SCENARIO.format(key=key, name=name, known=", ".join(SCENARIOS)),
             ))
             continue
         if not isinstance(items, list):
             reader.findings.append(Finding(
-                path=doc.path, line=doc.line(key, "scenarios", name), code="type",
+                path=doc.path, line=name_line, code="type",
                 message=MSG_WRONG_TYPE.format(field=name, kind="a list", value=items),
             ))
             continue
         for i, item in enumerate(items):
             kp = (key, "scenarios", name, i)
+            item_line = _line(lmap, kp, name_line)
             if not isinstance(item, dict):
                 reader.findings.append(Finding(
-                    path=doc.path, line=doc.line(*kp), code="type",
+                    path=doc.path, line=item_line, code="type",
                     message=MSG_WRONG_TYPE.format(field=name, kind="a mapping", value=item),
                 ))
                 continue
-            scenarios.append(_item(reader, name, i, item, kp))
-    return MasterEntry(key=key, path=doc.path, line=doc.line(key), lines=lines, extra=extra, scenarios=scenarios, **known)
+            scenarios.append(_item(reader, name, i, item, kp, item_line))
+    return MasterEntry(key=key, path=doc.path, line=entry_line, lines=lines, extra=extra, scenarios=scenarios, **known)
 
 
-def _item(reader: _Reader, name: str, index: int, raw: dict, kp: tuple) -> ScenarioItem:
-    known, extra, lines = reader.fields(raw, kp, _ITEM_FIELDS)
+def _item(reader: _Reader, name: str, index: int, raw: dict, kp: tuple, item_line: int | None) -> ScenarioItem:
+    lmap = reader.doc.lines
+    known, extra, lines = reader.fields(raw, kp, _ITEM_SPEC, item_line)
     arms = []
+    ss_kp = kp + ("search-space",)
+    ss_line = _line(lmap, ss_kp, item_line)
     for j, arm in enumerate(known.pop("search_space", None) or []):
-        akp = kp + ("search-space", j)
+        akp = ss_kp + (j,)
+        arm_line = _line(lmap, akp, ss_line)
         if not isinstance(arm, dict):
             reader.findings.append(Finding(
-                path=reader.doc.path, line=reader.doc.line(*akp), code="type",
+                path=reader.doc.path, line=arm_line, code="type",
                 message=MSG_WRONG_TYPE.format(field="search-space item", kind="a mapping", value=arm),
             ))
             continue
-        arms.append(_arm(reader, j, arm, akp))
+        arms.append(_arm(reader, j, arm, akp, arm_line))
     if "dram_utilization" in known:
         known["dram_utilization"] = float(known["dram_utilization"])
-    return ScenarioItem(scenario=name, index=index, path=reader.doc.path, line=reader.doc.line(*kp),
+    return ScenarioItem(scenario=name, index=index, path=reader.doc.path, line=item_line,
                         lines=lines, extra=extra, arms=arms, **known)
 
 
-def _arm(reader: _Reader, index: int, raw: dict, kp: tuple) -> Arm:
+def _arm(reader: _Reader, index: int, raw: dict, kp: tuple, arm_line: int | None) -> Arm:
     doc = reader.doc
-    spec = dict(_ARM_FIELDS, **{r: "map" for r in _ROLE_BLOCKS})
-    known, extra, lines = reader.fields(raw, kp, spec)
+    known, extra, lines = reader.fields(raw, kp, _ARM_SPEC, arm_line)
     for role in _ROLE_BLOCKS:
         if role in known:
-            known[role] = _block(reader, role, known[role], kp + (role,))
+            bkp = kp + (role,)
+            known[role] = _block(reader, role, known[role], bkp, _line(doc.lines, bkp, arm_line))
     if "conc_list" not in known and "conc_start" not in known:
-        reader.findings.append(Finding(path=doc.path, line=doc.line(*kp), code="missing-field", message=MSG_NO_CONC))
-    return Arm(index=index, path=doc.path, line=doc.line(*kp), lines=lines, extra=extra, **known)
+        reader.findings.append(Finding(path=doc.path, line=arm_line, code="missing-field", message=MSG_NO_CONC))
+    return Arm(index=index, path=doc.path, line=arm_line, lines=lines, extra=extra, **known)
 
 
-def _block(reader: _Reader, role: str, raw: dict, kp: tuple) -> WorkerBlock:
+def _block(reader: _Reader, role: str, raw: dict, kp: tuple, block_line: int | None) -> WorkerBlock:
     doc = reader.doc
-    known, extra, lines = reader.fields(raw, kp, _BLOCK_FIELDS)
+    known, extra, lines = reader.fields(raw, kp, _BLOCK_SPEC, block_line)
     if "hardware" in extra:
         known["hardware"] = extra.pop("hardware")
-    for i, item in enumerate(known.get("additional_settings", [])):
-        line = doc.line(*kp, "additional-settings", i)
+    settings = known.get("additional_settings", [])
+    if settings:
+        as_kp = kp + ("additional-settings",)
+        as_line = _line(doc.lines, as_kp, block_line)
+    for i, item in enumerate(settings):
+        line = _line(doc.lines, as_kp + (i,), as_line)
         if line is not None:
             lines[f"additional-settings[{i}]"] = line
         if "=" not in item:
             reader.findings.append(Finding(path=doc.path, line=line, code="type", message=MSG_BAD_SETTING.format(item=item)))
-    return WorkerBlock(role=role, path=doc.path, line=doc.line(*kp), lines=lines, extra=extra, **known)
+    return WorkerBlock(role=role, path=doc.path, line=block_line, lines=lines, extra=extra, **known)
 
 
 # --- images -------------------------------------------------------------------------------

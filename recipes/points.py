@@ -11,6 +11,7 @@ from .errors import Finding
 from .layout import Layout
 from .master import (
     CONFIG_FILE_KEY, EVAL_CONFIG_FILE_KEY, SCENARIO_AGENTIC, SCENARIO_FIXED, Arm, MasterEntry, ScenarioItem, WorkerBlock,
+    config_file_ref,
 )
 
 LauncherKind = Literal["srt-recipe", "script", "multinode-recipe"]
@@ -128,14 +129,17 @@ def _launcher_key(launcher: Any) -> Any:
     return None
 
 
+# What `json.dumps(data, sort_keys=True, separators=(",", ":"))` builds on every call, built once.
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+
+
 def point_fingerprint(fields: dict[str, Any]) -> str:
     """sha256 of the canonical JSON of a point without its concurrency (spec 2.2)."""
     data = {k: v for k, v in fields.items() if k not in _NOT_RECIPE}
     for key in ("launcher", "eval_launcher"):
         if key in data:
             data[key] = _launcher_key(data[key])
-    blob = json.dumps(data, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return hashlib.sha256(_CANONICAL_JSON.encode(data).encode()).hexdigest()
 
 
 def expand_concurrency(start: int, end: int) -> list[int]:
@@ -181,12 +185,11 @@ def _name(value: Any) -> str | None:
     return value
 
 
-def _block_summary(block: WorkerBlock) -> dict[str, Any]:
+def _block_summary(block: WorkerBlock, settings: dict[str, str]) -> dict[str, Any]:
     d: dict[str, Any] = {
         "num-worker": block.num_worker, "tp": block.tp, "ep": block.ep, "dp-attn": block.dp_attn,
         "pp": block.pp, "dcp-size": block.dcp_size, "pcp-size": block.pcp_size,
     }
-    settings = {k: v for k, v in block.settings.items()}
     if settings:
         d["settings"] = settings
     return {k: v for k, v in d.items() if v is not None}
@@ -240,14 +243,16 @@ def _expand_arm(entry, item: ScenarioItem, arm: Arm, layout: Layout, exists, fin
         num_nodes=arm.num_nodes, source_path=path, source_line=arm.line, arm_index=arm.index,
     )
     if multinode:
+        # Parsed once per block: the summary and both launcher look-ups read them.
+        settings = {id(b): b.settings for b in arm.blocks}
         gen = arm.decode or arm.worker or arm.prefill
         base.update(
             tp=gen.tp if gen else arm.tp, ep=(gen.ep if gen else arm.ep) or 1, pp=(gen.pp if gen else arm.pp) or 1,
             dcp_size=(gen.dcp_size if gen else arm.dcp_size) or 1, pcp_size=(gen.pcp_size if gen else arm.pcp_size) or 1,
             dp_attn=bool(gen.dp_attn if gen else arm.dp_attn),
-            workers={b.role: _block_summary(b) for b in arm.blocks},
+            workers={b.role: _block_summary(b, settings[id(b)]) for b in arm.blocks},
         )
-        base["launcher"], base["eval_launcher"] = _multinode_launchers(arm, layout, exists, findings)
+        base["launcher"], base["eval_launcher"] = _multinode_launchers(arm, layout, exists, findings, settings)
         base["fingerprint"] = point_fingerprint(base)
         base["point_id"] = _point_id(base, None)
         return [dict(base, conc_list=concs)]
@@ -259,11 +264,17 @@ def _expand_arm(entry, item: ScenarioItem, arm: Arm, layout: Layout, exists, fin
     )
     base["launcher"] = _single_launcher(entry, item, arm, layout, exists, findings, base["spec_decoding"])
     base["fingerprint"] = point_fingerprint(base)
-    return [dict(base, conc=c, point_id=_point_id(base, c)) for c in concs]
+    stem = _point_id_stem(base)  # shared by the arm's concurrencies
+    return [dict(base, conc=c, point_id=f"{stem}:c{c}") for c in concs]
 
 
 def _point_id(p: dict, conc: int | None) -> str:
     """Readable and stable across image or launcher changes, so base and head points line up."""
+    return f"{_point_id_stem(p)}:" + (f"c{conc}" if conc is not None else "mn")
+
+
+def _point_id_stem(p: dict) -> str:
+    """A point id without its concurrency part."""
     scen = "agentic" if p["scenario"] == SCENARIO_AGENTIC else f"{_k(p['isl'] or 0)}{_k(p['osl'] or 0)}"
     par = f"tp{p['tp']}-ep{p['ep']}"
     if p["pp"] != 1:
@@ -285,7 +296,6 @@ def _point_id(p: dict, conc: int | None) -> str:
         parts.append(p["spec_decoding"])
     if p["kv_offloading"] != SPEC_NONE:
         parts.append(f"kv-{p['kv_offloading']}" + (f"-{p['kv_offload_backend']}" if p["kv_offload_backend"] else ""))
-    parts.append(f"c{conc}" if conc is not None else "mn")
     return ":".join(parts)
 
 
@@ -309,14 +319,17 @@ def _single_launcher(entry, item, arm: Arm, layout: Layout, exists, findings, sp
     return Launcher(kind="script", path=primary, exists=False)
 
 
-def _multinode_launchers(arm: Arm, layout: Layout, exists, findings) -> tuple[Launcher | None, Launcher | None]:
+def _multinode_launchers(arm: Arm, layout: Layout, exists, findings,
+                         settings: dict[int, dict[str, str]]) -> tuple[Launcher | None, Launcher | None]:
+    """`settings` holds each block's parsed settings by `id(block)`."""
     out: list[Launcher | None] = []
     for key in (CONFIG_FILE_KEY, EVAL_CONFIG_FILE_KEY):
         found = None
         for block in (arm.prefill, arm.worker, arm.decode):
             if block is None:
                 continue
-            ref = block.config_file(key)
+            written = settings[id(block)].get(key)
+            ref = config_file_ref(written)
             if ref is None:
                 continue
             path = layout.rel(ref[0])
@@ -324,7 +337,7 @@ def _multinode_launchers(arm: Arm, layout: Layout, exists, findings) -> tuple[La
             if not ok:
                 findings.append(Finding(path=arm.path, line=block.setting_line(key), code="missing-recipe",
                                         severity="warning", message=MSG_MN_RECIPE_MISSING.format(path=path)))
-            found = Launcher(kind="multinode-recipe", path=path, selector=ref[1], written=block.settings[key], exists=ok)
+            found = Launcher(kind="multinode-recipe", path=path, selector=ref[1], written=written, exists=ok)
             break
         out.append(found)
     if out[0] is None:

@@ -1,12 +1,14 @@
 """The Repository facade: one lazily parsed, cached view of a benchmark repository tree."""
 from __future__ import annotations
 
+import gc
 import hashlib
 import importlib
 import os
 from collections import OrderedDict
+from contextlib import contextmanager
 from functools import cached_property
-from typing import Any
+from typing import Any, Iterator
 
 from .config import CONFIG_PATH, RepoConfig, load_repo_config
 from .effective import EffectiveConfig, effective_config
@@ -38,8 +40,37 @@ def _cached_parse(kind: str, path: str, data: bytes, parse: Any) -> Any:
     return value
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside the block (unless it was off already).
+
+    Parsing allocates hundreds of thousands of acyclic containers that all stay alive, and each
+    allocation burst makes the collector walk the young heap again for nothing: that was a fifth
+    of a cold load. Reference counting still frees everything that is dropped; a collection
+    runs normally after the block. Nested or concurrent use is harmless: only the outermost
+    block that turned the collector off turns it back on.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+# Expanded points by master entry and layout: an entry's points depend only on the entry, the
+# layout and which launcher files exist, so a view whose master configs are cached and whose
+# launchers exist alike reuses them. Entries are cached objects, hence the identity key; the
+# value holds the entry, so its id cannot be reused while the slot lives.
+_EXPANSION_CACHE: "OrderedDict[tuple[int, Layout], tuple[MasterEntry, dict[str, bool], list[BenchmarkPoint], list[Finding]]]" = OrderedDict()
+EXPANSION_CACHE_SIZE = 4096
+
+
 def clear_parse_cache() -> None:
     _PARSE_CACHE.clear()
+    _EXPANSION_CACHE.clear()
     clear_scalar_caches()
 
 
@@ -103,10 +134,11 @@ class Repository:
     @cached_property
     def masters(self) -> dict[str, MasterFile]:
         out = {}
-        for path in self.master_files:
-            data = self.src.read(path)
-            if data is not None:
-                out[path] = _cached_parse("master", path, data, parse_master)
+        with gc_paused():
+            for path in self.master_files:
+                data = self.src.read(path)
+                if data is not None:
+                    out[path] = _cached_parse("master", path, data, parse_master)
         return out
 
     @cached_property
@@ -131,10 +163,32 @@ class Repository:
     def _points_and_findings(self) -> tuple[list[BenchmarkPoint], list[Finding]]:
         points: list[BenchmarkPoint] = []
         findings: list[Finding] = []
-        for entry in self.entries.values():
-            p, f = expand_entry(entry, self.layout, self.exists)
-            points.extend(p)
-            findings.extend(f)
+        entries = self.entries
+        with gc_paused():
+            for entry in entries.values():
+                p, f = self._expand(entry)
+                points.extend(p)
+                findings.extend(f)
+        return points, findings
+
+    def _expand(self, entry: MasterEntry) -> tuple[list[BenchmarkPoint], list[Finding]]:
+        """`expand_entry`, reusing another view's expansion when every file it asked about
+        exists here alike. The lists returned are shared: extend from them, never edit them."""
+        key = (id(entry), self.layout)
+        hit = _EXPANSION_CACHE.get(key)
+        if hit is not None and hit[0] is entry and all(self.exists(p) == ok for p, ok in hit[1].items()):
+            _EXPANSION_CACHE.move_to_end(key)
+            return hit[2], hit[3]
+        asked: dict[str, bool] = {}
+
+        def exists(path: str) -> bool:
+            ok = asked[path] = self.exists(path)
+            return ok
+
+        points, findings = expand_entry(entry, self.layout, exists)
+        _EXPANSION_CACHE[key] = (entry, asked, points, findings)
+        if len(_EXPANSION_CACHE) > EXPANSION_CACHE_SIZE:
+            _EXPANSION_CACHE.popitem(last=False)
         return points, findings
 
     @cached_property
@@ -155,8 +209,11 @@ class Repository:
         path = path.strip("/")
         cache = self._recipe_cache
         if path not in cache:
-            data = self.src.read(path)
-            cache[path] = _cached_parse("recipe", path, data, parse_recipe) if data is not None else None
+            # Point expansion already asked whether each launcher exists: a known-missing file
+            # needs no read (most launchers of a partial checkout are missing).
+            data = None if self._exists.get(path) is False else self.src.read(path)
+            with gc_paused():
+                cache[path] = _cached_parse("recipe", path, data, parse_recipe) if data is not None else None
         return cache[path]
 
     @cached_property
@@ -194,7 +251,9 @@ class Repository:
 
     @cached_property
     def bindings(self) -> Bindings:
-        return bind_points(self.points, self.recipes)
+        points, recipes = self.points, self.recipes
+        with gc_paused():
+            return bind_points(points, recipes)
 
     def variant_for(self, point: BenchmarkPoint) -> Variant | None:
         """The srt variant serving a point: the bound one (single node) or the selected one."""

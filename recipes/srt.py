@@ -68,6 +68,10 @@ def _set_origins(origins: dict[KeyPath, int], value: Any, kp: KeyPath, doc: Yaml
 
 
 def _drop_origins(origins: dict[KeyPath, int], kp: KeyPath) -> None:
+    # Origins are prefix-closed (a path is recorded with all its ancestors), so a path that is
+    # not recorded has no recorded descendants and the scan can be skipped.
+    if kp not in origins:
+        return
     n = len(kp)
     for key in [k for k in origins if k[:n] == kp]:
         del origins[key]
@@ -81,6 +85,8 @@ def deep_merge(base: dict, block: dict) -> dict:
 
 
 def _merge_into(dst: dict, src: dict, origins: dict | None, kp: KeyPath, doc: YamlDoc | None, src_kp: KeyPath) -> None:
+    """Merge `src` into `dst` in place. A mapping merged into is copied first, so `dst` may share
+    its untouched sub-mappings with the base it was shallow-copied from (copy on write)."""
     for k, v in src.items():
         here = kp + (k,)
         if v is None:
@@ -88,7 +94,8 @@ def _merge_into(dst: dict, src: dict, origins: dict | None, kp: KeyPath, doc: Ya
             if origins is not None:
                 _drop_origins(origins, here)
         elif isinstance(v, dict) and isinstance(dst.get(k), dict):
-            _merge_into(dst[k], v, origins, here, doc, src_kp + (k,))
+            child = dst[k] = dict(dst[k])
+            _merge_into(child, v, origins, here, doc, src_kp + (k,))
         else:
             dst[k] = _clone(v)
             if origins is not None and doc is not None:
@@ -96,12 +103,32 @@ def _merge_into(dst: dict, src: dict, origins: dict | None, kp: KeyPath, doc: Ya
                 _set_origins(origins, v, here, doc, src_kp + (k,))
 
 
-def _drop_nulls(d: dict) -> None:
-    for k in [k for k, v in d.items() if v is None]:
-        del d[k]
-    for v in d.values():
-        if isinstance(v, dict):
-            _drop_nulls(v)
+def _without_nulls(d: dict) -> dict:
+    """`d` without null values at any mapping depth; `d` itself (not a copy) when it has none,
+    so mappings shared with the base stay shared and are never edited."""
+    out: dict | None = None
+    for k, v in d.items():
+        if v is None:
+            nv = None
+        elif isinstance(v, dict):
+            nv = _without_nulls(v)
+            if nv is v:
+                if out is not None:
+                    out[k] = v
+                continue
+        else:
+            if out is not None:
+                out[k] = v
+            continue
+        if out is None:  # first change: copy what came before it
+            out = {}
+            for k0, v0 in d.items():
+                if k0 == k:
+                    break
+                out[k0] = v0
+        if nv is not None:
+            out[k] = nv
+    return d if out is None else out
 
 
 def _lists(block: Any, kp: KeyPath = ()) -> Iterable[tuple[KeyPath, list]]:
@@ -196,6 +223,7 @@ class Variant(BaseModel):
     # Key path (inside `data`) -> line where the effective value was written.
     origins: dict[KeyPath, int] = Field(default_factory=dict)
     _spec: "SpecDecode | None" = PrivateAttr(default=None)
+    _facts: "_BindFacts | None" = PrivateAttr(default=None)
 
     def line_of(self, *keys: Any) -> int | None:
         k = tuple(keys)
@@ -329,6 +357,12 @@ class Variant(BaseModel):
             self._spec = self.spec_decode()
         return self._spec.method is not None
 
+    def _binding_facts(self) -> "_BindFacts":
+        """What binding compares with every point, derived from `data` once."""
+        if self._facts is None:
+            self._facts = _BindFacts(self)
+        return self._facts
+
 
 class Recipe(BaseModel):
     """A recipe file and every variant it expands to (sorted override blocks, then zip slices)."""
@@ -362,6 +396,13 @@ def parse_recipe(data: bytes | str, path: str) -> Recipe:
     return recipe_from_doc(doc)
 
 
+def _variant(*, path: str, name: str, selector: str | None, data: dict, line: int | None,
+             origins: dict[KeyPath, int]) -> Variant:
+    # Every field is built here from parsed YAML with the declared types; validating would
+    # copy `data` and every origin key path again.
+    return Variant.model_construct(path=path, name=name, selector=selector, data=data, line=line, origins=origins)
+
+
 def recipe_from_doc(doc: YamlDoc) -> Recipe:
     path = doc.path
     raw = doc.data
@@ -374,8 +415,10 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
         for k, v in raw.items():
             _set_origins(origins, v, (k,), doc, (k,))
         name = raw.get("name")
-        return Recipe(path=path, base_name=name, variants=[
-            Variant(path=path, name=str(name or path), selector=None, data=raw, line=1, origins=origins)
+        # A non-string `name:` (e.g. `name: 2`) is read as its text rather than rejected.
+        base_name = name if name is None or isinstance(name, str) else str(name)
+        return Recipe(path=path, base_name=base_name, variants=[
+            _variant(path=path, name=str(name or path), selector=None, data=raw, line=1, origins=origins)
         ])
     base = raw[BASE]
     if not isinstance(base, dict):
@@ -389,7 +432,7 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
         base[SCHEMA_KEY] = raw[SCHEMA_KEY]
         base_origins[(SCHEMA_KEY,)] = doc.line(SCHEMA_KEY) or 1
     base_name = str(base.get("name") or "")
-    variants = [Variant(path=path, name=base_name, selector=BASE, data=base, line=doc.line(BASE), origins=base_origins)]
+    variants = [_variant(path=path, name=base_name, selector=BASE, data=base, line=doc.line(BASE), origins=base_origins)]
     overrides = sorted(k for k in raw if isinstance(k, str) and k.startswith(OVERRIDE_PREFIX))
     zips = sorted(k for k in raw if isinstance(k, str) and k.startswith(ZIP_PREFIX))
     for k in raw:
@@ -403,12 +446,12 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
         if not isinstance(block, dict):
             findings.append(Finding(path=path, line=doc.line(key), message=MSG_NOT_MAPPING.format(block=key)))
             continue
-        data = _clone(base)
+        data = dict(base)  # copy on write: _merge_into copies each mapping it changes
         origins = dict(base_origins)
         _merge_into(data, block, origins, (), doc, (key,))
         name = block.get("name") or f"{base_name}_{key[len(OVERRIDE_PREFIX):]}"
         data["name"] = name
-        variants.append(Variant(path=path, name=str(name), selector=key, data=data, line=doc.line(key), origins=origins))
+        variants.append(_variant(path=path, name=str(name), selector=key, data=data, line=doc.line(key), origins=origins))
     for key in zips:
         block = raw[key]
         if not isinstance(block, dict):
@@ -422,7 +465,7 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
         group = key[len(ZIP_PREFIX):]
         for i in range(n):
             sliced = zip_slice(block, i)
-            data = _clone(base)
+            data = dict(base)
             origins = dict(base_origins)
             _merge_into(data, sliced, origins, (), doc, (key,))
             for kp, lst in _lists(block):
@@ -430,16 +473,40 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
                 line = doc.line(key, *kp, i if len(lst) > 1 else 0)
                 if line is not None and kp in origins:
                     origins[kp] = line
-            _drop_nulls(data)
+            data = _without_nulls(data)  # `data` itself or a fresh copy, never `base`
             name = sliced.get("name") if isinstance(block.get("name"), list) else None
             name = name or f"{base_name}_{group}_{i}"
             data["name"] = name
-            variants.append(Variant(path=path, name=str(name), selector=f"{key}[{i}]", data=data,
-                                    line=doc.line(key), origins=origins))
+            variants.append(_variant(path=path, name=str(name), selector=f"{key}[{i}]", data=data,
+                                     line=doc.line(key), origins=origins))
     return Recipe(path=path, is_bundle=True, base_name=base_name, variants=variants, findings=findings)
 
 
 # --- binding points to variants (spec 2.3) ---------------------------------------------------
+
+class _BindFacts:
+    """The parts of a variant that `mismatches` compares, looked up once per variant: binding
+    compares each variant with every point of the arms that name its recipe."""
+
+    __slots__ = ("engine", "model_path", "precision", "gpus", "tp", "benv", "speculates", "agentic_client",
+                 "roles", "agg", "btype", "args")
+
+    def __init__(self, v: Variant):
+        self.engine = v.engine
+        self.model_path = v.model_path
+        self.precision = v.precision
+        self.gpus = v.gpus()
+        self.tp = v.tp()
+        self.benv = v.benchmark_env
+        self.speculates = v.speculates
+        cmd = v.benchmark_command
+        # None when no command is written; else whether it runs the agentic client.
+        self.agentic_client = cmd.strip().endswith(AGENTIC_CLIENT) if isinstance(cmd, str) and cmd.strip() else None
+        self.roles = v.roles
+        self.agg = v.role(SINGLE_NODE_ROLE)
+        self.btype = v.get("benchmark", "type")
+        self.args = v.args()
+
 
 def mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
     """Why a single-node variant does not validate against a point; empty when it does.
@@ -447,52 +514,51 @@ def mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
     The container is deliberately not compared here: a stale container is reported as its own
     finding, so that the point still binds and the mismatch names the right variant.
     """
+    f = variant._binding_facts()
     why: list[str] = []
     want_engine = FRAMEWORK_ENGINE.get(point.framework or "")
-    if variant.engine and want_engine and variant.engine != want_engine:
-        why.append(f"engine {variant.engine} != {want_engine}")
-    if variant.model_path and point.model and variant.model_path != f"hf:{point.model}":
-        why.append(f"model.path {variant.model_path} != hf:{point.model}")
-    if variant.precision and point.precision and str(variant.precision) != point.precision:
-        why.append(f"precision {variant.precision} != {point.precision}")
-    gpus = variant.gpus()
+    if f.engine and want_engine and f.engine != want_engine:
+        why.append(f"engine {f.engine} != {want_engine}")
+    if f.model_path and point.model and f.model_path != f"hf:{point.model}":
+        why.append(f"model.path {f.model_path} != hf:{point.model}")
+    if f.precision and point.precision and str(f.precision) != point.precision:
+        why.append(f"precision {f.precision} != {point.precision}")
+    gpus = f.gpus
     if gpus is not None and point.gpu_count is not None and gpus != point.gpu_count:
         why.append(f"gpus {gpus} != {point.gpu_count}")
-    tp = variant.tp()
+    tp = f.tp
     if tp is not None and point.tp is not None and tp != point.tp:
         why.append(f"TP {tp} != {point.tp}")
-    benv = variant.benchmark_env
+    benv = f.benv
     if "CONC" in benv and point.conc is not None and str(benv["CONC"]) != str(point.conc):
         why.append(f"CONC {benv['CONC']} != {point.conc}")
     if "KV_OFFLOADING" in benv and str(benv["KV_OFFLOADING"]) != point.kv_offloading:
         why.append(f"KV_OFFLOADING {benv['KV_OFFLOADING']} != {point.kv_offloading}")
-    why.extend(_parallel_mismatches(variant, point))
-    recipe_spec = "mtp" if variant.speculates else str(benv.get("SPEC_DECODING", "none"))
+    why.extend(_parallel_mismatches(f, point))
+    recipe_spec = "mtp" if f.speculates else str(benv.get("SPEC_DECODING", "none"))
     point_spec = "mtp" if point.spec_decoding in ("mtp", "draft_model") else point.spec_decoding
     if recipe_spec != point_spec:
         why.append(f"spec-decoding {recipe_spec} != {point_spec}")
-    cmd = variant.benchmark_command
-    if isinstance(cmd, str) and cmd.strip():
-        if cmd.strip().endswith(AGENTIC_CLIENT) != point.is_agentic:
-            why.append("benchmark.command agentic client does not match the scenario")
-    why.extend(_shape_mismatches(variant, point))
+    if f.agentic_client is not None and f.agentic_client != point.is_agentic:
+        why.append("benchmark.command agentic client does not match the scenario")
+    why.extend(_shape_mismatches(f, point))
     return why
 
 
-def _shape_mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
+def _shape_mismatches(f: _BindFacts, point: "BenchmarkPoint") -> list[str]:
     """The single-node launcher's remaining rules (spec 2.3); fields a recipe may omit (the
     launcher fills them from the matrix) are compared only when written."""
     why: list[str] = []
-    if set(variant.roles) != {SINGLE_NODE_ROLE}:
-        why.append(f"roles {sorted(variant.roles)} != ['{SINGLE_NODE_ROLE}']")
-    agg = variant.role(SINGLE_NODE_ROLE)
+    if set(f.roles) != {SINGLE_NODE_ROLE}:
+        why.append(f"roles {sorted(f.roles)} != ['{SINGLE_NODE_ROLE}']")
+    agg = f.agg
     for key in ("nodes", "workers"):
         if key in agg and as_int(agg[key]) != 1:
             why.append(f"roles.agg.{key} {agg[key]} != 1")
-    btype = variant.get("benchmark", "type")
+    btype = f.btype
     if btype is not None and btype != BENCHMARK_TYPE:
         why.append(f"benchmark.type {btype} != {BENCHMARK_TYPE}")
-    benv = variant.benchmark_env
+    benv = f.benv
     if "MODEL" in benv and point.model and str(benv["MODEL"]) != point.model:
         why.append(f"benchmark.env.MODEL {benv['MODEL']} != {point.model}")
     # USE_CHAT_TEMPLATE is left to Check 9, which judges it with the variant bound and so can
@@ -501,17 +567,17 @@ def _shape_mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
         for key, want in (("ISL", point.isl), ("OSL", point.osl)):
             if key in benv and want is not None and str(benv[key]) != str(want):
                 why.append(f"{key} {benv[key]} != {want}")
-    args = variant.args()
-    dcp = as_int(args.get("decode-context-parallel-size", 1)) if variant.engine == "vllm" else 1
+    args = f.args
+    dcp = as_int(args.get("decode-context-parallel-size", 1)) if f.engine == "vllm" else 1
     for name, have, want in (("PP", 1, point.pp), ("DCP", dcp, point.dcp_size), ("PCP", 1, point.pcp_size)):
         if have != want:
             why.append(f"{name} {want} != {have}")
     return why
 
 
-def _parallel_mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
-    args = variant.args()
-    engine = variant.engine
+def _parallel_mismatches(f: _BindFacts, point: "BenchmarkPoint") -> list[str]:
+    args = f.args
+    engine = f.engine
     ep, dpa = point.ep, point.dp_attn
     why = []
     if engine == "sglang":
@@ -579,6 +645,7 @@ def bind_points(points: list["BenchmarkPoint"], recipes: dict[str, Recipe]) -> B
     # Findings about an arm or a recipe line are reported once, not once per point.
     container_seen: set[tuple] = set()
     conc_index: dict[tuple, dict[str | None, list[Variant]]] = {}
+    pools: dict[tuple, list[Variant]] = {}
     for p in points:
         launcher = p.launcher
         if p.multinode or launcher is None or launcher.kind != "srt-recipe":
@@ -586,7 +653,11 @@ def bind_points(points: list["BenchmarkPoint"], recipes: dict[str, Recipe]) -> B
         recipe = recipes.get(launcher.path)
         if recipe is None or not recipe.variants:
             continue
-        candidates = recipe.select(launcher.selector)
+        pool_key = (recipe.path, launcher.selector)
+        candidates = pools.get(pool_key)
+        first = candidates is None
+        if first:  # an arm's points, and often many arms, share a pool
+            candidates = pools[pool_key] = recipe.select(launcher.selector)
         if launcher.selector and not candidates:
             if (p.source_path, p.source_line, launcher.selector) in container_seen:
                 continue
@@ -595,11 +666,10 @@ def bind_points(points: list["BenchmarkPoint"], recipes: dict[str, Recipe]) -> B
                                         message=MSG_UNKNOWN_SELECTOR.format(selector=launcher.selector, path=recipe.path)))
             continue
         pool = candidates
-        offered.setdefault(recipe.path, {}).update({v.selector or v.name: v for v in pool})
-        pool_key = (recipe.path, launcher.selector)
-        by_conc = conc_index.get(pool_key)
-        if by_conc is None:
-            by_conc = conc_index[pool_key] = _index_by_conc(pool)
+        if first:
+            offered.setdefault(recipe.path, {}).update({v.selector or v.name: v for v in pool})
+            conc_index[pool_key] = _index_by_conc(pool)
+        by_conc = conc_index[pool_key]
         # Only variants whose CONC agrees (or that leave CONC open) can match: a cheap prefilter.
         shortlist = by_conc.get(str(p.conc), []) + by_conc.get(None, [])
         matches = [v for v in shortlist if not mismatches(v, p)]
