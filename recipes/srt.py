@@ -246,17 +246,22 @@ class Variant(BaseModel):
         e = self.data.get("engine")
         return normalize_engine(e.get("type") if isinstance(e, dict) else e)
 
+    def _text(self, *keys: str) -> str | None:
+        """A string field; any other type is reported by parse_recipe and reads as absent here."""
+        value = self.get(*keys)
+        return value if isinstance(value, str) else None
+
     @property
     def model_path(self) -> str | None:
-        return self.get("model", "path")
+        return self._text("model", "path")
 
     @property
     def container(self) -> str | None:
-        return self.get("model", "container")
+        return self._text("model", "container")
 
     @property
     def precision(self) -> str | None:
-        return self.get("model", "precision")
+        return self._text("model", "precision")
 
     @property
     def roles(self) -> list[str]:
@@ -387,13 +392,28 @@ class Recipe(BaseModel):
         return found[0] if len(found) == 1 else None
 
 
+# Fields the binding compares as text (spec 2.3); another type is a finding, not a crash.
+STRING_FIELDS = (("model", "path"), ("model", "container"), ("model", "precision"))
+MSG_NOT_TEXT = "`{field}` must be a string, not {value!r}"
+
+
 def parse_recipe(data: bytes | str, path: str) -> Recipe:
     """Parse one recipe file. Never raises: unreadable input is a finding and no variants."""
     try:
         doc = load_yaml(data, path)
     except RecipeError as e:
         return Recipe(path=path, findings=[e.finding])
-    return recipe_from_doc(doc)
+    recipe = recipe_from_doc(doc)
+    seen: set[tuple] = set()
+    for v in recipe.variants:
+        for keys in STRING_FIELDS:
+            value = v.get(*keys)
+            line = v.line_of(*keys)
+            if value is not None and not isinstance(value, str) and (keys, line) not in seen:
+                seen.add((keys, line))
+                recipe.findings.append(Finding(path=path, line=line, code="wrong-type",
+                                               message=MSG_NOT_TEXT.format(field=".".join(keys), value=value)))
+    return recipe
 
 
 def _variant(*, path: str, name: str, selector: str | None, data: dict, line: int | None,

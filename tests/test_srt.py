@@ -240,3 +240,26 @@ def test_sglang_dp_attention_needs_data_parallel_equal_to_tp():
     assert mismatches(variant, _sglang_point(dp_attn=True)) == []
     (half,) = parse_recipe(text.replace("dp-size: 8", "dp-size: 4"), "r.yaml").variants
     assert "data-parallel-size 4 != 8" in mismatches(half, _sglang_point(dp_attn=True))
+
+
+def test_a_non_string_container_is_a_finding_not_a_binding_crash():
+    from recipes.repository import Repository
+    from recipes.source import MemorySource
+
+    src = MemorySource({
+        "inferencex-e2e/configs/amd-master.yaml": (
+            "k:\n  image: lmsysorg/sglang:v1\n  model: x/y\n  model-prefix: dsr1\n  runner: mi355x\n"
+            "  precision: fp4\n  framework: sglang\n  multinode: false\n  scenarios:\n    fixed-seq-len:\n"
+            "    - isl: 8192\n      osl: 1024\n      search-space:\n"
+            "      - {tp: 8, conc-list: [4], srt-recipe: benchmarks/single_node/srt-slurm-recipes/r.yaml}\n"
+        ),
+        "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/r.yaml": (
+            "name: r\nmodel:\n  path: hf:x/y\n  container: [not, a, string]\n  precision: fp4\nengine: sglang\n"
+            "roles:\n  agg: {nodes: 1, workers: 1, gpus: 8, args: {tensor-parallel-size: 8}}\n"
+            "benchmark: {type: custom, env: {CONC: '4'}}\n"
+        ),
+    })
+    repo = Repository(src)
+    repo.bindings  # must not raise
+    found = [f for f in repo.findings if f.code == "wrong-type"]
+    assert found and found[0].line == 4 and "model.container" in found[0].message
