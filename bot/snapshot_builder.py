@@ -34,7 +34,7 @@ from bot.remote_source import (
     git_blob_sha,
 )
 # Check 1 decides which run it reads; the builder fetches that run (and no other) by the same rule.
-from checks.check_01_sweep_on_in_pr_commit import group_runs
+from checks.check_01_sweep_on_in_pr_commit import group_runs, run_id_of
 from checks.commands import find_reuse_command
 from checks.snapshot import (
     Artifact,
@@ -53,7 +53,7 @@ from recipes.codeowners import parse_codeowners
 from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
 from recipes.layout import detect_layout
 from recipes.repository import Repository
-from recipes.markdown import find_section, links, strip_quotes_and_code
+from recipes.markdown import find_section, github_pull, links, strip_quotes_and_code
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +73,6 @@ MAX_UPSTREAM_PULLS = 10
 TEAM_WAVE_WIDTHS = (1, 1)
 PREFETCH_SUFFIXES = (".yaml", ".yml", ".sh", ".json", ".py", ".patch")
 KEY_RE = re.compile(r"(issuecomment-|pullrequestreview-|discussion_r)([1-9][0-9]*)")
-RUN_ID_RE = re.compile(r"/actions/runs/(\d+)")
-PULL_URL_RE = re.compile(r"^https?://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/(\d+)", re.IGNORECASE)
 KIND_BY_PREFIX = {"issuecomment-": "issue_comment", "pullrequestreview-": "review", "discussion_r": "review_comment"}
 
 COMPARE_FILES_CAP = 300
@@ -172,13 +170,12 @@ def _commit(item: dict) -> Commit:
 
 def _check_run(item: dict, sha: str) -> CheckRun:
     url = item.get("details_url") or ""
-    m = RUN_ID_RE.search(url)
     return CheckRun(
         name=item.get("name") or "",
         status=item.get("status") or "completed",
         conclusion=item.get("conclusion"),
         details_url=url,
-        run_id=int(m.group(1)) if m else None,
+        run_id=run_id_of(CheckRun(name="", details_url=url)),
         head_sha=item.get("head_sha") or sha,
     )
 
@@ -592,9 +589,9 @@ class _Builder:
         pulls: list[tuple[str, str, int]] = []
         out: dict[str, UpstreamRef] = {}
         for url in links(section.text):
-            m = PULL_URL_RE.match(url)
-            if m and m.group(1).lower() in repos:
-                pulls.append((url, m.group(1), int(m.group(2))))
+            pull = github_pull(url)
+            if pull and pull[0].lower() in repos:
+                pulls.append((url, *pull))
             elif any(site in url.lower() for site in sites):
                 out[url] = UpstreamRef(url=url, kind="page", unavailable=MSG_PAGE.format(url=url))
 

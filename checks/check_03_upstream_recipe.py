@@ -40,8 +40,10 @@ from dataclasses import dataclass
 
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable, UpstreamRef
+from checks.serving import engine_name
 from recipes.effective import DP_FLAGS, EP_FLAGS, PP_FLAGS, TP_FLAGS, EffectiveConfig, Origin
 from recipes.master import MasterEntry
+from recipes.markdown import github_pull, links
 from recipes.points import sku_of
 
 MSG_NONE_AFFECTED = "No benchmark serving configuration is affected."
@@ -75,8 +77,6 @@ MSG_FILES_UNAVAILABLE = (
 # Engines speak of the same parallelism with several flag spellings (spec 3.4).
 PARALLEL = (("TP", TP_FLAGS + ("tp-size",)), ("EP", EP_FLAGS), ("DP", DP_FLAGS), ("PP", PP_FLAGS))
 HF_PREFIX = "hf:"
-_URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+")
-_GH_PULL = re.compile(r"^https?://(?:www\.)?github\.com/([^/\s]+/[^/\s]+)/pull/(\d+)", re.IGNORECASE)
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off", "none", "null", ""}
 
@@ -100,10 +100,6 @@ class Req:
     label: str  # e.g. "kv-cache-dtype fp8"
     pattern: re.Pattern
     origin: Origin | None
-
-
-def engine_name(framework: str, policy) -> str:
-    return policy.engine_display_names.get(framework, framework.upper())
 
 
 def _norm_name(name: str) -> str:
@@ -202,16 +198,15 @@ def find_links(detail: str, policy) -> list[Link]:
     allowed_repos = {r.lower() for r in policy.upstream_recipe_repos}
     allowed_sites = [s.lower().rstrip("/") for s in policy.upstream_recipe_sites]
     out: dict[str, Link] = {}
-    for m in _URL.finditer(detail):
-        url = m.group(0).rstrip(".,;:!?")
-        pull = _GH_PULL.match(url)
+    for url in links(detail):
+        pull = github_pull(url)
         for family, sources in policy.upstream_recipe_family_sources.items():
             srcs = [s.lower().rstrip("/") for s in sources]
             if pull:
-                repo = pull.group(1)
+                repo = pull[0]
                 if repo.lower() in srcs and repo.lower() in allowed_repos:
-                    canon = f"https://github.com/{repo}/pull/{pull.group(2)}"
-                    out.setdefault(canon, Link(url=canon, family=family, repo=repo, number=int(pull.group(2))))
+                    canon = f"https://github.com/{repo}/pull/{pull[1]}"
+                    out.setdefault(canon, Link(url=canon, family=family, repo=repo, number=pull[1]))
                 continue
             bare = re.sub(r"^https?://", "", url, flags=re.IGNORECASE).lower()
             if any(bare.startswith(s) and s in allowed_sites for s in srcs):

@@ -34,6 +34,7 @@ How to fix:
 from __future__ import annotations
 
 from checks.result import CheckResult, Evidence
+from checks.serving import engine_name
 from recipes.master import MasterEntry, normalize_image
 from recipes.points import sku_of
 
@@ -86,10 +87,6 @@ def image_org(image: str) -> str | None:
 
 def _article(word: str) -> str:
     return "an" if word[:1].upper() in "AEIOU" else "a"
-
-
-def engine_name(framework: str, policy) -> str:
-    return policy.engine_display_names.get(framework, framework.upper())
 
 
 def _exception_line(detail: str, entry: MasterEntry, phrases: list[str]) -> str | None:

@@ -59,6 +59,11 @@ def engine_display(framework: str) -> str:
     return ENGINE_NAMES.get(engine, engine)
 
 
+def engine_name(framework: str, policy) -> str:
+    """A framework as the repository config names it (`atom` -> `ATOM`, `dynamo-trt` -> `Dynamo TRT-LLM`)."""
+    return policy.engine_display_names.get(framework, framework.upper())
+
+
 def norm_name(name: Any) -> str:
     """One spelling per knob: `--Hf_Overrides`, `hf-overrides` and `HF_OVERRIDES` are equal."""
     return str(name).strip().lstrip("-").replace("_", "-").lower()

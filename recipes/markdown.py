@@ -20,6 +20,11 @@ _MD_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?(https?://[^\s)>]+)>?(?:\s+\"[^\"]*\"
 _AUTOLINK = re.compile(r"<(https?://[^\s>]+)>")
 _BARE_URL = re.compile(r"https?://[^\s<>\"'`\]\[]+")
 _TRAILING = ".,;:!?'\"*_"
+# A GitHub pull request URL. One parser, so the snapshot builder fetches exactly the upstream
+# PRs that Check 3 reads, and a dispatch's sign-off URL is judged the same way.
+_GITHUB_PULL = re.compile(
+    r"(?:https?://)?(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/(\d+)", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -190,6 +195,12 @@ def _clean_url(url: str) -> str:
     while url.endswith(")") and url.count(")") > url.count("("):
         url = url[:-1].rstrip(_TRAILING)
     return url
+
+
+def github_pull(url: str) -> tuple[str, int] | None:
+    """(owner/name, number) of a GitHub pull request URL, or None."""
+    m = _GITHUB_PULL.match(url.strip())
+    return (m.group(1), int(m.group(2))) if m else None
 
 
 def links(text: str) -> list[str]:

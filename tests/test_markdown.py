@@ -115,3 +115,13 @@ def test_every_leaf_parser_survives_garbage():
         strip_quotes_and_code(s)
         find_section(s, "additional")
         links(s)
+
+
+def test_github_pull_is_one_parser_for_every_spelling():
+    from recipes.markdown import github_pull
+
+    assert github_pull("https://github.com/vllm-project/recipes/pull/120") == ("vllm-project/recipes", 120)
+    assert github_pull("https://www.github.com/sgl-project/sglang/pull/7#issuecomment-1") == ("sgl-project/sglang", 7)
+    assert github_pull("github.com/o/r/pull/3603#discussion_r9") == ("o/r", 3603)
+    assert github_pull("https://github.com/o/r/issues/5") is None
+    assert github_pull("https://example.com/github.com/o/r/pull/1") is None

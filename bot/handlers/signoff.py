@@ -4,7 +4,6 @@ and the status a new head gets once a verdict exists."""
 from __future__ import annotations
 
 import logging
-import re
 
 from bot.events import (
     ACTION_CREATED,
@@ -23,6 +22,7 @@ from bot.publisher import Publisher
 from bot.router import Context, Router
 from bot.snapshot_builder import find_signoff, parse_signoff_ref, SnapshotError
 from checks.render import MARKER
+from recipes.markdown import github_pull
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,6 @@ OPEN = "open"
 VERDICT_MARKER_PREFIX = MARKER.split("{", 1)[0]
 STATE_FRESH_REQUIRED = "pending"
 DESC_FRESH_REQUIRED = "New commit {sha}: a fresh sign-off verification is required"
-PULL_URL_RE = re.compile(r"github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/(\d+)", re.IGNORECASE)
 
 MSG_SKIP_GATE = "not verifying %s on %s#%s: the PR is %s"
 MSG_DISPATCH_NO_SIGNOFF = "workflow_dispatch without a sign-off URL input: nothing to verify (%s)"
@@ -114,8 +113,8 @@ def on_dispatch(event: DispatchEvent, ctx: Context) -> None:
         parse_signoff_ref(url)
     except SnapshotError as exc:
         raise EventError(str(exc)) from None
-    m = PULL_URL_RE.search(url)
-    if m and (m.group(1).lower() != ctx.repo.lower() or int(m.group(2)) != number):
+    pull = github_pull(url)
+    if pull and (pull[0].lower() != ctx.repo.lower() or pull[1] != number):
         raise EventError(MSG_DISPATCH_OTHER_PR.format(url=url, repo=ctx.repo, number=number))
     pr = ctx.pull(number)
     verify(ctx, number, signoff_ref=url, head=pr["head"]["sha"])
