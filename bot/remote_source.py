@@ -259,6 +259,8 @@ class RemoteTree:
         self._entries: Entries | None = dict(entries) if entries is not None else None
         self._error: str | None = None
         self._lock = threading.Lock()
+        # Files that exist but could not be read, with the reason (PRSnapshot.unreadable).
+        self.failures: dict[str, str] = {}
 
     def _tree(self) -> dict[str, tuple[str, int]]:
         if self._entries is None:
@@ -297,8 +299,8 @@ class RemoteTree:
         if data is not None:
             return data
         if size > MAX_BLOB_BYTES:
-            raise RemoteReadError(MSG_TOO_LARGE.format(path=path, repo=self.repo, sha=self.sha, size=size,
-                                                       limit=MAX_BLOB_BYTES))
+            raise self._failed(path, MSG_TOO_LARGE.format(path=path, repo=self.repo, sha=self.sha, size=size,
+                                                          limit=MAX_BLOB_BYTES))
         if self.derive is not None:
             derived = self.derive(path, sha)
             if derived is not None:
@@ -307,8 +309,12 @@ class RemoteTree:
         try:
             return self.blobs.get(sha)
         except Exception as exc:
-            raise RemoteReadError(MSG_BLOB.format(path=path, repo=self.repo, sha=self.sha,
-                                                  error=describe_error(exc))) from None
+            raise self._failed(path, MSG_BLOB.format(path=path, repo=self.repo, sha=self.sha,
+                                                     error=describe_error(exc))) from None
+
+    def _failed(self, path: str, reason: str) -> RemoteReadError:
+        self.failures[path] = reason
+        return RemoteReadError(reason)
 
     def list(self, directory: str) -> list[str]:
         directory = directory.strip("/")

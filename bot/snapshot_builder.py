@@ -287,6 +287,8 @@ class _Builder:
         check_runs = f_checks.result()
         sweep_runs, reuse = self._with_reuse(f_runs.result(), check_runs, reuse_found, commits, pr, config)
         f_prefetch.result()
+        # What the prefetch could not read, named for the checks that read those files (head wins).
+        unreadable = {**target.failures, **base.failures, **head.failures}
 
         return PRSnapshot(
             repo=self.repo,
@@ -316,6 +318,7 @@ class _Builder:
             team_members=f_teams.result(),
             review_date=review_date or datetime.now(timezone.utc).date(),
             config=config,
+            unreadable=unreadable,
             html_url=pr.get("html_url") or "",
         )
 

@@ -198,3 +198,23 @@ def test_a_download_over_the_cap_is_abandoned(emu):
         api.download(url, max_bytes=100)
     with pytest.raises(RemoteReadError, match="cap"):
         fetch_archive(api, emu.world.repo, emu.base_sha, blobs(), 100)
+
+
+def test_a_file_that_exists_but_cannot_be_read_is_named_in_failures():
+    """Read failures are raised (never a silent "absent") and recorded, so PRSnapshot.unreadable
+    can name the file and the reason for the checks."""
+    from bot.remote_source import BlobStore, RemoteReadError, RemoteTree
+
+    class Broken(BlobStore):
+        def get(self, sha):
+            raise RuntimeError("502 Bad Gateway")
+
+    entries = {"inferencex-e2e/configs/amd-master.yaml": ("a" * 40, 10), "big.bin": ("b" * 40, 10 ** 9)}
+    tree = RemoteTree(None, "o/r", "c" * 40, Broken(None, "o/r"), entries=entries)
+    with pytest.raises(RemoteReadError):
+        tree.read("inferencex-e2e/configs/amd-master.yaml")
+    with pytest.raises(RemoteReadError):
+        tree.read("big.bin")
+    assert tree.read("missing.yaml") is None
+    assert set(tree.failures) == {"inferencex-e2e/configs/amd-master.yaml", "big.bin"}
+    assert "502 Bad Gateway" in tree.failures["inferencex-e2e/configs/amd-master.yaml"]
