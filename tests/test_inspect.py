@@ -74,8 +74,9 @@ def test_real_snapshot(inferencex_dir, capsys):
     assert rc == 1  # the snapshot mixes file versions: real inconsistencies are findings
     assert (report["layout"], report["configs"], report["changelog_entries"]) == ("inferencex-e2e", 216, 1101)
     assert (report["points"], report["golden_curves"]) == (1646, 9)
-    # 20 recipes that points name, plus the mi300x vLLM recipe that no arm names (a warning).
-    assert report["recipes"] == 21
+    # Every recipe file of the snapshot (its MANIFEST lists them): the ones points name, plus the
+    # mi300x vLLM recipe that no arm names (a warning).
+    assert report["recipes"] == 112
     orphan = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/vllm/mi300x-fp4-mtp/agentic.yaml"
     assert [w["code"] for w in report["warnings"] if w["path"] == orphan] == ["unused-recipe"]
     atom = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"

@@ -1,0 +1,299 @@
+"""Benchmark: the local verdict on every real PR commit of a benchmark repository's history.
+
+Every first-parent commit of main that touches the perf-changelog is replayed as the PR it
+merged: base = its first parent, head = the commit, review date = the commit date, and a
+synthesized PR file (the sign-off by a named owner of the changed master config, the target
+branch's checklist with every item checked, the core team's membership). Each verdict is a
+whole `python -m bot check --local` process, timed from outside.
+
+It prints the commits run, the exit codes, the rows per check and status, every row that says
+"could not be evaluated" (an exception inside a check) and every "could not verify" row whose
+reason names a file the commit contains (the bot failed to find or read it), then the wall-time
+distribution and the slowest commits. `--json` prints the same as one JSON document.
+
+    python bench/replay.py --ix PATH [--since DATE] [--until DATE] [--limit N] [--jobs N]
+                           [--sample N] [--json] [--out DIR]
+
+The history is not part of this repository (see DEVELOPERS.md for how to get it); nothing here
+runs in CI.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+PROJECT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT))
+
+from recipes.checklist import SIGNOFF_PHRASE, parse_template  # noqa: E402
+
+CHANGELOG_PATHS = ("perf-changelog.yaml", "inferencex-e2e/perf-changelog.yaml")
+CHECKLIST_PATHS = ("docs/PR_REVIEW_CHECKLIST.md", "inferencex-e2e/docs/PR_REVIEW_CHECKLIST.md")
+CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
+CORE_TEAM = "InferenceX/core"
+FALLBACK_SIGNER = "replay-core-reviewer"
+PR_NUMBER_RE = re.compile(r"\(#(\d+)\)\s*$")
+EVALUATION_FAILED = "could not be evaluated"
+COULD_NOT_VERIFY = "could not verify"
+# Reasons that are about evidence only GitHub has; local mode reports them unavailable by design.
+GITHUB_ONLY_RE = re.compile(r"not provided in local mode|sweep run|check run|artifact|upstream", re.I)
+PATH_IN_REASON_RE = re.compile(r"[\w./-]+\.(?:sh|ya?ml|md|py|json|patch|diff)\b")
+TIMEOUT_S = 600
+SLOWEST = 5
+
+
+@dataclass
+class Replayed:
+    sha: str
+    date: str
+    pr: int | None
+    code: int
+    wall: float
+    rows: list[dict] = field(default_factory=list)
+    error: str = ""
+
+
+def git(repo: str, *args: str, check: bool = True) -> str:
+    proc = subprocess.run(["git", "-C", repo, "-c", "core.quotepath=off", *args],
+                          capture_output=True, check=check)
+    return proc.stdout.decode("utf-8", "replace")
+
+
+def show(repo: str, sha: str, path: str) -> str | None:
+    proc = subprocess.run(["git", "-C", repo, "show", f"{sha}:{path}"], capture_output=True)
+    return proc.stdout.decode("utf-8", "replace") if proc.returncode == 0 else None
+
+
+def pr_commits(repo: str, since: str | None, until: str | None) -> list[tuple[str, str, str]]:
+    """(sha, ISO commit date, subject) of first-parent main commits touching a changelog, oldest first."""
+    args = ["log", "--first-parent", "--reverse", "--format=%H%x00%cI%x00%s", "main"]
+    if since:
+        args.append(f"--since={since}")
+    if until:
+        args.append(f"--until={until}")
+    out = git(repo, *args, "--", *CHANGELOG_PATHS)
+    return [tuple(line.split("\0", 2)) for line in out.splitlines() if line.count("\0") == 2]
+
+
+def owners_of(codeowners: str, path: str) -> list[str]:
+    """Owners of `path` by the last matching line (a rough matcher: enough to pick a signer)."""
+    found: list[str] = []
+    for line in codeowners.splitlines():
+        parts = line.split("#", 1)[0].split()
+        if len(parts) < 2:
+            continue
+        pattern, owners = parts[0], [o for o in parts[1:] if o.startswith("@")]
+        p = pattern.strip("/")
+        if pattern == "*" or path == p or path.startswith(p.rstrip("*").rstrip("/") + "/"):
+            found = owners
+    return found
+
+
+def choose_signer(repo: str, base: str, changed: list[str]) -> str:
+    """A named (non-team) owner of the changed master config, else of any changed file."""
+    text = next((t for p in CODEOWNERS_PATHS if (t := show(repo, base, p)) is not None), "")
+    masters = [p for p in changed if p.endswith("-master.yaml")]
+    for path in masters + changed:
+        for owner in owners_of(text, path):
+            if "/" not in owner:
+                return owner.lstrip("@")
+    return FALLBACK_SIGNER
+
+
+def signoff_body(repo: str, base: str) -> str:
+    """The target branch's checklist with every item checked (the phrase alone when it has none)."""
+    for path in CHECKLIST_PATHS:
+        text = show(repo, base, path)
+        if text is None:
+            continue
+        tpl = parse_template(text, path)
+        if tpl.items:
+            lines = [f"{SIGNOFF_PHRASE}, I have verified:"]
+            lines += [f"{'  ' * item.depth}- [x] {item.text}" for item in tpl.items]
+            return "\n".join(lines)
+    return f"{SIGNOFF_PHRASE}, I have reviewed this PR and it follows the checklist."
+
+
+def pr_file(repo: str, sha: str, subject: str, date: str) -> dict:
+    base = f"{sha}^1"
+    changed = git(repo, "diff", "--name-only", base, sha).splitlines()
+    signer = choose_signer(repo, base, changed)
+    message = git(repo, "log", "-1", "--format=%B", sha)
+    m = PR_NUMBER_RE.search(subject)
+    return {
+        "number": int(m.group(1)) if m else 1,
+        "title": subject,
+        "body": message.split("\n", 1)[1].strip() if "\n" in message else "",
+        "author": "replay-author",
+        "signoff": {"author": signer, "association": "MEMBER", "kind": "issue_comment",
+                    "body": signoff_body(repo, base), "created_at": date},
+        "comments": [],
+        "check_runs": {},
+        "runs": [],
+        "users": {signer: {"permission": "write", "role_name": "write"}},
+        "teams": {CORE_TEAM: [signer]},
+        "upstream": [],
+    }
+
+
+def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str) -> Replayed:
+    pr = pr_file(repo, sha, subject, date)
+    path = os.path.join(workdir, f"{sha}.pr.yaml")
+    Path(path).write_text(yaml.safe_dump(pr, sort_keys=False))
+    cmd = [sys.executable, "-m", "bot", "check", "--local", repo, "--base", f"{sha}^1", "--head", sha,
+           "--pr", path, "--review-date", date[:10], "--format", "json"]
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, cwd=PROJECT, capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return Replayed(sha, date, pr["number"], -1, time.perf_counter() - start, error="timeout")
+    wall = time.perf_counter() - start
+    rows: list[dict] = []
+    error = ""
+    if proc.returncode in (0, 1):
+        try:
+            rows = json.loads(proc.stdout)["checks"]
+        except (ValueError, KeyError) as e:
+            error = f"unreadable output: {e}"
+    else:
+        error = proc.stderr.strip()[-800:]
+    return Replayed(sha, date, pr["number"], proc.returncode, wall, rows, error)
+
+
+_TREES: dict[str, set[str]] = {}
+
+
+def tree_names(repo: str, sha: str) -> set[str]:
+    """Every path of the commit's tree and every file's base name (memoized per commit)."""
+    if sha not in _TREES:
+        paths = git(repo, "ls-tree", "-r", "--name-only", sha).splitlines()
+        _TREES[sha] = set(paths) | {p.rsplit("/", 1)[-1] for p in paths}
+    return _TREES[sha]
+
+
+def bot_caused(repo: str, sha: str, reason: str) -> bool:
+    """A "could not verify" row the bot caused: it names a file the commit contains, at that
+    path or (for "not found") under another folder of the commit's own layout."""
+    if GITHUB_ONLY_RE.search(reason):
+        return False
+    names = tree_names(repo, sha)
+    for path in PATH_IN_REASON_RE.findall(reason):
+        path = path.lstrip("./")
+        if path in names or path.rsplit("/", 1)[-1] in names:
+            return True
+    return False
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def summarize(repo: str, results: list[Replayed]) -> dict:
+    codes = Counter(r.code for r in results)
+    per_check: dict[int, Counter] = defaultdict(Counter)
+    crashed, caused = [], []
+    total_rows = 0
+    for r in results:
+        for row in r.rows:
+            total_rows += 1
+            per_check[row["number"]][row["status"]] += 1
+            reason = row.get("reason", "")
+            if EVALUATION_FAILED in reason:
+                crashed.append({"sha": r.sha[:10], "pr": r.pr, "check": row["number"], "reason": reason})
+            elif COULD_NOT_VERIFY in reason.lower() and bot_caused(repo, r.sha, reason):
+                caused.append({"sha": r.sha[:10], "pr": r.pr, "check": row["number"], "reason": reason})
+    walls = [r.wall for r in results]
+    slowest = sorted(results, key=lambda r: -r.wall)[:SLOWEST]
+    return {
+        "commits": len(results),
+        "exit_codes": dict(sorted(codes.items())),
+        "rows": total_rows,
+        "rows_per_check": {n: dict(per_check[n]) for n in sorted(per_check)},
+        "could_not_be_evaluated": crashed,
+        "bot_caused_could_not_verify": caused,
+        "bot_caused_rate": (len(caused) / total_rows) if total_rows else 0.0,
+        "errors": [{"sha": r.sha[:10], "pr": r.pr, "code": r.code, "error": r.error[-300:]}
+                   for r in results if r.code not in (0, 1)],
+        "wall_s": {"median": statistics.median(walls) if walls else 0.0, "p95": pct(walls, 0.95),
+                   "max": max(walls, default=0.0)},
+        "slowest": [{"sha": r.sha[:10], "pr": r.pr, "wall_s": round(r.wall, 2)} for r in slowest],
+    }
+
+
+def print_text(s: dict) -> None:
+    print(f"commits run: {s['commits']}")
+    print(f"exit codes: {s['exit_codes']}")
+    print("rows per check (status: count):")
+    for n, counts in s["rows_per_check"].items():
+        print(f"  {n:>2}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    print(f"rows 'could not be evaluated': {len(s['could_not_be_evaluated'])}")
+    for row in s["could_not_be_evaluated"][:40]:
+        print(f"  {row['sha']} #{row['pr']} check {row['check']}: {row['reason'][:200]}")
+    print(f"rows 'could not verify' the bot caused: {len(s['bot_caused_could_not_verify'])}"
+          f" of {s['rows']} rows ({100 * s['bot_caused_rate']:.2f}%)")
+    for row in s["bot_caused_could_not_verify"][:40]:
+        print(f"  {row['sha']} #{row['pr']} check {row['check']}: {row['reason'][:200]}")
+    if s["errors"]:
+        print(f"processes that did not give a verdict: {len(s['errors'])}")
+        for e in s["errors"][:20]:
+            print(f"  {e['sha']} #{e['pr']} exit {e['code']}: {e['error'][-200:]}")
+    w = s["wall_s"]
+    print(f"wall s per verdict: median {w['median']:.2f}, p95 {w['p95']:.2f}, max {w['max']:.2f}")
+    print("slowest: " + ", ".join(f"{x['sha']} #{x['pr']} {x['wall_s']}s" for x in s["slowest"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ix", required=True, help="a git work tree of the benchmark repository's history")
+    ap.add_argument("--since", help="only commits on or after this date")
+    ap.add_argument("--until", help="only commits on or before this date")
+    ap.add_argument("--limit", type=int, help="at most this many commits (the newest ones)")
+    ap.add_argument("--sample", type=int, help="this many commits spread evenly over the range")
+    ap.add_argument("--jobs", type=int, default=2, help="verdicts run at once (default 2)")
+    ap.add_argument("--json", action="store_true", help="print one JSON document")
+    ap.add_argument("--out", help="also write every verdict's rows here, one JSON file per commit")
+    args = ap.parse_args(argv)
+    repo = str(Path(args.ix).resolve())
+    commits = pr_commits(repo, args.since, args.until)
+    if args.limit:
+        commits = commits[-args.limit:]
+    if args.sample and args.sample < len(commits):
+        step = len(commits) / args.sample
+        commits = [commits[int(i * step)] for i in range(args.sample)]
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="infx-replay-") as workdir, \
+            ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(lambda c: replay_one(repo, c[0], c[1], c[2], workdir), commits))
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        for r in results:
+            (out / f"{r.sha}.json").write_text(json.dumps(r.__dict__, indent=1))
+    summary = summarize(repo, results)
+    summary["elapsed_s"] = round(time.perf_counter() - started, 1)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print_text(summary)
+        print(f"elapsed: {summary['elapsed_s']} s with {args.jobs} jobs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
