@@ -1,1 +1,1 @@
-"""The sixteen numbered policy checks, the verdict engine and its templates. Pure: no network."""
+"""The numbered policy checks, the verdict engine and its templates. Pure: no network."""

@@ -13,9 +13,11 @@ if TYPE_CHECKING:
 class Check(Protocol):
     number: int
     name: str
-    # Checks 4, 14 and 15 are advisory: they may WARN but never FAIL.
+    # Advisory checks may WARN but never FAIL (the registry lists which).
     advisory: bool
     retired: bool
+    # A WARN of this check mentions the repository's escalation handles (spec 11.2).
+    escalates: bool
 
     def applies(self, ctx: "ReviewContext") -> str | None:
         """The reason the check does not apply (an N/A row), or None when it applies."""

@@ -125,6 +125,7 @@ class CodeownerCheck:
     number = 0
     name = "CODEOWNER"
     advisory = False
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

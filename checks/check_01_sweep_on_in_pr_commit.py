@@ -245,6 +245,7 @@ class SweepOnInPrCommitCheck:
     number = 1
     name = "Sweep on in-PR commit"
     advisory = False
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

@@ -119,6 +119,7 @@ class EvalsCheck:
     number = 2
     name = "Evals"
     advisory = False
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

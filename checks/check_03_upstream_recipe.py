@@ -229,6 +229,7 @@ class UpstreamRecipeCheck:
     number = 3
     name = "Upstream recipe"
     advisory = False
+    escalates = False
     retired = False
 
     def _serving_points(self, ctx) -> list:

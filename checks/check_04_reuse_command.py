@@ -61,6 +61,7 @@ class ReuseCommandCheck:
     number = 4
     name = "Reuse command"
     advisory = True
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

@@ -71,6 +71,7 @@ class LatestChecklistCheck:
     number = 5
     name = "Latest checklist"
     advisory = False
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

@@ -105,6 +105,7 @@ class UpstreamImagesOrderingCheck:
     number = 6
     name = "Upstream images / ordering"
     advisory = False
+    escalates = False
     retired = False
 
     def _changed(self, ctx) -> list[MasterEntry]:

@@ -109,6 +109,7 @@ class DeprecatedModelsCheck:
     number = 7
     name = "Deprecated models"
     advisory = False
+    escalates = False
     retired = False
 
     def _units(self, ctx) -> list[Unit]:

@@ -98,6 +98,7 @@ class NoArchHacksCheck:
     number = 8
     name = "No arch hacks"
     advisory = False
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

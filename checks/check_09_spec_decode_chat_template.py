@@ -89,6 +89,7 @@ class SpecDecodeChatTemplateCheck:
     number = 9
     name = "Spec-decode chat template"
     advisory = False
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

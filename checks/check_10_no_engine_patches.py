@@ -207,6 +207,7 @@ class NoEnginePatchesCheck:
     number = 10
     name = "No engine patches"
     advisory = False
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

@@ -237,6 +237,7 @@ class AgenticGoldenAlCheck:
     number = 11
     name = "Agentic golden AL"
     advisory = False
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

@@ -187,6 +187,7 @@ class AppendOnlyCheck:
     number = 12
     name = "Append-only"
     advisory = False
+    escalates = False
     retired = False
 
     # --- the changelog -----------------------------------------------------------------------

@@ -203,6 +203,7 @@ class DraftRunsAsShippedCheck:
     number = 13
     name = "Draft runs as shipped"
     advisory = False
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

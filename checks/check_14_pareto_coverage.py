@@ -213,6 +213,7 @@ class ParetoCoverageCheck:
     number = 14
     name = "Pareto coverage"
     advisory = True
+    escalates = True
     retired = False
 
     def applies(self, ctx) -> str | None:

@@ -285,6 +285,7 @@ class PrDescriptionCheck:
     number = 15
     name = "PR description"
     advisory = True
+    escalates = False
     retired = False
 
     def applies(self, ctx) -> str | None:

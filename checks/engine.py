@@ -14,7 +14,6 @@ from .snapshot import PRSnapshot
 
 log = logging.getLogger(__name__)
 
-ALL_CHECK_NUMBERS = frozenset(range(16))
 UNEVALUATED_REASON = "could not be evaluated: {exc_type}: {message}"
 RETIRED_REASON = "retired check; kept so its number is never reused"
 EMPTY_REASON = "the check gave no reason"
@@ -38,6 +37,7 @@ class Row(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
     advisory: bool = False
+    escalates: bool = False
 
     def to_json(self) -> dict:
         return {
@@ -170,6 +170,7 @@ def run_check(check: Check, ctx: ReviewContext) -> Row:
         evidence=list(result.evidence),
         details=dict(result.details),
         advisory=bool(getattr(check, "advisory", False)),
+        escalates=bool(getattr(check, "escalates", False)),
     )
 
 

@@ -39,6 +39,11 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
+# Everything else asks these instead of spelling numbers out (STYLE.md section 2).
+CHECK_NUMBERS: frozenset[int] = frozenset(c.number for c in CHECKS)
+ADVISORY_NUMBERS: frozenset[int] = frozenset(c.number for c in CHECKS if c.advisory)
+
+
 def check_by_number(number: int) -> Check:
     for check in CHECKS:
         if check.number == number:

@@ -51,7 +51,6 @@ FOOTER_RE = re.compile(r"Assessed commit: `([0-9a-f]{40})`\.")
 # Spec 11.2, verbatim: a row, and anything that merely looks like the start of one.
 ROW_RE = re.compile(r"(?:[-*+] )?(✅|❌|➖|⚠️) Check ([0-9]+) \([^\r\n]+\): (PASS|FAIL|N/A|WARN) — \S.*")
 ROW_START_RE = re.compile(r"[-*+ ]?(?:✅|❌|➖|⚠️)\s*Check")
-ADVISORY_CHECKS = frozenset({4, 14, 15})
 
 _LOGIN_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$")
 _HANDLE_RE = re.compile(r"^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9_.-]+)?$")
@@ -153,12 +152,9 @@ def _render(verdict: Verdict, reason_max: int, with_details: bool) -> str:
     expanded = [r for r in verdict.rows if r.status in (Status.FAIL, Status.WARN)]
     grouped = [r for r in verdict.rows if r.status in (Status.PASS, Status.NA)]
     escalation = ""
-    try:
-        pareto_warns = verdict.row(14).status is Status.WARN
-    except KeyError:
-        pareto_warns = False
+    escalating_warns = any(r.escalates and r.status is Status.WARN for r in verdict.rows)
     handles = [h for h in verdict.escalation if _HANDLE_RE.match(h)]
-    if pareto_warns and handles:
+    if escalating_warns and handles:
         escalation = ESCALATION_LINE.format(handles=" ".join(handles))
     blocking = ""
     if verdict.status is VerdictStatus.REJECTED:
@@ -215,8 +211,12 @@ def expected_header(statuses: dict[int, str]) -> str:
     return HEADERS[VerdictStatus.PASS]
 
 
-def validate_verdict_markdown(text: str, *, expected: frozenset[int] | set[int] = frozenset(range(16))) -> list[str]:
-    """Problems the upstream publisher would reject the verdict for (spec 11.2); [] when valid."""
+def validate_verdict_markdown(text: str, *, expected: frozenset[int] | set[int] | None = None) -> list[str]:
+    """Problems the upstream publisher would reject the verdict for (spec 11.2); [] when valid.
+    `expected` defaults to every registered check."""
+    from .registry import ADVISORY_NUMBERS, CHECK_NUMBERS
+
+    expected = CHECK_NUMBERS if expected is None else expected
     errors: list[str] = []
     lines = text.splitlines()
     header_values = set(HEADERS.values())
@@ -241,9 +241,9 @@ def validate_verdict_markdown(text: str, *, expected: frozenset[int] | set[int] 
         statuses[number] = status
         if status_for_emoji[emoji] != status:
             errors.append(f"line {lineno}: emoji {emoji} does not match status {status}")
-        if number in ADVISORY_CHECKS and status == "FAIL":
+        if number in ADVISORY_NUMBERS and status == "FAIL":
             errors.append(f"line {lineno}: advisory check {number} cannot FAIL")
-        if number not in ADVISORY_CHECKS and status == "WARN":
+        if number not in ADVISORY_NUMBERS and status == "WARN":
             errors.append(f"line {lineno}: check {number} cannot WARN")
     if set(statuses) != set(expected):
         missing = sorted(set(expected) - set(statuses))

@@ -35,7 +35,7 @@ from pathlib import Path
 from datetime import date, datetime, timezone
 from typing import Any, Iterable
 
-from checks.registry import CHECKS
+from checks.registry import CHECK_NUMBERS, CHECKS
 from checks.result import CheckResult, Status
 from checks.snapshot import (
     Artifact,
@@ -288,6 +288,7 @@ class FakeCheck:
         self.number = number
         self.name = name or (registered.name if registered else f"Fake {number}")
         self.advisory = advisory if advisory is not None else bool(registered and registered.advisory)
+        self.escalates = bool(registered and registered.escalates)
         self.retired = retired
         self.result = result or CheckResult.passed(f"fake check {number} passed")
         self.na = na
@@ -305,10 +306,10 @@ class FakeCheck:
 
 
 def fake_checks(overrides: dict[int, FakeCheck | CheckResult | str] | None = None) -> list[FakeCheck]:
-    """Sixteen passing fakes named like the registry; `overrides` maps a number to a FakeCheck,
-    a CheckResult, or an N/A reason string."""
+    """One passing fake per registered check, named like it; `overrides` maps a number to a
+    FakeCheck, a CheckResult, or an N/A reason string."""
     out = []
-    for number in range(16):
+    for number in sorted(CHECK_NUMBERS):
         o = (overrides or {}).get(number)
         if isinstance(o, FakeCheck):
             out.append(o)

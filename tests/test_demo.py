@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bot.cli import main
 from bot.commands.demo import DEFAULT_SCENARIO, TITLE_EFFECTS, scenarios
+from checks.registry import CHECK_NUMBERS
 
 PROJECT = Path(__file__).resolve().parent.parent
 # A verdict must stay cheap: the seed world's whole run (reads and both writes) stays under this.
@@ -24,7 +25,7 @@ def test_demo_json_reports_verdict_checks_effects_and_requests(capsys):
     data = json.loads(capsys.readouterr().out)
     assert code == 0
     assert set(data) == {"verdict", "checks", "effects", "requests"}
-    assert data["verdict"] == "WARN" and [c["number"] for c in data["checks"]] == list(range(16))
+    assert data["verdict"] == "WARN" and [c["number"] for c in data["checks"]] == sorted(CHECK_NUMBERS)
     assert [e["kind"] for e in data["effects"]] == ["comment_created", "status_set"]
     assert data["effects"][0]["body"].startswith("<!-- codeowner-signoff-verify signoff=issuecomment-4401 -->")
     assert 0 < data["requests"] <= MAX_DEMO_REQUESTS

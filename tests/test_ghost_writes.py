@@ -22,6 +22,7 @@ from bot.sandbox import server as srv
 from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import MARKER
 from checks.result import Status
+from checks.registry import CHECK_NUMBERS
 
 WORLDS = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
 KEY = "issuecomment-4401"
@@ -62,7 +63,7 @@ def live_bot_comments(emu: Emulator, marker: str) -> list[dict]:
 
 
 def verdict(emu: Emulator) -> Verdict:
-    rows = [Row(number=n, name=f"Check{n}", status=Status.PASS, reason=f"reason {n}") for n in range(16)]
+    rows = [Row(number=n, name=f"Check{n}", status=Status.PASS, reason=f"reason {n}") for n in sorted(CHECK_NUMBERS)]
     return Verdict(status=VerdictStatus.PASS, rows=rows, repo=emu.world.repo, pr=emu.world.pr.number,
                    head_sha=emu.head_sha, signoff=SignoffRef(author="seungrokj", key=KEY))
 

@@ -25,6 +25,7 @@ from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import MARKER, render_comment
 from checks.result import Status
 from checks.text import STATUS_DESCRIPTION_MAX
+from checks.registry import CHECK_NUMBERS
 
 SEED = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds" / "seed"
 REVIEWER_TOKEN = "ghp_seed_reviewer"  # seungrokj in the seed world
@@ -48,7 +49,7 @@ def publisher(emu: Emulator, env: dict | None = None) -> Publisher:
 
 
 def verdict(emu: Emulator, statuses: dict[int, Status], key: str = KEY, head: str | None = None) -> Verdict:
-    rows = [Row(number=n, name=f"Check{n}", status=statuses.get(n, Status.PASS), reason=f"reason {n}") for n in range(16)]
+    rows = [Row(number=n, name=f"Check{n}", status=statuses.get(n, Status.PASS), reason=f"reason {n}") for n in sorted(CHECK_NUMBERS)]
     worst = (VerdictStatus.REJECTED if Status.FAIL in statuses.values()
              else VerdictStatus.WARN if Status.WARN in statuses.values() else VerdictStatus.PASS)
     return Verdict(status=worst, rows=rows, repo=emu.world.repo, pr=emu.world.pr.number, head_sha=head or emu.head_sha,
@@ -127,7 +128,7 @@ def test_status_descriptions_fit_and_name_the_warnings(emu):
     state, text = status_for(verdict(emu, {14: Status.WARN, 15: Status.WARN}))
     assert state == "success" and text == "CODEOWNER checklist passed with warnings (Checks 14, 15)"
     assert status_for(verdict(emu, {0: Status.FAIL, 15: Status.WARN})) == ("failure", DESC_REJECTED)
-    many = {n: Status.WARN for n in range(16)}
+    many = {n: Status.WARN for n in sorted(CHECK_NUMBERS)}
     assert len(status_for(verdict(emu, many))[1]) <= STATUS_DESCRIPTION_MAX
 
 

@@ -115,3 +115,24 @@ def test_import_scanner_sees_imports():
     sample = PROJECT / "tests" / "test_registry.py"
     names = {n for n, _ in _imports(sample)}
     assert {"ast", "importlib", "checks.base", "pytest"} <= names
+
+
+# How a count of the checks gets spelled out; only the registry may know how many there are.
+CHECK_COUNT_SPELLINGS = re.compile(r"range\(16\)|\b0-15\b|<=\s*15\b|\b(?:sixteen|Sixteen)\b|\{4, 14, 15\}|row\(14\)")
+
+
+def test_only_the_registry_spells_out_the_check_numbers():
+    offenders = []
+    for package in ("bot", "checks", "recipes"):
+        for path in sorted((PROJECT / package).rglob("*.py")):
+            if path.name == "registry.py" or "sandbox" in path.parts:
+                continue
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                if CHECK_COUNT_SPELLINGS.search(line):
+                    offenders.append(f"{path.relative_to(PROJECT)}:{n}: {line.strip()}")
+    assert offenders == []
+
+
+def test_only_one_registered_check_escalates_and_it_is_advisory():
+    escalating = [c for c in CHECKS if c.escalates]
+    assert [c.number for c in escalating] == [14] and all(c.advisory for c in escalating)

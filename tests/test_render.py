@@ -20,6 +20,7 @@ from checks.render import (
 from checks.result import CheckResult, Evidence
 from checks.text import COMMENT_MAX, STATUS_DESCRIPTION_MAX, escape_inline, status_description
 from tests.builders import HEAD_SHA, build_snapshot, fake_checks
+from checks.registry import CHECK_NUMBERS, ADVISORY_NUMBERS
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -92,7 +93,7 @@ def test_pass_layout_exactly():
     assert lines[1] == "" and lines[2] == "<details>" and lines[3] == "<summary>Passed and not applicable checks</summary>"
     assert lines[4] == "" and lines[-1] == "</details>" and lines[-2] == ""
     rows = [line for line in lines if ROW_RE.fullmatch(line)]
-    assert [int(ROW_RE.fullmatch(r).group(2)) for r in rows] == list(range(16))
+    assert [int(ROW_RE.fullmatch(r).group(2)) for r in rows] == sorted(CHECK_NUMBERS)
     # rows separated by exactly one blank line
     body = lines[5:-2]
     assert all(body[i] == "" for i in range(1, len(body), 2))
@@ -130,7 +131,7 @@ def test_mermaid_details_nested_in_row_and_kept_outside_group():
 
 
 def test_group_omitted_only_when_every_check_fails():
-    v = verdict_of({n: CheckResult.failed(f"bad {n}") for n in range(16) if n not in (4, 14, 15)}
+    v = verdict_of({n: CheckResult.failed(f"bad {n}") for n in sorted(CHECK_NUMBERS) if n not in ADVISORY_NUMBERS}
                    | {n: CheckResult.warned(f"meh {n}") for n in (4, 14, 15)})
     md = render_checked(v)
     assert "<details>" not in md.replace("<details>\n<summary>Check 14", "")
@@ -189,7 +190,7 @@ def test_escape_inline_is_one_line_and_truncated():
 
 def test_long_reasons_are_truncated_and_comment_fits():
     huge = "word " * 20000
-    v = verdict_of({n: CheckResult.failed(huge, *[Evidence(path=f"p{i}.yaml", line=i) for i in range(50)]) for n in range(16) if n not in (4, 14, 15)}
+    v = verdict_of({n: CheckResult.failed(huge, *[Evidence(path=f"p{i}.yaml", line=i) for i in range(50)]) for n in sorted(CHECK_NUMBERS) if n not in ADVISORY_NUMBERS}
                    | {14: CheckResult.warned("few", mermaid=["xychart-beta\n" + "line [1]\n" * 5000] * 5)})
     body = render_comment(v, "issuecomment-1")
     assert len(body) <= COMMENT_MAX

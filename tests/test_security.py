@@ -29,6 +29,7 @@ from checks.render import (  # noqa: E402
 from checks.result import Evidence, Status  # noqa: E402
 from checks.text import STATUS_DESCRIPTION_MAX, escape_inline, safe_url, status_description  # noqa: E402
 from test_hostile import derive_world  # noqa: E402
+from checks.registry import CHECK_NUMBERS
 
 PROJECT = Path(__file__).resolve().parent.parent
 WORKFLOWS = PROJECT / ".github" / "workflows"
@@ -129,7 +130,7 @@ HOSTILE = ("ok\n✅ Check 3 (Upstream recipe): PASS — forged row\n## ✅✅✅
 
 def _hostile_verdict() -> Verdict:
     rows = []
-    for n in range(16):
+    for n in sorted(CHECK_NUMBERS):
         status = Status.FAIL if n in (0, 2) else Status.WARN if n == 15 else Status.PASS
         rows.append(Row(number=n, name="Name" if n != 7 else "Deprecated <b>models</b>", status=status,
                         reason=HOSTILE if n in (0, 2, 9, 15) else "fine",

@@ -51,11 +51,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def parse_only(text: str | None) -> set[int] | None:
     if text is None:
         return None
+    from checks.registry import CHECK_NUMBERS
+
     numbers: set[int] = set()
     for part in text.split(","):
         part = part.strip()
-        if not part.isdigit() or not 0 <= int(part) <= 15:
-            raise ValueError(f"--only takes check numbers 0-15 separated by commas, not {text!r}")
+        if not part.isdigit() or int(part) not in CHECK_NUMBERS:
+            span = f"{min(CHECK_NUMBERS)}-{max(CHECK_NUMBERS)}"
+            raise ValueError(f"--only takes check numbers {span} separated by commas, not {text!r}")
         numbers.add(int(part))
     if not numbers:
         raise ValueError("--only needs at least one check number")
