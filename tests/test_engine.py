@@ -170,7 +170,6 @@ def test_context_additional_detail_without_signoff_is_empty():
 
 
 def test_context_signoff_doc_uses_checklist_parser():
-    pytest.importorskip("recipes.checklist")
     body = "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] item\n\n### Additional detail section:\n- recipe at https://x\n\nSigned: `bob`\n"
     ctx = ReviewContext(build_snapshot(signoff={"author": "bob", "body": body}))
     assert "recipe at" in ctx.additional_detail
@@ -198,7 +197,6 @@ def _entry(key: str, image: str, recipe: str) -> str:
 
 
 def test_context_affected_points():
-    pytest.importorskip("recipes.repository")
     r1 = "benchmarks/single_node/srt-slurm-recipes/a/agentic.yaml"
     r2 = "benchmarks/single_node/srt-slurm-recipes/b/agentic.yaml"
     base_master = _entry("a-fp4-mi355x-atom", "rocm/atom:1", r1) + _entry("b-fp4-mi355x-atom", "rocm/atom:1", r2) + _entry("gone-fp4-mi355x-atom", "rocm/atom:1", r2)
@@ -220,7 +218,6 @@ def test_context_affected_points():
 
 
 def test_context_nothing_affected_for_docs_only_change():
-    pytest.importorskip("recipes.repository")
     master = _entry("a-fp4-mi355x-atom", "rocm/atom:1", "benchmarks/x.yaml")
     snap = build_snapshot(base={MASTER: master, "README.md": "a"}, head={"README.md": "b"})
     aff = ReviewContext(snap).affected

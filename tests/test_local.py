@@ -255,7 +255,6 @@ def test_seed_world_snapshot_via_local_mode(tmp_path):
 
     if not (WORLDS_DIR / "seed" / "world.yaml").is_file():
         pytest.skip("seed world not present")
-    pytest.importorskip("bot.sandbox.world")
     snap = world_snapshot("seed", tmp_path / "seed")
     assert snap.repo == "SemiAnalysisAI/InferenceX" and snap.number == 3603
     assert snap.signoff is not None and snap.signoff.author == "seungrokj"

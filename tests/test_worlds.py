@@ -160,12 +160,12 @@ def test_pr_part_validates_against_prfile(name):
 
 
 def test_world_validates_against_emulator_model(name):
-    world_mod = pytest.importorskip("bot.sandbox.world")
+    from bot.sandbox import world as world_mod
     world_mod.World.model_validate(load_world(name))
 
 
 def test_world_builds_into_a_git_repository(name, tmp_path):
-    world_mod = pytest.importorskip("bot.sandbox.world")
+    from bot.sandbox import world as world_mod
     built = world_mod.build_world_repo(world_dir(name), tmp_path / "repo")
     ids = [c["id"] for c in load_world(name)["commits"]]
     assert list(built.shas) == ids and built.head_sha == built.shas[ids[-1]]
@@ -280,7 +280,7 @@ def test_codeowners_uses_new_layout_paths(name):
 
 @pytest.mark.parametrize("side", ["base", "head"])
 def test_repository_loads_without_error_findings(name, side, tmp_path):
-    repository = pytest.importorskip("recipes.repository")
+    from recipes import repository
     from recipes.source import DirSource
 
     tree = materialize(name, tmp_path / side, upto="base" if side == "base" else None)
@@ -425,7 +425,7 @@ REVIEW_DAY = date(2026, 11, 29)
 
 
 def test_project_checklist_matcher_reads_both_signoffs():
-    checklist = pytest.importorskip("recipes.checklist")
+    from recipes import checklist
     for name, expected_missing in (("seed", 0), ("rejected", 2)):
         md = (world_dir(name) / "base" / CHECKLIST).read_text(encoding="utf-8")
         template = checklist.parse_template(md, CHECKLIST)
@@ -435,7 +435,7 @@ def test_project_checklist_matcher_reads_both_signoffs():
 
 
 def test_project_models_parser_sees_the_deprecations():
-    models_md = pytest.importorskip("recipes.models_md")
+    from recipes import models_md
     path = f"{NEW_ROOT}/docs/MODELS.md"
     doc = models_md.parse_models((world_dir("seed") / "base" / path).read_text(encoding="utf-8"), path)
     assert not doc.findings
@@ -446,7 +446,7 @@ def test_project_models_parser_sees_the_deprecations():
 
 
 def test_project_golden_lookup_gives_3_51():
-    golden = pytest.importorskip("recipes.golden")
+    from recipes import golden
     from recipes.source import DirSource
 
     curves = golden.load_golden(DirSource(world_dir("seed") / "base"), f"{NEW_ROOT}/infx/golden_al_distribution")
@@ -454,8 +454,8 @@ def test_project_golden_lookup_gives_3_51():
 
 
 def test_project_pareto_counter_agrees_on_every_curve():
-    artifacts = pytest.importorskip("recipes.artifacts")
-    pareto = pytest.importorskip("recipes.pareto")
+    from recipes import artifacts
+    from recipes import pareto
     expected = {("seed", SEED_RUN): [9], ("rejected", REJECTED_RUN): [3, 4]}
     for (name, run), counts in expected.items():
         path = world_dir(name) / f"artifacts/{run}/results_bmk/agg_bmk.json"
