@@ -13,6 +13,10 @@ distribution and the slowest commits. `--json` prints the same as one JSON docum
 
     python bench/replay.py --ix PATH [--since DATE] [--until DATE] [--limit N] [--jobs N]
                            [--sample N] [--json] [--out DIR]
+    python bench/replay.py --compare BEFORE_DIR AFTER_DIR     # two --out folders
+
+`--compare` reads two `--out` folders and prints, per check, the status counts before and after
+on the commits both hold, and the rows whose status changed.
 
 The history is not part of this repository (see DEVELOPERS.md for how to get it); nothing here
 runs in CI.
@@ -258,9 +262,60 @@ def print_text(s: dict) -> None:
     print("slowest: " + ", ".join(f"{x['sha']} #{x['pr']} {x['wall_s']}s" for x in s["slowest"]))
 
 
+def load_out(folder: str) -> dict[str, dict]:
+    """sha -> replayed record, from an `--out` folder."""
+    out = {}
+    for path in sorted(Path(folder).glob("*.json")):
+        if path.name == "summary.json":
+            continue
+        record = json.loads(path.read_text())
+        out[record["sha"]] = record
+    return out
+
+
+def compare(before_dir: str, after_dir: str) -> dict:
+    before, after = load_out(before_dir), load_out(after_dir)
+    common = sorted(set(before) & set(after))
+    counts: dict[int, dict[str, Counter]] = defaultdict(lambda: {"before": Counter(), "after": Counter()})
+    changed = []
+    for sha in common:
+        rows_before = {r["number"]: r for r in before[sha]["rows"]}
+        rows_after = {r["number"]: r for r in after[sha]["rows"]}
+        for n in sorted(set(rows_before) | set(rows_after)):
+            b, a = rows_before.get(n, {}), rows_after.get(n, {})
+            counts[n]["before"][b.get("status", "-")] += 1
+            counts[n]["after"][a.get("status", "-")] += 1
+            if b.get("status") != a.get("status"):
+                changed.append({"sha": sha[:10], "pr": after[sha]["pr"], "check": n,
+                                "before": b.get("status", "-"), "after": a.get("status", "-"),
+                                "reason": a.get("reason", "")[:200]})
+    walls = {k: [d[s]["wall"] for s in common] for k, d in (("before", before), ("after", after))}
+    return {
+        "commits": len(common),
+        "per_check": {n: {k: dict(v) for k, v in c.items()} for n, c in sorted(counts.items())},
+        "changed_rows": changed,
+        "wall_s": {k: {"median": statistics.median(v) if v else 0.0, "p95": pct(v, 0.95), "max": max(v, default=0.0)}
+                   for k, v in walls.items()},
+    }
+
+
+def print_compare(c: dict) -> None:
+    print(f"commits in both: {c['commits']}")
+    for n, sides in c["per_check"].items():
+        fmt = lambda counts: ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))  # noqa: E731
+        print(f"  {n:>2}: before {fmt(sides['before'])}  |  after {fmt(sides['after'])}")
+    print(f"rows whose status changed: {len(c['changed_rows'])}")
+    for row in c["changed_rows"][:60]:
+        print(f"  {row['sha']} #{row['pr']} check {row['check']}: {row['before']} -> {row['after']}: {row['reason']}")
+    for side in ("before", "after"):
+        w = c["wall_s"][side]
+        print(f"wall s {side}: median {w['median']:.2f}, p95 {w['p95']:.2f}, max {w['max']:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ix", required=True, help="a git work tree of the benchmark repository's history")
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two --out folders")
+    ap.add_argument("--ix", help="a git work tree of the benchmark repository's history")
     ap.add_argument("--since", help="only commits on or after this date")
     ap.add_argument("--until", help="only commits on or before this date")
     ap.add_argument("--limit", type=int, help="at most this many commits (the newest ones)")
@@ -269,6 +324,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON document")
     ap.add_argument("--out", help="also write every verdict's rows here, one JSON file per commit")
     args = ap.parse_args(argv)
+    if args.compare:
+        result = compare(*args.compare)
+        print(json.dumps(result, indent=2)) if args.json else print_compare(result)
+        return 0
+    if not args.ix:
+        ap.error("--ix PATH is required (or --compare BEFORE AFTER)")
     repo = str(Path(args.ix).resolve())
     commits = pr_commits(repo, args.since, args.until)
     if args.limit:
@@ -287,6 +348,8 @@ def main(argv: list[str] | None = None) -> int:
             (out / f"{r.sha}.json").write_text(json.dumps(r.__dict__, indent=1))
     summary = summarize(repo, results)
     summary["elapsed_s"] = round(time.perf_counter() - started, 1)
+    if args.out:
+        (Path(args.out) / "summary.json").write_text(json.dumps(summary, indent=2))
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

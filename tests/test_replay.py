@@ -115,3 +115,19 @@ def test_a_replayed_commit_gives_a_verdict_and_a_summary(history):
     assert summary["commits"] == 1 and summary["rows"] == 16
     assert summary["could_not_be_evaluated"] == []
     assert sum(summary["rows_per_check"][0].values()) == 1
+
+
+def test_compare_reports_status_changes_between_two_runs(history, tmp_path):
+    import json
+
+    sha = replay.pr_commits(str(history), None, None)[-1][0]
+    rows = [{"number": 7, "status": "FAIL", "reason": "could not verify: MODELS.md was not found"},
+            {"number": 8, "status": "PASS", "reason": "ok"}]
+    for side, status in (("before", "FAIL"), ("after", "N/A")):
+        (tmp_path / side).mkdir()
+        record = {"sha": sha, "pr": 42, "wall": 1.0, "rows": [dict(rows[0], status=status), rows[1]]}
+        (tmp_path / side / f"{sha}.json").write_text(json.dumps(record))
+    c = replay.compare(str(tmp_path / "before"), str(tmp_path / "after"))
+    assert c["commits"] == 1
+    assert c["per_check"][7] == {"before": {"FAIL": 1}, "after": {"N/A": 1}}
+    assert [(r["check"], r["before"], r["after"]) for r in c["changed_rows"]] == [(7, "FAIL", "N/A")]
