@@ -22,7 +22,7 @@ import github
 
 from bot.artifacts import META_FILE, json_rows, rows_from, zip_files
 from bot.github_client import GitHubApi, describe_error, fetch, parse_time
-from bot.reuse import artifacts_from, pick_reusable, reuse_problem
+from bot.reuse import artifacts_from, pick_reusable, reuse_problem, sweep_run_from
 from bot.remote_source import (
     BlobStore,
     RemoteReadError,
@@ -34,7 +34,7 @@ from bot.remote_source import (
     git_blob_sha,
 )
 # Check 1 decides which run it reads; the builder fetches that run (and no other) by the same rule.
-from checks.check_01_sweep_on_in_pr_commit import group_runs, run_id_of
+from checks.check_01_sweep_on_in_pr_commit import group_runs, run_id_of, workflow_problem
 from checks.commands import find_reuse_command
 from checks.snapshot import (
     Artifact,
@@ -76,6 +76,8 @@ KEY_RE = re.compile(r"(issuecomment-|pullrequestreview-|discussion_r)([1-9][0-9]
 KIND_BY_PREFIX = {"issuecomment-": "issue_comment", "pullrequestreview-": "review", "discussion_r": "review_comment"}
 
 COMPARE_FILES_CAP = 300
+# Candidate runs of other workflows read before Check 1 gives up (each costs one run read).
+MAX_SPOOF_CANDIDATES = 8
 MSG_FILES_CAPPED = "GitHub listed only {listed} of the PR's {declared} changed files (it lists at most 3000)"
 MSG_COMPARE_CAPPED = "GitHub's compare lists at most {cap} files, so the changes up to {sha} cannot be listed completely"
 MSG_PR = "pull request {repo}#{number} could not be fetched: {error}"
@@ -87,6 +89,7 @@ MSG_TEAM_UNREADABLE = "membership of {login} in {team} could not be read ({error
 MSG_TEAM_NOT_ASKED = "membership of {login} in {team} is unknown (GitHub answered {error}); not asked further, as another team on the line decides"
 MSG_NOT_FETCHED = "artifact {name} of run {run} was not downloaded: {why}"
 MSG_EXPIRED = "artifact {name} of run {run} expired"
+MSG_NOT_SWEEP_RUN = "run {run} is not a run of the sweep workflow, so its artifacts were not downloaded"
 MSG_PAGE = "published pages are not fetched by the bot; judge {url} from the sign-off text"
 MSG_UPSTREAM = "{url} could not be fetched: {error}"
 
@@ -662,20 +665,35 @@ class _Builder:
 
     def _runs_of_checks(self, f_checks: Future, commits, config: RepoConfig) -> dict[int, SweepRun]:
         """The run Check 1 would pick from the check runs (newest in-PR commit first, the newest
-        run whose benchmark and eval jobs all passed), fetched as soon as the check runs are in.
-        Runs it would not read (a reuse gate's, a failed one) are not fetched."""
+        run whose benchmark and eval jobs all passed and which is a run of the sweep workflow),
+        fetched as soon as the check runs are in. A candidate of another workflow (any workflow
+        can name its jobs `eval / x`) is kept without its artifacts, so Check 1 can name it;
+        runs it would not read (a reuse gate's, a failed one) are not fetched. At most
+        MAX_SPOOF_CANDIDATES foreign candidates are read; past them Check 1 cannot verify."""
         check_runs = f_checks.result()
         if isinstance(check_runs, Unavailable) or isinstance(commits, Unavailable):
             return {}
+        found: dict[int, SweepRun] = {}
         for commit in reversed(commits):
             runs = check_runs.get(commit.sha)
             if isinstance(runs, Unavailable) or not runs:
                 continue
-            chosen = next((g.run_id for g in group_runs(runs, commit.sha, config)
-                           if g.qualifies and g.run_id is not None), None)
-            if chosen is not None:
-                return {chosen: self._run_future(chosen, config).result()}
-        return {}
+            for g in group_runs(runs, commit.sha, config):
+                if not g.qualifies or g.run_id is None or g.run_id in found:
+                    continue
+                if len(found) >= MAX_SPOOF_CANDIDATES:
+                    return found
+                run, arts = self._run_listing(g.run_id).result()
+                bare = SweepRun(run_id=g.run_id) if isinstance(run, Unavailable) else sweep_run_from(run, [])
+                if not isinstance(run, Unavailable) and workflow_problem(bare, config.sweep) is not None:
+                    skipped = Unavailable(reason=MSG_NOT_SWEEP_RUN.format(run=g.run_id))
+                    found[g.run_id] = bare.model_copy(update={
+                        "artifacts": arts if isinstance(arts, Unavailable) else artifacts_from(arts),
+                        "throughput": skipped, "evals": skipped})
+                    continue
+                found[g.run_id] = self._run_future(g.run_id, config).result()
+                return found
+        return found
 
     def _with_reuse(self, sweep_runs: dict[int, SweepRun], check_runs, reuse_found, commits, pr: dict,
                     config: RepoConfig) -> tuple[dict[int, SweepRun] | Unavailable, ReuseSource | None]:

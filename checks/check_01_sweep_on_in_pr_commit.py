@@ -11,7 +11,11 @@ What it checks:
     green when every eval job was skipped). An accepted reuse source (`/use <run_id>`) counts
     the same when its run completed with `success` on a commit that is still in the PR. The
     run used is the reuse source when valid, else the newest qualifying commit's run; Checks 2
-    and 14 read it through `chosen_sweep_run(ctx)`.
+    and 14 read it through `chosen_sweep_run(ctx)`. Only check runs of a workflow run of the
+    configured sweep workflow (`sweep.workflow`, started by `pull_request`, or by
+    `workflow_dispatch` in dispatch mode) count: any workflow can name its jobs `eval / x`, so a
+    group is judged by its run's workflow path and event; a run whose workflow could not be read
+    is "could not verify", never a PASS.
 Why it matters:
     A sign-off vouches for measured results; results from a commit that is no longer in the
     PR, or from a sweep whose evals were skipped, say nothing about what will merge.
@@ -63,6 +67,13 @@ REUSE_NOT_FOUND = "reuse source run {run} is not among the PR's sweep runs"
 REUSE_RUNS_UNAVAILABLE = "reuse source run {run} could not be checked: {reason}"
 REUSE_NOT_SUCCESS = "reuse source run {run} is {status}/{conclusion}, not completed/success"
 REUSE_NOT_IN_PR = "reuse source run {run} ran on {sha}, which is not a commit of this PR"
+MSG_NOT_SWEEP_WORKFLOW = "run {run} on {sha} is a run of {path}, not of the sweep workflow {workflow}; its jobs do not count"
+MSG_NOT_SWEEP_EVENT = "run {run} on {sha} was started by {event}, not by {events}; its jobs do not count"
+MSG_WORKFLOW_UNREAD = "the workflow of run {run} on {sha} could not be read ({reason})"
+MSG_WORKFLOW_UNKNOWN = "the workflow of run {run} on {sha} is not known"
+PULL_REQUEST_EVENT = "pull_request"
+DISPATCH_EVENT = "workflow_dispatch"
+DISPATCH_MODE = "dispatch"
 
 
 @dataclass
@@ -139,6 +150,27 @@ def group_runs(runs: list[CheckRun], sha: str, config) -> list[RunJobs]:
     return sorted(groups.values(), key=lambda g: g.run_id or 0, reverse=True)
 
 
+def sweep_events(sweep) -> tuple[str, ...]:
+    """The events that start real sweep runs: `pull_request` (label mode, spec 9.1), plus
+    `workflow_dispatch` when the bot itself dispatches the sweep."""
+    return (PULL_REQUEST_EVENT, DISPATCH_EVENT) if sweep.mode == DISPATCH_MODE else (PULL_REQUEST_EVENT,)
+
+
+def workflow_problem(run: SweepRun | None, sweep) -> tuple[str, str] | None:
+    """Why `run` is not a run of the configured sweep workflow: ("not-sweep", why) for another
+    workflow or event, ("unknown", why) when its workflow was never read; None when it is one."""
+    if run is None:
+        return ("unknown", "")
+    path = (run.workflow_path or "").split("@", 1)[0]
+    if not path:
+        return ("unknown", "")
+    if path != sweep.workflow:
+        return ("not-sweep", path)
+    if run.event not in sweep_events(sweep):
+        return ("not-sweep-event", run.event or "an unknown event")
+    return None
+
+
 def _short(sha: str) -> str:
     return sha[:SHORT_SHA]
 
@@ -153,15 +185,6 @@ def _describe_rejected(g: RunJobs) -> str:
         return MSG_NO_RUN_ID.format(sha=_short(g.sha))
     missing = KIND_EVAL if KIND_EVAL not in g.kinds else KIND_BENCH
     return MSG_MISSING_KIND.format(where=where, sha=_short(g.sha), kind=missing)
-
-
-def _sweep_run_for(ctx, run_id: int, sha: str) -> SweepRun:
-    runs = ctx.snapshot.sweep_runs
-    if not isinstance(runs, Unavailable) and run_id in runs:
-        return runs[run_id]
-    reason = runs.reason if isinstance(runs, Unavailable) else MSG_RUN_NOT_FETCHED.format(run=run_id)
-    missing = Unavailable(reason=reason)
-    return SweepRun(run_id=run_id, head_sha=sha, artifacts=missing, throughput=missing, evals=missing)
 
 
 def _check_reuse(ctx, shas: list[str]) -> tuple[SweepRun | None, str | None]:
@@ -210,13 +233,35 @@ def _choose(ctx) -> SweepChoice:
         choice.run, choice.jobs = reuse_run, jobs
         return choice
 
+    sweep = ctx.config.sweep
+    runs = snap.sweep_runs
     for sha in reversed(shas):  # newest commit first
         for g in per_commit.get(sha, []):
-            if g.qualifies and g.run_id is not None:
-                choice.run_id, choice.sha, choice.source, choice.jobs = g.run_id, sha, SOURCE_CHECK_RUNS, g
-                choice.run = _sweep_run_for(ctx, g.run_id, sha)
-                return choice
-            choice.problems.append(_describe_rejected(g))
+            if not (g.qualifies and g.run_id is not None):
+                choice.problems.append(_describe_rejected(g))
+                continue
+            # The jobs' names prove nothing by themselves: their run must be a sweep run.
+            run = None if isinstance(runs, Unavailable) else runs.get(g.run_id)
+            problem = workflow_problem(run, sweep)
+            if problem is not None:
+                kind, what = problem
+                if kind == "not-sweep":
+                    choice.problems.insert(0, MSG_NOT_SWEEP_WORKFLOW.format(
+                        run=g.run_id, sha=_short(sha), path=what, workflow=sweep.workflow))
+                elif kind == "not-sweep-event":
+                    choice.problems.insert(0, MSG_NOT_SWEEP_EVENT.format(
+                        run=g.run_id, sha=_short(sha), event=what, events=" or ".join(sweep_events(sweep))))
+                elif isinstance(runs, Unavailable):
+                    choice.unavailable.append(MSG_WORKFLOW_UNREAD.format(run=g.run_id, sha=_short(sha), reason=runs.reason))
+                elif run is not None and isinstance(run.artifacts, Unavailable):
+                    choice.unavailable.append(MSG_WORKFLOW_UNREAD.format(run=g.run_id, sha=_short(sha),
+                                                                         reason=run.artifacts.reason))
+                else:
+                    choice.unavailable.append(MSG_WORKFLOW_UNKNOWN.format(run=g.run_id, sha=_short(sha)))
+                continue
+            choice.run_id, choice.sha, choice.source, choice.jobs = g.run_id, sha, SOURCE_CHECK_RUNS, g
+            choice.run = run
+            return choice
     return choice
 
 

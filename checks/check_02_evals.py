@@ -5,7 +5,9 @@ What it checks:
     rows (the `eval_results_all` artifact, spec 9.2) must exist and be valid (primary score
     finite and in [0, 1], no infrastructure or integration error; recipes.artifacts
     .parse_eval_rows). Each row's primary score (`score`, else `em_strict`, `accuracy`,
-    `em_flexible`) must reach the bar from `thresholds.yaml` at the PR head: `models.<prefix>
+    `em_flexible`) must reach the bar from `thresholds.yaml` on the TARGET branch (a PR cannot
+    lower its own bar; a PR whose head lowers or removes a bar FAILs with the change cited; a
+    thresholds file new in the PR is used only where it is not below the fallback): `models.<prefix>
     .<task>`, else `default.<task>`, else policy `eval_default_min_score` (0.85, the collector's
     CLI default). Rows are tied to the affected master-config entries by model prefix,
     framework, precision and GPU; every added or changed entry needs at least one row. The
@@ -35,6 +37,7 @@ from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
 from recipes.artifacts import EvalRow, base_gpu, parse_eval_rows
 from recipes.master import images_match, normalize_image
+from recipes.thresholds import Thresholds
 
 LIST_MAX = 3
 META_MATCH_KEYS = (("model_prefix", "model_prefix"), ("framework", "framework"), ("precision", "precision"))
@@ -46,7 +49,13 @@ MSG_NO_RUN_UNAVAILABLE = ("could not verify: no sweep run to read evals from, as
 MSG_NO_ROWS = "Run {run} has no {artifact} eval rows; " + MSG_FIX + "."
 MSG_EMPTY = "Run {run}'s {artifact} holds no eval rows; " + MSG_FIX + "."
 MSG_UNAVAILABLE = "could not verify: the eval rows of run {run} could not be read ({reason}); " + MSG_FIX + "."
-MSG_NO_THRESHOLDS = "could not verify: {path} was not found at the PR head, so the pass bars are unknown; restore it."
+MSG_NO_THRESHOLDS = "could not verify: {path} was not found on the target branch or at the PR head, so the pass bars are unknown; restore it."
+MSG_LOWERED = ("The PR lowers the eval pass bars the bot checks against (read from the target branch): {changes}; "
+               "thresholds change only in their own reviewed PR.")
+MSG_LOWER_ITEM = "{source} {old:.2f} -> {new:.2f}{via}"
+MSG_BAD_HEAD_THRESHOLDS = ("could not verify the pass bars the PR changes: {finding}; fix the thresholds file "
+                           "(the bars are read from the target branch, and the PR's file must not lower them).")
+MSG_NEW_THRESHOLDS = " The thresholds file is new in this PR; its bars were used."
 MSG_BAD_THRESHOLDS = "could not verify the pass bars: {finding}; fix the thresholds file."
 MSG_INVALID = "Invalid eval rows in run {run} {artifact}: {which}; " + MSG_FIX + "."
 MSG_BELOW = "Eval below the bar in run {run} {artifact}: {which}; fix the accuracy regression and " + MSG_FIX + "."
@@ -68,6 +77,27 @@ MSG_IMAGE_SAME_MANY = "the same images as the configs ({keys})"
 MSG_ROW = "{task} {name} {score:.3f}{se} vs bar {bar:.2f} ({bar_source}), TP{tp} c{conc}"
 MSG_ROW_BELOW = "{prefix} {task} {name} {score:.3f} < {bar:.2f} ({bar_source}) at TP{tp} c{conc}"
 MSG_MORE = " and {n} more"
+
+
+def lowered_bars(target, head, fallback: float) -> list[tuple[str, Evidence]]:
+    """Every (model, task) whose bar at the head is below the target's (a missing target file
+    bars everything at `fallback`), with the head line; empty when the head lowers nothing."""
+    if head is None:
+        return []
+    prefixes = {""} | set(head.models) | (set(target.models) if target is not None else set())
+    tasks = set(head.default) | {t for bars in head.models.values() for t in bars}
+    if target is not None:
+        tasks |= set(target.default) | {t for bars in target.models.values() for t in bars}
+    out: dict[str, tuple[str, Evidence]] = {}
+    for prefix in sorted(prefixes):
+        for task in sorted(tasks):
+            old, old_source = target.bar(prefix, task, fallback) if target is not None else (fallback, "fallback")
+            new, source = head.bar(prefix, task, fallback)
+            if new < old - 1e-12 and (old_source, source) not in out:
+                text = MSG_LOWER_ITEM.format(source=old_source, old=old, new=new,
+                                             via="" if source == old_source else f" ({source})")
+                out[(old_source, source)] = (text, Evidence(path=head.path, line=head.line_of(source), note=text))
+    return list(out.values())
 
 
 def _row_text(r: EvalRow, bar: float, source: str) -> str:
@@ -152,14 +182,29 @@ class EvalsCheck:
                                       run_ev)
 
         head = ctx.head_repo
-        thresholds = head.thresholds
-        th_path = head.layout.thresholds
+        fallback = ctx.config.policy.eval_default_min_score
+        thresholds, head_th = ctx.target_repo.thresholds, head.thresholds
+        th_path = ctx.target_repo.layout.thresholds
+        new_file = thresholds is None and head_th is not None
+        if new_file:
+            thresholds = head_th
         if thresholds is None:
             return CheckResult.failed(MSG_NO_THRESHOLDS.format(path=th_path),
                                       Evidence(path=th_path, unavailable=True), run_ev)
         bad = next((f for f in thresholds.findings if f.severity == "error"), None)
         if bad is not None:
             return CheckResult.failed(MSG_BAD_THRESHOLDS.format(finding=str(bad)), Evidence(path=bad.path, line=bad.line))
+        if head_th is not None and head_th is not thresholds:
+            head_bad = next((f for f in head_th.findings if f.severity == "error"), None)
+            if head_bad is not None:
+                return CheckResult.failed(MSG_BAD_HEAD_THRESHOLDS.format(finding=str(head_bad)),
+                                          Evidence(path=head_bad.path, line=head_bad.line))
+        if head_th is None:  # deleted by the PR: after the merge every bar is the fallback
+            head_th = Thresholds(path=head.layout.thresholds)
+        lowered = lowered_bars(None if new_file else thresholds, head_th, fallback)
+        if lowered:
+            return CheckResult.failed(MSG_LOWERED.format(changes=_join([t for t, _ in lowered])),
+                                      *(e for _, e in lowered))
 
         # Which rows speak for this PR: those of the affected entries (all rows when none map).
         entries = head.entries
@@ -176,7 +221,6 @@ class EvalsCheck:
                 run_ev, *(Evidence(path=entries[k].path, line=entries[k].line, note=k) for k in names if k in entries),
             )
 
-        fallback = ctx.config.policy.eval_default_min_score
         below, passed, bar_ev = [], [], {}
         for r in considered:
             bar, source = thresholds.bar(r.model_prefix or "", r.task, fallback)
@@ -246,4 +290,6 @@ class EvalsCheck:
         else:  # unreachable: `considered` is non-empty, so some key was compared
             image_text = MSG_IMAGE_SAME_MANY.format(keys="none")
         reason = MSG_PASS.format(artifact=artifact, rows=_join(passed), image_text=image_text)
+        if new_file:
+            reason += MSG_NEW_THRESHOLDS
         return CheckResult.passed(reason, run_ev, *bar_ev.values(), *image_ev)

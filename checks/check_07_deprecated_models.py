@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from checks.result import CheckResult, Evidence
+from checks.serving import affected_unknown
 from checks.snapshot import Unavailable
 from recipes.models_md import AGENTIC, ModelsDoc, scenario_name
 
@@ -152,11 +153,14 @@ class DeprecatedModelsCheck:
         return list(units.values())
 
     def applies(self, ctx) -> str | None:
-        if isinstance(ctx.changed_paths, Unavailable) or self._units(ctx):
+        if isinstance(ctx.changed_paths, Unavailable) or affected_unknown(ctx) or self._units(ctx):
             return None
         return MSG_NA
 
     def evaluate(self, ctx) -> CheckResult:
+        unknown = affected_unknown(ctx)
+        if unknown is not None:  # the submitted (model, scenario, precision) set is unknown
+            return CheckResult.failed(unknown[0], unknown[1])
         paths = ctx.changed_paths
         target = ctx.target_repo
         path = target.layout.models_md

@@ -10,7 +10,9 @@ What it checks:
     `--speculative-config`, TRT-LLM `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM
     `--spec-decode-acceptance-length`, TileRT `TILERT_SIMULATE_ACC_LEN`), and only when
     `EVAL_ONLY` is not true: an unguarded setting would put evals on simulated acceptance.
-    (b) The value equals the golden curve (recipes.golden via `ctx.head_repo.golden`) for the
+    (b) The value equals the golden curve (recipes.golden, read from the TARGET branch: a PR
+    cannot lower its own reference; a curve the PR adds for a new model is used and the row
+    says so; a PR that changes or removes an existing curve FAILs with the change cited) for the
     model prefix, speculative method, thinking mode (`THINKING_MODE` from the env when set,
     else `thinking_on`) and draft length, within policy `golden_al_tolerance`. Any AL written
     by hand (recipe flag/env/JSON, master-config `SYNTHETIC_ACCEPTANCE_LENGTH`) is compared too.
@@ -35,6 +37,7 @@ How to fix:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from checks.result import CheckResult, Evidence
@@ -52,7 +55,7 @@ from checks.serving import (
     serving_views,
 )
 from checks.text import escape_inline
-from recipes.golden import DEFAULT_THINKING_MODE, DSPARK, SAMPLE_PROBABILISTIC
+from recipes.golden import DEFAULT_THINKING_MODE, DSPARK, SAMPLE_PROBABILISTIC, GoldenSet
 from recipes.srt import FRAMEWORK_ENGINE
 
 INJECTOR = "infx/srt_slurm/synthetic_acceptance.py"
@@ -134,6 +137,64 @@ MSG_PASS_INJECTED = (
 MSG_PASS_SCRIPT = "{launcher} sets {setting} only outside eval runs for {key}: {curve} {mode} K={k} = {al}"
 MSG_PASS_SOURCE = "{key} has no committed curve ({why}); the Additional detail section names the AL source: \"{line}\""
 MSG_PASS = "{parts}."
+MSG_PASS_NEW_CURVE = " The golden curve {curves} is new in this PR and was read from the head."
+MSG_CURVE_CHANGED = ("The PR changes the golden AL curves the bot checks against (they are read from the target "
+                     "branch): {changes}; golden curves change only in their own reviewed PR.")
+MSG_CURVE_DIFF = "{stem}.yaml {mode} K={k} {old} -> {new}"
+MSG_CURVE_REMOVED = "{stem}.yaml removed"
+MSG_CURVE_UNREADABLE = "{stem}.yaml cannot be read at the head ({why})"
+GOLDEN_MEMO = "golden_in_force"
+
+
+@dataclass
+class GoldenInForce:
+    """The curves a verdict checks against: the target branch's, plus the curves the PR adds
+    for new models (`new`), and what the PR changes in existing ones (`changes`)."""
+
+    golden: Any
+    new: list[str]
+    changes: list[tuple[str, Evidence]]
+
+
+def _curve_changes(target: Any, head: Any) -> list[tuple[str, Evidence]]:
+    out: list[tuple[str, Evidence]] = []
+    for stem, old in sorted(target.curves.items()):
+        new = head.curves.get(stem) if head is not None else None
+        if new is None:
+            bad = head.broken.get(stem) if head is not None else None
+            if bad is not None:
+                out.append((MSG_CURVE_UNREADABLE.format(stem=stem, why=str(bad)), Evidence(path=bad.path, line=bad.line)))
+            else:
+                out.append((MSG_CURVE_REMOVED.format(stem=stem), Evidence(path=old.path, note="removed at head")))
+            continue
+        for mode in sorted(set(old.values) | set(new.values)):
+            a, b = old.values.get(mode, {}), new.values.get(mode, {})
+            for k in sorted(set(a) | set(b)):
+                if a.get(k) != b.get(k):
+                    text = MSG_CURVE_DIFF.format(stem=stem, mode=mode, k=k,
+                                                 old=_fmt(a[k]) if k in a else "none", new=_fmt(b[k]) if k in b else "none")
+                    out.append((text, Evidence(path=new.path, line=new.line_of(mode, k) or old.line_of(mode, k),
+                                               note=text)))
+    return out
+
+
+def golden_in_force(ctx) -> GoldenInForce | None:
+    """The target branch's golden curves (the head's only for models the target has none for);
+    None when neither side has readable curves."""
+    def compute() -> GoldenInForce | None:
+        target, head = ctx.target_repo.golden, ctx.head_repo.golden
+        if target is None:
+            if head is None:
+                return None
+            return GoldenInForce(head, sorted(head.curves), [])
+        new = sorted(s for s in (head.curves if head is not None else {}) if s not in target.curves
+                     and s not in target.broken)
+        if not new:
+            return GoldenInForce(target, [], _curve_changes(target, head))
+        merged = GoldenSet(directory=target.directory, curves={**{s: head.curves[s] for s in new}, **target.curves},
+                           findings=list(target.findings), broken=dict(target.broken))
+        return GoldenInForce(merged, new, _curve_changes(target, head))
+    return ctx.memo(GOLDEN_MEMO, compute)
 
 
 def _fmt(x: float) -> str:
@@ -243,6 +304,9 @@ class AgenticGoldenAlCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
+        in_force = golden_in_force(ctx)
+        if in_force is not None and in_force.changes:
+            return None  # a PR that edits the reference values is judged whatever it affects
         if not ctx.affected.points:
             return MSG_NA
         views = serving_views(ctx)
@@ -265,19 +329,30 @@ class AgenticGoldenAlCheck:
         missing = first_unavailable(targets)
         if missing is not None:
             return missing
-        golden = ctx.head_repo.golden
-        if golden is None:
-            path = ctx.head_repo.layout.golden_dir
+        in_force = golden_in_force(ctx)
+        if in_force is None:
+            path = ctx.target_repo.layout.golden_dir
             return CheckResult.failed(MSG_NO_GOLDEN.format(path=path), Evidence(path=path, unavailable=True))
+        if in_force.changes:
+            return CheckResult.failed(MSG_CURVE_CHANGED.format(changes=items_text([t for t, _ in in_force.changes])),
+                                      *dict.fromkeys(e for _, e in in_force.changes))
+        if not targets:
+            return CheckResult.not_applicable(MSG_NA)
+        golden = in_force.golden
         parts: dict[str, Evidence | None] = {}
         evidence: list[Evidence] = []
+        used: list[str] = []
         for v in targets:
-            result = self._one(ctx, v, golden, parts, evidence)
+            result = self._one(ctx, v, golden, parts, evidence, used)
             if result is not None:
                 return result
-        return CheckResult.passed(MSG_PASS.format(parts="; ".join(parts)), *dict.fromkeys(evidence))
+        reason = MSG_PASS.format(parts="; ".join(parts))
+        fresh = [s + ".yaml" for s in in_force.new if s in used]
+        if fresh:
+            reason += MSG_PASS_NEW_CURVE.format(curves=", ".join(fresh))
+        return CheckResult.passed(reason, *dict.fromkeys(evidence))
 
-    def _one(self, ctx, v: ServingView, golden, parts: dict, evidence: list) -> CheckResult | None:
+    def _one(self, ctx, v: ServingView, golden, parts: dict, evidence: list, used: list) -> CheckResult | None:
         mode = _thinking_mode(v)
         tolerance = ctx.config.policy.golden_al_tolerance
         spec_ev = (Evidence(path=v.effective.spec_method.path, line=v.effective.spec_method.line)
@@ -306,6 +381,8 @@ class AgenticGoldenAlCheck:
                 return CheckResult.failed(MSG_NOT_INJECTED.format(key=v.config_key, why=why), spec_ev)
             return CheckResult.failed(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=why), spec_ev)
         golden_ev = Evidence(path=found.path, line=found.line) if found is not None and found.path else None
+        if found is not None and found.curve:
+            used.append(found.curve)
         golden_text = f"{found.curve}.yaml {mode} K={k}" if found is not None else why
         al_names = {norm_name(n) for n in WRITTEN_AL}
         for h in _synthetic_hits(ctx, v):

@@ -64,6 +64,9 @@ MSG_NA_ONE = "The new changelog entry has no append-only: true."
 MSG_NA_MANY = "None of the {n} new changelog entries has append-only: true."
 MSG_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run when the changelog is readable."
 MSG_FILES_UNAVAILABLE = "could not verify: the changed-file list is unavailable ({reason}), so isolation cannot be shown."
+MSG_HEAD_UNREADABLE = ("could not verify: the head changelog cannot be read ({finding}), so whether the PR adds an "
+                       "append-only entry is unknown; save it as UTF-8 text within the size limit.")
+UNREADABLE_CODES = frozenset({"too-large", "binary", "encoding"})
 MSG_PARSE = "could not verify the append-only entry: {finding}; fix the changelog entry."
 MSG_MIXED = (
     "append-only entry at {ao} is mixed with regular new {entries} at {regular}; put regular changes "
@@ -202,6 +205,12 @@ class AppendOnlyCheck:
 
         return ctx.memo(MEMO_KEY, compute)
 
+    @staticmethod
+    def _head_unreadable(diff: ChangelogDiff):
+        """The finding when the head changelog cannot be read at all (over the size cap, binary,
+        not UTF-8): whether it adds an append-only entry is unknown, which is not "none"."""
+        return next((f for f in diff.findings if f.code in UNREADABLE_CODES), None)
+
     def _suspect_unparsed(self, ctx, diff: ChangelogDiff) -> bool:
         """A changelog whose new bytes mention append-only but did not parse into an entry."""
         if not diff.findings or not diff.prefix_ok:
@@ -214,7 +223,7 @@ class AppendOnlyCheck:
         path, diff = self._changelog(ctx)
         if diff is None:
             return None
-        if any(e.append_only for e in diff.added) or self._suspect_unparsed(ctx, diff):
+        if any(e.append_only for e in diff.added) or self._suspect_unparsed(ctx, diff) or self._head_unreadable(diff):
             return None
         if not diff.added:
             return MSG_NA_NONE
@@ -226,6 +235,10 @@ class AppendOnlyCheck:
         if diff is None:
             return CheckResult.failed(MSG_UNREADABLE.format(path=path, reason=ctx.snapshot.unreadable.get(path, "")),
                                       Evidence(path=path, unavailable=True))
+        unreadable = self._head_unreadable(diff)
+        if unreadable is not None:
+            return CheckResult.failed(MSG_HEAD_UNREADABLE.format(finding=unreadable),
+                                      Evidence(path=unreadable.path, line=unreadable.line, unavailable=True))
         ao = [e for e in diff.added if e.append_only]
         regular = [e for e in diff.added if not e.append_only]
         if not ao:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from checks.check_01_sweep_on_in_pr_commit import chosen_sweep_run, sweep_choice
 from checks.result import CheckResult, Evidence
+from checks.serving import affected_unknown
 from checks.snapshot import Comment, SweepRun, Unavailable, UserAccess
 from recipes.artifacts import (
     AGENTIC_SCENARIO,
@@ -218,7 +219,7 @@ class ParetoCoverageCheck:
 
     def applies(self, ctx) -> str | None:
         # Without the file list a recipe-only change is invisible: "nothing affected" is unproven.
-        if isinstance(ctx.changed_paths, Unavailable):
+        if isinstance(ctx.changed_paths, Unavailable) or affected_unknown(ctx):
             return None
         if not ctx.affected.points:
             return MSG_NA
@@ -239,6 +240,11 @@ class ParetoCoverageCheck:
             reason = MSG_UNVERIFIABLE.format(why=MSG_FILES_UNAVAILABLE.format(reason=paths.reason), bypass=bypass)
             return CheckResult.warned(reason, Evidence(note=NOTE_FILES, unavailable=True), *bypass_ev,
                                       curves={_sig_name(s, percentile): None for s in sigs})
+
+        unknown = affected_unknown(ctx)
+        if unknown is not None:
+            reason = MSG_UNVERIFIABLE.format(why=unknown[0].removeprefix("could not verify: ").split(";")[0], bypass=bypass)
+            return CheckResult.warned(reason, unknown[1], *bypass_ev, curves={})
 
         run = chosen_sweep_run(ctx)
         if run is None:

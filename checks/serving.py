@@ -35,6 +35,11 @@ MSG_CHANGED_FILES_UNAVAILABLE = (
     "could not verify: the PR's changed-file list was unavailable ({reason}), so changed recipes and "
     "scripts are unknown; re-run the review once GitHub returns the file list."
 )
+MSG_MASTER_UNREADABLE = ("could not verify: the head master config {path} cannot be read ({why}), so the PR's "
+                         "benchmark points are unknown; fix the file.")
+MSG_DUPLICATE_MASTER_KEY = ("could not verify: config key {key} is defined in more than one master config ({where}), "
+                            "so which definition runs is ambiguous; define each config key once.")
+AFFECTED_UNKNOWN_MEMO = "affected_unknown"
 MSG_FILE_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run the review."
 MSG_NO_VARIANT = (
     "could not verify: no single recipe variant of {path} serves {point}, so its effective serving "
@@ -465,13 +470,44 @@ def serving_views(ctx: Any) -> list[ServingView]:
     return ctx.memo(MEMO_VIEWS, lambda: [_build_view(ctx, ap) for ap in ctx.affected.points])
 
 
+def affected_unknown(ctx: Any) -> tuple[str, Evidence] | None:
+    """Why the affected points cannot be known although the file list is in: a head master
+    config that could not be read or parsed at all (its points would silently vanish), or a
+    config key defined in two master files the PR touches (which definition runs is ambiguous,
+    and the second one would never be read). None when the points are known."""
+    def compute() -> tuple[str, Evidence] | None:
+        head = ctx.head_repo
+        unreadable = ctx.snapshot.unreadable
+        for path in head.master_files:
+            if path in unreadable:
+                return (MSG_MASTER_UNREADABLE.format(path=path, why=unreadable[path]), Evidence(path=path, unavailable=True))
+        for path, mf in head.masters.items():
+            bad = next((f for f in mf.findings if f.severity == "error"), None)
+            if bad is not None and not mf.entries:
+                return (MSG_MASTER_UNREADABLE.format(path=path, why=str(bad)),
+                        Evidence(path=bad.path, line=bad.line, unavailable=True))
+        paths = ctx.changed_paths
+        changed = frozenset() if isinstance(paths, Unavailable) else paths
+        for key, defs in sorted(head.duplicate_keys.items()):
+            if any(d.path in changed for d in defs):
+                where = ", ".join(f"{d.path}:{d.line}" for d in defs)
+                return (MSG_DUPLICATE_MASTER_KEY.format(key=key, where=where),
+                        Evidence(path=defs[1].path, line=defs[1].line, unavailable=True))
+        return None
+    return ctx.memo(AFFECTED_UNKNOWN_MEMO, compute)
+
+
 def changed_files_unavailable(ctx: Any) -> CheckResult | None:
-    """The FAIL a blocking check gives when the changed-file list could not be read."""
+    """The FAIL a blocking check gives when the changed-file list could not be read, or the
+    affected points cannot be known (`affected_unknown`)."""
     paths = ctx.changed_paths
     reason = paths.reason if isinstance(paths, Unavailable) else ctx.affected.unavailable
     if reason:
         return CheckResult.failed(MSG_CHANGED_FILES_UNAVAILABLE.format(reason=reason),
                                   Evidence(note="changed files", unavailable=True))
+    unknown = affected_unknown(ctx)
+    if unknown is not None:
+        return CheckResult.failed(unknown[0], unknown[1])
     return None
 
 

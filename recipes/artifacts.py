@@ -40,6 +40,7 @@ MSG_NOT_FINITE = "{field} is {value!r}, not a finite number > 0"
 MSG_SCORE_MISSING = "no score, em_strict, accuracy or em_flexible value"
 MSG_SCORE_RANGE = "score {value!r} is not a finite number in [0, 1]"
 MSG_EVAL_INFRA = "eval job reported infrastructure_success = false"
+MSG_EVAL_INFRA_VALUE = "eval job reported infrastructure_success = {value!r}, not the boolean true"
 MSG_EVAL_INTEGRATION = "eval job reported an integration error: {error}"
 
 
@@ -326,6 +327,9 @@ def parse_eval_rows(rows: Sequence[Any], *, source: str) -> list[EvalRow]:
             problem = MSG_SCORE_RANGE.format(value=raw)
         elif row.get("infrastructure_success") is False:
             problem = MSG_EVAL_INFRA
+        elif row.get("infrastructure_success") is not True and row.get("infrastructure_success") is not None:
+            # Only JSON `true` is success: "false" (a string) is truthy, 0/1 and "yes" are guesses.
+            problem = MSG_EVAL_INFRA_VALUE.format(value=row.get("infrastructure_success"))
         elif row.get("integration_error"):
             problem = MSG_EVAL_INTEGRATION.format(error=row.get("integration_error"))
         se = _number(row.get("score_se", row.get(f"{name}_se") if name else None))

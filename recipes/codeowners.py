@@ -12,8 +12,7 @@ from codeowners import path_to_regex
 
 from .errors import Finding
 
-CATCH_ALL_PATTERNS = frozenset({"*", "**", "/", "/**"})
-_EVERYTHING = re.compile(r"")
+CATCH_ALL_PATTERNS = frozenset({"*", "**", "/**"})
 _USER = re.compile(r"^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 _TEAM = re.compile(r"^@[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9_.-]+$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -109,6 +108,21 @@ def _split_line(line: str) -> list[str]:
     return out
 
 
+def _unsupported(pattern: str) -> tuple[str, str] | None:
+    """(code, why) for a pattern GitHub documents as not working in CODEOWNERS: `!` negation,
+    `[ ]` character ranges, a `\\#` escape; and `/`, which GitHub reports "will never match
+    anything" (its CODEOWNERS errors API suggests `*` instead)."""
+    if pattern.startswith("!"):
+        return "codeowners-negation", f"negated pattern {pattern!r} is not supported by GitHub"
+    if pattern.startswith("\\#"):
+        return "codeowners-escape", f"escaped pattern {pattern!r} (`\\#`) is not supported by GitHub"
+    if "[" in pattern or "]" in pattern:
+        return "codeowners-range", f"pattern {pattern!r} uses a `[ ]` character range, which GitHub does not support"
+    if pattern == "/":
+        return "codeowners-root", "pattern '/' never matches anything on GitHub (use `*` for every file)"
+    return None
+
+
 def parse_codeowners(text: str, path: str) -> CodeOwners:
     """Parse a CODEOWNERS file. Lines GitHub would ignore or reject become findings."""
     co = CodeOwners(path=path)
@@ -121,29 +135,28 @@ def parse_codeowners(text: str, path: str) -> CodeOwners:
             continue
         tokens = _split_line(line)
         pattern, owner_tokens = tokens[0], tokens[1:]
-        if pattern.startswith("\\#"):
-            pattern = pattern[1:]
-        if pattern.startswith("!"):
-            # GitHub does not support negation; the line is ignored there too.
+        # GitHub skips a line with invalid syntax (docs, "CODEOWNERS syntax"): it does not
+        # apply at all, so an earlier matching line still decides. Keeping such a line as an
+        # owner-less rule would let anyone sign for its paths and turn the real owner away.
+        skip = _unsupported(pattern)
+        if skip is not None:
+            code, why = skip
+            co.findings.append(Finding(path=path, line=n, severity="warning", code=code,
+                                       message=f"{why}; GitHub skips the line, so it does not apply"))
+            continue
+        bad = [tok for tok in owner_tokens if not (is_user(tok) or is_team(tok) or is_email(tok))]
+        if bad:
             co.findings.append(Finding(
-                path=path, line=n, severity="warning", code="codeowners-negation",
-                message=f"negated pattern {pattern!r} is not supported by GitHub and is ignored",
+                path=path, line=n, severity="warning", code="codeowners-owner",
+                message=(f"{', '.join(repr(b) for b in bad[:3])} {'is' if len(bad) == 1 else 'are'} not a @user, "
+                         "@org/team or email owner; GitHub skips the line, so it does not apply"),
             ))
             continue
-        owners: list[str] = []
-        for tok in owner_tokens:
-            if is_user(tok) or is_team(tok) or is_email(tok):
-                owners.append(tok)
-            else:
-                co.findings.append(Finding(
-                    path=path, line=n, severity="warning", code="codeowners-owner",
-                    message=f"{tok!r} is not a @user, @org/team or email owner",
-                ))
+        owners = list(owner_tokens)
         try:
-            # The translator reads a bare `/` as "some directory"; GitHub owners mean the root.
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # re's FutureWarning on odd `[` sets in user patterns
-                rx = _EVERYTHING if pattern == "/" else path_to_regex(pattern)
+                warnings.simplefilter("ignore")  # re's FutureWarning on odd sets in user patterns
+                rx = path_to_regex(pattern)
         except (ValueError, re.error) as e:
             co.findings.append(Finding(
                 path=path, line=n, code="codeowners-pattern",

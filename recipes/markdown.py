@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from markdown_it import MarkdownIt
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _QUOTE = re.compile(r"^ {0,3}>")
@@ -65,55 +68,147 @@ def _drop_comments(lines: list[str]) -> list[str]:
     return out
 
 
+class _HtmlState(HTMLParser):
+    """The HTML elements open at a point of the document (raw HTML blocks and inline HTML share
+    one stack, as the browser builds one tree), and which source lines of the HTML fed to it
+    carry text, and inside what: "text" (rendered visibly), "quote" or "code"."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, int]] = []  # (tag, depth of the Markdown container it opened in)
+        self.container = 0
+        self.base_line = 0
+        self.seen: dict[int, str] = {}
+
+    def kind(self) -> str:
+        tags = {t for t, _ in self.stack}
+        if tags & _HTML_QUOTE_TAGS:
+            return "quote"
+        if tags & _HTML_CODE_TAGS:
+            return "code"
+        return "text"
+
+    def feed_at(self, html: str, first_line: int) -> dict[int, str]:
+        self.base_line, self.seen = first_line, {}
+        self.lineno, self.offset = 1, 0
+        self.feed(html)
+        if self.rawdata:  # an unfinished construct ends with its block (never spills into the next)
+            self.goahead(True)
+            self.rawdata = ""
+        return self.seen
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag not in _VOID_TAGS:
+            self.stack.append((tag, self.container))
+
+    def handle_startendtag(self, tag: str, attrs) -> None:
+        return None
+
+    def handle_endtag(self, tag: str) -> None:
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        if not data.strip():
+            return
+        line = self.base_line + self.getpos()[0] - 1
+        kind = self.kind()
+        for k, piece in enumerate(data.split("\n")):
+            if piece.strip():
+                prev = self.seen.get(line + k)
+                # A line with any visible text is visible; otherwise it is what hides it.
+                if prev != "text":
+                    self.seen[line + k] = kind if prev is None or kind == "text" else prev
+
+    def close_container(self, depth: int) -> None:
+        """Elements opened inside a Markdown container end with it (the browser closes them)."""
+        while self.stack and self.stack[-1][1] > depth:
+            self.stack.pop()
+
+
+_HTML_QUOTE_TAGS = frozenset({"blockquote"})
+_HTML_CODE_TAGS = frozenset({"pre", "code", "xmp", "listing", "plaintext"})
+_VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                        "source", "track", "wbr"})
+_PARSER = MarkdownIt("commonmark")
+
+
 def _visibility(text: str) -> list[tuple[int, str, str]]:
-    """Classify every line as "text", "code" or "quote", with comments removed."""
-    raw = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    """Classify every line as "text", "code" or "quote", with comments removed, from the block
+    structure GitHub renders (CommonMark, which GFM extends: its tables, task lists and
+    strikethrough never change what is a quote or code): `>` quotes with their lazy lines and
+    quotes nested in list items, fenced and indented code, and raw HTML (`<blockquote>`,
+    `<pre>`, `<code>`, comments) both as blocks and inline."""
+    norm = text.replace("\r\n", "\n").replace("\r", "\n")
+    raw = norm.split("\n")
     lines = _drop_comments(raw)
-    out: list[tuple[int, str, str]] = []
-    fence: str | None = None
-    prev_kind = "blank"  # blank | text | list | list-text | code | code-blank | quote
-    in_list = False  # indented lines after a blank inside a list continue the item, not code
-    for i, line in enumerate(lines, start=1):
-        if fence is not None:
-            m = _FENCE.match(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2).strip():
-                fence = None
-            out.append((i, line, "code"))
+    kinds = ["text"] * len(raw)
+    html = _HtmlState()
+    try:
+        tokens = _PARSER.parse(norm)
+    except RecursionError:  # absurd nesting: nothing can be shown to be live text
+        return [(i, line, "code") for i, line in enumerate(lines, start=1)]
+
+    def mark(start: int, end: int, kind: str) -> None:
+        for n in range(start, min(end, len(kinds))):
+            if kinds[n] == "text" or kind == "quote":
+                kinds[n] = kind
+
+    for tok in tokens:
+        if tok.type == "blockquote_open":
+            html.container += 1
+            if tok.map:
+                mark(tok.map[0], tok.map[1], "quote")
             continue
-        if not line.strip():
-            out.append((i, line, "text"))
-            prev_kind = "blank" if prev_kind != "code" else "code-blank"
+        if tok.type == "blockquote_close":
+            html.container -= 1
+            html.close_container(html.container)
             continue
-        m = _FENCE.match(line)
-        if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
-            fence = m.group(1)
-            out.append((i, line, "code"))
-            prev_kind = "blank"
+        if tok.type == "list_item_open":
+            html.container += 1
             continue
-        if _QUOTE.match(line):
-            out.append((i, line, "quote"))
-            prev_kind = "quote"
+        if tok.type == "list_item_close":
+            html.container -= 1
+            html.close_container(html.container)
             continue
-        if prev_kind == "quote" and not _INTERRUPTS.match(line):
-            # GitHub renders a lazy continuation line inside the quote above it.
-            out.append((i, line, "quote"))
+        if tok.type in ("fence", "code_block") and tok.map:
+            mark(tok.map[0], tok.map[1], "code")
             continue
-        indented = line.startswith("    ") or line.startswith("\t")
-        if indented and (prev_kind in ("code", "code-blank") or (prev_kind == "blank" and not in_list)):
-            out.append((i, line, "code"))
-            prev_kind = "code"
+        if tok.type == "html_block" and tok.map:
+            before = html.kind()
+            seen = html.feed_at(tok.content, tok.map[0] + 1)
+            for n in range(tok.map[0], min(tok.map[1], len(kinds))):
+                kind = seen.get(n + 1)
+                if kind is None:
+                    kind = before if before != "text" else "text"
+                if kind != "text":
+                    mark(n, n + 1, kind)
             continue
-        if _LIST_ITEM.match(line):
-            prev_kind = "list"
-            in_list = True
-        elif (line.startswith(" ") or line.startswith("\t")) and in_list:
-            prev_kind = "list-text"
-        else:
-            if prev_kind == "blank":
-                in_list = False  # an unindented paragraph after a blank line ends the list
-            prev_kind = "text"
-        out.append((i, line, "text"))
-    return out
+        if tok.type == "inline" and tok.map:
+            hidden = html.kind()
+            if hidden != "text":
+                mark(tok.map[0], tok.map[1], hidden)
+            if any(c.type == "html_inline" for c in tok.children or ()):
+                _inline(tok, html, mark)
+    return [(i, line, kinds[i - 1]) for i, line in enumerate(lines, start=1)]
+
+
+def _inline(tok, html: _HtmlState, mark) -> None:
+    """Lines of one paragraph whose text sits only inside inline `<code>` / `<blockquote>`."""
+    line = tok.map[0]
+    per_line: dict[int, set[str]] = {}
+    for child in tok.children or ():
+        if child.type in ("softbreak", "hardbreak"):
+            line += 1
+        elif child.type == "html_inline":
+            html.feed_at(child.content, line + 1)
+        elif child.type in ("text", "code_inline") and child.content.strip():
+            per_line.setdefault(line, set()).add(html.kind())
+    for n, kinds in per_line.items():
+        if "text" not in kinds:
+            mark(n, n + 1, "quote" if "quote" in kinds else "code")
 
 
 def classify_lines(text: str) -> list[tuple[int, str, str]]:

@@ -160,6 +160,16 @@ class Repository:
         return self._entries_and_findings[0]
 
     @cached_property
+    def duplicate_keys(self) -> dict[str, list[MasterEntry]]:
+        """Config keys defined more than once across the master files: key -> every definition
+        (the first is the one `entries` keeps)."""
+        seen: dict[str, list[MasterEntry]] = {}
+        for mf in self.masters.values():
+            for key, entry in mf.entries.items():
+                seen.setdefault(key, []).append(entry)
+        return {k: v for k, v in seen.items() if len(v) > 1}
+
+    @cached_property
     def _points_and_findings(self) -> tuple[list[BenchmarkPoint], list[Finding]]:
         points: list[BenchmarkPoint] = []
         findings: list[Finding] = []

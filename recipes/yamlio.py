@@ -182,6 +182,11 @@ class _Builder:
             raise RecipeError.at(
                 self.path, node.start_mark.line + 1, f"YAML nests deeper than {MAX_DEPTH} levels", "too-deep"
             )
+        if node.tag not in (_SEQ_TAG, _MAP_TAG):
+            # `!!set {a, b}`, `!!omap [...]`, `!custom [...]`: the real loader would build
+            # something else or refuse; reading it as a plain collection would hide that.
+            kind = "sequence" if isinstance(node, SequenceNode) else "mapping"
+            raise RecipeError.at(self.path, line, f"YAML tag {node.tag} on a {kind} is not supported", "yaml-tag")
         if isinstance(node, SequenceNode):
             out: list[Any] = []
             self._objs[nid] = out

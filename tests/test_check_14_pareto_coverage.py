@@ -62,8 +62,8 @@ def test_spec_example_b_flat_rows_with_nan_and_zero_warn():
 
 def test_throughput_unavailable_is_unverifiable_and_marked():
     snap = build_snapshot({"base": {MASTER: "{}\n"}, "head": {MASTER: ENTRY}, "check_runs": {"head": JOBS}})
-    run = SweepRun(run_id=7, head_sha=HEAD_SHA, conclusion="success",
-                   throughput=Unavailable(reason="artifact download returned HTTP 410"))
+    run = SweepRun(run_id=7, head_sha=HEAD_SHA, conclusion="success", status="completed", event="pull_request",
+                   workflow_path=".github/workflows/run-sweep.yml", throughput=Unavailable(reason="artifact download returned HTTP 410"))
     snap = snap.model_copy(update={"sweep_runs": {7: run}})
     result = ParetoCoverageCheck().evaluate(ReviewContext(snap))
     assert result.status.value == "WARN"

@@ -135,3 +135,18 @@ def test_lines_resolve_through_flow_style_block_style_and_aliases():
     # An alias shares the anchored value and does not take the anchor's line.
     assert doc.data["uses"] == [[9], [9]]
     assert doc.line("uses", 0) == 8 and doc.line("uses", 1) == 8
+
+
+def test_tags_on_collections_are_reported_not_dropped():
+    # issue 12: `!!set {a}` / `!custom [..]` were read as plain collections.
+    import pytest as _pytest
+
+    from recipes.errors import RecipeError
+    from recipes.yamlio import load_yaml
+
+    for text, kind in (("a: !!set {x, y}\n", "mapping"), ("a: !custom [1, 2]\n", "sequence"),
+                       ("a: !!omap\n  - b: 1\n", "sequence"), ("a:\n  b: !x\n    c: 1\n", "mapping")):
+        with _pytest.raises(RecipeError) as e:
+            load_yaml(text, "f.yaml")
+        assert e.value.finding.code == "yaml-tag" and f"on a {kind}" in e.value.finding.message
+    assert load_yaml("a: !!map {b: 1}\nc: !!seq [1]\nd: !!str 5\n", "f.yaml").data == {"a": {"b": 1}, "c": [1], "d": "5"}
