@@ -23,7 +23,7 @@ from typing import Any, Iterable
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script
-from recipes.srt import FRAMEWORK_ENGINE
+from recipes.srt import FRAMEWORK_ENGINE, keypath_kind
 
 MAX_SOURCE_DEPTH = 3
 SETUP_SCRIPT_KEY = "setup_script"
@@ -266,15 +266,7 @@ def _walk_json(obj: Any, path: str, line: int | None, parent: str, condition: st
 
 
 def _kind_of(kp: tuple) -> str:
-    if len(kp) >= 4 and kp[0] == "roles" and kp[2] == "args":
-        return "arg"
-    if len(kp) >= 4 and kp[0] == "roles" and kp[2] == "env":
-        return "env"
-    if len(kp) >= 2 and kp[0] == "environment":
-        return "env"
-    if len(kp) >= 3 and kp[:2] == ("benchmark", "env"):
-        return "client-env"
-    return "recipe"
+    return keypath_kind(kp)
 
 
 def _variant_hits(variant: Any) -> Iterable[Hit]:
