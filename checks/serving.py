@@ -50,6 +50,9 @@ MSG_MISSING_SCRIPT = (
 )
 
 MEMO_VIEWS = "serving.views"
+# The directory of the running script, as launchers write it before a helper's name.
+SCRIPT_DIR_RE = re.compile(
+    r"""^(?:\$\(\s*dirname\s+["']?(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\})["']?\s*\)|\$\{BASH_SOURCE(?:\[0\])?%/\*\})["']?/""")
 MEMO_SCRIPT = "serving.script:{path}"
 
 
@@ -340,6 +343,12 @@ def resolve_reference(ctx: Any, ref: str, referrer: str) -> str | None:
     (a container path, or a reference built from variables)."""
     repo = ctx.head_repo
     ref = ref.strip().strip("'\"")
+    # `"$(dirname "$0")/x.sh"` and its spellings name a file next to the referring script.
+    m = SCRIPT_DIR_RE.match(ref)
+    if m:
+        ref = ref[m.end():]
+        here = posixpath.normpath(posixpath.join(posixpath.dirname(referrer), ref))
+        return here if not here.startswith("..") and repo.exists(here) else None
     if not ref or "$" in ref or "`" in ref:
         return None
     candidates: list[str] = []
