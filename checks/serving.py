@@ -50,6 +50,7 @@ MSG_MISSING_SCRIPT = (
 )
 
 MEMO_VIEWS = "serving.views"
+SRT_RECIPE_ROOTS = ("multi_node/srt-slurm-recipes", "single_node/srt-slurm-recipes")
 # The directory of the running script, as launchers write it before a helper's name.
 SCRIPT_DIR_RE = re.compile(
     r"""^(?:\$\(\s*dirname\s+["']?(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\})["']?\s*\)|\$\{BASH_SOURCE(?:\[0\])?%/\*\})["']?/""")
@@ -368,6 +369,18 @@ def resolve_reference(ctx: Any, ref: str, referrer: str) -> str | None:
     return None
 
 
+def _srt_config_script(ctx: Any, ref: str, recipe_path: str) -> str | None:
+    """srtctl runs a recipe's `setup_script` from the `configs/` folder of the srt-slurm recipes
+    checkout: `<recipes root>/configs/<name>` (e.g. kimik3-dspark-config-compat.sh)."""
+    repo = ctx.head_repo
+    for sub in SRT_RECIPE_ROOTS:
+        root = "/".join(p for p in (repo.layout.scripts_dir, sub) if p)
+        if recipe_path.startswith(root + "/"):
+            candidate = f"{root}/configs/{ref.strip().strip(chr(39) + chr(34)).rsplit('/', 1)[-1]}"
+            return candidate if repo.exists(candidate) else None
+    return None
+
+
 def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
     def build() -> ScriptAnalysis | None:
         data = ctx.snapshot.head.read(path)
@@ -440,7 +453,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
         setup = variant.get(SETUP_SCRIPT_KEY)
         for ref in ([setup] if isinstance(setup, str) else setup if isinstance(setup, list) else []):
             line = variant.line_of(SETUP_SCRIPT_KEY)
-            path = resolve_reference(ctx, str(ref), variant.path)
+            path = resolve_reference(ctx, str(ref), variant.path) or _srt_config_script(ctx, str(ref), variant.path)
             if path is None:
                 harness = any(re.fullmatch(rx, str(ref).rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
                 if not harness and view.script_gap is None:
