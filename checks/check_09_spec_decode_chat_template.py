@@ -52,6 +52,8 @@ from recipes.srt import AGENTIC_CLIENT
 CHAT_ENV = "USE_CHAT_TEMPLATE"
 CHAT_FLAG = "--use-chat-template"
 PRINT_COMMANDS = frozenset({"echo", "printf", ":", "true", "logger"})
+_ECHO_IF_ARRAY = re.compile(
+    r"""\$\(\s*\[\[?\s*\$\{#(\w+)\[@\]\}\s+-gt\s+0\s*\]\]?\s*&&\s*echo\s+["']?(--[\w-]+)["']?\s*\)""")
 _CASE_ARM = re.compile(r"^\$\{?1\}? matches (.+)$")
 
 MSG_NA = "No affected benchmark point uses speculative decoding."
@@ -122,6 +124,12 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
                 continue  # text printed to a log never reaches the client
             if helper and cmd.condition:
                 continue  # a helper's conditional word runs only when its caller asks for it
+            if not helper:
+                for m in _ECHO_IF_ARRAY.finditer(cmd.text or ""):
+                    # `$( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo "--use-chat-template" )`: the flag is
+                    # passed exactly when the named array is non-empty in this script.
+                    if norm_name(m.group(2)) in wanted and use.analysis.arrays.get(m.group(1)):
+                        return use.path, cmd.line, m.group(2), wanted[norm_name(m.group(2))]
             conds = cmd.arg_conditions if cmd.expanded and len(cmd.arg_conditions) == len(argv) else [None] * len(argv)
             for word, cond in zip(argv, conds):
                 if helper and cond:

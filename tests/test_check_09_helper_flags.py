@@ -86,3 +86,19 @@ def test_the_plain_flag_still_passes_through_the_helper():
     row = _row("--use-chat-template")
     assert row.status.value == "PASS", row.reason
     assert f"{SCRIPT}:4" in row.reason
+
+
+def test_flag_echoed_when_the_spec_array_is_non_empty_passes():
+    launcher = ("#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n"
+                "SPEC_ARGS=(--method eagle3 --num-speculative-tokens 3)\n"
+                "vllm serve $MODEL --tensor-parallel-size 8 \"${SPEC_ARGS[@]}\" &\n"
+                "run_benchmark_serving \\\n    --model \"$MODEL\" \\\n"
+                "    --trust-remote-code $( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo \"--use-chat-template\" )\n")
+    snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n", LIB: HELPER},
+                           "head": {"configs/nvidia-master.yaml": MASTER, SCRIPT: launcher}})
+    row = evaluate(snap, only={9}).row(9)
+    assert row.status.value == "PASS", row.reason
+    empty = launcher.replace("SPEC_ARGS=(--method eagle3 --num-speculative-tokens 3)", "SPEC_ARGS=()")
+    snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n", LIB: HELPER},
+                           "head": {"configs/nvidia-master.yaml": MASTER, SCRIPT: empty}})
+    assert evaluate(snap, only={9}).row(9).status.value == "FAIL"
