@@ -10,8 +10,14 @@ What it checks:
     Team membership is often unreadable (403/404, or not fetched): that is not a failure when
     the signer is otherwise an owner (named, or in another readable team of the same line).
     The signer is the author of the sign-off comment; its `Signed:` line is text, not identity.
-    When an unreadable team is the only way the signer could be an owner the row FAILs with
-    "could not verify team membership", because missing evidence is never a PASS.
+    Unreadable team membership is never a failure by itself (spec 12, the verifier prompt):
+    when the signer is not named and the only route to ownership is a team the bot cannot read
+    (an Actions GITHUB_TOKEN cannot read org teams; a GitHub App with `members: read` can), the
+    row PASSes and says the membership could not be confirmed, naming the teams and the reason
+    (for a catch-all-only path: that any recognized CODEOWNER satisfies it). A FAIL needs a
+    path whose owners provably do not include the signer: a specific line naming others and
+    teams whose membership was read, or a catch-all path when the signer is provably listed
+    nowhere in the file.
     Scope (spec 7): when no changed file has an owner other than a repository admin
     (`permission: admin` and `role_name: admin`; missing data never exempts) or a core team
     (policy `core_teams`), sign-off verification is not required and the row PASSes saying so.
@@ -57,10 +63,16 @@ MSG_MISMATCH = (
     "@{signer} is not an owner of the changed {path} (owners {owners}, {co}:{line}){more}; "
     "ask one of those owners to sign off."
 )
-MSG_UNVERIFIED = (
-    "could not verify team membership: @{signer} is not named for the changed {path} "
-    "({co}:{line}) and membership of {teams} could not be read ({reason}){more}; "
-    "ask an owner named on that line to sign off, or make the team visible to the bot."
+MSG_UNCONFIRMED = (
+    "@{signer} is not named for the changed {path} ({co}:{line}), and membership of {teams} could not be "
+    "confirmed ({reason}){more}."
+)
+MSG_UNCONFIRMED_CATCH_ALL = (
+    "The changed {paths} {verb} to the catch-all line ({co}:{line}), which any recognized CODEOWNER satisfies; "
+    "@{signer} is not named in CODEOWNERS and membership of {teams} could not be confirmed ({reason})."
+)
+MSG_UNCONFIRMED_TAIL = (
+    "Unreadable team membership is not a failure by itself; no changed path's owners provably exclude the signer."
 )
 MSG_NAMED = "@{signer} is a named owner of the changed {paths}"
 MSG_TEAM = "a member of @{team}, which owns the changed {paths}"
@@ -183,17 +195,31 @@ class CodeownerCheck:
                                     line=rule.line, more=more),
                 *evidence,
             )
+        reason = self._pass_reason(out, co, signer)
         if out.unverified:
-            path, rule, teams, reason = out.unverified[0]
-            more = f"; likewise {len(out.unverified) - 1} more changed {_plural(len(out.unverified) - 1)}" \
-                if len(out.unverified) > 1 else ""
-            evidence.extend(Evidence(note=f"membership of @{t}", unavailable=True) for t in teams)
-            return CheckResult.failed(
-                MSG_UNVERIFIED.format(signer=signer, path=path, co=co.path, line=rule.line,
-                                      teams=" ".join("@" + t for t in teams), reason=reason, more=more),
-                *evidence,
-            )
-        return CheckResult.passed(self._pass_reason(out, co, signer), *evidence, required=True)
+            teams = sorted({t for _, _, ts, _ in out.unverified for t in ts})
+            evidence.extend(Evidence(note=f"membership of @{t} not confirmed", unavailable=True) for t in teams)
+            reason = " ".join(p for p in (reason if out.named or out.by_team or out.catch_all or out.unowned else "",
+                                          self._unconfirmed_reason(out, co, signer)) if p)
+        return CheckResult.passed(reason, *evidence, required=True)
+
+    @staticmethod
+    def _unconfirmed_reason(out: _Outcome, co, signer: str) -> str:
+        specific = [(p, r, ts, why) for p, r, ts, why in out.unverified if not r.is_catch_all]
+        catch_all = [(p, r, ts, why) for p, r, ts, why in out.unverified if r.is_catch_all]
+        sentences = []
+        if specific:
+            path, rule, teams, why = specific[0]
+            more = f"; likewise {len(specific) - 1} more changed {_plural(len(specific) - 1)}" if len(specific) > 1 else ""
+            sentences.append(MSG_UNCONFIRMED.format(signer=signer, path=path, co=co.path, line=rule.line,
+                                                    teams=" ".join("@" + t for t in teams), reason=why, more=more))
+        if catch_all:
+            paths = [p for p, _, _, _ in catch_all]
+            _, rule, teams, why = catch_all[0]
+            sentences.append(MSG_UNCONFIRMED_CATCH_ALL.format(
+                paths=_list(paths), verb="falls" if len(paths) == 1 else "fall", co=co.path, line=rule.line, signer=signer,
+                teams=" ".join("@" + t for t in teams), reason=why))
+        return " ".join(sentences) + " " + MSG_UNCONFIRMED_TAIL
 
     @staticmethod
     def _resolve(matches: dict, co, signer: str, member: _Membership) -> _Outcome:

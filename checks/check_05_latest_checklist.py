@@ -19,7 +19,9 @@ Why it matters:
 Evidence it cites:
     The template path and the line of each missing or unchecked item, the sign-off comment.
 Not applicable when:
-    Never: a missing sign-off or an unreadable template is a FAIL ("could not verify").
+    The target branch has no checklist template (the rule's policy file does not exist there,
+    so it was not in force; checks.policy), or the review date precedes the rule. A missing
+    sign-off or a template GitHub failed to return is a FAIL ("could not verify").
 How to fix:
     Copy the current template from the default branch into the sign-off, check every item, and
     explain any item you cannot check in the Additional detail section.

@@ -19,7 +19,10 @@ Evidence it cites:
     The MODELS.md row or notice line (path:line) that decides each combination, and the
     master-config arm or recipe that submits it.
 Not applicable when:
-    No benchmark config or recipe is affected by the PR.
+    No benchmark config or recipe is affected by the PR; or the target branch has no MODELS.md
+    (the rule's policy file does not exist there, so it was not in force; checks.policy), or
+    the review date precedes the rule (2026-08-03). A MODELS.md GitHub failed to return is a
+    FAIL ("could not verify").
 How to fix:
     Drop the deprecated config, scenario or precision from the PR, or get the deprecation
     reversed on the default branch first.

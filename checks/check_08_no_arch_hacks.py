@@ -11,8 +11,10 @@ What it checks:
     `model_file_patterns`, e.g. `config.json`); (d) `publish_events_and_metrics` (policy
     `event_publication_key`) is not disabled anywhere (`false`/`0` in YAML, JSON, CLI or a
     script). For frameworks that have the setting (policy `event_publication_frameworks`) it
-    must be effectively enabled; if no value is found the row FAILs "Event/metric publication
-    could not be verified". Frameworks without it are exempt, and the reason says so.
+    must be effectively enabled; an absent key means srtctl's default, false in the pinned
+    srt-slurm, so it is a definite FAIL citing the default. This requirement is in the newest
+    verifier prompt only (spec 12; checks.policy rule `event-publication`) and applies only to
+    reviews on or after its date. Frameworks without it are exempt, and the reason says so.
     Lower-precision target compute (quantization, KV dtype) is not an architecture change.
 Why it matters:
     Removing model FLOPs (fewer experts per token, skipped layers) makes throughput
@@ -27,6 +29,7 @@ How to fix:
 """
 from __future__ import annotations
 
+from checks.policy import BY_KEY, why_not
 from checks.result import CheckResult, Evidence
 from checks.serving import (
     ServingView,
@@ -44,6 +47,7 @@ from checks.serving import (
     serving_views,
 )
 
+EVENT_RULE = "event-publication"
 MSG_NA = "No serving config, image or launch path of any benchmark point is affected."
 MSG_HACK_FLAG = "{where} sets {setting}"
 MSG_TRIM = "{where} overrides {key} inside {parent}"
@@ -56,10 +60,11 @@ MSG_PUB_DISABLED = (
     "Event/metric publication is disabled for {keys}: {where} sets {setting}; remove it or set "
     "{key}: true."
 )
-MSG_PUB_UNVERIFIED = (
-    "Event/metric publication could not be verified for {keys} ({engine}): no effective {key} value "
-    "was found in {where}; set {key}: true explicitly."
+MSG_PUB_DEFAULT_OFF = (
+    "Event/metric publication is off for {keys} ({engine}): {where} does not set {key}, and srtctl's default "
+    "in the pinned srt-slurm is false; set {key}: true. Rule: {rule}."
 )
+MSG_PUB_NOT_IN_FORCE = "The {key} requirement does not apply: {why}"
 MSG_PASS = "No {flags}, layer/expert/head trimming or model-file edits in the serving config of {keys}. {publication}"
 MSG_PUB_ENABLED = "{key} is enabled for {keys} ({where})."
 MSG_PUB_EXEMPT = "{key} is a {owners} srtctl key that {engines} does not support."
@@ -130,6 +135,10 @@ class NoArchHacksCheck:
 
         key = policy.event_publication_key
         supported = set(policy.event_publication_frameworks)
+        rule = BY_KEY[EVENT_RULE]
+        not_in_force = why_not(rule, ctx.snapshot.review_date, ctx.target_repo, ctx.snapshot.unreadable)
+        if not_in_force is not None:
+            supported = set()  # the requirement came later: nothing to enforce or exempt
         for v in views:
             disabled = [h for h in v.hits(key) if is_disabled(h.value)]
             if disabled:
@@ -145,11 +154,12 @@ class NoArchHacksCheck:
                 continue
             on = [h for h in v.hits(key) if is_enabled(h.value)]
             if not on:
+                where = v.launcher_path or v.point.source_path
                 return CheckResult.failed(
-                    MSG_PUB_UNVERIFIED.format(keys=v.config_key, engine=v.engine_name, key=key,
-                                              where=v.launcher_path or v.point.source_path),
-                    Evidence(path=v.launcher_path or v.point.source_path, unavailable=True,
-                             note=f"{key} not set"))
+                    MSG_PUB_DEFAULT_OFF.format(keys=v.config_key, engine=v.engine_name, key=key, where=where,
+                                               rule=rule.citation()),
+                    Evidence(path=where, line=v.variant.line if v.variant is not None else None,
+                             note=f"{key} absent: srtctl default false"))
             enabled.append((v, on[0]))
         # An unreadable or unbound launch path of an unsupported framework hides hacks too.
         missing = first_unavailable(views, scripts=True)
@@ -162,7 +172,9 @@ class NoArchHacksCheck:
             sentences.append(MSG_PUB_ENABLED.format(key=key, keys=keys_text(v.config_key for v, _ in enabled),
                                                     where=enabled[0][1].where))
         exempt = sorted({v.engine_name for v in views if v.framework not in supported})
-        if exempt:
+        if not_in_force is not None:
+            sentences.append(MSG_PUB_NOT_IN_FORCE.format(key=key, why=not_in_force))
+        elif exempt:
             owners = sorted({engine_display(f) for f in supported}) or ["no"]
             sentences.append(MSG_PUB_EXEMPT.format(key=key, owners="/".join(owners), engines=" and ".join(exempt)))
         flags = " or ".join(f"--{f}" for f in dict.fromkeys(norm_name(f) for f in policy.arch_hack_flags))

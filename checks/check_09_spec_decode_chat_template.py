@@ -8,9 +8,16 @@ What it checks:
       scenario, so they use it by construction. An agentic recipe whose `benchmark.command`
       names another client must enable the template like a fixed-sequence one.
     - Fixed-sequence srt recipes must set `benchmark.env.USE_CHAT_TEMPLATE: "true"`.
+    - sa-bench recipes (`benchmark: {type: sa-bench}`, mostly the older multi-node format)
+      carry `benchmark.use_chat_template`; absent means true (the srtctl schema default), so
+      only an explicit false fails. The field, or the benchmark block for the default, is the
+      evidence.
     - Old-layout bash launchers (`*_mtp.sh`) must pass `--use-chat-template` to the client
       (a runtime word of a command; quoted text and comments do not count), or export
-      `USE_CHAT_TEMPLATE=true`.
+      `USE_CHAT_TEMPLATE=true`, or pass a client-helper flag that the helper turns into the
+      template: the option handling of a sourced helper is read (a `case "$1"` arm such as
+      `--dsv4)` of benchmark_lib.sh's `run_benchmark_serving` that sets
+      `use_chat_template=true`). A helper's own conditional words do not count.
 Why it matters:
     Acceptance length depends on the prompt format; raw completions give an acceptance
     distribution no real chat user sees, which inflates speculative throughput.
@@ -24,6 +31,8 @@ How to fix:
     `--use-chat-template` to the benchmark client in the launcher.
 """
 from __future__ import annotations
+
+import re
 
 from checks.result import CheckResult, Evidence
 from checks.serving import (
@@ -43,6 +52,9 @@ from recipes.srt import AGENTIC_CLIENT
 CHAT_ENV = "USE_CHAT_TEMPLATE"
 CHAT_FLAG = "--use-chat-template"
 PRINT_COMMANDS = frozenset({"echo", "printf", ":", "true", "logger"})
+_ECHO_IF_ARRAY = re.compile(
+    r"""\$\(\s*\[\[?\s*\$\{#(\w+)\[@\]\}\s+-gt\s+0\s*\]\]?\s*&&\s*echo\s+["']?(--[\w-]+)["']?\s*\)""")
+_CASE_ARM = re.compile(r"^\$\{?1\}? matches (.+)$")
 
 MSG_NA = "No affected benchmark point uses speculative decoding."
 MSG_ENV_OFF = "{where} sets {env}: {value!r} for speculative {key}"
@@ -55,6 +67,15 @@ MSG_FAIL = (
 MSG_PASS_AGENTIC = "the AgentX replay of {keys} goes through {client}, the chat scenario, so it uses the chat template by construction"
 MSG_PASS_ENV = "{keys} set {env}: \"true\" ({where})"
 MSG_PASS_FLAG = "{keys} pass {flag} to the client ({where})"
+MSG_PASS_IMPLIED = "{keys} pass {flag} to the client ({where}), which {helper} turns into {chat}"
+MSG_PASS_FIELD = "{keys} set benchmark.use_chat_template: {value} ({where})"
+MSG_PASS_DEFAULT = (
+    "{keys} run sa-bench without benchmark.use_chat_template ({where}), which srtctl defaults to true"
+)
+MSG_FIELD_OFF = (
+    "{where} sets benchmark.use_chat_template: {value} for speculative {key} (set it to true or drop it: "
+    "srtctl's sa-bench default is true)"
+)
 MSG_PASS = "Every affected speculative config uses the chat template: {parts}."
 
 
@@ -69,19 +90,55 @@ def _uses_agentic_client(v: ServingView) -> bool:
     return True
 
 
-def _chat_flag_line(v: ServingView) -> tuple[str, int] | None:
-    wanted = norm_name(CHAT_FLAG)
+def _implied_flags(v: ServingView) -> dict[str, str]:
+    """Client-helper flags that turn the chat template on, read from the helpers' option
+    handling: a `case "$1"` arm `--dsv4)` that sets `use_chat_template=true` (benchmark_lib.sh's
+    `run_benchmark_serving`) makes `--dsv4` imply it. Flag -> where the helper says so."""
+    wanted = norm_name(CHAT_ENV)
+    out: dict[str, str] = {}
     for use in v.scripts:
+        for name, loc, _exported in use.analysis.assignments:
+            if norm_name(name) != wanted or not loc.condition:
+                continue
+            if not is_enabled(loc.resolved if loc.resolved is not None else loc.value):
+                continue
+            for part in loc.condition.split(" && "):
+                m = _CASE_ARM.match(part.strip())
+                if m:
+                    for flag in m.group(1).split("|"):
+                        flag = flag.strip().strip("'\"")
+                        if flag.startswith("--"):
+                            out.setdefault(norm_name(flag), f"{use.path}:{loc.line}")
+    return out
+
+
+def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
+    """(path, line, flag as written, where the helper maps it to the template) of the first
+    client command passing the template flag or a flag that implies it."""
+    wanted = {norm_name(CHAT_FLAG): None, **_implied_flags(v)}
+    for use in v.scripts:
+        helper = use.via.startswith("sourced by")
         for cmd in use.analysis.commands:
             argv = cmd.expanded or cmd.argv
             if not argv or argv[0].rsplit("/", 1)[-1] in PRINT_COMMANDS:
                 continue  # text printed to a log never reaches the client
-            for word in argv:
+            if helper and cmd.condition:
+                continue  # a helper's conditional word runs only when its caller asks for it
+            if not helper:
+                for m in _ECHO_IF_ARRAY.finditer(cmd.text or ""):
+                    # `$( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo "--use-chat-template" )`: the flag is
+                    # passed exactly when the named array is non-empty in this script.
+                    if norm_name(m.group(2)) in wanted and use.analysis.arrays.get(m.group(1)):
+                        return use.path, cmd.line, m.group(2), wanted[norm_name(m.group(2))]
+            conds = cmd.arg_conditions if cmd.expanded and len(cmd.arg_conditions) == len(argv) else [None] * len(argv)
+            for word, cond in zip(argv, conds):
+                if helper and cond:
+                    continue
                 name = word.split("=", 1)[0]
-                if word.startswith("--") and norm_name(name) == wanted:
+                if word.startswith("--") and norm_name(name) in wanted:
                     if "=" in word and not is_enabled(word.split("=", 1)[1]):
                         continue
-                    return use.path, cmd.line
+                    return use.path, cmd.line, name, wanted[norm_name(name)]
     return None
 
 
@@ -111,10 +168,25 @@ class SpecDecodeChatTemplateCheck:
         agentic: list[ServingView] = []
         by_env: list[tuple[ServingView, str]] = []
         by_flag: list[tuple[ServingView, str]] = []
+        by_field: list[tuple[ServingView, str]] = []
+        by_default: list[tuple[ServingView, str]] = []
         for v in views:
             if _uses_agentic_client(v):
                 agentic.append(v)
                 continue
+            if v.variant is not None:
+                value, kp, written = v.variant.chat_template()
+                if kp is not None and kp[-1] == "use_chat_template":
+                    where = f"{v.variant.path}:{v.variant.line_of(*kp)}"
+                    if is_enabled(value):
+                        by_field.append((v, where))
+                    else:
+                        problems.append((MSG_FIELD_OFF.format(where=where, value=value, key=v.config_key),
+                                         Evidence(path=v.variant.path, line=v.variant.line_of(*kp))))
+                    continue
+                if kp is not None and not written:
+                    by_default.append((v, f"{v.variant.path}:{v.variant.line_of(*kp)}"))
+                    continue
             env_hits = v.hits(CHAT_ENV, kinds=("client-env", "script-env", "setting"))
             if env_hits:
                 h = env_hits[-1]
@@ -126,7 +198,7 @@ class SpecDecodeChatTemplateCheck:
                 continue
             flag = _chat_flag_line(v)
             if flag is not None:
-                by_flag.append((v, f"{flag[0]}:{flag[1]}"))
+                by_flag.append((v, flag))
                 continue
             if v.variant is not None:
                 line = v.variant.line_of("benchmark", "env") or v.variant.line
@@ -146,7 +218,19 @@ class SpecDecodeChatTemplateCheck:
             parts.append(MSG_PASS_AGENTIC.format(keys=keys_text(v.config_key for v in agentic), client=AGENTIC_CLIENT))
         if by_env:
             parts.append(MSG_PASS_ENV.format(keys=keys_text(v.config_key for v, _ in by_env), env=CHAT_ENV, where=by_env[0][1]))
-        if by_flag:
-            parts.append(MSG_PASS_FLAG.format(keys=keys_text(v.config_key for v, _ in by_flag), flag=CHAT_FLAG,
-                                              where=by_flag[0][1]))
+        if by_field:
+            parts.append(MSG_PASS_FIELD.format(keys=keys_text(v.config_key for v, _ in by_field), value="true",
+                                               where=by_field[0][1]))
+        if by_default:
+            parts.append(MSG_PASS_DEFAULT.format(keys=keys_text(v.config_key for v, _ in by_default),
+                                                 where=by_default[0][1]))
+        direct = [(v, f) for v, f in by_flag if f[3] is None]
+        implied = [(v, f) for v, f in by_flag if f[3] is not None]
+        if direct:
+            parts.append(MSG_PASS_FLAG.format(keys=keys_text(v.config_key for v, _ in direct), flag=CHAT_FLAG,
+                                              where=f"{direct[0][1][0]}:{direct[0][1][1]}"))
+        if implied:
+            f = implied[0][1]
+            parts.append(MSG_PASS_IMPLIED.format(keys=keys_text(v.config_key for v, _ in implied), flag=f[2],
+                                                 where=f"{f[0]}:{f[1]}", helper=f[3], chat=CHAT_FLAG))
         return CheckResult.passed(MSG_PASS.format(parts="; ".join(parts)), *launch_evidence(views))

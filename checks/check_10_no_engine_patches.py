@@ -15,11 +15,16 @@ What it checks:
       `sitecustomize.py`/`usercustomize.py`/`.pth` files;
     - `pip install` of an engine package (policy `engine_packages`) from a git URL, a fork,
       a wheel, a local path or any URL. Benchmark-client and eval tooling installs are fine.
+    The rule covers the serving stack only: a patch whose target and text name only the
+    benchmark client or eval tooling (policy `benchmark_client_packages`: lm-eval, aiperf,
+    sa-bench, the harness's eval patches) and no engine package is not an engine patch, nor is
+    a `.patch` file all of whose target files are client files.
     A patch passes only with a waiver `<waiver_dir>/<PR>.md` (recipes.waivers) that states
     what is patched, why, the upstream link and the removal plan, names the patched file, and
     is linked from the sign-off's Additional detail section. A patch in a file this PR
-    changes needs this PR's waiver (at the head); a patch in an unchanged file needs a
-    waiver already on the base branch that names the file.
+    changes needs this PR's waiver (at the head); a patch in an unchanged file (a pre-existing
+    patch that a new config now reaches) needs the waiver of the PR that introduced it, already
+    on the target branch, naming the file.
 Why it matters:
     A patched engine measures something no customer can run; the waiver makes every
     exception visible, justified and temporary.
@@ -64,10 +69,10 @@ MSG_NO_WAIVER = "no waiver {path}"
 MSG_WAIVER_INCOMPLETE = "waiver {path} lacks {missing}"
 MSG_WAIVER_UNNAMED = "waiver {path} does not name {files}"
 MSG_WAIVER_UNLINKED = "waiver {path} is not linked from the Additional detail section"
-MSG_NO_BASE_WAIVER = "no waiver on the base branch names {files}"
+MSG_NO_BASE_WAIVER = "no waiver on the target branch names {files}"
 MSG_FAIL = "Engine patch without a valid waiver: {items} ({missing}); remove the patch, or {fix}."
 MSG_FIX_NEW = "file a complete {path} (what, why, upstream link, removal plan) and link it in the Additional detail section"
-MSG_FIX_OLD = "link the base branch's waiver for it in the Additional detail section"
+MSG_FIX_OLD = "link the target branch's waiver for it (filed by the PR that introduced it) in the Additional detail section"
 MSG_PASS_CLEAN = (
     "No patch files, in-place rewrites, start-up hooks, engine wheel installs or container file "
     "overrides in the launch path of {keys}{launch}."
@@ -118,12 +123,58 @@ def _expand(analysis, text: str) -> str:
     return _VAR.sub(lambda m: str(values.get(m.group(1), m.group(0))), text)
 
 
+_SEGMENT = re.compile(r"[/@#=+:\[\]\s\"'$(){}.]+")
+
+
+def _client_only(ctx, *texts: str | None) -> bool:
+    """Whether a patch touches only the benchmark client or eval tooling (policy
+    `benchmark_client_packages`: lm-eval, aiperf, sa-bench, the harness's eval patches) and names
+    no engine package: the rule covers the serving stack, not the client measuring it."""
+    policy = ctx.config.policy
+    engine_pkgs = {p.lower() for p in policy.engine_packages}
+    text = " ".join(t for t in texts if t).lower()
+    if not text:
+        return False
+    words = {w for w in _SEGMENT.split(text) if w}
+    if words & engine_pkgs or any(w.removesuffix(".git") in engine_pkgs for w in words):
+        return False
+    clients = [c.lower() for c in policy.benchmark_client_packages]
+    return any(c in text for c in clients)
+
+
+_DIFF_TARGET = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(\S+)", re.MULTILINE)
+
+
+def _patch_file_client_only(ctx, path: str) -> bool:
+    """A `.patch`/`.diff` file every one of whose target files belongs to the benchmark client."""
+    data = ctx.snapshot.head.read(path)
+    if data is None:
+        return False
+    targets = {t for t in _DIFF_TARGET.findall(data.decode("utf-8", "replace")) if t != "/dev/null"}
+    return bool(targets) and all(_client_only(ctx, t) for t in targets)
+
+
+_PATCH_WORD = re.compile(r"[^\s'\"<>|;&]+\.(?:patch|diff)\b")
+
+
+def _applies_client_patch(ctx, text: str, referrer: str) -> bool:
+    """`git apply x.patch` / `patch -p1 < x.patch` of repository patch files that all touch only
+    the benchmark client: the patch file's own targets decide, not the directory it is applied in."""
+    refs = _PATCH_WORD.findall(text or "")
+    if not refs:
+        return False
+    paths = [resolve_reference(ctx, r, referrer) for r in refs]
+    return all(p is not None and _patch_file_client_only(ctx, p) for p in paths)
+
+
 def _script_patches(ctx, views) -> list[Patch]:
     engine_pkgs = {p.lower() for p in ctx.config.policy.engine_packages}
     out: dict[tuple, Patch] = {}
     for v in views:
         for use in v.scripts:
             for p in use.analysis.patches:
+                if _client_only(ctx, p.target, p.text) or _applies_client_patch(ctx, p.text, use.path):
+                    continue  # the eval/benchmark client, not the serving stack
                 resolved = _expand(use.analysis, p.target) if p.target else None
                 target = f" {resolved}" if resolved else ""
                 text = MSG_SCRIPT_PATCH.format(where=f"{use.path}:{p.line}", kind=p.kind, target=target, via=use.via)
@@ -171,8 +222,10 @@ def _diff_patches(ctx) -> list[Patch]:
         if f.status == "removed":
             continue
         if f.path.endswith(PATCH_SUFFIXES):
+            if _patch_file_client_only(ctx, f.path):
+                continue
             out.append(Patch(MSG_PATCH_FILE.format(path=f.path), f.path, None, f.path))
-        elif HOOK_FILES.search(f.path):
+        elif HOOK_FILES.search(f.path) and not _client_only(ctx, f.path):
             out.append(Patch(MSG_HOOK_FILE.format(path=f.path, kind=f.path.rsplit("/", 1)[-1]), f.path, None, f.path))
     return out
 
@@ -257,7 +310,10 @@ class NoEnginePatchesCheck:
                 evidence.append(Evidence(path=path))
                 used.append(path)
         if old:
-            base_waivers = [w for w in (_load(ctx.snapshot.base, p) for p in ctx.base_repo.src.list(waiver_dir)
+            # A pre-existing patch needs the waiver of the PR that introduced it, already on the
+            # target branch (not merely at this PR's merge base).
+            target = ctx.target_repo
+            base_waivers = [w for w in (_load(target.src, p) for p in target.src.list(target.layout.waiver_dir)
                                         if p.endswith(".md")) if w is not None]
             for p in old:
                 good = [w for text, w in base_waivers if _names_patch(text, p)]

@@ -5,7 +5,9 @@ What it checks:
     (a) simulated acceptance is pinned. For srt-slurm recipes the harness injects it
     (spec 5.4): `injected_acceptance` reproduces the injector's decision (engine known, an
     AgentX throughput run, `spec-decoding` not none, speculative args on the generation role)
-    and its golden lookup. For old-layout launchers the script itself must set the engine's
+    and its golden lookup. Older-format recipes (`backend.<role>_environment`, pre-schema-2)
+    predate the injector: the recipe itself must pin the engine's knob, and the value written is
+    judged. For old-layout launchers the script itself must set the engine's
     knob (spec 5.3: SGLang `SGLANG_SIMULATE_ACC_LEN`, vLLM `synthetic_acceptance_length` in
     `--speculative-config`, TRT-LLM `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM
     `--spec-decode-acceptance-length`, TileRT `TILERT_SIMULATE_ACC_LEN`), and only when
@@ -121,6 +123,14 @@ MSG_UNRESOLVED = "could not verify the AL {key} sets at {where} ({setting}); wri
 MSG_NOT_PINNED = (
     "Simulated acceptance is not pinned for agentic {key}: {launcher} never sets {knob}; set it to the "
     "golden AL {al} ({golden}) for throughput runs."
+)
+MSG_NOT_PINNED_LEGACY = (
+    "Simulated acceptance is not pinned for agentic {key}: {recipe} uses the older srt-slurm format, which "
+    "predates the injector, and never sets {knob}; set it in the generation role's environment to the "
+    "golden AL {al} ({golden})."
+)
+MSG_PASS_LEGACY = (
+    "{recipe} (older srt-slurm format, no injector) sets {setting} for {key} ({where}): {curve} {mode} K={k} = {al}"
 )
 MSG_UNGUARDED = (
     "{key} sets {setting} at {where} without an {guard} guard, so eval runs would use simulated "
@@ -396,6 +406,24 @@ class AgenticGoldenAlCheck:
                 return CheckResult.failed(MSG_WRONG_AL.format(key=v.config_key, written=_fmt(written), where=h.where,
                                                               setting=h.shown, al=_fmt(al), golden=golden_text),
                                           h.evidence(), *([golden_ev] if golden_ev else []))
+        if v.variant is not None and v.variant.legacy:
+            # The older srt-slurm format predates the injector: the recipe pins the value itself
+            # (`backend.<role>_environment`, or the engine's JSON/flag), so the value written is judged.
+            knob = ENGINE_KNOB.get(v.engine)
+            hits = [h for h in v.hits(knob) if h.kind in ("env", "arg", "json")] if knob else []
+            if not hits:
+                return CheckResult.failed(MSG_NOT_PINNED_LEGACY.format(key=v.config_key, recipe=v.variant.path,
+                                                                       knob=knob or "a simulated-acceptance knob",
+                                                                       al=_fmt(al), golden=golden_text),
+                                          Evidence(path=v.variant.path, line=v.variant.line_of(
+                                              *v.variant.role_path(v.variant.generation_role, "env"))),
+                                          *([golden_ev] if golden_ev else []))
+            h = hits[-1]
+            parts.setdefault(MSG_PASS_LEGACY.format(recipe=v.variant.path, setting=h.shown, where=h.where, key=v.config_key,
+                                                    curve=found.curve + ".yaml" if found else "", mode=mode, k=k,
+                                                    al=_fmt(al)), None)
+            evidence.extend([h.evidence()] + ([golden_ev] if golden_ev else []))
+            return None
         if v.variant is None:
             knob = ENGINE_KNOB.get(v.engine)
             hits = [h for h in v.hits(knob) if h.kind in ("script-env", "script-flag", "json")] if knob else []

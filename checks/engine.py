@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Check
 from .context import ReviewContext
+from .policy import cite, gate as policy_gate
 from .result import CheckResult, Evidence, Status
 from .snapshot import PRSnapshot
 
@@ -46,6 +47,7 @@ class Row(BaseModel):
             "status": self.status.value,
             "reason": self.reason,
             "evidence": [evidence_json(e) for e in self.evidence],
+            **({"rules": self.details["rules"]} if self.details.get("rules") else {}),
         }
 
 
@@ -143,13 +145,29 @@ def _enforce_kind(check: Check, result: CheckResult) -> CheckResult:
     return result
 
 
+def _registered(check: Check) -> bool:
+    """A check module of this package (`checks/check_NN_<slug>.py`), not a stand-in."""
+    return type(check).__module__.startswith(f"{__package__}.check_")
+
+
 def run_check(check: Check, ctx: ReviewContext) -> Row:
-    """One row. Never raises: a crashing check becomes a non-passing row and a logged traceback."""
+    """One row. Never raises: a crashing check becomes a non-passing row and a logged traceback.
+
+    A check none of whose rules was in force on the review date (checks.policy) is N/A; the
+    rules it applied are recorded in the row (`details["rules"]`)."""
+    rules: list = []
     if getattr(check, "retired", False):
         result = CheckResult.not_applicable(RETIRED_REASON)
     else:
         try:
-            na_reason = check.applies(ctx)
+            # The policy in force gates the registered checks (a stand-in check of a test is
+            # not a rule of the repository).
+            if _registered(check):
+                na_reason, rules = policy_gate(ctx, check.number)
+            else:
+                na_reason = None
+            if na_reason is None:
+                na_reason = check.applies(ctx)
             if na_reason is not None:
                 result = CheckResult.not_applicable(str(na_reason) or EMPTY_REASON)
             else:
@@ -162,6 +180,8 @@ def run_check(check: Check, ctx: ReviewContext) -> Row:
             message = str(exc).strip() or "no message"
             result = CheckResult.failed(UNEVALUATED_REASON.format(exc_type=type(exc).__name__, message=message))
         result = _enforce_kind(check, result)
+        if rules and result.status is not Status.NA and "rules" not in result.details:
+            result = result.model_copy(update={"details": {**result.details, "rules": cite(rules)}})
     return Row(
         number=check.number,
         name=check.name,

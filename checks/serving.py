@@ -23,7 +23,7 @@ from typing import Any, Iterable
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script
-from recipes.srt import FRAMEWORK_ENGINE
+from recipes.srt import FRAMEWORK_ENGINE, keypath_kind
 
 MAX_SOURCE_DEPTH = 3
 SETUP_SCRIPT_KEY = "setup_script"
@@ -55,6 +55,10 @@ MSG_MISSING_SCRIPT = (
 )
 
 MEMO_VIEWS = "serving.views"
+SRT_RECIPE_ROOTS = ("multi_node/srt-slurm-recipes", "single_node/srt-slurm-recipes")
+# The directory of the running script, as launchers write it before a helper's name.
+SCRIPT_DIR_RE = re.compile(
+    r"""^(?:\$\(\s*dirname\s+["']?(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\})["']?\s*\)|\$\{BASH_SOURCE(?:\[0\])?%/\*\})["']?/""")
 MEMO_SCRIPT = "serving.script:{path}"
 
 
@@ -271,15 +275,7 @@ def _walk_json(obj: Any, path: str, line: int | None, parent: str, condition: st
 
 
 def _kind_of(kp: tuple) -> str:
-    if len(kp) >= 4 and kp[0] == "roles" and kp[2] == "args":
-        return "arg"
-    if len(kp) >= 4 and kp[0] == "roles" and kp[2] == "env":
-        return "env"
-    if len(kp) >= 2 and kp[0] == "environment":
-        return "env"
-    if len(kp) >= 3 and kp[:2] == ("benchmark", "env"):
-        return "client-env"
-    return "recipe"
+    return keypath_kind(kp)
 
 
 def _variant_hits(variant: Any) -> Iterable[Hit]:
@@ -353,6 +349,12 @@ def resolve_reference(ctx: Any, ref: str, referrer: str) -> str | None:
     (a container path, or a reference built from variables)."""
     repo = ctx.head_repo
     ref = ref.strip().strip("'\"")
+    # `"$(dirname "$0")/x.sh"` and its spellings name a file next to the referring script.
+    m = SCRIPT_DIR_RE.match(ref)
+    if m:
+        ref = ref[m.end():]
+        here = posixpath.normpath(posixpath.join(posixpath.dirname(referrer), ref))
+        return here if not here.startswith("..") and repo.exists(here) else None
     if not ref or "$" in ref or "`" in ref:
         return None
     candidates: list[str] = []
@@ -369,6 +371,18 @@ def resolve_reference(ctx: Any, ref: str, referrer: str) -> str | None:
     for c in candidates:
         if c and not c.startswith("..") and repo.exists(c):
             return c
+    return None
+
+
+def _srt_config_script(ctx: Any, ref: str, recipe_path: str) -> str | None:
+    """srtctl runs a recipe's `setup_script` from the `configs/` folder of the srt-slurm recipes
+    checkout: `<recipes root>/configs/<name>` (e.g. kimik3-dspark-config-compat.sh)."""
+    repo = ctx.head_repo
+    for sub in SRT_RECIPE_ROOTS:
+        root = "/".join(p for p in (repo.layout.scripts_dir, sub) if p)
+        if recipe_path.startswith(root + "/"):
+            candidate = f"{root}/configs/{ref.strip().strip(chr(39) + chr(34)).rsplit('/', 1)[-1]}"
+            return candidate if repo.exists(candidate) else None
     return None
 
 
@@ -444,7 +458,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
         setup = variant.get(SETUP_SCRIPT_KEY)
         for ref in ([setup] if isinstance(setup, str) else setup if isinstance(setup, list) else []):
             line = variant.line_of(SETUP_SCRIPT_KEY)
-            path = resolve_reference(ctx, str(ref), variant.path)
+            path = resolve_reference(ctx, str(ref), variant.path) or _srt_config_script(ctx, str(ref), variant.path)
             if path is None:
                 harness = any(re.fullmatch(rx, str(ref).rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
                 if not harness and view.script_gap is None:

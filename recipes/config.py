@@ -100,6 +100,13 @@ class Policy(BaseModel):
         "flashinfer", "flashinfer-python", "torch", "triton", "deep_gemm", "deepep", "mori",
         "tilert",
     ]
+    # The benchmark client and eval tooling (Check 10): patching or monkey-patching these is not
+    # an engine patch, the rule covers the serving stack only.
+    benchmark_client_packages: list[str] = [
+        "lm_eval", "lm-eval", "lm_evaluation_harness", "lm-evaluation-harness", "aiperf", "sa_bench",
+        "sa-bench", "bench_serving", "benchmark_serving", "swebench", "mini-swe-agent", "genai-perf",
+        "evalplus", "evals/patches",
+    ]
     # Every draft module of a model prefix (longest matching prefix wins); an ATOM
     # --online_quant_config `exclude_layer` list must cover each one (Check 13). The
     # dsv41flash DSpark draft is decoder layers 37-39 of the checkpoint (spec, seed PR).

@@ -127,15 +127,15 @@ def _from_variant(out: EffectiveConfig, point: BenchmarkPoint, v: Variant) -> No
     roles = [role] + [r for r in v.roles if r != role]
     for r in reversed(roles):  # the generation role's values win
         for k, val in v.args(r).items():
-            out.args[str(k)] = o(val, "roles", r, "args", k)
+            out.args[str(k)] = o(val, *v.role_path(r, "args"), k)
         for k, val in v.env(r).items():
-            out.env[str(k)] = o(val, "roles", r, "env", k)
+            out.env[str(k)] = o(val, *v.role_path(r, "env"), k)
     for k, val in v.environment.items():
         out.env[str(k)] = o(val, "environment", k)
     for k, val in v.benchmark_env.items():
         out.client_env[str(k)] = o(val, "benchmark", "env", k)
     if v.engine:
-        out.engine = o(v.engine, "engine")
+        out.engine = o(v.engine, *v.engine_path)
     if v.model_path:
         out.model = o(v.model_path, "model", "path")
     if v.container:
@@ -144,7 +144,7 @@ def _from_variant(out: EffectiveConfig, point: BenchmarkPoint, v: Variant) -> No
         out.precision = o(v.precision, "model", "precision")
     tp = v.tp(role)
     if tp is not None:
-        src = ("roles", role, "gpus") if v.engine == "atom" else ("roles", role, "args", "tensor-parallel-size")
+        src = v.gpus_path(role) if v.engine == "atom" else (*v.role_path(role, "args"), "tensor-parallel-size")
         out.tp = o(tp, *src)
     for name, flags in (("ep", EP_FLAGS), ("dp", DP_FLAGS), ("pp", PP_FLAGS)):
         found = _first(out.args, flags)
@@ -157,7 +157,7 @@ def _from_variant(out: EffectiveConfig, point: BenchmarkPoint, v: Variant) -> No
     if kv is None and isinstance(v.args(role).get("kv_cache_config"), dict):
         dt = v.args(role)["kv_cache_config"].get("dtype")
         if dt is not None:
-            kv = o(dt, "roles", role, "args", "kv_cache_config", "dtype")
+            kv = o(dt, *v.role_path(role, "args"), "kv_cache_config", "dtype")
     out.kv_dtype = kv
     spec = v.spec_decode(role)
     if spec.method:

@@ -311,7 +311,12 @@ def _single_launcher(entry, item, arm: Arm, layout: Layout, exists, findings, sp
     if not entry.model_prefix or not entry.precision or not entry.framework:
         return None
     primary, fallback = script_candidates(entry, item.scenario, spec, layout.scripts_dir)
-    for candidate in (primary, fallback):
+    candidates = [primary, fallback]
+    if item.scenario == SCENARIO_FIXED:
+        # The oldest layout (May 2026) kept fixed-sequence launchers directly in single_node/.
+        flat = "/".join(p for p in (layout.scripts_dir, SINGLE_NODE_DIR) if p)
+        candidates += [f"{flat}/{c.rsplit('/', 1)[-1]}" for c in (primary, fallback)]
+    for candidate in candidates:
         if exists(candidate):
             return Launcher(kind="script", path=candidate, exists=True)
     findings.append(Finding(path=arm.path, line=arm.line, code="missing-launcher",

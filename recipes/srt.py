@@ -22,6 +22,16 @@ ROLES = ("agg", "prefill", "decode")
 AGENTIC_CLIENT = "srt_agentic.sh"
 SINGLE_NODE_ROLE = "agg"
 BENCHMARK_TYPE = "custom"
+SA_BENCH = "sa-bench"
+DCP_FLAG = "decode-context-parallel-size"
+DCP_ENGINES = frozenset({"vllm", "atom"})
+# srtctl's schema default for an sa-bench `benchmark.use_chat_template` that is not written.
+SA_BENCH_CHAT_DEFAULT = True
+# The older srt-slurm format (pre-`schema: 2`, spec 3.4): role names and backend block suffixes.
+LEGACY_ROLE_NAMES = {"agg": "aggregated", "prefill": "prefill", "decode": "decode"}
+LEGACY_CONFIG_SUFFIX = "_config"
+LEGACY_ENV_SUFFIX = "_environment"
+LEGACY_ENGINE_CONFIGS = ("sglang_config", "vllm_config", "trtllm_config")
 
 # Framework (master config) -> srt-slurm engine (spec 5.4).
 FRAMEWORK_ENGINE = {
@@ -210,6 +220,26 @@ def normalize_engine(name: Any) -> str | None:
     return "trtllm" if n in TRTLLM_ALIASES else n
 
 
+def keypath_kind(kp: KeyPath) -> str:
+    """What a key path of a variant's data sets, in either recipe format: "arg" (an engine
+    flag of a role), "env" (server environment), "client-env" (`benchmark.env`) or "recipe"."""
+    n = len(kp)
+    if n >= 4 and kp[0] == "roles" and kp[2] == "args":
+        return "arg"
+    if n >= 4 and kp[0] == "roles" and kp[2] == "env":
+        return "env"
+    if n >= 2 and kp[0] == "environment":
+        return "env"
+    if n >= 3 and kp[:2] == ("benchmark", "env"):
+        return "client-env"
+    if n >= 4 and kp[0] == "backend" and kp[1] in LEGACY_ENGINE_CONFIGS and kp[2] in LEGACY_ROLE_NAMES.values():
+        return "arg"
+    if n >= 3 and kp[0] == "backend" and isinstance(kp[1], str) and kp[1].endswith(LEGACY_ENV_SUFFIX) \
+            and kp[1][:-len(LEGACY_ENV_SUFFIX)] in LEGACY_ROLE_NAMES.values():
+        return "env"
+    return "recipe"
+
+
 class Variant(BaseModel):
     """One concrete recipe: base deep-merged with one override block (or a zip slice)."""
 
@@ -244,7 +274,14 @@ class Variant(BaseModel):
     @property
     def engine(self) -> str | None:
         e = self.data.get("engine")
+        if e is None and isinstance(self.data.get("backend"), dict):
+            key = self._legacy_config_key()
+            e = self.data["backend"].get("type") or (key[:-len(LEGACY_CONFIG_SUFFIX)] if key else None)
         return normalize_engine(e.get("type") if isinstance(e, dict) else e)
+
+    @property
+    def engine_path(self) -> KeyPath:
+        return ("engine",) if "engine" in self.data else ("backend", "type")
 
     def _text(self, *keys: str) -> str | None:
         """A string field; any other type is reported by parse_recipe and reads as absent here."""
@@ -263,8 +300,53 @@ class Variant(BaseModel):
     def precision(self) -> str | None:
         return self._text("model", "precision")
 
+    # --- the serving view: one model over both recipe formats (spec 3.4) -------------------
+    # Schema 2 writes `roles.<role>.{args,env}`; the older srt-slurm format writes engine flags
+    # under `backend.<engine>_config.{aggregated,prefill,decode}` and the server environment
+    # under `backend.{aggregated,prefill,decode}_environment`. Every reader below (roles, args,
+    # env, gpus, tp, spec_decode, the key paths `role_path` gives) answers for both, so no
+    # check ever reads the raw format.
+    @property
+    def legacy(self) -> bool:
+        """True for the older `backend.*_config` / `*_environment` format."""
+        if isinstance(self.data.get("roles"), dict):
+            return False
+        backend = self.data.get("backend")
+        return isinstance(backend, dict) and any(
+            isinstance(k, str) and (k.endswith(LEGACY_CONFIG_SUFFIX) or k.endswith(LEGACY_ENV_SUFFIX)) for k in backend)
+
+    def _legacy_config_key(self) -> str | None:
+        """`sglang_config` / `vllm_config` / `trtllm_config`: the engine-args block of the backend."""
+        backend = self.data.get("backend")
+        if not isinstance(backend, dict):
+            return None
+        engine = normalize_engine(backend.get("type"))
+        if engine and isinstance(backend.get(f"{engine}{LEGACY_CONFIG_SUFFIX}"), dict):
+            return f"{engine}{LEGACY_CONFIG_SUFFIX}"
+        for name in LEGACY_ENGINE_CONFIGS:
+            if isinstance(backend.get(name), dict):
+                return name
+        return None
+
+    def role_path(self, role: str, part: str) -> KeyPath:
+        """Where in `data` a role's `args` or `env` live, in this recipe's format."""
+        if not self.legacy:
+            return ("roles", role, part)
+        old = LEGACY_ROLE_NAMES.get(role, role)
+        if part == "env":
+            return ("backend", f"{old}{LEGACY_ENV_SUFFIX}")
+        return ("backend", self._legacy_config_key() or "", old)
+
     @property
     def roles(self) -> list[str]:
+        if self.legacy:
+            backend = self.data["backend"]
+            cfg = backend.get(self._legacy_config_key() or "")
+            found = []
+            for role, old in LEGACY_ROLE_NAMES.items():
+                if (isinstance(cfg, dict) and old in cfg) or f"{old}{LEGACY_ENV_SUFFIX}" in backend:
+                    found.append(role)
+            return found
         r = self.data.get("roles")
         return [str(k) for k in r] if isinstance(r, dict) else []
 
@@ -273,11 +355,11 @@ class Variant(BaseModel):
         return r if isinstance(r, dict) else {}
 
     def args(self, role: str = "agg") -> dict:
-        a = self.role(role).get("args")
+        a = self.get(*self.role_path(role, "args"))
         return a if isinstance(a, dict) else {}
 
     def env(self, role: str = "agg") -> dict:
-        e = self.role(role).get("env")
+        e = self.get(*self.role_path(role, "env"))
         return e if isinstance(e, dict) else {}
 
     @property
@@ -295,11 +377,37 @@ class Variant(BaseModel):
         return e if isinstance(e, dict) else {}
 
     @property
+    def benchmark_type(self) -> str | None:
+        t = self.get("benchmark", "type")
+        return t.strip().lower() if isinstance(t, str) else None
+
+    def chat_template(self) -> tuple[Any, KeyPath | None, bool]:
+        """(value, key path, written) of the benchmark client's chat-template switch.
+
+        sa-bench recipes carry `benchmark.use_chat_template`, which srtctl defaults to true
+        when absent; other clients read `benchmark.env.USE_CHAT_TEMPLATE` and have no default
+        (None)."""
+        if self.benchmark_type == SA_BENCH:
+            if "use_chat_template" in (self.get("benchmark") or {}):
+                return self.get("benchmark", "use_chat_template"), ("benchmark", "use_chat_template"), True
+            return SA_BENCH_CHAT_DEFAULT, ("benchmark", "type"), False
+        if "USE_CHAT_TEMPLATE" in self.benchmark_env:
+            return self.benchmark_env["USE_CHAT_TEMPLATE"], ("benchmark", "env", "USE_CHAT_TEMPLATE"), True
+        return None, None, False
+
+    @property
     def benchmark_command(self) -> str | None:
         return self.get("benchmark", "command")
 
     def gpus(self, role: str = "agg") -> int | None:
+        if self.legacy:
+            return as_int(self.get(*self.gpus_path(role)))
         return as_int(self.role(role).get("gpus"))
+
+    def gpus_path(self, role: str = "agg") -> KeyPath:
+        if self.legacy:  # `resources.gpus_per_{agg,prefill,decode}`
+            return ("resources", f"gpus_per_{role}")
+        return ("roles", role, "gpus")
 
     @property
     def conc(self) -> str | None:
@@ -331,7 +439,7 @@ class Variant(BaseModel):
         role = role or self.generation_role
         args = self.args(role)
         engine = self.engine
-        kp = ("roles", role, "args")
+        kp = self.role_path(role, "args")
         if engine == "atom" and args.get("method"):
             return SpecDecode(method=str(args["method"]).lower(), draft_length=as_int(args.get("num-speculative-tokens")),
                               draft_model=args.get("draft-model"), line=self.line_of(*kp, "method"))
@@ -588,7 +696,9 @@ def _shape_mismatches(f: _BindFacts, point: "BenchmarkPoint") -> list[str]:
             if key in benv and want is not None and str(benv[key]) != str(want):
                 why.append(f"{key} {benv[key]} != {want}")
     args = f.args
-    dcp = as_int(args.get("decode-context-parallel-size", 1)) if f.engine == "vllm" else 1
+    # vLLM and ATOM (a vLLM-derived engine with the same flag) take DCP from
+    # `decode-context-parallel-size`; the other engines run DCP 1.
+    dcp = as_int(args.get(DCP_FLAG, 1)) if f.engine in DCP_ENGINES else 1
     for name, have, want in (("PP", 1, point.pp), ("DCP", dcp, point.dcp_size), ("PCP", 1, point.pcp_size)):
         if have != want:
             why.append(f"{name} {want} != {have}")

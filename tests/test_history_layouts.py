@@ -1,0 +1,112 @@
+"""Shapes of the repository's history the readers must follow: the oldest layout's flat
+single-node launcher folder, and srtctl's `configs/` folder for recipe setup scripts."""
+from __future__ import annotations
+
+from checks.engine import evaluate
+from recipes.layout import detect_layout
+from recipes.master import parse_master
+from recipes.points import expand_entry
+from recipes.source import MemorySource
+from tests.builders import build_snapshot
+
+MASTER = """dsv4-fp4-b300-vllm:
+  image: vllm/vllm-openai:v0.10
+  model: deepseek-ai/DeepSeek-V4-Pro
+  model-prefix: dsv4
+  runner: b300
+  precision: fp4
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 4, ep: 1, conc-start: 1, conc-end: 1 }
+"""
+
+
+def _launcher(files: dict[str, str]) -> tuple[str, bool]:
+    src = MemorySource({".github/configs/nvidia-master.yaml": MASTER, **files})
+    layout = detect_layout(src)
+    entry = parse_master(MASTER, ".github/configs/nvidia-master.yaml").entries["dsv4-fp4-b300-vllm"]
+    (point,), findings = expand_entry(entry, layout, lambda p: p in files)
+    return point.launcher.path, point.launcher.exists
+
+
+def test_oldest_layout_keeps_fixed_seq_launchers_directly_in_single_node():
+    path, exists = _launcher({"benchmarks/single_node/dsv4_fp4_b300_vllm.sh": "#!/bin/bash\n"})
+    assert (path, exists) == ("benchmarks/single_node/dsv4_fp4_b300_vllm.sh", True)
+
+
+def test_the_scenario_folder_wins_when_both_exist():
+    path, _ = _launcher({"benchmarks/single_node/dsv4_fp4_b300_vllm.sh": "x\n",
+                         "benchmarks/single_node/fixed_seq_len/dsv4_fp4_b300_vllm.sh": "y\n"})
+    assert path == "benchmarks/single_node/fixed_seq_len/dsv4_fp4_b300_vllm.sh"
+
+
+def test_neither_folder_is_still_a_missing_launcher():
+    path, exists = _launcher({})
+    assert exists is False and path == "benchmarks/single_node/fixed_seq_len/dsv4_fp4_b300_vllm.sh"
+
+
+RECIPE = "benchmarks/multi_node/srt-slurm-recipes/vllm/kimi-k3/agentic/agg-h200-tp8.yaml"
+MN_MASTER = """kimik3-fp4-h200-dynamo-vllm:
+  image: vllm/vllm-openai:v0.11
+  model: moonshotai/Kimi-K3
+  model-prefix: kimik3
+  runner: cluster:h200-dgxc
+  precision: fp4
+  framework: dynamo-vllm
+  multinode: true
+  disagg: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - conc-list: [4]
+        prefill:
+          num-worker: 1
+          tp: 8
+          ep: 1
+          dp-attn: false
+          additional-settings:
+          - "CONFIG_FILE=recipes/vllm/kimi-k3/agentic/agg-h200-tp8.yaml"
+        decode: {num-worker: 0, tp: 8, ep: 1, dp-attn: false}
+"""
+MN_RECIPE = """name: agg-h200-tp8
+model: {path: kimi-k3, container: vllm/vllm-openai:v0.11, precision: fp4}
+setup_script: kimik3-config-compat.sh
+resources: {gpu_type: h200, gpus_per_node: 8, agg_nodes: 1, agg_workers: 1, gpus_per_agg: 8}
+backend:
+  type: vllm
+  aggregated_environment: {VLLM_USE_V2: '1'}
+  vllm_config:
+    aggregated: {tensor-parallel-size: 8}
+benchmark: {type: sa-bench}
+"""
+
+
+def _row10(setup: str | None):
+    head = {"configs/nvidia-master.yaml": MN_MASTER, RECIPE: MN_RECIPE}
+    if setup is not None:
+        head["benchmarks/multi_node/srt-slurm-recipes/configs/kimik3-config-compat.sh"] = setup
+    snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n"}, "head": head})
+    return evaluate(snap, only={10}).row(10)
+
+
+def test_a_setup_script_is_read_from_the_srt_configs_folder():
+    row = _row10("#!/bin/bash\nsed -i 's/a/b/' /usr/local/lib/python3.12/site-packages/vllm/config.py\n")
+    assert row.status.value == "FAIL", row.reason
+    assert "srt-slurm-recipes/configs/kimik3-config-compat.sh:2" in row.reason
+
+
+def test_a_clean_setup_script_in_the_configs_folder_passes():
+    row = _row10("#!/bin/bash\necho ready\n")
+    assert row.status.value == "PASS", row.reason
+
+
+def test_a_setup_script_found_nowhere_is_a_could_not_verify():
+    row = _row10(None)
+    assert row.status.value == "FAIL" and "could not verify" in row.reason and "kimik3-config-compat.sh" in row.reason
