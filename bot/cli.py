@@ -13,6 +13,7 @@ COMMAND_MODULES = (
     "bot.commands.inspect",
     "bot.commands.demo",
     "bot.commands.handle_event",
+    "bot.commands.route_event",
     "bot.commands.sandbox",
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from bot.github_client import GitHubApi, create_once, describe_error
 from checks.engine import Verdict, VerdictStatus
 from checks.render import HEADERS, MARKER, FOOTER, render_comment, render_markdown
 from checks.result import Status
-from checks.text import escape_inline, status_description
+from checks.text import COMMENT_MAX, escape_inline, status_description
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +37,10 @@ ACTION_UNCHANGED = "unchanged"
 INCOMPLETE_REASON_MAX = 300
 MSG_COMMENT_FAILED = "the verdict comment could not be posted ({error})"
 MSG_MARKED_COMMENT = "the comment {marker} on {repo}#{number}"
-# Each write already went through the client's bounded retries (`create_once` for the comment,
-# `post_idempotent` for the status); one more round of them makes a missing status (the gate
-# itself) much rarer. Safe to repeat: the comment upsert re-lists our own comments first (so a
-# write that did land is edited, not duplicated) and a status is idempotent.
-PUBLISH_ATTEMPTS = 2
+# The last line of a verdict comment: which version of the sign-off it assessed, so any later job
+# can tell a current verdict from a stale one (bot/handlers/catchup.py).
+SIGNOFF_STAMP = "<!-- infx-review signoff-version={version} -->"
+SIGNOFF_STAMP_RE = re.compile(r"<!-- infx-review signoff-version=(\S+) -->")
 
 
 @dataclass
@@ -65,6 +65,19 @@ def status_for(verdict: Verdict) -> tuple[str, str]:
         checks = (CHECK_ONE if len(numbers) == 1 else CHECK_MANY).format(n=", ".join(numbers))
         return STATE_SUCCESS, status_description(DESC_WARN.format(checks=checks))
     return STATE_FAILURE, status_description(DESC_REJECTED)
+
+
+def signoff_stamp(signoff) -> str:
+    """The hidden line for the version (last edit, else creation) of a sign-off comment."""
+    version = signoff.updated_at or signoff.created_at
+    return SIGNOFF_STAMP.format(version=version.isoformat() if version else "unknown")
+
+
+def stamped(body: str, signoff) -> str:
+    """`body` with the sign-off stamp as its last line, unless that would pass GitHub's limit
+    (a verdict without a stamp is then judged by its edit time)."""
+    out = body.rstrip("\n") + "\n" + signoff_stamp(signoff) + "\n"
+    return out if len(out) <= COMMENT_MAX else body
 
 
 def incomplete_comment(signoff_key: str, head_sha: str, reason: str) -> str:
@@ -121,7 +134,8 @@ def create_marked(api: GitHubApi, repo: str, number: int, login: str, marker: st
         return api.patch(f"/repos/{repo}/issues/comments/{found[0]['id']}", {"body": body})
 
     return create_once(MSG_MARKED_COMMENT.format(marker=marker, repo=repo, number=number),
-                       lambda: api.post(f"/repos/{repo}/issues/{number}/comments", {"body": body}), find)
+                       lambda: api.post(f"/repos/{repo}/issues/{number}/comments", {"body": body}), find,
+                       policy=getattr(api, "policy", None))
 
 
 class Publisher:
@@ -164,16 +178,6 @@ class Publisher:
         self.api.post_idempotent(f"{self.r}/statuses/{sha}", body)
         return True
 
-    def _attempts(self, what: str, call):
-        for attempt in range(1, PUBLISH_ATTEMPTS + 1):
-            try:
-                return call()
-            except Exception as exc:
-                if attempt == PUBLISH_ATTEMPTS:
-                    raise
-                log.warning("%s on %s#%s failed (%s); trying again", what, self.repo, self.number,
-                            describe_error(exc))
-
     # ----- extras --------------------------------------------------------------------------------
 
     def append_summary(self, markdown: str) -> str | None:
@@ -191,28 +195,29 @@ class Publisher:
 
     # ----- whole publications -------------------------------------------------------------------
 
-    def publish(self, verdict: Verdict) -> Published:
-        """The verdict comment (when there is a sign-off to key it by) and the status."""
+    def publish(self, verdict: Verdict, *, signoff=None) -> Published:
+        """The verdict comment (when there is a sign-off to key it by) and the status. `signoff`,
+        the sign-off comment itself (checks.snapshot.Comment), stamps the version assessed."""
         if verdict.partial:
             raise ValueError("a partial verdict (--only) is never published")
         out = Published()
         if verdict.signoff is not None:
             body = render_comment(verdict, verdict.signoff.key)
+            if signoff is not None:
+                body = stamped(body, signoff)
             try:
-                out.comment_url, out.comment_action = self._attempts(
-                    "posting the verdict comment", lambda: self.upsert_comment(verdict.signoff.key, body))
+                out.comment_url, out.comment_action = self.upsert_comment(verdict.signoff.key, body)
             except Exception as exc:
                 # No verdict comment, so no passing status either: the gate says to retry.
                 reason = MSG_COMMENT_FAILED.format(error=describe_error(exc))
                 description = status_description(DESC_INCOMPLETE.format(reason=reason))
-                self._attempts("setting the commit status", lambda: self.set_status(
-                    verdict.head_sha, STATE_FAILURE, description, None))
+                self.set_status(verdict.head_sha, STATE_FAILURE, description, None)
                 raise
         else:
             log.warning("no sign-off on %s#%s: publishing the status only", self.repo, self.number)
         out.status_state, out.status_description = status_for(verdict)
-        out.status_written = self._attempts("setting the commit status", lambda: self.set_status(
-            verdict.head_sha, out.status_state, out.status_description, out.comment_url))
+        out.status_written = self.set_status(verdict.head_sha, out.status_state, out.status_description,
+                                             out.comment_url)
         extra = self.append_summary(render_markdown(verdict))
         if extra:
             out.extras.append(extra)
@@ -229,8 +234,7 @@ class Publisher:
                 log.warning("could not post the incomplete-verification comment: %s", exc)
         out.status_state = STATE_FAILURE
         out.status_description = status_description(DESC_INCOMPLETE.format(reason=reason))
-        out.status_written = self._attempts("setting the commit status", lambda: self.set_status(
-            head_sha, out.status_state, out.status_description, out.comment_url))
+        out.status_written = self.set_status(head_sha, out.status_state, out.status_description, out.comment_url)
         extra = self.append_summary(HEADERS[VerdictStatus.REJECTED] + "\n\n" + INCOMPLETE_TEXT.format(reason=reason))
         if extra:
             out.extras.append(extra)

@@ -116,6 +116,8 @@ class Context:
     # The verification pipeline (bot.commands.check.review_pr); tests may wrap it.
     review: Review | None = None
     _pulls: dict[int, dict] = field(default_factory=dict)
+    # PRs this job has verified a sign-off of (the catch-up handler leaves them alone).
+    verified: set[int] = field(default_factory=set)
 
     @property
     def r(self) -> str:

@@ -151,10 +151,25 @@ def test_the_bots_own_comment_is_ignored_without_a_request(monkeypatch):
 
 def test_a_comment_without_phrase_or_command_writes_nothing(monkeypatch):
     with world("seed") as emu:
+        assert send(emu, monkeypatch, PAYLOADS / "issue_comment.signoff-created.json") == 0
+        since = len(emu.effects)
+        emu.reset_counters()
         assert send(emu, monkeypatch, PAYLOADS / "issue_comment.plain-comment.json") == 0
         emu.assert_clean()
-        assert emu.effects == []
+        assert emu.effects[since:] == []
+        # The catch-up reads the three comment lists to see the sign-off's verdict is current.
         assert emu.requests["GET /repos/{owner}/{repo}/pulls/{number}"] == 0
+        assert emu.requests["GET /repos/{owner}/{repo}/pulls/{number}/reviews"] == 1
+
+
+def test_a_comment_on_a_pr_whose_signoff_job_was_lost_verifies_that_signoff(monkeypatch):
+    """The seed PR has a sign-off but no verdict (its job was cancelled): any later job catches up."""
+    with world("seed") as emu:
+        assert send(emu, monkeypatch, PAYLOADS / "issue_comment.plain-comment.json") == 0
+        emu.assert_clean()
+        effects = bot_effects(emu)
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert effects[0]["body"].startswith(MARKER.format(key=SEED_SIGNOFF) + "\n")
 
 
 class PushDuringRun(GitHubApi):
@@ -267,12 +282,15 @@ def test_sweep_completion_reverifies_and_updates_the_existing_verdict(monkeypatc
     assert effects[0]["body"].startswith(MARKER.format(key=SEED_SIGNOFF) + "\n" + HEADERS[VerdictStatus.WARN])
 
 
-def test_sweep_completion_without_a_verdict_or_of_another_workflow_does_nothing(monkeypatch):
+def test_sweep_completion_without_a_verdict_catches_up_and_another_workflow_does_nothing(monkeypatch):
     with world("seed") as emu:
-        assert send(emu, monkeypatch, PAYLOADS / "workflow_run.sweep-completed.json") == 0
         assert send(emu, monkeypatch, PAYLOADS / "workflow_run.other-workflow-completed.json") == 0
         emu.assert_clean()
         assert emu.effects == []
+        # The seed sign-off has no verdict (its job was lost): the completion's job verifies it.
+        assert send(emu, monkeypatch, PAYLOADS / "workflow_run.sweep-completed.json") == 0
+        emu.assert_clean()
+        assert kinds(bot_effects(emu)) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
 
 
 def test_redelivered_signoff_event_writes_nothing_twice(monkeypatch):

@@ -93,7 +93,7 @@ def test_build_router_registers_concerns_in_the_fixed_order():
     assert [c for c in concerns if c in modules] == concerns
     assert modules == sorted(modules, key=concerns.index), "registrations are grouped by concern, in order"
     comment_handlers = [r.name for r in build_router().registrations if (r.event, r.action) == (EVENT_COMMENT, "created")]
-    assert comment_handlers == ["signoff.on_comment", "commands.on_comment", "sweep.on_comment"]
+    assert comment_handlers == ["signoff.on_comment", "commands.on_comment", "sweep.on_comment", "catchup.on_any_event"]
 
 
 # ---------------------------------------------------------------- events
@@ -171,7 +171,8 @@ def _workflow() -> dict:
 
 
 ALLOWED = {"contents": {"read"}, "pull-requests": {"write", "read"}, "issues": {"write", "read"},
-           "statuses": {"write", "read"}, "actions": {"read", "write"}, "checks": {"read"}}
+           "statuses": {"write", "read"}, "actions": {"read", "write"}, "checks": {"read", "write"}}
+PINNED_ACTION = re.compile(r"^actions/(checkout|setup-python)@[0-9a-f]{40}$")
 
 
 def test_review_workflow_is_reusable_and_pins_the_bot():
@@ -179,19 +180,29 @@ def test_review_workflow_is_reusable_and_pins_the_bot():
     assert set(wf["on"]) == {"workflow_call"}
     assert wf["on"]["workflow_call"]["inputs"]["bot-ref"]["required"] is True
     assert wf.get("permissions") == {}
-    for job in wf["jobs"].values():
+    for name, job in wf["jobs"].items():
         runs = " ".join(s.get("run", "") for s in job["steps"])
-        assert "git+https://github.com/${BOT_REPOSITORY}@${BOT_REF}" in runs
+        assert "--require-hashes" in runs and "-r .infx-review/requirements.lock" in runs
         assert "^[0-9a-f]{40}$" in runs, "only a full commit SHA is installed"
-        assert "python -m bot handle-event" in runs
-        assert "pull_request.number" in job["concurrency"]["group"] and job["concurrency"]["cancel-in-progress"] is False
+        assert "rev-parse HEAD" in runs, "the checked-out commit is the pinned one"
+        assert "python -m bot route-event" in runs if name == "route" else "python -m bot handle-event" in runs
+        for step in job["steps"]:
+            if "uses" in step:
+                assert PINNED_ACTION.match(step["uses"]), step["uses"]
+        if name != "route":
+            c = job["concurrency"]
+            assert "pull_request.number" in c["group"] and c["cancel-in-progress"] is False and c["queue"] == "max"
 
 
 def test_review_workflow_never_checks_out_pr_code():
     text = REVIEW_WORKFLOW.read_text(encoding="utf-8")
     assert "github.event.pull_request.head" not in text
     for job in _workflow()["jobs"].values():
-        assert not any(str(s.get("uses", "")).startswith("actions/checkout") for s in job["steps"])
+        for s in job["steps"]:
+            if str(s.get("uses", "")).startswith("actions/checkout"):
+                # Only infx-review itself, at the pinned commit, without a stored token.
+                assert s["with"] == {"repository": "${{ inputs.bot-repository }}", "ref": "${{ inputs.bot-ref }}",
+                                     "path": ".infx-review", "persist-credentials": False}
 
 
 def test_review_workflow_permissions_are_least_privilege():
@@ -202,8 +213,9 @@ def test_review_workflow_permissions_are_least_privilege():
             assert level in ALLOWED.get(scope, set()), (name, scope, level)
     writers = [n for n, j in jobs.items() if j["permissions"].get("actions") == "write"]
     assert writers == ["sweep"], "only the dispatching job may write actions"
-    assert "labeled" in jobs["sweep"]["if"] and "/sweep" in jobs["sweep"]["if"]
-    assert "!(" in jobs["review"]["if"], "the review job excludes exactly what the sweep job takes"
+    assert jobs["sweep"]["if"] == "needs.route.outputs.job == 'sweep'"
+    assert jobs["review"]["if"] == "needs.route.outputs.job == 'review'"
+    assert jobs["route"]["permissions"] == {"contents": "read"}
 
 
 def test_an_author_check_that_fails_stops_the_event_with_a_named_error(caplog):

@@ -156,7 +156,7 @@ def review_pr(
         if progress:
             progress("publishing the verdict")
         try:
-            published = publisher.publish(verdict)
+            published = publisher.publish(verdict, signoff=snapshot.signoff)
         except Exception as exc:
             log.exception("publishing the verdict on %s#%s failed", repo, number)
             return Review(verdict, None, EXIT_ERROR, f"publishing failed: {describe_error(exc)}")

@@ -19,6 +19,8 @@ HANDLER_MODULES = (
     "bot.handlers.commands",
     "bot.handlers.sweep",
     "bot.handlers.completion",
+    # Last: the fallback that verifies a sign-off whose own job was lost (bot/handlers/catchup.py).
+    "bot.handlers.catchup",
 )
 
 REACTION_ACCEPTED = "+1"

@@ -65,6 +65,7 @@ def gate_problem(pr: dict) -> str | None:
 def verify(ctx: Context, number: int, *, signoff_ref: str | None, head: str):
     """Build, evaluate and publish one verdict with the head pinned at `head`. A verdict whose
     head moved also marks the newer commit as needing a fresh verification."""
+    ctx.verified.add(number)
     review = (ctx.review or _review_pr())(ctx.api, ctx.repo, number, post=True, signoff_ref=signoff_ref,
                                           review_date=ctx.review_date, pin_head=head)
     if review.error:

@@ -9,6 +9,8 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from github import GithubException
+
 from bot.events import ACTION_CREATED, ACTION_LABELED, EVENT_COMMENT, EVENT_PULL_REQUEST, CommentEvent, PullRequestEvent
 from bot.github_client import create_once, describe_error, fetch, parse_time
 from bot.handlers import comment_link, quote_line
@@ -70,6 +72,8 @@ DISPATCH_EVENT = "workflow_dispatch"
 # started for a sweep that was not): both need a failure after the dispatch landed.
 DISPATCH_ATTEMPTS = 2
 DISPATCH_SETTLE_S = 3.0
+RETURN_RUN_DETAILS = "return_run_details"
+RUN_ID_KEY = "workflow_run_id"
 
 TEXT_DISPATCHED = ("Started the sweep: `workflow_dispatch` of `{workflow}` for commit `{sha}` "
                    "(fail-fast: {fail_fast}), asked for by {trigger}.")
@@ -99,6 +103,8 @@ MSG_LOST_CLAIM = "%s: another job claimed the sweep for %s with labels %s first 
 MSG_BOT_LABEL = "%s: label %s was added by the bot itself"
 MSG_WHAT_CLAIM = "the sweep claim for {head} on {repo}#{number}"
 MSG_WHAT_DISPATCH = "the dispatch of {workflow} for {head} on {repo}#{number}"
+MSG_NO_RUN_DETAILS = "%s: GitHub refused return_run_details (HTTP %s); dispatching without it"
+TEXT_RUN = " Run: [{run}]({url})."
 
 
 @dataclass(frozen=True)
@@ -292,9 +298,11 @@ def start_sweep(ctx: Context, number: int, label: str, *, fail_fast: bool, trigg
             inputs = {**{k: str(v) for k, v in sweep.dispatch_inputs.items()},
                       INPUT_REF: head, INPUT_PR: str(number), INPUT_KEYS: ",".join(plan.keys),
                       INPUT_FAIL_FAST: "true" if fail_fast else "false"}
-            _dispatch(ctx, number, workflow, head, inputs, since=str(claim.get("created_at") or ""))
+            run = _dispatch(ctx, number, workflow, head, inputs, since=str(claim.get("created_at") or ""))
             text, done = TEXT_DISPATCHED.format(workflow=workflow, sha=head[:12],
                                                 fail_fast="yes" if fail_fast else "no", trigger=trigger), DISPATCHED
+            if run.get("id") and str(run.get("html_url") or "").startswith("https://"):
+                text += TEXT_RUN.format(run=run["id"], url=run["html_url"])
         else:
             # Adding a label that is already there changes nothing, so a retry is harmless.
             ctx.api.post_idempotent(f"{ctx.r}/issues/{number}/labels", {"labels": [label]})
@@ -319,12 +327,16 @@ def _post_claim(ctx: Context, number: int, head: str, marker: str, text: str) ->
         return next((c for c in ctx.own_comments(number, marker) if nonce in (c.get("body") or "")), None)
 
     return create_once(MSG_WHAT_CLAIM.format(head=head[:12], repo=ctx.repo, number=number),
-                       lambda: ctx.api.post(f"{ctx.r}/issues/{number}/comments", {"body": body}), find)
+                       lambda: ctx.api.post(f"{ctx.r}/issues/{number}/comments", {"body": body}), find,
+                       policy=getattr(ctx.api, "policy", None))
 
 
-def _dispatch(ctx: Context, number: int, workflow: str, head: str, inputs: dict[str, str], *, since: str) -> None:
-    """Dispatch the sweep workflow once: a dispatch POST that failed after it may have landed is
-    repeated (once) only when no run dispatched by the bot since the claim was written exists."""
+def _dispatch(ctx: Context, number: int, workflow: str, head: str, inputs: dict[str, str], *, since: str) -> dict:
+    """Dispatch the sweep workflow once and return the run GitHub started (`{}` when it does not
+    say). GitHub answers a dispatch with `return_run_details: true` with the run's id (since
+    2026-02); a GitHub Enterprise Server that refuses the parameter (422/400 naming it) is asked
+    again without it. A dispatch POST that failed after it may have landed is repeated (once) only
+    when no run dispatched by the bot since the claim was written exists."""
     name = workflow.rsplit("/", 1)[-1]
     runs_path = f"{ctx.r}/actions/workflows/{name}/runs"
     claimed_at = parse_time(since)
@@ -343,19 +355,36 @@ def _dispatch(ctx: Context, number: int, workflow: str, head: str, inputs: dict[
                 return run
         return None
 
+    policy = getattr(ctx.api, "policy", None)
+
     def find() -> dict | None:
         run = dispatched_run()
         if run is None and DISPATCH_SETTLE_S:
-            time.sleep(DISPATCH_SETTLE_S)
+            (policy.clock.sleep if policy is not None else time.sleep)(DISPATCH_SETTLE_S)
             run = dispatched_run()
         return run
 
+    path = f"{ctx.r}/actions/workflows/{name}/dispatches"
+    asks_details = [True]
+
     def post() -> dict:
-        ctx.api.post(f"{ctx.r}/actions/workflows/{name}/dispatches", {"ref": ctx.default_branch, "inputs": inputs})
+        body: dict = {"ref": ctx.default_branch, "inputs": inputs}
+        if asks_details[0]:
+            body[RETURN_RUN_DETAILS] = True
+        try:
+            answer = ctx.api.post(path, body)
+        except GithubException as exc:
+            if not (asks_details[0] and exc.status in (400, 422) and RETURN_RUN_DETAILS in str(exc.data)):
+                raise
+            asks_details[0] = False  # a server without the parameter: as before it existed
+            log.info(MSG_NO_RUN_DETAILS, ctx.delivery, exc.status)
+            answer = ctx.api.post(path, {"ref": ctx.default_branch, "inputs": inputs})
+        if isinstance(answer, dict) and answer.get(RUN_ID_KEY):
+            return {"id": int(answer[RUN_ID_KEY]), "html_url": str(answer.get("html_url") or "")}
         return {}
 
-    create_once(MSG_WHAT_DISPATCH.format(workflow=workflow, head=head[:12], repo=ctx.repo, number=number),
-                post, find, attempts=DISPATCH_ATTEMPTS)
+    return create_once(MSG_WHAT_DISPATCH.format(workflow=workflow, head=head[:12], repo=ctx.repo, number=number),
+                       post, find, attempts=DISPATCH_ATTEMPTS, policy=policy)
 
 
 def _table(plan: SweepPlan) -> str:

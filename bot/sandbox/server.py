@@ -79,6 +79,22 @@ MSG_BAD_JSON = "Problems parsing JSON"
 MSG_VALIDATION = "Validation Failed"
 MSG_EXPIRED = "Artifact has expired"
 MSG_PRIMARY_LIMIT = "API rate limit exceeded for user."
+MSG_NOT_ACCESSIBLE = "Resource not accessible by integration"
+# Which installation-token permission a route needs (first match wins), for App tokens minted
+# with `permissions`: the scopes the bot's jobs ask for.
+ROUTE_SCOPES = (
+    ("/actions/", "actions"),
+    ("/check-runs", "checks"),
+    ("/statuses/", "statuses"),
+    ("/status", "statuses"),
+    ("/issues/", "issues"),
+    ("/pulls/", "pull_requests"),
+    ("/contents", "contents"),
+    ("/git/", "contents"),
+    ("/tarball/", "contents"),
+    ("/compare/", "contents"),
+    ("/commits/", "contents"),
+)
 MSG_SECONDARY_LIMIT = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
     "If you reach out to GitHub Support for help, please include the request ID sandbox."
@@ -210,12 +226,22 @@ class Emulator:
         ghost_write_rate: float = 0.0,
         ghost_write_limit: int | None = None,
         ghost_write_only: str | None = None,
+        clock: Any = None,
+        rate_limit: int = RATE_LIMIT,
+        rate_window_s: int = RATE_WINDOW_S,
+        limit_status: int = 403,
     ):
         self.world_dir = Path(world_dir)
         self.strict = strict
         self.fail_rate, self.rate_limit_rate, self.drop_rate = fail_rate, rate_limit_rate, drop_rate
         self.latency_ms = latency_ms
+        # None: a secondary-limit fault carries no Retry-After (GitHub then asks for a minute).
         self.retry_after_s = retry_after_s
+        # The primary limit: `rate_limit` requests per token per `rate_window_s`, on the clock's
+        # time (a bot.retry_policy.VirtualClock makes the window pass without waiting); a spent
+        # limit answers `limit_status` (GitHub uses 403 and 429) with x-ratelimit-remaining 0.
+        self.clock = clock
+        self.rate_limit, self.rate_window_s, self.limit_status = rate_limit, rate_window_s, limit_status
         self._rng = random.Random(seed)
         # At most `ghost_write_limit` ghosts (None: no cap), only on writes whose "METHOD route"
         # (e.g. "POST /repos/{owner}/{repo}/issues/{number}/comments") contains `ghost_write_only`.
@@ -244,7 +270,9 @@ class Emulator:
         self.request_log: list[dict] = []
         self.violations: list[str] = []
         self._rate_used: Counter[str] = Counter()
-        self._rate_reset = int(time.time()) + RATE_WINDOW_S
+        self._rate_reset = int(self._now()) + self.rate_window_s
+        # Permissions an App installation token was minted with (GitHub enforces them).
+        self._install_token_perms: dict[str, dict[str, str]] = {}
         self._install_tokens: dict[str, str] = {}
         self._diff_cache: dict[tuple[str, str], list[dict]] = {}
         self._zip_cache: dict[int, bytes] = {}
@@ -449,9 +477,20 @@ class Emulator:
             self.requests[route] += 1
             self.request_log.append(entry)
 
+    def _now(self) -> float:
+        return self.clock.time() if self.clock is not None else time.time()
+
+    def _roll_rate_window(self) -> None:
+        """A new window once the reset instant has passed (GitHub's fixed hourly window)."""
+        now = self._now()
+        if now >= self._rate_reset:
+            self._rate_used.clear()
+            self._rate_reset = int(now) + self.rate_window_s
+
     def _rate_headers(self, actor: str | None) -> dict[str, str]:
         used = self._rate_used[actor or ""]
-        return {"X-RateLimit-Limit": str(RATE_LIMIT), "X-RateLimit-Remaining": str(max(0, RATE_LIMIT - used)),
+        return {"X-RateLimit-Limit": str(self.rate_limit),
+                "X-RateLimit-Remaining": str(max(0, self.rate_limit - used)),
                 "X-RateLimit-Used": str(used), "X-RateLimit-Reset": str(self._rate_reset),
                 "X-RateLimit-Resource": "core"}
 
@@ -474,6 +513,7 @@ class Emulator:
         actor = self._actor_for_token(cred)
         if actor is None:
             raise HttpError(401, MSG_BAD_CREDENTIALS)
+        self._local.token = cred
         return actor
 
     # ----- URL builders --------------------------------------------------------------------
@@ -974,7 +1014,8 @@ class Emulator:
 
     def h_rate_limit(self, req: Request) -> Response:
         used = self._rate_used[req.actor or ""]
-        core = {"limit": RATE_LIMIT, "remaining": max(0, RATE_LIMIT - used), "reset": self._rate_reset, "used": used,
+        core = {"limit": self.rate_limit, "remaining": max(0, self.rate_limit - used), "reset": self._rate_reset,
+                "used": used,
                 "resource": "core"}
         other = {"limit": RATE_LIMIT, "remaining": RATE_LIMIT, "reset": self._rate_reset, "used": 0}
         return Response(200, {"resources": {"core": core, "search": {**other, "limit": 30, "remaining": 30},
@@ -989,7 +1030,7 @@ class Emulator:
                 "html_url": f"{WEB}/organizations/{owner}/settings/installations/{INSTALLATION_ID}",
                 "target_id": user_id(owner), "permissions": {"contents": "read", "issues": "write",
                                                               "pull_requests": "write", "statuses": "write",
-                                                              "actions": "write", "checks": "read", "members": "read"},
+                                                              "actions": "write", "checks": "write", "members": "read"},
                 "events": ["issue_comment", "pull_request", "workflow_run"], "created_at": iso(self.pr_created),
                 "updated_at": iso(self.pr_created), "single_file_name": None, "suspended_at": None}
 
@@ -1016,9 +1057,32 @@ class Emulator:
         self._install_tokens[token] = self.world.bot.login
         # Expiry is wall-clock: PyGithub compares it with now() to decide when to refresh.
         expires = datetime.now(timezone.utc) + TOKEN_LIFETIME
-        perms = (req.body or {}).get("permissions") or self._installation()["permissions"]
+        granted = self._installation()["permissions"]
+        asked = (req.body or {}).get("permissions")
+        if asked:
+            # GitHub refuses a token with more than the installation has.
+            for scope, level in asked.items():
+                if scope not in granted or (level == "write" and granted[scope] != "write"):
+                    raise invalid(f"The permissions requested are not granted to this installation: {scope}",
+                                  "permissions")
+        perms = dict(asked or granted)
+        self._install_token_perms[token] = perms
         return Response(201, {"token": token, "expires_at": iso(expires), "permissions": perms,
                               "repository_selection": "all"})
+
+    def _check_token_permission(self, route: Route, method: str) -> None:
+        """An installation token minted with narrower permissions is refused what it lacks, as
+        GitHub answers: 403 "Resource not accessible by integration"."""
+        perms = self._install_token_perms.get(getattr(self._local, "token", None) or "")
+        if perms is None:
+            return
+        for needle, scope in ROUTE_SCOPES:
+            if needle in route.template:
+                level = "write" if method in WRITE_METHODS else "read"
+                have = perms.get(scope)
+                if have is None or (level == "write" and have != "write"):
+                    raise HttpError(403, MSG_NOT_ACCESSIBLE)
+                return
 
     def h_org(self, req: Request) -> Response:
         org = req.params["org"]
@@ -1650,9 +1714,12 @@ class Emulator:
                 actor = self._authenticate(route, headers)
             with self._lock:
                 if route.auth == "token":
+                    self._roll_rate_window()
+                    if self._rate_used[actor or ""] >= self.rate_limit:
+                        # Refused before anything is applied; it does not count as used.
+                        raise HttpError(self.limit_status, MSG_PRIMARY_LIMIT)
                     self._rate_used[actor or ""] += 1
-                    if self._rate_used[actor or ""] > RATE_LIMIT:
-                        raise HttpError(403, MSG_PRIMARY_LIMIT)
+                    self._check_token_permission(route, method)
                 try:
                     data = json.loads(body) if body else None
                 except ValueError:
@@ -1668,7 +1735,7 @@ class Emulator:
             if ghost is not None:
                 raise _Fault(ghost)
         except _Fault as f:
-            resp = _fault_response(f.kind, self.retry_after_s)
+            resp = _fault_response(f.kind, self.retry_after_s, self.limit_status)
         except HttpError as e:
             payload: dict[str, Any] = {"message": e.message, "documentation_url": DOCS, "status": str(e.status)}
             if e.errors:
@@ -1690,11 +1757,12 @@ class _Fault(Exception):
         self.kind = kind
 
 
-def _fault_response(kind: str | int, retry_after_s: int = DEFAULT_RETRY_AFTER_S) -> Response:
+def _fault_response(kind: str | int, retry_after_s: int | None = DEFAULT_RETRY_AFTER_S,
+                    status: int = 403) -> Response:
     if kind == FAULT_RATE_LIMIT:
-        return Response(403, {"message": MSG_SECONDARY_LIMIT, "documentation_url":
-                              "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"},
-                        {"Retry-After": str(int(retry_after_s))})
+        return Response(status, {"message": MSG_SECONDARY_LIMIT, "documentation_url":
+                                 "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"},
+                        {} if retry_after_s is None else {"Retry-After": str(int(retry_after_s))})
     code = int(kind)
     return Response(code, {"message": MSG_SERVER_ERROR[code], "documentation_url": DOCS, "status": str(code)})
 

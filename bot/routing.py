@@ -1,0 +1,92 @@
+"""Which job of the reusable workflow an event belongs to: `sweep` (the only job that may dispatch),
+`review`, or `skip` (noise that can change nothing), decided by the bot's own parsers so the
+workflow's routing and the handlers never disagree about what a command is."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from bot.events import (
+    ACTION_EDITED,
+    ACTION_LABELED,
+    EVENT_COMMENT,
+    EVENT_PULL_REQUEST,
+    CommentEvent,
+    EventError,
+    parse_event,
+)
+from bot.handlers.commands import mentions_command
+from bot.handlers.sweep import parse_sweep_command
+from recipes.config import Policy
+
+JOB_REVIEW = "review"
+JOB_SWEEP = "sweep"
+JOB_SKIP = "skip"
+JOBS = (JOB_REVIEW, JOB_SWEEP, JOB_SKIP)
+
+WHY_SWEEP_COMMAND = "a whole-line /sweep command"
+WHY_LABELED = "a label was added (the sweep job checks whether it is a primary sweep label)"
+WHY_BOT = "the comment is by a bot"
+WHY_NOISE = "the comment holds no command line and no sign-off phrase"
+WHY_REVIEW = "everything else goes to the review job"
+WHY_UNPARSABLE = "the payload could not be parsed; the review job reports it"
+
+
+@dataclass(frozen=True)
+class Route:
+    job: str
+    reason: str
+
+
+def _may_matter(body: str | None, phrase: str) -> bool:
+    """A command line (the bot's own grammar) or the sign-off phrase anywhere (the sign-off parser
+    decides about quotes; this only has to keep everything that might be one)."""
+    if not body:
+        return False
+    return mentions_command(body) or parse_sweep_command(body) is not None or phrase.lower() in body.lower()
+
+
+def route_event(name: str, payload: Any, *, phrase: str | None = None) -> Route:
+    """The job for one event. `skip` only for comments that provably change nothing: by a bot, or
+    with neither a command nor the sign-off phrase in the new body (nor, for an edit, in the old
+    one, since withdrawing a command or a sign-off is handled too)."""
+    phrase = phrase or Policy().signoff_phrase
+    try:
+        event = parse_event(name, payload if isinstance(payload, Mapping) else {})
+    except EventError:
+        return Route(JOB_REVIEW, WHY_UNPARSABLE)
+    if event.key == (EVENT_PULL_REQUEST, ACTION_LABELED):
+        return Route(JOB_SWEEP, WHY_LABELED)
+    if isinstance(event, CommentEvent) and event.name == EVENT_COMMENT and event.comment is not None:
+        c = event.comment
+        if c.is_bot:
+            return Route(JOB_SKIP, WHY_BOT)
+        if c.kind == "issue_comment" and event.action != ACTION_EDITED and parse_sweep_command(c.body) is not None:
+            return Route(JOB_SWEEP, WHY_SWEEP_COMMAND)
+        if not _may_matter(c.body, phrase) and not _may_matter(event.previous_body, phrase):
+            return Route(JOB_SKIP, WHY_NOISE)
+    return Route(JOB_REVIEW, WHY_REVIEW)
+
+
+def github_output(route: Route) -> str:
+    """The lines for $GITHUB_OUTPUT."""
+    return f"job={route.job}\n"
+
+
+def event_pr_number(payload: Mapping[str, Any]) -> int | None:
+    """The PR an event is about (for the concurrency group), or None."""
+    for key in ("pull_request", "issue"):
+        item = payload.get(key)
+        if isinstance(item, Mapping) and isinstance(item.get("number"), int):
+            return int(item["number"])
+    run = payload.get("workflow_run")
+    if isinstance(run, Mapping):
+        prs = run.get("pull_requests") or []
+        if prs and isinstance(prs[0], Mapping) and isinstance(prs[0].get("number"), int):
+            return int(prs[0]["number"])
+    inputs = payload.get("inputs")
+    if isinstance(inputs, Mapping):
+        value = str(inputs.get("pr-number") or "")
+        if value.isdigit():
+            return int(value)
+    return None
