@@ -49,6 +49,8 @@ MSG_MISSING_SCRIPT = (
     "or fix the reference."
 )
 
+MSG_SCRIPT_UNREADABLE = "could not verify: {message}; fix the script so bash reads it plainly."
+
 MEMO_VIEWS = "serving.views"
 MEMO_SCRIPT = "serving.script:{path}"
 
@@ -379,6 +381,11 @@ def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
 
 def _add_with_sources(ctx: Any, view: ServingView, use: ScriptUse, seen: set[str], depth: int = 0) -> None:
     view.scripts.append(use)
+    bad = use.analysis.unreadable
+    if bad is not None and view.script_gap is None:
+        # Only this script is blind: the checks that read script bodies say so for this point.
+        view.script_gap = MSG_SCRIPT_UNREADABLE.format(message=bad.message)
+        view.script_gap_evidence = Evidence(path=bad.path or use.path, line=bad.line, unavailable=True)
     if depth >= MAX_SOURCE_DEPTH:
         return
     for src in use.analysis.sources:
