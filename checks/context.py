@@ -201,8 +201,10 @@ class ReviewContext:
     # --- affected benchmark points ---------------------------------------------------------
     @cached_property
     def affected(self) -> Affected:
-        """Head points whose master-config entry, recipe/launcher, referenced shared script or
-        image changed (spec 12: "affected" for Checks 6-14)."""
+        """Head points whose launch path the PR changes: the one rule of checks.launch_path
+        (README "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
+        from . import launch_path as lp
+
         base_entries = self.base_repo.entries
         head_entries = self.head_repo.entries
         added = sorted(k for k in head_entries if k not in base_entries)
@@ -217,18 +219,20 @@ class ReviewContext:
         paths = self.changed_paths
         unavailable = paths.reason if isinstance(paths, Unavailable) else None
         changed_files = set() if isinstance(paths, Unavailable) else set(paths)
+        files = [] if isinstance(self.snapshot.files, Unavailable) else list(self.snapshot.files)
 
         head_points = list(self.head_repo.points)
         launchers = {_launcher_path(p, a) for p in head_points for a in ("launcher", "eval_launcher")} - {None}
-        # A changed shell script that is nobody's own launcher is shared (sourced or called).
-        shared_scripts = sorted(p for p in changed_files if p.endswith(".sh") and p not in launchers)
-        launcher_text: dict[str, str] = {}
-
-        def mentions(launcher: str, script: str) -> bool:
-            if launcher not in launcher_text:
-                data = self.snapshot.head.read(launcher)
-                launcher_text[launcher] = data.decode("utf-8", "replace") if data else ""
-            return script.rsplit("/", 1)[-1] in launcher_text[launcher]
+        # Files that can be on a launch path without being a point's own launcher or recipe.
+        runnable = sorted(p for p in changed_files - launchers
+                          if p.endswith(lp.SHELL_SUFFIXES + (".py",)) or "." not in p.rsplit("/", 1)[-1])
+        changes: dict[str, lp.FileChange] = {}
+        for f in files:
+            for path in (f.path, f.previous_path):
+                if path in runnable and path not in changes:
+                    changes[path] = lp.file_change(self.snapshot.base, self.snapshot.head, path, f.status,
+                                                   f.previous_path)
+        live = {p for p, c in changes.items() if not c.empty}
 
         out: list[AffectedPoint] = []
         for point in head_points:
@@ -242,13 +246,13 @@ class ReviewContext:
             if launcher and launcher in changed_files:
                 reasons.append(f"{launcher} changed")
             extras = [_launcher_path(point, "eval_launcher"), *(getattr(point, "referenced_paths", ()) or ())]
+            own = {launcher} | {e for e in extras if e}
             for extra in dict.fromkeys(e for e in extras if e):
                 if extra in changed_files and extra != launcher:
                     reasons.append(f"referenced {extra} changed")
-            if launcher:
-                for script in shared_scripts:
-                    if mentions(launcher, script):
-                        reasons.append(f"shared script {script} changed")
+            if live:
+                roots = lp.point_roots(self, point, runners=True)
+                reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own))
             if reasons:
                 out.append(AffectedPoint(point=point, reasons=reasons))
 

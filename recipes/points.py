@@ -179,6 +179,37 @@ def script_candidates(entry: MasterEntry, scenario: str, spec_decoding: str, scr
     return primary, fallback
 
 
+FRAMEWORK_SUFFIXES = {TRT_FRAMEWORK: "_trt", "atom": "_atom"}
+
+
+def launcher_candidates(entry: MasterEntry, scenario: str, spec_decoding: str, scripts_dir: str) -> list[str]:
+    """Every launcher path a runner of some layout era would run for this point, newest era first.
+
+    The runners derived the file name from the point (runners/launch_<node>.sh in the history):
+    - since 2026-06: `benchmarks/single_node/{fixed_seq_len,agentic}/<base>_<framework><spec>.sh`,
+      falling back to `<base><fw-suffix><spec>.sh` (`_trt` on NVIDIA runners, `_atom` on AMD);
+    - 2026-02 to 2026-06: the same names directly under `benchmarks/single_node/`, where some
+      runners (h100, mi300x, mi325x) ran plain `<base>.sh` whatever the framework;
+    - before 2026-02: the same names directly under `benchmarks/`.
+    Only one era's folder exists in any commit, so the first existing candidate is the one run."""
+    spec = f"_{SPEC_MTP}" if spec_decoding == SPEC_MTP else ""
+    base = f"{entry.model_prefix}_{entry.precision}_{sku_of(entry)}"
+    suffix = FRAMEWORK_SUFFIXES.get(entry.framework or "", "")
+    names = [f"{base}_{entry.framework}{spec}", f"{base}{suffix}{spec}"]
+    era_dirs = [
+        "/".join(p for p in (scripts_dir, SINGLE_NODE_DIR, SCRIPT_SUBDIRS[scenario]) if p),
+        "/".join(p for p in (scripts_dir, SINGLE_NODE_DIR) if p),
+        scripts_dir,
+    ]
+    out: list[str] = []
+    for k, folder in enumerate(era_dirs):
+        for name in names + ([base] if k else []):
+            path = f"{folder}/{name}.sh" if folder else f"{name}.sh"
+            if path not in out:
+                out.append(path)
+    return out
+
+
 def _name(value: Any) -> str | None:
     if isinstance(value, dict):
         return value.get("name")
@@ -311,7 +342,7 @@ def _single_launcher(entry, item, arm: Arm, layout: Layout, exists, findings, sp
     if not entry.model_prefix or not entry.precision or not entry.framework:
         return None
     primary, fallback = script_candidates(entry, item.scenario, spec, layout.scripts_dir)
-    for candidate in (primary, fallback):
+    for candidate in launcher_candidates(entry, item.scenario, spec, layout.scripts_dir):
         if exists(candidate):
             return Launcher(kind="script", path=candidate, exists=True)
     findings.append(Finding(path=arm.path, line=arm.line, code="missing-launcher",

@@ -164,6 +164,7 @@ class PatchOp:
     line: int
     text: str
     sensitive: bool = True  # False: the target is unknown rather than a known engine/model path
+    function: str | None = None  # the shell function whose body holds it (runs only when called)
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,7 @@ class PipInstall:
     from_vcs: bool = False
     from_wheel: bool = False
     from_path: bool = False
+    function: str | None = None  # the shell function whose body holds it (runs only when called)
 
     @property
     def packages(self) -> list[str]:
@@ -308,6 +310,7 @@ class _Analyzer:
         self._prev_cwd: str | None = None
         self._heredoc_by_line: dict[int, list[Heredoc]] = {}
         self._lines: list[bytes] | None = None
+        self._function: str | None = None  # of the command being handled
 
     # ----- positions and text
     def line(self, node: Any) -> int:
@@ -712,6 +715,7 @@ class _Analyzer:
     # ----- per-command analysis
     def handle(self, cmd: ShellCommand, ctx: _Ctx) -> None:
         self.out.commands.append(cmd)
+        self._function = cmd.function
         argv = cmd.expanded or cmd.argv
         head = argv[0].rsplit("/", 1)[-1]
         cond = cmd.condition
@@ -876,7 +880,8 @@ class _Analyzer:
             elif base == "uv" and argv[i + 1:i + 3] == ["pip", "install"]:
                 rest = argv[i + 3:]
             elif _PYTHON.match(base) and len(argv) > i + 2 and argv[i + 1].endswith("setup.py") and argv[i + 2] in ("install", "develop", "bdist_wheel"):
-                self.out.pip_installs.append(PipInstall(targets=["."], line=cmd.line, text=cmd.text, from_path=True))
+                self.out.pip_installs.append(PipInstall(targets=["."], line=cmd.line, text=cmd.text, from_path=True,
+                                                        function=cmd.function))
                 return
             if rest is None:
                 continue
@@ -907,7 +912,7 @@ class _Analyzer:
                 t.startswith((".", "/", "~", "file:")) or (t.endswith((".tar.gz", ".zip")) and "://" not in t)
                 for t in targets if not t.startswith("-r ")
             )
-            self.out.pip_installs.append(PipInstall(targets=targets, line=cmd.line, text=cmd.text,
+            self.out.pip_installs.append(PipInstall(targets=targets, line=cmd.line, text=cmd.text, function=cmd.function,
                                                     from_vcs=vcs, from_wheel=wheel, from_path=local))
             return
 
@@ -933,7 +938,8 @@ class _Analyzer:
     def add_patch(self, kind: str, target: str | None, cmd_line: int, text: str, sensitive: bool = True) -> None:
         if target and _CUSTOMIZE.search(target):
             kind = "sitecustomize"
-        self.out.patches.append(PatchOp(kind=kind, target=target, line=cmd_line, text=text, sensitive=sensitive))
+        self.out.patches.append(PatchOp(kind=kind, target=target, line=cmd_line, text=text, sensitive=sensitive,
+                                        function=self._function))
 
     def detect_patches(self, cmd: ShellCommand, argv: list[str], head: str) -> None:
         args = argv[1:]
@@ -1046,7 +1052,8 @@ class _Analyzer:
                 target = self.python_write_target(h.body)
                 if target and not any(p.line == h.line for p in self.out.patches):
                     kind = "sitecustomize" if target == "sitecustomize.py" else "heredoc-write"
-                    self.out.patches.append(PatchOp(kind=kind, target=target, line=h.line, text=h.command))
+                    fn = next((f.name for f in self.out.functions.values() if f.line <= h.line <= f.end_line), None)
+                    self.out.patches.append(PatchOp(kind=kind, target=target, line=h.line, text=h.command, function=fn))
 
     # ----- fallback
 
@@ -1089,6 +1096,65 @@ def _analyze(text: str, path: str, line_offset: int) -> ScriptAnalysis:
     out.findings.append(Finding(path=path, line=None, code="shell-parse", severity="warning",
                                 message=MSG_INTERNAL.format(path=path, error=error)))
     return out
+
+
+@dataclass(frozen=True)
+class CodeUnits:
+    """A script's code without comments or layout: its top level and each function body.
+
+    Two versions of a file differ in `top` when code outside any function changed, and in
+    `functions[name]` when that function's body changed (an added or removed function is a
+    change of that function only). `None` from `code_units` means the text could not be read."""
+
+    top: str
+    functions: dict[str, str]
+
+
+def code_units(text: str) -> CodeUnits | None:
+    """Split a script into its top-level code and its function bodies, comments and
+    indentation dropped, to attribute a change to functions (checks.launch_path)."""
+    if len(text) > MAX_SCRIPT_CHARS:
+        return None
+    try:
+        src = text.encode("utf-8", "surrogatepass")
+        root = _parser().parse(src).root_node
+        if root.has_error:
+            return None
+        comments: list[tuple[int, int]] = []
+        functions: list[Any] = []
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if n.type == "comment":
+                comments.append((n.start_byte, n.end_byte))
+                continue
+            if n.type == "function_definition":
+                functions.append(n)
+            stack.extend(n.children)
+
+        def code(start: int, end: int, holes: list[tuple[int, int]]) -> str:
+            parts: list[bytes] = []
+            at = start
+            for a, b in sorted(h for h in holes if start <= h[0] and h[1] <= end):
+                if a >= at:
+                    parts.append(src[at:a])
+                    at = b
+            parts.append(src[at:end])
+            lines = b"".join(parts).decode("utf-8", "replace").split("\n")
+            return "\n".join(ln.strip() for ln in lines if ln.strip())
+
+        outer = [f for f in functions if not any(g is not f and g.start_byte <= f.start_byte and f.end_byte <= g.end_byte
+                                                 for g in functions)]
+        bodies: dict[str, str] = {}
+        for f in functions:
+            name = f.child_by_field_name("name")
+            if name is not None:
+                key = name.text.decode("utf-8", "replace")
+                bodies[key] = bodies.get(key, "") + code(f.start_byte, f.end_byte, comments)
+        top = code(0, len(src), comments + [(f.start_byte, f.end_byte) for f in outer])
+        return CodeUnits(top=top, functions=bodies)
+    except (RecursionError, ValueError, TypeError, AttributeError):
+        return None
 
 
 def analyze_command_line(text: str, path: str, line: int) -> ScriptAnalysis:
