@@ -54,6 +54,9 @@ class Affected(BaseModel):
     removed_points: list[Any] = Field(default_factory=list)
     # Set when the changed-file list was unavailable, so only master-config edits were seen.
     unavailable: str | None = None
+    # Added or changed entries too large to expand (recipes.points.MAX_ENTRY_POINTS): their
+    # points are unknown, so the checks that judge points cannot verify them.
+    unverifiable: list[Finding] = Field(default_factory=list)
 
     @property
     def config_keys(self) -> list[str]:
@@ -62,7 +65,7 @@ class Affected(BaseModel):
 
     @property
     def is_empty(self) -> bool:
-        return not self.points and not self.removed_keys and not self.removed_points
+        return not self.points and not self.removed_keys and not self.removed_points and not self.unverifiable
 
 
 def _comparable(value: Any) -> Any:
@@ -258,7 +261,11 @@ class ReviewContext:
 
         head_ids = {_point_identity(p) for p in head_points}
         removed_points = [p for p in self.base_repo.points if _point_identity(p) not in head_ids]
+        entries_at = {(e.path, e.line): k for k, e in head_entries.items() if k in changed_set | added_set}
+        capped = [f for f in self.head_repo.point_findings
+                  if f.code == "points-cap" and (f.path, f.line) in entries_at]
         return Affected(
+            unverifiable=capped,
             points=out,
             changed_keys=sorted(changed_set | added_set),
             added_keys=added,

@@ -34,6 +34,7 @@ MSG_CHANGED_FILES_UNAVAILABLE = (
     "could not verify: the PR's changed-file list was unavailable ({reason}), so changed recipes and "
     "scripts are unknown; re-run the review once GitHub returns the file list."
 )
+MSG_UNVERIFIABLE_ENTRY = "could not verify: {message}; split the entry or shorten its concurrency lists."
 MSG_FILE_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run the review."
 MSG_NO_VARIANT = (
     "could not verify: no single recipe variant of {path} serves {point}, so its effective serving "
@@ -458,6 +459,11 @@ def changed_files_unavailable(ctx: Any) -> CheckResult | None:
     if reason:
         return CheckResult.failed(MSG_CHANGED_FILES_UNAVAILABLE.format(reason=reason),
                                   Evidence(note="changed files", unavailable=True))
+    capped = ctx.affected.unverifiable
+    if capped:
+        f = capped[0]
+        return CheckResult.failed(MSG_UNVERIFIABLE_ENTRY.format(message=f.message),
+                                  Evidence(path=f.path, line=f.line, unavailable=True))
     return None
 
 

@@ -33,6 +33,11 @@ MSG_NO_SCRIPT = "no launcher script: neither {primary} nor {fallback} exists"
 MSG_DRAM_NEEDED = "kv-offloading: dram needs dram-utilization on its agentic-coding item"
 MSG_ROUTER_TWICE = "router is set on both the entry and this arm"
 MSG_DISAGG_SINGLE = "disagg: true needs multinode: true"
+MAX_ENTRY_POINTS = 10_000
+MSG_POINTS_CAP = (
+    "entry {key} expands to {n:,} benchmark points, over the {cap:,}-point cap; it was not expanded, "
+    "so nothing about its points can be verified"
+)
 
 
 class Launcher(BaseModel):
@@ -234,6 +239,12 @@ def expand_entry(
     points: list[BenchmarkPoint] = []
     findings: list[Finding] = []
     seen_ids: dict[str, int] = {}
+    n = _count_points(entry)
+    if n > MAX_ENTRY_POINTS:
+        # Counted before building anything: a hostile conc-list is refused in constant time.
+        findings.append(Finding(path=entry.path, line=entry.line, code=POINTS_CAP_CODE,
+                                message=MSG_POINTS_CAP.format(key=entry.key, n=n, cap=MAX_ENTRY_POINTS)))
+        return points, findings
     if entry.disagg and not entry.multinode:
         findings.append(Finding(path=entry.path, line=entry.line_of("disagg"), code="schema", message=MSG_DISAGG_SINGLE))
     for item, arm in entry.arms:
@@ -244,6 +255,23 @@ def expand_entry(
                 p["point_id"] = f"{p['point_id']}#{n}"
             points.append(BenchmarkPoint.model_validate(p))
     return points, findings
+
+
+POINTS_CAP_CODE = "points-cap"
+
+
+def _count_points(entry: MasterEntry) -> int:
+    """How many points `expand_entry` would build (one per concurrency, one per multi-node arm)."""
+    n = 0
+    for _item, arm in entry.arms:
+        if bool(entry.multinode) or arm.is_multinode:
+            n += 1
+        elif arm.conc_list is not None:
+            n += len(arm.conc_list)
+        elif arm.conc_start is not None:
+            start, end = arm.conc_start, arm.conc_end if arm.conc_end is not None else arm.conc_start
+            n += len(expand_concurrency(start, end)) if start >= 1 else 0
+    return n
 
 
 def _expand_arm(entry, item: ScenarioItem, arm: Arm, layout: Layout, exists, findings: list[Finding]) -> list[dict]:

@@ -152,3 +152,21 @@ def test_old_era_launcher_directly_under_single_node():
     assert [p.point.conc for p in points] == [4, 8]
     assert all(p.point.launcher.path == old and p.reasons == [f"{old} changed"] for p in points)
     assert all(v.unavailable is None for v in serving_views(ctx))
+
+
+def test_entry_over_the_point_cap_is_unverifiable_fast():
+    import time
+
+    from checks.engine import evaluate
+
+    conc = ", ".join(str(i) for i in range(1, 20_002))
+    huge = entry("dsr1-fp8-mi355x-sglang", "dsr1", "fp8", "sglang").replace(
+        "{ tp: 8, conc-start: 4, conc-end: 8 }", f"{{ tp: 8, conc-list: [{conc}] }}")
+    t0 = time.perf_counter()
+    snap = build_snapshot(base=base_tree(), head={MASTER: huge + entry("gptoss-fp4-mi355x-vllm", "gptoss", "fp4", "vllm")})
+    verdict = evaluate(snap, only={8, 10})
+    assert time.perf_counter() - t0 < 2.0
+    rows = {r.number: r for r in verdict.rows}
+    for n in (8, 10):
+        assert rows[n].status == "FAIL"
+        assert "could not verify: entry dsr1-fp8-mi355x-sglang expands to 20,001 benchmark points" in rows[n].reason
