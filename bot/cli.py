@@ -7,36 +7,60 @@ import importlib
 import logging
 import sys
 
-# Sub-command modules, in the order `--help` lists them.
-COMMAND_MODULES = (
-    "bot.commands.check",
-    "bot.commands.inspect",
-    "bot.commands.demo",
-    "bot.commands.handle_event",
-    "bot.commands.route_event",
-    "bot.commands.sandbox",
+# Sub-commands in the order `--help` lists them: (name, module, help). Only the module of the
+# command being run is imported, so `--help` and local mode stay fast (tests check that each
+# help text here is its module's HELP).
+COMMANDS = (
+    ("check", "bot.commands.check",
+     "evaluate a PR and print its verdict (GitHub: PR# --repo OWNER/NAME; local: --local PATH --base REF --head REF)"),
+    ("inspect", "bot.commands.inspect",
+     "parse a benchmark repository (working tree or git ref), expand every entry and recipe, report findings"),
+    ("demo", "bot.commands.demo",
+     "run the full GitHub pipeline against a bundled sandbox world (no network needed)"),
+    ("handle-event", "bot.commands.handle_event",
+     "handle one GitHub webhook event (default: $GITHUB_EVENT_NAME and $GITHUB_EVENT_PATH)"),
+    ("route-event", "bot.commands.route_event",
+     "print which workflow job handles one GitHub event (review, sweep or skip)"),
+    ("sandbox", "bot.commands.sandbox",
+     "serve a world directory as a local GitHub REST API emulator"),
 )
+COMMAND_MODULES = tuple(module for _, module, _ in COMMANDS)
 
 EXIT_OK = 0
 EXIT_REJECTED = 1
 EXIT_ERROR = 2
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict]:
+def _selected(argv: list[str]) -> str | None:
+    """The sub-command named on the command line (the first word that is not an option)."""
+    names = {name for name, _, _ in COMMANDS}
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in names else None
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, dict]:
+    """The parser; with `argv`, only the named sub-command's module is imported and given its
+    arguments (the others are listed by name and help only)."""
     parser = argparse.ArgumentParser(prog="python -m bot", description="infx-review: verify CODEOWNER sign-offs on benchmark PRs")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug output to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    selected = _selected(argv) if argv is not None else None
     runners = {}
-    for modname in COMMAND_MODULES:
+    for name, modname, help_text in COMMANDS:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if argv is not None and name != selected:
+            continue
         mod = importlib.import_module(modname)
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         runners[mod.NAME] = mod.run
     return parser, runners
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser, runners = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser, runners = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # argparse exits 2 on usage errors, 0 on --help

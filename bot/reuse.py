@@ -5,10 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from bot.github_client import parse_time
 from checks.commands import find_reuse_command
 from checks.snapshot import Artifact, Comment, ReuseSource, SweepRun, Unavailable
 from recipes.config import Policy, SweepPolicy
+
+
+def _parse_time(value: Any):
+    # bot.github_client.parse_time, imported on use: local mode never loads PyGithub otherwise.
+    from bot.github_client import parse_time
+
+    return parse_time(value)
+
 
 PULL_REQUEST_EVENT = "pull_request"
 COMPLETED = "completed"
@@ -69,7 +76,7 @@ def sweep_run_from(run: Mapping[str, Any], artifacts: Sequence[Artifact] | Unava
         status=str(run.get("status") or ""),
         conclusion=run.get("conclusion"),
         workflow_path=str(run.get("path") or ""),
-        created_at=parse_time(run.get("created_at")),
+        created_at=_parse_time(run.get("created_at")),
         html_url=str(run.get("html_url") or ""),
         artifacts=artifacts if isinstance(artifacts, Unavailable) else list(artifacts),
     )

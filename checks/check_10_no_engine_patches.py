@@ -172,14 +172,14 @@ def _script_patches(ctx, views) -> list[Patch]:
     out: dict[tuple, Patch] = {}
     for v in views:
         for use in v.scripts:
-            for p in use.analysis.patches:
+            for p in use.patches:
                 if _client_only(ctx, p.target, p.text) or _applies_client_patch(ctx, p.text, use.path):
                     continue  # the eval/benchmark client, not the serving stack
                 resolved = _expand(use.analysis, p.target) if p.target else None
                 target = f" {resolved}" if resolved else ""
                 text = MSG_SCRIPT_PATCH.format(where=f"{use.path}:{p.line}", kind=p.kind, target=target, via=use.via)
                 out.setdefault((use.path, p.line, p.kind), Patch(text, use.path, p.line, resolved))
-            for pip in use.analysis.pip_installs:
+            for pip in use.pip_installs:
                 origin = _origin(pip)
                 pkgs = [t for t in pip.targets if _is_engine_target(t, engine_pkgs)]
                 if origin and pkgs:

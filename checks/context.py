@@ -54,6 +54,9 @@ class Affected(BaseModel):
     removed_points: list[Any] = Field(default_factory=list)
     # Set when the changed-file list was unavailable, so only master-config edits were seen.
     unavailable: str | None = None
+    # Added or changed entries too large to expand (recipes.points.MAX_ENTRY_POINTS): their
+    # points are unknown, so the checks that judge points cannot verify them.
+    unverifiable: list[Finding] = Field(default_factory=list)
 
     @property
     def config_keys(self) -> list[str]:
@@ -62,7 +65,7 @@ class Affected(BaseModel):
 
     @property
     def is_empty(self) -> bool:
-        return not self.points and not self.removed_keys and not self.removed_points
+        return not self.points and not self.removed_keys and not self.removed_points and not self.unverifiable
 
 
 def _comparable(value: Any) -> Any:
@@ -201,8 +204,10 @@ class ReviewContext:
     # --- affected benchmark points ---------------------------------------------------------
     @cached_property
     def affected(self) -> Affected:
-        """Head points whose master-config entry, recipe/launcher, referenced shared script or
-        image changed (spec 12: "affected" for Checks 6-14)."""
+        """Head points whose launch path the PR changes: the one rule of checks.launch_path
+        (README "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
+        from . import launch_path as lp
+
         base_entries = self.base_repo.entries
         head_entries = self.head_repo.entries
         added = sorted(k for k in head_entries if k not in base_entries)
@@ -217,18 +222,20 @@ class ReviewContext:
         paths = self.changed_paths
         unavailable = paths.reason if isinstance(paths, Unavailable) else None
         changed_files = set() if isinstance(paths, Unavailable) else set(paths)
+        files = [] if isinstance(self.snapshot.files, Unavailable) else list(self.snapshot.files)
 
         head_points = list(self.head_repo.points)
         launchers = {_launcher_path(p, a) for p in head_points for a in ("launcher", "eval_launcher")} - {None}
-        # A changed shell script that is nobody's own launcher is shared (sourced or called).
-        shared_scripts = sorted(p for p in changed_files if p.endswith(".sh") and p not in launchers)
-        launcher_text: dict[str, str] = {}
-
-        def mentions(launcher: str, script: str) -> bool:
-            if launcher not in launcher_text:
-                data = self.snapshot.head.read(launcher)
-                launcher_text[launcher] = data.decode("utf-8", "replace") if data else ""
-            return script.rsplit("/", 1)[-1] in launcher_text[launcher]
+        # Files that can be on a launch path without being a point's own launcher or recipe.
+        runnable = sorted(p for p in changed_files - launchers
+                          if p.endswith(lp.SHELL_SUFFIXES + (".py",)) or "." not in p.rsplit("/", 1)[-1])
+        changes: dict[str, lp.FileChange] = {}
+        for f in files:
+            for path in (f.path, f.previous_path):
+                if path in runnable and path not in changes:
+                    changes[path] = lp.file_change(self.snapshot.base, self.snapshot.head, path, f.status,
+                                                   f.previous_path)
+        live = {p for p, c in changes.items() if not c.empty}
 
         out: list[AffectedPoint] = []
         for point in head_points:
@@ -242,19 +249,23 @@ class ReviewContext:
             if launcher and launcher in changed_files:
                 reasons.append(f"{launcher} changed")
             extras = [_launcher_path(point, "eval_launcher"), *(getattr(point, "referenced_paths", ()) or ())]
+            own = {launcher} | {e for e in extras if e}
             for extra in dict.fromkeys(e for e in extras if e):
                 if extra in changed_files and extra != launcher:
                     reasons.append(f"referenced {extra} changed")
-            if launcher:
-                for script in shared_scripts:
-                    if mentions(launcher, script):
-                        reasons.append(f"shared script {script} changed")
+            if live:
+                roots = lp.point_roots(self, point, runners=True)
+                reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own))
             if reasons:
                 out.append(AffectedPoint(point=point, reasons=reasons))
 
         head_ids = {_point_identity(p) for p in head_points}
         removed_points = [p for p in self.base_repo.points if _point_identity(p) not in head_ids]
+        entries_at = {(e.path, e.line): k for k, e in head_entries.items() if k in changed_set | added_set}
+        capped = [f for f in self.head_repo.point_findings
+                  if f.code == "points-cap" and (f.path, f.line) in entries_at]
         return Affected(
+            unverifiable=capped,
             points=out,
             changed_keys=sorted(changed_set | added_set),
             added_keys=added,

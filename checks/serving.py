@@ -15,17 +15,16 @@ comments never count (the script analyser only reports runtime words).
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
-from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script
+from checks.launch_path import launch_path, point_roots, resolve_ref
+from recipes.scripts import ScriptAnalysis, analyze_script
 from recipes.srt import FRAMEWORK_ENGINE, keypath_kind
 
-MAX_SOURCE_DEPTH = 3
 SETUP_SCRIPT_KEY = "setup_script"
 ENGINE_NAMES = {"atom": "ATOM", "vllm": "vLLM", "sglang": "SGLang", "trtllm": "TRT-LLM", "tilert": "TileRT"}
 TRUE_WORDS = frozenset({"1", "true", "yes", "on", "enable", "enabled"})
@@ -40,6 +39,7 @@ MSG_MASTER_UNREADABLE = ("could not verify: the head master config {path} cannot
 MSG_DUPLICATE_MASTER_KEY = ("could not verify: config key {key} is defined in more than one master config ({where}), "
                             "so which definition runs is ambiguous; define each config key once.")
 AFFECTED_UNKNOWN_MEMO = "affected_unknown"
+MSG_UNVERIFIABLE_ENTRY = "could not verify: {message}; split the entry or shorten its concurrency lists."
 MSG_FILE_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run the review."
 MSG_NO_VARIANT = (
     "could not verify: no single recipe variant of {path} serves {point}, so its effective serving "
@@ -54,11 +54,9 @@ MSG_MISSING_SCRIPT = (
     "or fix the reference."
 )
 
+MSG_SCRIPT_UNREADABLE = "could not verify: {message}; fix the script so bash reads it plainly."
+
 MEMO_VIEWS = "serving.views"
-SRT_RECIPE_ROOTS = ("multi_node/srt-slurm-recipes", "single_node/srt-slurm-recipes")
-# The directory of the running script, as launchers write it before a helper's name.
-SCRIPT_DIR_RE = re.compile(
-    r"""^(?:\$\(\s*dirname\s+["']?(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\})["']?\s*\)|\$\{BASH_SOURCE(?:\[0\])?%/\*\})["']?/""")
 MEMO_SCRIPT = "serving.script:{path}"
 
 
@@ -162,7 +160,23 @@ class ScriptUse:
 
     path: str  # repository path of the file holding the text
     analysis: ScriptAnalysis
-    via: str  # "launcher", "setup_script", "benchmark.command", "sourced by <path>"
+    via: str  # "launcher", "setup_script", "benchmark.command", "run by <path>"
+    # The functions of this text the launch path calls (checks.launch_path); code in any
+    # other function body never runs for the point.
+    executed: frozenset[str] = frozenset()
+
+    def runs(self, function: str | None) -> bool:
+        return function is None or function in self.executed
+
+    @property
+    def patches(self) -> list:
+        """The analysis' patch operations on the executed launch path."""
+        return [p for p in self.analysis.patches if self.runs(p.function)]
+
+    @property
+    def pip_installs(self) -> list:
+        """The analysis' pip installs on the executed launch path."""
+        return [p for p in self.analysis.pip_installs if self.runs(p.function)]
 
 
 @dataclass
@@ -307,10 +321,11 @@ def _effective_hits(eff: Any) -> Iterable[Hit]:
 
 
 def _script_hits(use: ScriptUse) -> Iterable[Hit]:
+    """Settings of the executed launch path only (a function the path never calls is not run)."""
     a = use.analysis
     seen: set[tuple] = set()
     for name, loc, exported in a.assignments:
-        if not exported:
+        if not exported or not use.runs(loc.function):
             continue
         key = (name, loc.line)
         if key in seen:
@@ -319,11 +334,15 @@ def _script_hits(use: ScriptUse) -> Iterable[Hit]:
         value = loc.resolved if loc.resolved is not None else loc.value
         yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env", condition=loc.condition)
     for cmd in a.commands:
+        if not use.runs(cmd.function):
+            continue
         for name, loc in cmd.env.items():
             value = loc.resolved if loc.resolved is not None else loc.value
             yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env",
                       condition=loc.condition or cmd.condition)
     for launch in a.server_launches:
+        if not use.runs(launch.function):
+            continue
         for flag in launch.flag_list:
             value = flag.resolved if flag.resolved is not None else flag.value
             yield Hit(name=flag.original or str(flag.value), value=value, path=use.path, line=flag.line,
@@ -346,44 +365,9 @@ def _setting_hits(point: Any) -> Iterable[Hit]:
 
 def resolve_reference(ctx: Any, ref: str, referrer: str) -> str | None:
     """The repository path a script reference names, or None when it is not in the repository
-    (a container path, or a reference built from variables)."""
-    repo = ctx.head_repo
-    ref = ref.strip().strip("'\"")
-    # `"$(dirname "$0")/x.sh"` and its spellings name a file next to the referring script.
-    m = SCRIPT_DIR_RE.match(ref)
-    if m:
-        ref = ref[m.end():]
-        here = posixpath.normpath(posixpath.join(posixpath.dirname(referrer), ref))
-        return here if not here.startswith("..") and repo.exists(here) else None
-    if not ref or "$" in ref or "`" in ref:
-        return None
-    candidates: list[str] = []
-    if ref.startswith("/"):
-        for mount in ctx.config.policy.workspace_mounts:
-            mount = mount.rstrip("/")
-            if ref.startswith(mount + "/"):
-                rel = ref[len(mount) + 1:]
-                candidates += [repo.layout.rel(rel), rel]
-    else:
-        here = posixpath.dirname(referrer)
-        candidates += [posixpath.normpath(posixpath.join(here, ref)), repo.layout.rel(ref), ref,
-                       f"{repo.layout.scripts_dir}/{ref}"]
-    for c in candidates:
-        if c and not c.startswith("..") and repo.exists(c):
-            return c
-    return None
+    (a container path, or a reference built from variables); see checks.launch_path."""
+    return resolve_ref(ctx.head_repo, ctx.config.policy.workspace_mounts, ref, referrer)
 
-
-def _srt_config_script(ctx: Any, ref: str, recipe_path: str) -> str | None:
-    """srtctl runs a recipe's `setup_script` from the `configs/` folder of the srt-slurm recipes
-    checkout: `<recipes root>/configs/<name>` (e.g. kimik3-dspark-config-compat.sh)."""
-    repo = ctx.head_repo
-    for sub in SRT_RECIPE_ROOTS:
-        root = "/".join(p for p in (repo.layout.scripts_dir, sub) if p)
-        if recipe_path.startswith(root + "/"):
-            candidate = f"{root}/configs/{ref.strip().strip(chr(39) + chr(34)).rsplit('/', 1)[-1]}"
-            return candidate if repo.exists(candidate) else None
-    return None
 
 
 def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
@@ -396,21 +380,13 @@ def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
     return ctx.memo(MEMO_SCRIPT.format(path=path), build)
 
 
-def _add_with_sources(ctx: Any, view: ServingView, use: ScriptUse, seen: set[str], depth: int = 0) -> None:
+def _add_use(view: ServingView, use: ScriptUse) -> None:
     view.scripts.append(use)
-    if depth >= MAX_SOURCE_DEPTH:
-        return
-    for src in use.analysis.sources:
-        ref = src.resolved or src.value
-        path = resolve_reference(ctx, ref, use.path)
-        if path is None or path in seen:
-            continue
-        seen.add(path)
-        _check_readable(ctx, view, path)
-        analysis = _analysis(ctx, path)
-        if analysis is not None:
-            _add_with_sources(ctx, view, ScriptUse(path=path, analysis=analysis, via=f"sourced by {use.path}"),
-                              seen, depth + 1)
+    bad = use.analysis.unreadable
+    if bad is not None and view.script_gap is None:
+        # Only this script is blind: the checks that read script bodies say so for this point.
+        view.script_gap = MSG_SCRIPT_UNREADABLE.format(message=bad.message)
+        view.script_gap_evidence = Evidence(path=bad.path or use.path, line=bad.line, unavailable=True)
 
 
 def _check_readable(ctx: Any, view: ServingView, path: str) -> None:
@@ -427,15 +403,11 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     view = ServingView(point=point, effective=repo.effective(point), variant=variant,
                        reasons=list(affected_point.reasons))
     launcher = point.launcher
-    seen: set[str] = set()
     if launcher is not None:
         _check_readable(ctx, view, launcher.path)
         if launcher.kind == "script":
             analysis = _analysis(ctx, launcher.path) if launcher.exists is not False else None
-            if analysis is not None:
-                seen.add(launcher.path)
-                _add_with_sources(ctx, view, ScriptUse(path=launcher.path, analysis=analysis, via="launcher"), seen)
-            elif view.unavailable is None:
+            if analysis is None and view.unavailable is None:
                 view.unavailable = MSG_MISSING_SCRIPT.format(ref=launcher.path, where=f"{point.source_path}:{point.source_line}")
                 view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True)
         elif variant is None and view.unavailable is None:
@@ -454,28 +426,22 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 view.unavailable = MSG_NO_VARIANT.format(path=launcher.ref, point=point.point_id)
                 view.unavailable_evidence = Evidence(path=launcher.path, unavailable=True,
                                                      note=f"{point.source_path}:{point.source_line}")
-    if variant is not None:
-        setup = variant.get(SETUP_SCRIPT_KEY)
-        for ref in ([setup] if isinstance(setup, str) else setup if isinstance(setup, list) else []):
-            line = variant.line_of(SETUP_SCRIPT_KEY)
-            path = resolve_reference(ctx, str(ref), variant.path) or _srt_config_script(ctx, str(ref), variant.path)
-            if path is None:
-                harness = any(re.fullmatch(rx, str(ref).rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
-                if not harness and view.script_gap is None:
-                    view.script_gap = MSG_MISSING_SCRIPT.format(ref=ref, where=f"{variant.path}:{line}")
-                    view.script_gap_evidence = Evidence(path=variant.path, line=line, unavailable=True)
-                continue
-            _check_readable(ctx, view, path)
-            analysis = _analysis(ctx, path)
-            if analysis is not None and path not in seen:
-                seen.add(path)
-                _add_with_sources(ctx, view, ScriptUse(path=path, analysis=analysis, via=SETUP_SCRIPT_KEY), seen)
-        cmd = variant.benchmark_command
-        if isinstance(cmd, str) and cmd.strip():
-            line = variant.line_of("benchmark", "command") or 1
-            analysis = ctx.memo(MEMO_SCRIPT.format(path=f"{variant.path}:{line}:{cmd}"),
-                                lambda: analyze_command_line(cmd, variant.path, line))
-            _add_with_sources(ctx, view, ScriptUse(path=variant.path, analysis=analysis, via="benchmark.command"), seen)
+    # Every bash text on the point's launch path (checks.launch_path), with the functions it calls.
+    roots = point_roots(ctx, point, runners=False)
+    for ref, holder, line in roots.missing_setup:
+        harness = any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
+        if not harness and view.script_gap is None:
+            view.script_gap = MSG_MISSING_SCRIPT.format(ref=ref, where=f"{holder}:{line}")
+            view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
+    path = launch_path(ctx, roots)
+    for pf in path.files.values():
+        _check_readable(ctx, view, pf.path)
+        if pf.analysis is not None:
+            _add_use(view, ScriptUse(path=pf.path, analysis=pf.analysis, via=pf.via,
+                                     executed=frozenset(path.called.get(pf.path, ()))))
+    for holder, analysis in roots.commands:
+        _add_use(view, ScriptUse(path=holder, analysis=analysis, via="benchmark.command",
+                                 executed=frozenset(path.called.get(holder, ()))))
     return view
 
 
@@ -522,6 +488,11 @@ def changed_files_unavailable(ctx: Any) -> CheckResult | None:
     unknown = affected_unknown(ctx)
     if unknown is not None:
         return CheckResult.failed(unknown[0], unknown[1])
+    capped = ctx.affected.unverifiable
+    if capped:
+        f = capped[0]
+        return CheckResult.failed(MSG_UNVERIFIABLE_ENTRY.format(message=f.message),
+                                  Evidence(path=f.path, line=f.line, unavailable=True))
     return None
 
 

@@ -33,6 +33,11 @@ MSG_NO_SCRIPT = "no launcher script: neither {primary} nor {fallback} exists"
 MSG_DRAM_NEEDED = "kv-offloading: dram needs dram-utilization on its agentic-coding item"
 MSG_ROUTER_TWICE = "router is set on both the entry and this arm"
 MSG_DISAGG_SINGLE = "disagg: true needs multinode: true"
+MAX_ENTRY_POINTS = 10_000
+MSG_POINTS_CAP = (
+    "entry {key} expands to {n:,} benchmark points, over the {cap:,}-point cap; it was not expanded, "
+    "so nothing about its points can be verified"
+)
 
 
 class Launcher(BaseModel):
@@ -179,6 +184,37 @@ def script_candidates(entry: MasterEntry, scenario: str, spec_decoding: str, scr
     return primary, fallback
 
 
+FRAMEWORK_SUFFIXES = {TRT_FRAMEWORK: "_trt", "atom": "_atom"}
+
+
+def launcher_candidates(entry: MasterEntry, scenario: str, spec_decoding: str, scripts_dir: str) -> list[str]:
+    """Every launcher path a runner of some layout era would run for this point, newest era first.
+
+    The runners derived the file name from the point (runners/launch_<node>.sh in the history):
+    - since 2026-06: `benchmarks/single_node/{fixed_seq_len,agentic}/<base>_<framework><spec>.sh`,
+      falling back to `<base><fw-suffix><spec>.sh` (`_trt` on NVIDIA runners, `_atom` on AMD);
+    - 2026-02 to 2026-06: the same names directly under `benchmarks/single_node/`, where some
+      runners (h100, mi300x, mi325x) ran plain `<base>.sh` whatever the framework;
+    - before 2026-02: the same names directly under `benchmarks/`.
+    Only one era's folder exists in any commit, so the first existing candidate is the one run."""
+    spec = f"_{SPEC_MTP}" if spec_decoding == SPEC_MTP else ""
+    base = f"{entry.model_prefix}_{entry.precision}_{sku_of(entry)}"
+    suffix = FRAMEWORK_SUFFIXES.get(entry.framework or "", "")
+    names = [f"{base}_{entry.framework}{spec}", f"{base}{suffix}{spec}"]
+    era_dirs = [
+        "/".join(p for p in (scripts_dir, SINGLE_NODE_DIR, SCRIPT_SUBDIRS[scenario]) if p),
+        "/".join(p for p in (scripts_dir, SINGLE_NODE_DIR) if p),
+        scripts_dir,
+    ]
+    out: list[str] = []
+    for k, folder in enumerate(era_dirs):
+        for name in names + ([base] if k else []):
+            path = f"{folder}/{name}.sh" if folder else f"{name}.sh"
+            if path not in out:
+                out.append(path)
+    return out
+
+
 def _name(value: Any) -> str | None:
     if isinstance(value, dict):
         return value.get("name")
@@ -203,6 +239,12 @@ def expand_entry(
     points: list[BenchmarkPoint] = []
     findings: list[Finding] = []
     seen_ids: dict[str, int] = {}
+    n = _count_points(entry)
+    if n > MAX_ENTRY_POINTS:
+        # Counted before building anything: a hostile conc-list is refused in constant time.
+        findings.append(Finding(path=entry.path, line=entry.line, code=POINTS_CAP_CODE,
+                                message=MSG_POINTS_CAP.format(key=entry.key, n=n, cap=MAX_ENTRY_POINTS)))
+        return points, findings
     if entry.disagg and not entry.multinode:
         findings.append(Finding(path=entry.path, line=entry.line_of("disagg"), code="schema", message=MSG_DISAGG_SINGLE))
     for item, arm in entry.arms:
@@ -213,6 +255,23 @@ def expand_entry(
                 p["point_id"] = f"{p['point_id']}#{n}"
             points.append(BenchmarkPoint.model_validate(p))
     return points, findings
+
+
+POINTS_CAP_CODE = "points-cap"
+
+
+def _count_points(entry: MasterEntry) -> int:
+    """How many points `expand_entry` would build (one per concurrency, one per multi-node arm)."""
+    n = 0
+    for _item, arm in entry.arms:
+        if bool(entry.multinode) or arm.is_multinode:
+            n += 1
+        elif arm.conc_list is not None:
+            n += len(arm.conc_list)
+        elif arm.conc_start is not None:
+            start, end = arm.conc_start, arm.conc_end if arm.conc_end is not None else arm.conc_start
+            n += len(expand_concurrency(start, end)) if start >= 1 else 0
+    return n
 
 
 def _expand_arm(entry, item: ScenarioItem, arm: Arm, layout: Layout, exists, findings: list[Finding]) -> list[dict]:
@@ -311,12 +370,7 @@ def _single_launcher(entry, item, arm: Arm, layout: Layout, exists, findings, sp
     if not entry.model_prefix or not entry.precision or not entry.framework:
         return None
     primary, fallback = script_candidates(entry, item.scenario, spec, layout.scripts_dir)
-    candidates = [primary, fallback]
-    if item.scenario == SCENARIO_FIXED:
-        # The oldest layout (May 2026) kept fixed-sequence launchers directly in single_node/.
-        flat = "/".join(p for p in (layout.scripts_dir, SINGLE_NODE_DIR) if p)
-        candidates += [f"{flat}/{c.rsplit('/', 1)[-1]}" for c in (primary, fallback)]
-    for candidate in candidates:
+    for candidate in launcher_candidates(entry, item.scenario, spec, layout.scripts_dir):
         if exists(candidate):
             return Launcher(kind="script", path=candidate, exists=True)
     findings.append(Finding(path=arm.path, line=arm.line, code="missing-launcher",

@@ -1,9 +1,15 @@
 """Static analysis of bash launch scripts and command strings: env, server flags, patches, installs.
 
-Parsing uses bashlex after a length-preserving rewrite of the constructs it cannot read
-(heredoc bodies, `NAME=(...)` arrays, `[[ ]]`, arithmetic), so byte offsets still map to the
-original lines. When bashlex still fails (e.g. `case`), the script is analysed logical line
-by logical line, a warning Finding names the line, and `partial` is set. Nothing raises.
+Parsing uses tree-sitter-bash, an error-tolerant grammar: every construct of the language
+(`case`, `[[ ]]`, arrays, heredocs, fd redirects such as `exec 9>&-`) is read natively, and a
+line the grammar cannot read becomes one warning Finding, "could not read line N of FILE",
+with `partial` set; the rest of the script is still analysed. Nothing raises: an internal
+error or a script over `MAX_SCRIPT_CHARS` is a Finding too (`ScriptAnalysis.unreadable`).
+Each (path, text) is analysed once per process (`analyze_script` memoizes), so every point
+and every check shares one analysis. Measured on the 2,450 distinct shell scripts of the
+InferenceX history: tree-sitter reads 2,439 without an error node in 1.4 s in all; bashlex
+failed on 2,182 of them (the old rewrite-and-fallback analyser: 1,321 partial, 8 crashes,
+115 s).
 
 Quoted text and comments are never runtime: flags come only from the words of the command
 that starts the server, never from `echo "..."` strings or `# ...` comments.
@@ -30,9 +36,6 @@ import shlex
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
-
-import bashlex
-import bashlex.errors
 
 from .errors import Finding
 
@@ -96,8 +99,12 @@ _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_NESTING = 3
 
-MSG_PARSE = "bash parser could not read this script ({error}); analysed line by line, results may be incomplete"
-MSG_LINE = "could not tokenise this line; only a text scan was done"
+MAX_SCRIPT_CHARS = 1_000_000
+UNREADABLE_CODES = frozenset({"shell-parse", "shell-cap"})
+
+MSG_PARSE = "could not read line {line} of {path} ({what}); the rest of the script was analysed"
+MSG_CAP = "could not read {path}: {size:,} characters is over the {cap:,}-character cap for a script"
+MSG_INTERNAL = "could not read {path} ({error})"
 MSG_JSON_FLAG = "--{flag} value is not valid JSON ({error})"
 MSG_UNCLOSED_HEREDOC = "here-document {delim!r} is never closed"
 
@@ -114,6 +121,7 @@ class Located:
     conditional: bool = False
     condition: str | None = None
     resolved: str | None = None  # value with earlier-assigned variables substituted
+    function: str | None = None  # the shell function whose body holds it (runs only when called)
 
 
 @dataclass(frozen=True)
@@ -133,6 +141,7 @@ class ShellCommand:
     expanded: list[str] = field(default_factory=list)  # argv with known arrays/vars expanded
     arg_lines: list[int] = field(default_factory=list)  # line of each `expanded` word
     arg_conditions: list[str | None] = field(default_factory=list)  # extra condition per `expanded` word
+    function: str | None = None  # the shell function whose body holds it (runs only when called)
 
 
 @dataclass
@@ -155,6 +164,7 @@ class PatchOp:
     line: int
     text: str
     sensitive: bool = True  # False: the target is unknown rather than a known engine/model path
+    function: str | None = None  # the shell function whose body holds it (runs only when called)
 
 
 @dataclass(frozen=True)
@@ -165,6 +175,7 @@ class PipInstall:
     from_vcs: bool = False
     from_wheel: bool = False
     from_path: bool = False
+    function: str | None = None  # the shell function whose body holds it (runs only when called)
 
     @property
     def packages(self) -> list[str]:
@@ -192,6 +203,15 @@ class Heredoc:
     command: str = ""
 
 
+@dataclass(frozen=True)
+class FunctionDef:
+    """A shell function the script defines: `name() { ... }` spanning `line`..`end_line`."""
+
+    name: str
+    line: int
+    end_line: int
+
+
 @dataclass
 class ScriptAnalysis:
     path: str
@@ -207,6 +227,16 @@ class ScriptAnalysis:
     heredocs: list[Heredoc] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     partial: bool = False
+    functions: dict[str, FunctionDef] = field(default_factory=dict)
+
+    @property
+    def unreadable(self) -> Finding | None:
+        """The finding naming what could not be read (a line, an unclosed heredoc, the size cap)."""
+        return next((f for f in self.findings if f.code in UNREADABLE_CODES), None)
+
+    def calls(self, name: str) -> list[ShellCommand]:
+        """Every command that calls `name` (a function or program), in source order."""
+        return [c for c in self.commands if c.argv and c.argv[0] == name]
 
     def env(self, name: str) -> Located | None:
         """The last assignment of `name` (exported, plain, or a launch-command prefix)."""
@@ -236,325 +266,388 @@ def package_name(target: str) -> str:
     return re.split(r"[\[<>=!~;@ ]", t, maxsplit=1)[0].lower()
 
 
-# --------------------------------------------------------------------------- preparation
+# --------------------------------------------------------------------------- parsing
+
+_PARSER: Any = None
 
 
-@dataclass
-class _Prepared:
-    text: str  # same length as the input; unreadable constructs blanked
-    heredocs: list[tuple[int, Heredoc]]  # (offset of `<<`, heredoc)
-    arrays: dict[int, tuple[str, bool, str, int]]  # offset of NAME -> (name, append, inner, inner offset)
-    findings: list[Finding]
-    arith: dict[int, int] = field(default_factory=dict)  # `$((` offset -> end of its `))`
+def _parser() -> Any:
+    """The tree-sitter bash parser, built on first use (the grammar is a compiled extension)."""
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter
+        import tree_sitter_bash
+
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return _PARSER
 
 
-def _blank(chars: list[str], start: int, end: int, fill: str = " ") -> None:
-    for i in range(start, end):
-        if chars[i] != "\n":
-            chars[i] = fill
-
-
-def _match_paren(text: str, start: int, open_: str = "(", close: str = ")") -> int:
-    """Offset just past the bracket closing the one at `start`, skipping quotes; -1 if none."""
-    depth = 0
-    i = start
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "'":
-            j = text.find("'", i + 1)
-            i = n if j < 0 else j + 1
-            continue
-        if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
-            continue
-        if c == "#" and (i == 0 or text[i - 1] in " \t\n"):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return -1
-
-
-def _prepare(text: str, path: str, line_of) -> _Prepared:
-    chars = list(text)
-    heredocs: list[tuple[int, Heredoc]] = []
-    arrays: dict[int, tuple[str, bool, str, int]] = {}
-    findings: list[Finding] = []
-    arith: dict[int, int] = {}
-    pending: list[tuple[int, str, bool, bool, int]] = []  # (op offset, delim, strip tabs, quoted, op end)
-    n = len(text)
-    i = 0
-    word_start = True
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            i += 1
-            word_start = True
-            for op_at, delim, strip, quoted, _end in pending:
-                body_start = i
-                body_lines: list[str] = []
-                closed = False
-                while i < n:
-                    j = text.find("\n", i)
-                    j = n if j < 0 else j
-                    raw = text[i:j]
-                    check = raw.lstrip("\t") if strip else raw
-                    if check == delim:
-                        _blank(chars, i, j)
-                        i = j + 1 if j < n else n
-                        closed = True
-                        break
-                    body_lines.append(raw)
-                    _blank(chars, i, j)
-                    i = j + 1 if j < n else n
-                if not closed:
-                    findings.append(Finding(path=path, line=line_of(op_at), code="shell-parse", severity="warning",
-                                            message=MSG_UNCLOSED_HEREDOC.format(delim=delim)))
-                cmd_start = text.rfind("\n", 0, op_at) + 1
-                cmd_end = text.find("\n", op_at)
-                heredocs.append((op_at, Heredoc(
-                    delimiter=delim, body="\n".join(body_lines) + ("\n" if body_lines else ""),
-                    line=line_of(op_at), body_line=line_of(body_start) if body_start < n else line_of(op_at) + 1,
-                    quoted=quoted, command=text[cmd_start:cmd_end if cmd_end >= 0 else n].strip(),
-                )))
-            pending = []
-            continue
-        if c == "\\":
-            i += 2
-            word_start = False
-            continue
-        if c == "'":
-            j = text.find("'", i + 1)
-            i = n if j < 0 else j + 1
-            word_start = False
-            continue
-        if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
-            word_start = False
-            continue
-        if c == "#" and word_start:
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if text.startswith("<<", i) and not text.startswith("<<<", i):
-            m = _HEREDOC_OP.match(text, i)
-            if m:
-                if m.group(4) is not None:
-                    delim, quoted = m.group(4), text[m.start(4) - 1] == "\\"  # `<<\EOF` is quoted too
-                else:
-                    delim, quoted = (m.group(2) if m.group(2) is not None else m.group(3)), True
-                pending.append((i, delim, m.group(1) == "-", quoted, m.end()))
-                _blank(chars, i, m.end())
-                i = m.end()
-                word_start = False
-                continue
-        if word_start:
-            m = _ARRAY_ASSIGN.match(text, i)
-            if m:
-                open_at = m.end() - 1
-                close_at = _match_paren(text, open_at)
-                if close_at > 0:
-                    arrays[i] = (m.group(1), m.group(2) == "+=", text[open_at + 1:close_at - 1], open_at + 1)
-                    _blank(chars, open_at, close_at)
-                    i = close_at
-                    word_start = False
-                    continue
-            if text.startswith("[[", i) and (i + 2 >= n or text[i + 2] in " \t\n"):
-                chars[i + 1] = " "
-                i += 2
-                continue
-            if text.startswith("((", i):
-                close_at = _match_paren(text, i)
-                if close_at > 0:
-                    _blank(chars, i, close_at)
-                    chars[i] = ":"
-                    i = close_at
-                    continue
-        if text.startswith("]]", i) and i > 0 and text[i - 1] in " \t" and (i + 2 >= n or text[i + 2] in " \t\n;&|)"):
-            chars[i] = " "
-            i += 2
-            continue
-        if text.startswith("$((", i):
-            close_at = _match_paren(text, i + 1)
-            if close_at > 0:
-                arith[i] = close_at
-                _blank(chars, i, close_at)
-                chars[i] = "0"
-                i = close_at
-                word_start = False
-                continue
-        word_start = c in " \t;&|(){}"
-        i += 1
-    return _Prepared("".join(chars), heredocs, arrays, findings, arith)
-
-
-# --------------------------------------------------------------------------- analysis
+_DQ_ESCAPE = re.compile(r'\\([\\"$`])|\\\n')
+_WORD_ESCAPE = re.compile(r"\\(.)|\\\n", re.S)
+_ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "e": "\x1b", "a": "\a"}
+_QUOTED_DELIM = re.compile(r"""['"\\]""")
+_REDIRECT_NODES = ("file_redirect", "heredoc_redirect", "herestring_redirect")
+_STATEMENT_SKIP = ("comment", "heredoc_body", "heredoc_start", "heredoc_end", "regex")
 
 
 @dataclass
 class _Ctx:
     conditions: tuple[str, ...] = ()
     depth: int = 0
+    function: str | None = None
 
 
 class _Analyzer:
     def __init__(self, text: str, path: str, line_offset: int):
         self.text = text
+        self.src = text.encode("utf-8", "surrogatepass")
         self.path = path
         self.offset = line_offset
-        self._nl = [i for i, c in enumerate(text) if c == "\n"]
         self.out = ScriptAnalysis(path=path)
         self.vars: dict[str, str] = {}
         self.tainted: set[str] = set()
         self.cwd: str | None = None  # best effort: the directory relative targets resolve against
         self._prev_cwd: str | None = None
-        self.prep: _Prepared | None = None
         self._heredoc_by_line: dict[int, list[Heredoc]] = {}
+        self._lines: list[bytes] | None = None
+        self._function: str | None = None  # of the command being handled
 
-    # ----- positions
-    def line_of(self, pos: int) -> int:
-        return bisect_right(self._nl, pos - 1) + 1 + self.offset
+    # ----- positions and text
+    def line(self, node: Any) -> int:
+        return node.start_point[0] + 1 + self.offset
+
+    def raw(self, node: Any) -> str:
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def physical_line(self, row: int) -> str:
+        if self._lines is None:
+            self._lines = self.src.split(b"\n")
+        return self._lines[row].decode("utf-8", "replace") if row < len(self._lines) else ""
+
+    def value(self, node: Any) -> str:
+        """A word as the shell passes it after quote removal; expansions keep their spelling."""
+        t = node.type
+        if t == "word":
+            return _WORD_ESCAPE.sub(lambda m: m.group(1) or "", self.raw(node))
+        if t == "raw_string":
+            return self.raw(node)[1:-1]
+        if t in ("string", "translated_string"):
+            raw = self.raw(node)
+            inner = raw[2:-1] if t == "translated_string" else raw[1:-1]
+            return _DQ_ESCAPE.sub(lambda m: m.group(1) or "", inner)
+        if t == "ansi_c_string":
+            return re.sub(r"\\(.)", lambda m: _ANSI_ESCAPES.get(m.group(1), m.group(1)), self.raw(node)[2:-1])
+        if t == "concatenation":
+            out: list[str] = []
+            at = node.start_byte
+            for c in node.children:
+                if c.start_byte > at:
+                    out.append(self.src[at:c.start_byte].decode("utf-8", "replace"))
+                out.append(self.value(c))
+                at = c.end_byte
+            if node.end_byte > at:
+                out.append(self.src[at:node.end_byte].decode("utf-8", "replace"))
+            return "".join(out)
+        return self.raw(node)
 
     # ----- entry
     def run(self) -> ScriptAnalysis:
-        prep = _prepare(self.text, self.path, self.line_of)
-        self.prep = prep
-        self.out.findings.extend(prep.findings)
-        for _, h in prep.heredocs:
-            self.out.heredocs.append(h)
-            self._heredoc_by_line.setdefault(h.line, []).append(h)
-        try:
-            nodes = bashlex.parse(prep.text) if prep.text.strip() else []
-        except (bashlex.errors.ParsingError, NotImplementedError, AttributeError, IndexError,
-                TypeError, ValueError, AssertionError, RecursionError) as e:
-            pos = getattr(e, "position", None)
-            line = self.line_of(pos) if isinstance(pos, int) else None
-            msg = getattr(e, "message", None) or str(e) or type(e).__name__
-            self.out.findings.append(Finding(path=self.path, line=line, code="shell-parse", severity="warning",
-                                             message=MSG_PARSE.format(error=msg)))
-            self.out.partial = True
-            self._line_mode(prep.text)
-        else:
-            for node in nodes:
-                self.walk(node, _Ctx(), base=0)
+        tree = _parser().parse(self.src)
+        root = tree.root_node
+        if root.has_error:
+            self.report_error(root)
+        self.walk(root, _Ctx())
         self._heredoc_patches()
         if self.out.server_launches:
             self.out.server_launch = self.out.server_launches[0]
         return self.out
 
-    # ----- AST walk
-    def walk(self, node: Any, ctx: _Ctx, base: int) -> None:
-        kind = node.kind
-        if kind == "command":
-            self.command(node, ctx, base)
-        elif kind == "if":
-            self.if_node(node, ctx, base)
-        elif kind == "function":
-            for p in node.parts:
-                if p.kind not in ("word", "reservedword"):
-                    self.walk(p, ctx, base)
-        elif kind in ("commandsubstitution", "processsubstitution"):
-            self.walk(node.command, ctx, base)
-        elif kind in ("word", "assignment"):
-            for p in getattr(node, "parts", []) or []:
-                self.walk(p, ctx, base)
-        elif kind == "redirect":
-            out = getattr(node, "output", None)
-            if out is not None and not isinstance(out, int):
-                self.walk(out, ctx, base)
+    def report_error(self, root: Any) -> None:
+        """One finding naming the first line the grammar could not read; the rest still counts."""
+        node = root
+        while True:
+            nxt = next((c for c in node.children if c.type == "ERROR" or c.is_missing or c.has_error), None)
+            if nxt is None or node.type == "ERROR" or node.is_missing:
+                break
+            node = nxt
+        if node.is_missing:
+            what = f"missing `{node.type}`"
         else:
-            for attr in ("parts", "list"):
-                for p in getattr(node, attr, None) or []:
-                    self.walk(p, ctx, base)
+            snippet = self.raw(node).strip().split("\n", 1)[0][:40] or "end of file"
+            what = f"unexpected `{snippet}`"
+        line = self.line(node)
+        self.out.partial = True
+        self.out.findings.append(Finding(path=self.path, line=line, code="shell-parse", severity="warning",
+                                         message=MSG_PARSE.format(line=line, path=self.path, what=what)))
 
-    def if_node(self, node: Any, ctx: _Ctx, base: int) -> None:
-        previous: list[str] = []
-        current: str | None = None
-        expect_cond = False
-        for p in node.parts:
-            if p.kind == "reservedword":
-                if p.word in ("if", "elif"):
-                    expect_cond = True
-                elif p.word == "then":
-                    expect_cond = False
-                elif p.word == "else":
-                    current = " && ".join(f"! ( {c} )" for c in previous)
+    # ----- tree walk
+    def walk(self, node: Any, ctx: _Ctx) -> None:
+        t = node.type
+        if t == "command":
+            self.command(node, ctx, [], None)
+        elif t == "redirected_statement":
+            self.redirected(node, ctx)
+        elif t == "variable_assignment":
+            self.assignment(node, ctx, exported=False)
+        elif t == "declaration_command":
+            self.declaration(node, ctx)
+        elif t == "if_statement":
+            self.if_node(node, ctx)
+        elif t == "case_statement":
+            self.case_node(node, ctx)
+        elif t == "function_definition":
+            self.function_node(node, ctx)
+        elif t in _STATEMENT_SKIP:
+            return
+        else:
+            for c in node.named_children:
+                self.walk(c, ctx)
+
+    def substitutions(self, node: Any, ctx: _Ctx) -> None:
+        """Commands inside `$(...)`, backticks and `<(...)` within a word run too."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type in ("command_substitution", "process_substitution"):
+                for c in n.named_children:
+                    self.walk(c, ctx)
                 continue
-            if expect_cond:
-                cond = self.text[base + p.pos[0]: base + p.pos[1]].strip().rstrip(";").strip()
-                self.walk(p, ctx, base)
-                current = " && ".join([f"! ( {c} )" for c in previous] + [cond])
-                previous.append(cond)
-                continue
-            inner = _Ctx(ctx.conditions + ((current,) if current else ()), ctx.depth)
-            self.walk(p, inner, base)
+            stack.extend(reversed(n.named_children))
 
-    def word_text(self, node: Any, base: int) -> str:
-        """bashlex's word, or the original text where the rewrite blanked `$((...))`."""
-        a, b = base + node.pos[0], base + node.pos[1]
-        if self.prep is not None and self.prep.text[a:b] != self.text[a:b]:
-            b = max([b] + [end for start, end in self.prep.arith.items() if a <= start < b])
-            raw = self.text[a:b]
-            return raw[1:-1] if len(raw) > 1 and raw[0] == raw[-1] and raw[0] in "'\"" else raw
-        return node.word
+    def redirected(self, node: Any, ctx: _Ctx) -> None:
+        body = node.child_by_field_name("body")
+        redirects = [c for c in node.named_children if c.type in _REDIRECT_NODES]
+        if body is not None and body.type == "command":
+            gap = b""
+            if redirects and redirects[0].start_byte > body.end_byte:
+                gap = self.src[body.end_byte:redirects[0].start_byte]
+            self.command(body, ctx, redirects, gap.decode("utf-8", "replace"), stmt=node)
+            return
+        if body is not None:
+            self.walk(body, ctx)
+        sink: list[tuple[str, str]] = []
+        extra: list[tuple[str, int, str]] = []
+        for r in redirects:
+            self.redirect(r, ctx, sink, extra, [], self.line(node))
 
-    def source_text(self, base: int, node: Any) -> str:
-        return self.text[base + node.pos[0]: base + node.pos[1]]
+    def redirect(self, node: Any, ctx: _Ctx, redirects: list[tuple[str, str]], words: list[tuple[str, int, str]],
+                 heredocs: list[Heredoc], cmd_line: int, after: list[Any] | None = None) -> None:
+        t = node.type
+        if t == "file_redirect":
+            op = next((c.type for c in node.children if not c.is_named), "")
+            dests = node.children_by_field_name("destination")
+            redirects.append((op, self.value(dests[0]) if dests else ""))
+            for d in dests[1:]:  # the grammar reads words after a redirect as more targets
+                words.append((self.value(d), self.line(d), self.raw(d)))
+            for d in dests:
+                self.substitutions(d, ctx)
+        elif t == "heredoc_redirect":
+            self.heredoc(node, ctx, redirects, words, heredocs, cmd_line, after)
+        else:
+            self.substitutions(node, ctx)
 
-    def command(self, node: Any, ctx: _Ctx, base: int) -> None:
-        words: list[tuple[str, int, str]] = []  # (word, pos, raw source)
-        prefix: list[tuple[str, int]] = []
+    def heredoc(self, node: Any, ctx: _Ctx, redirects: list[tuple[str, str]], words: list[tuple[str, int, str]],
+                heredocs: list[Heredoc], cmd_line: int, after: list[Any] | None) -> None:
+        start = body = end = None
+        strip = False
+        for c in node.children:
+            if c.type == "<<-":
+                strip = True
+            elif c.type == "heredoc_start":
+                start = c
+            elif c.type == "heredoc_body":
+                body = c
+            elif c.type == "heredoc_end":
+                end = c
+            elif c.type in ("file_redirect", "herestring_redirect"):
+                self.redirect(c, ctx, redirects, words, heredocs, cmd_line)
+            elif c.is_named and c.type not in _STATEMENT_SKIP and after is not None:
+                after.append(c)  # `<<EOF | tee log`: the pipeline continues after the operator
+        if start is None:
+            return
+        spelled = self.raw(start)
+        delim = _QUOTED_DELIM.sub("", spelled)
+        text = self.raw(body) if body is not None else ""
+        if strip:
+            text = "\n".join(ln.lstrip("\t") for ln in text.split("\n"))
+        line = self.line(node)
+        if end is None or end.is_missing or self.raw(end).strip("\t ") != delim:
+            self.out.findings.append(Finding(path=self.path, line=line, code="shell-parse", severity="warning",
+                                             message=MSG_UNCLOSED_HEREDOC.format(delim=delim)))
+            self.out.partial = True
+        h = Heredoc(delimiter=delim, body=text, line=line,
+                    body_line=self.line(body) if body is not None else line + 1,
+                    quoted=bool(_QUOTED_DELIM.search(spelled)),
+                    command=self.physical_line(node.start_point[0]).strip())
+        heredocs.append(h)
+        self.out.heredocs.append(h)
+        self._heredoc_by_line.setdefault(line, []).append(h)
+        if cmd_line != line:
+            self._heredoc_by_line.setdefault(cmd_line, []).append(h)
+
+    def command(self, node: Any, ctx: _Ctx, outer_redirects: list[Any], gap: str | None, stmt: Any = None) -> None:
+        words: list[tuple[str, int, str]] = []  # (value, line, raw source)
+        prefix: list[Any] = []
         redirects: list[tuple[str, str]] = []
-        for p in node.parts:
-            if p.kind == "assignment" and not words:
-                prefix.append((self.word_text(p, base), p.pos[0]))
-                self.walk(p, ctx, base)
-            elif p.kind in ("word", "assignment"):
-                words.append((self.word_text(p, base), p.pos[0], self.source_text(base, p)))
-                self.walk(p, ctx, base)
-            elif p.kind == "redirect":
-                out = p.output
-                target = out.word if hasattr(out, "word") else str(out)
-                redirects.append((p.type, target))
-                self.walk(p, ctx, base)
-        line = self.line_of(base + node.pos[0])
-        text = self.source_text(base, node).strip()
+        heredocs: list[Heredoc] = []
+        after: list[Any] = []
+        named = False
+        line = self.line(node)
+        for c in node.named_children:
+            t = c.type
+            if t == "variable_assignment" and not named:
+                prefix.append(c)
+            elif t == "command_name":
+                named = True
+                inner = c.named_children[0] if c.named_children else c
+                words.append((self.value(inner), self.line(c), self.raw(c)))
+                self.substitutions(c, ctx)
+            elif t in _REDIRECT_NODES:
+                self.redirect(c, ctx, redirects, words, heredocs, line, after)
+            elif t == "comment":
+                continue
+            else:
+                words.append((self.value(c), self.line(c), self.raw(c)))
+                self.substitutions(c, ctx)
+        if gap and gap.strip():  # words the grammar leaves between the command and a heredoc
+            try:
+                parts = shlex.split(gap, comments=True)
+            except ValueError:
+                parts = gap.split()
+            words.extend((p, line, p) for p in parts)
+        for r in outer_redirects:
+            self.redirect(r, ctx, redirects, words, heredocs, line, after)
+        if heredocs and stmt is not None:
+            first_body = min((c.start_byte for r in outer_redirects for c in r.children if c.type == "heredoc_body"),
+                             default=stmt.end_byte)
+            text = self.src[stmt.start_byte:first_body].decode("utf-8", "replace").strip()
+        else:
+            text = self.raw(stmt if stmt is not None else node).strip()
         cond = " && ".join(ctx.conditions) or None
         argv = [w for w, _, _ in words]
-        is_launch_like = bool(argv)
         env: dict[str, Located] = {}
-        for word, pos in prefix:
-            name, value = word.split("=", 1) if "=" in word else (word, "")
-            name = name.rstrip("+")
-            loc = self.assign(name, value, self.line_of(base + pos), cond, exported=is_launch_like,
-                              array_at=base + pos, raw=word)
-            if is_launch_like:
-                env[name] = loc
-        if not argv:
-            return
-        expanded, arg_lines, arg_conds = self.expand_words(words, base)
-        cmd = ShellCommand(argv=argv, line=line, text=text, env=env, redirects=redirects,
-                           conditional=bool(cond), condition=cond, expanded=expanded, arg_lines=arg_lines,
-                           arg_conditions=arg_conds)
-        self.handle(cmd, ctx)
+        for p in prefix:
+            loc = self.assignment(p, ctx, exported=bool(argv))
+            if argv and loc is not None:
+                env[self.assign_name(p)] = loc
+        if argv:
+            expanded, arg_lines, arg_conds = self.expand_words(words)
+            cmd = ShellCommand(argv=argv, line=line, text=text, env=env, redirects=redirects,
+                               conditional=bool(cond), condition=cond, expanded=expanded, arg_lines=arg_lines,
+                               arg_conditions=arg_conds, function=ctx.function)
+            self.handle(cmd, ctx)
+        for a in after:
+            self.walk(a, ctx)
 
-    # ----- variables
+    # ----- assignments
+    @staticmethod
+    def assign_name(node: Any) -> str:
+        name = node.child_by_field_name("name")
+        return name.text.decode("utf-8", "replace") if name is not None and name.text else ""
+
+    def assignment(self, node: Any, ctx: _Ctx, *, exported: bool) -> Located | None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None or name_node.type != "variable_name":
+            self.substitutions(node, ctx)
+            return None  # `ARR[i]=x`: one element, not a variable
+        name = self.raw(name_node)
+        value_node = node.child_by_field_name("value")
+        append = any(c.type == "+=" for c in node.children)
+        cond = " && ".join(ctx.conditions) or None
+        line = self.line(node)
+        if value_node is not None:
+            self.substitutions(value_node, ctx)
+        if value_node is not None and value_node.type == "array":
+            self.array_assign(name, append, value_node, cond)
+            items = self.out.arrays.get(name, [])
+            return Located(value=" ".join(e.value for e in items), line=line, conditional=bool(cond),
+                           condition=cond, function=ctx.function)
+        value = self.value(value_node) if value_node is not None else ""
+        if append and name in self.vars:
+            value = self.vars[name] + value
+        return self.assign(name, value, line, cond, exported=exported, raw=self.raw(node), function=ctx.function)
+
+    def declaration(self, node: Any, ctx: _Ctx) -> None:
+        head = next((c.type for c in node.children if not c.is_named), "export")
+        flags = "".join(self.raw(c) for c in node.named_children if c.type == "word" and self.raw(c).startswith("-"))
+        exported = head == "export" or (head in ("declare", "typeset") and "x" in flags)
+        argv = [head]
+        line = self.line(node)
+        for c in node.named_children:
+            if c.type == "variable_assignment":
+                self.assignment(c, ctx, exported=exported)
+                argv.append(self.raw(c))
+            elif c.type == "variable_name":
+                name = self.raw(c)
+                argv.append(name)
+                if exported and name in self.out.exports:
+                    self.out.assignments.append((name, self.out.exports[name], True))
+            else:
+                argv.append(self.value(c))
+                self.substitutions(c, ctx)
+        cond = " && ".join(ctx.conditions) or None
+        self.out.commands.append(ShellCommand(argv=argv, line=line, text=self.raw(node).strip(),
+                                              conditional=bool(cond), condition=cond, expanded=list(argv),
+                                              arg_lines=[line] * len(argv), function=ctx.function))
+
+    # ----- control flow
+    def if_node(self, node: Any, ctx: _Ctx) -> None:
+        previous: list[str] = []
+
+        def clause(n: Any, cond_allowed: bool) -> None:
+            in_cond = cond_allowed
+            conds: list[Any] = []
+            current = " && ".join(f"! ( {c} )" for c in previous) if not cond_allowed else None
+            for c in n.children:
+                if not c.is_named:
+                    if c.type == "then":
+                        in_cond = False
+                        cond = "; ".join(self.raw(x).strip() for x in conds).strip().rstrip(";").strip()
+                        current = " && ".join([f"! ( {p} )" for p in previous] + [cond])
+                        previous.append(cond)
+                    continue
+                if c.type in ("elif_clause", "else_clause"):
+                    continue
+                if in_cond:
+                    conds.append(c)
+                    self.walk(c, ctx)
+                    continue
+                self.walk(c, _Ctx(ctx.conditions + ((current,) if current else ()), ctx.depth, ctx.function))
+
+        clause(node, True)
+        for c in node.named_children:
+            if c.type == "elif_clause":
+                clause(c, True)
+            elif c.type == "else_clause":
+                clause(c, False)
+
+    def case_node(self, node: Any, ctx: _Ctx) -> None:
+        word = node.child_by_field_name("value")
+        subject = self.raw(word) if word is not None else ""
+        if word is not None:
+            self.substitutions(word, ctx)
+        for item in node.named_children:
+            if item.type != "case_item":
+                continue
+            patterns = [self.raw(p) for p in item.children_by_field_name("value")]
+            cond = f"{subject} matches {'|'.join(patterns)}"
+            inner = _Ctx(ctx.conditions + (cond,), ctx.depth, ctx.function)
+            values = {p.id for p in item.children_by_field_name("value")}
+            for c in item.named_children:
+                if c.id not in values:
+                    self.walk(c, inner)
+
+    def function_node(self, node: Any, ctx: _Ctx) -> None:
+        name_node = node.child_by_field_name("name")
+        name = self.raw(name_node) if name_node is not None else ""
+        if name:
+            self.out.functions[name] = FunctionDef(name=name, line=self.line(node),
+                                                   end_line=node.end_point[0] + 1 + self.offset)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.walk(body, _Ctx(ctx.conditions, ctx.depth, name or ctx.function))
+
+
     def resolve(self, value: str) -> str:
         def sub(m: re.Match) -> str:
             name = m.group(1) or m.group(4)
@@ -566,13 +659,10 @@ class _Analyzer:
         return _PARAM.sub(sub, value)
 
     def assign(self, name: str, value: str, line: int, cond: str | None, *, exported: bool,
-               array_at: int | None = None, raw: str = "") -> Located:
-        if self.prep and array_at is not None and array_at in self.prep.arrays:
-            self.array_assign(array_at, cond)
-            items = self.out.arrays.get(name, [])
-            return Located(value=" ".join(e.value for e in items), line=line, conditional=bool(cond), condition=cond)
+               raw: str = "", function: str | None = None) -> Located:
         resolved = self.resolve(value)
-        loc = Located(value=value, line=line, conditional=bool(cond), condition=cond, resolved=resolved)
+        loc = Located(value=value, line=line, conditional=bool(cond), condition=cond, resolved=resolved,
+                      function=function)
         if "$(" in raw or "`" in raw:
             low = raw.lower()
             if ("python" in low and _IMPORT_LOOKUP.search(raw)) or "pip show" in low:
@@ -582,32 +672,24 @@ class _Analyzer:
         self.out.exports[name] = loc
         return loc
 
-    def array_assign(self, at: int, cond: str | None) -> None:
-        assert self.prep is not None
-        name, append, inner, inner_at = self.prep.arrays[at]
+    def array_assign(self, name: str, append: bool, node: Any, cond: str | None) -> None:
         items: list[Located] = []
-        pos = inner_at
-        for raw_line in inner.split("\n"):
-            line = self.line_of(pos)
-            try:
-                parts = shlex.split(raw_line, comments=True)
-            except ValueError:
-                parts = raw_line.split()
-            for part in parts:
-                items.append(Located(value=part, line=line, conditional=bool(cond), condition=cond,
-                                     resolved=self.resolve(part)))
-            pos += len(raw_line) + 1
+        for el in node.named_children:
+            if el.type == "comment":
+                continue
+            value = self.value(el)
+            items.append(Located(value=value, line=self.line(el), conditional=bool(cond), condition=cond,
+                                 resolved=self.resolve(value)))
         if append:
             self.out.arrays.setdefault(name, []).extend(items)
         else:
             self.out.arrays[name] = items
 
-    def expand_words(self, words: list[tuple[str, int, str]], base: int) -> tuple[list[str], list[int], list[str | None]]:
+    def expand_words(self, words: list[tuple[str, int, str]]) -> tuple[list[str], list[int], list[str | None]]:
         out: list[str] = []
         lines: list[int] = []
         conds: list[str | None] = []  # condition under which an array element was added
-        for word, pos, raw in words:
-            line = self.line_of(base + pos)
+        for word, line, raw in words:
             m = _ARRAY_REF.match(raw.strip())
             if m and m.group(1) in self.out.arrays:
                 for item in self.out.arrays[m.group(1)]:
@@ -633,6 +715,7 @@ class _Analyzer:
     # ----- per-command analysis
     def handle(self, cmd: ShellCommand, ctx: _Ctx) -> None:
         self.out.commands.append(cmd)
+        self._function = cmd.function
         argv = cmd.expanded or cmd.argv
         head = argv[0].rsplit("/", 1)[-1]
         cond = cmd.condition
@@ -647,14 +730,26 @@ class _Analyzer:
                     continue
                 if has_value:
                     self.assign(name, value, line, cond, exported=head == "export",
-                                raw=self._raw_for(cmd, name) or arg)
+                                raw=self._raw_for(cmd, name) or arg, function=cmd.function)
                 elif head == "export" and name in self.out.exports:
                     self.out.assignments.append((name, self.out.exports[name], True))
             return
         if head in ("source", ".") and len(argv) > 1:
             self.out.sources.append(Located(value=cmd.argv[1], line=cmd.line, conditional=bool(cond),
-                                            condition=cond, resolved=argv[1]))
+                                            condition=cond, resolved=argv[1], function=cmd.function))
             return
+        if head == "exec" and len(argv) > 1 and len(cmd.argv) == len(argv) and ctx.depth < MAX_NESTING:
+            # `exec CMD ...` replaces the shell with CMD: analyse CMD itself.
+            inner = ShellCommand(argv=cmd.argv[1:], line=cmd.line, text=cmd.text, env=cmd.env,
+                                 redirects=cmd.redirects, conditional=cmd.conditional, condition=cmd.condition,
+                                 expanded=cmd.expanded[1:], arg_lines=cmd.arg_lines[1:],
+                                 arg_conditions=cmd.arg_conditions[1:], function=cmd.function)
+            self.handle(inner, _Ctx(ctx.conditions, ctx.depth + 1, ctx.function))
+            return
+        if head.endswith(".sh") and not argv[0].startswith("$"):
+            # `./helper.sh` or `"$(dirname "$0")/helper.sh"`: a script the launcher runs.
+            self.out.sources.append(Located(value=cmd.argv[0], line=cmd.line, conditional=bool(cond),
+                                            condition=cond, resolved=argv[0], function=cmd.function))
         if head in ("cd", "pushd", "popd"):
             target = argv[1] if len(argv) > 1 else None
             previous = self.cwd
@@ -679,7 +774,8 @@ class _Analyzer:
             if head != "eval" and script:
                 # `bash helper.sh` runs a referenced script: report it with the sourced helpers.
                 self.out.sources.append(Located(value=cmd.argv[argv.index(script)] if len(cmd.argv) == len(argv) else script,
-                                                line=cmd.line, conditional=bool(cond), condition=cond, resolved=script))
+                                                line=cmd.line, conditional=bool(cond), condition=cond, resolved=script,
+                                                function=cmd.function))
         self.detect_launch(cmd, argv)
         self.detect_pip(cmd, argv)
         self.detect_patches(cmd, cmd.argv, cmd.argv[0].rsplit("/", 1)[-1])
@@ -695,13 +791,12 @@ class _Analyzer:
         sub.out.arrays = dict(self.out.arrays)
         sub.out.exports = dict(self.out.exports)
         sub.cwd = self.cwd
+        sub.out.functions = self.out.functions
         try:
-            prep = _prepare(inner, self.path, sub.line_of)
-            sub.prep = prep
-            for node in bashlex.parse(prep.text):
-                sub.walk(node, _Ctx(ctx.conditions, ctx.depth + 1), base=0)
-        except Exception:  # a string that is not shell: nothing runtime to report
-            return
+            tree = _parser().parse(sub.src)
+            sub.walk(tree.root_node, _Ctx(ctx.conditions, ctx.depth + 1, ctx.function))
+        except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError):
+            return  # a string that is not shell: nothing runtime to report
         for c in sub.out.commands:
             c.conditional = c.conditional or bool(ctx.conditions)
             c.condition = c.condition or (" && ".join(ctx.conditions) or None)
@@ -785,7 +880,8 @@ class _Analyzer:
             elif base == "uv" and argv[i + 1:i + 3] == ["pip", "install"]:
                 rest = argv[i + 3:]
             elif _PYTHON.match(base) and len(argv) > i + 2 and argv[i + 1].endswith("setup.py") and argv[i + 2] in ("install", "develop", "bdist_wheel"):
-                self.out.pip_installs.append(PipInstall(targets=["."], line=cmd.line, text=cmd.text, from_path=True))
+                self.out.pip_installs.append(PipInstall(targets=["."], line=cmd.line, text=cmd.text, from_path=True,
+                                                        function=cmd.function))
                 return
             if rest is None:
                 continue
@@ -816,7 +912,7 @@ class _Analyzer:
                 t.startswith((".", "/", "~", "file:")) or (t.endswith((".tar.gz", ".zip")) and "://" not in t)
                 for t in targets if not t.startswith("-r ")
             )
-            self.out.pip_installs.append(PipInstall(targets=targets, line=cmd.line, text=cmd.text,
+            self.out.pip_installs.append(PipInstall(targets=targets, line=cmd.line, text=cmd.text, function=cmd.function,
                                                     from_vcs=vcs, from_wheel=wheel, from_path=local))
             return
 
@@ -842,7 +938,8 @@ class _Analyzer:
     def add_patch(self, kind: str, target: str | None, cmd_line: int, text: str, sensitive: bool = True) -> None:
         if target and _CUSTOMIZE.search(target):
             kind = "sitecustomize"
-        self.out.patches.append(PatchOp(kind=kind, target=target, line=cmd_line, text=text, sensitive=sensitive))
+        self.out.patches.append(PatchOp(kind=kind, target=target, line=cmd_line, text=text, sensitive=sensitive,
+                                        function=self._function))
 
     def detect_patches(self, cmd: ShellCommand, argv: list[str], head: str) -> None:
         args = argv[1:]
@@ -955,156 +1052,109 @@ class _Analyzer:
                 target = self.python_write_target(h.body)
                 if target and not any(p.line == h.line for p in self.out.patches):
                     kind = "sitecustomize" if target == "sitecustomize.py" else "heredoc-write"
-                    self.out.patches.append(PatchOp(kind=kind, target=target, line=h.line, text=h.command))
+                    fn = next((f.name for f in self.out.functions.values() if f.line <= h.line <= f.end_line), None)
+                    self.out.patches.append(PatchOp(kind=kind, target=target, line=h.line, text=h.command, function=fn))
 
     # ----- fallback
-    def _line_mode(self, prepared: str) -> None:
-        stack: list[list[str]] = []  # per open `if`/`case`: conditions seen so far, last is current
-        first_bad: int | None = None
-        for raw, start in _logical_lines(prepared):
-            base = start
-            stripped = raw.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            ctx = _Ctx(tuple(self._current(stack)))
-            try:
-                nodes = bashlex.parse(raw)
-                for node in nodes:
-                    self.walk(node, ctx, base=base)
-                continue
-            except Exception:
-                if first_bad is None:
-                    first_bad = self.line_of(start)
-            body = stripped
-            case = re.match(r"^case\s+(.+?)\s+in\s*$", body)
-            arm = re.match(r"^\(?([^()]+)\)\s*(.*)$", body) if stack and stack[-1][0].startswith("case ") else None
-            if case:
-                stack.append([f"case {case.group(1)}"])
-                continue
-            if arm and not body.startswith("esac"):
-                # A case arm: its commands run only when the word matches the pattern.
-                stack[-1] = [stack[-1][0], f"{stack[-1][0][5:]} matches {arm.group(1).strip()}"]
-                body = arm.group(2).strip()
-            elif re.match(r"^esac\b", body) and stack:
-                stack.pop()
-                continue
-            m = re.match(r"^(if|elif)\s+(.*?)(?:;\s*then\b(.*))?$", body, re.S)
-            if m:
-                cond = m.group(2).strip().rstrip(";").strip()
-                if m.group(1) == "if":
-                    stack.append([cond])
-                elif stack:
-                    stack[-1].append(cond)
-                body = (m.group(3) or "").strip()
-                self._parse_fragment(cond, start + raw.find(cond), _Ctx(tuple(self._current(stack)[:-1])))
-            elif re.match(r"^else\b", body):
-                if stack:
-                    stack[-1].append("")
-                body = body[4:].strip()
-            elif re.match(r"^fi\b", body):
-                if stack:
-                    stack.pop()
-                body = body[2:].lstrip(";").strip()
-            body = re.sub(r"^(?:then|do|done|esac|\{|\}|;;)\b\s*|^[^()\s]+\)\s*|\s*;;\s*$|^(?:function\s+)?[A-Za-z_][\w-]*\s*\(\)\s*\{?\s*$", "", body).strip()
-            body = re.sub(r"^(?:for|while|until|case|select)\b.*?(?:;\s*do\b|\bin\s*$)", "", body).strip()
-            body = re.sub(r"\s*;?\s*(?:done|fi|esac|\})\s*$", "", body).strip()
-            if body:
-                self._parse_fragment(body, start + max(0, raw.find(body)), _Ctx(tuple(self._current(stack))))
-
-        if first_bad is not None:
-            for k, f in enumerate(self.out.findings):
-                if f.code == "shell-parse" and f.line is None:
-                    self.out.findings[k] = f.model_copy(update={"line": first_bad})
-
-    @staticmethod
-    def _current(stack: list[list[str]]) -> list[str]:
-        out: list[str] = []
-        for conds in stack:
-            if conds[0].startswith("case "):
-                if len(conds) > 1:
-                    out.append(conds[-1])
-                continue
-            prior = [f"! ( {c} )" for c in conds[:-1] if c]
-            last = conds[-1]
-            out.append(" && ".join(prior + ([last] if last else [])))
-        return [c for c in out if c]
-
-    def _parse_fragment(self, fragment: str, start: int, ctx: _Ctx) -> None:
-        try:
-            nodes = bashlex.parse(fragment)
-        except Exception:
-            pass
-        else:
-            # The fragment is a verbatim slice of the text at `start`, so offsets stay valid.
-            for node in nodes:
-                self.walk(node, ctx, base=start)
-            return
-        line = self.line_of(start)
-        try:
-            argv = shlex.split(fragment, comments=True)
-        except ValueError:
-            argv = fragment.split()
-            self.out.findings.append(Finding(path=self.path, line=line, code="shell-parse", severity="warning",
-                                             message=MSG_LINE))
-        if argv:
-            cond = " && ".join(ctx.conditions) or None
-            cmd = ShellCommand(argv=argv, line=line, text=fragment, conditional=bool(cond), condition=cond,
-                               expanded=[self.resolve(a) for a in argv], arg_lines=[line] * len(argv))
-            lead = 0
-            while lead < len(argv) and "=" in argv[lead] and _ENV_NAME.match(argv[lead].split("=", 1)[0]):
-                name, value = argv[lead].split("=", 1)
-                self.assign(name, value, line, cond, exported=False, raw=argv[lead])
-                lead += 1
-            if lead < len(argv):
-                cmd.argv, cmd.expanded, cmd.arg_lines = argv[lead:], cmd.expanded[lead:], cmd.arg_lines[lead:]
-                self.handle(cmd, ctx)
-
-
-def _logical_lines(text: str) -> list[tuple[str, int]]:
-    """Physical lines joined across backslash continuations and open quotes, with start offsets."""
-    out: list[tuple[str, int]] = []
-    n = len(text)
-    i = 0
-    start = 0
-    quote: str | None = None
-    while i < n:
-        c = text[i]
-        if quote:
-            if c == "\\" and quote == '"':
-                i += 2
-                continue
-            if c == quote:
-                quote = None
-        elif c == "\\":
-            i += 2
-            continue
-        elif c in "'\"":
-            quote = c
-        elif c == "#" and (i == start or text[i - 1] in " \t;"):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        elif c == "\n":
-            out.append((text[start:i], start))
-            start = i + 1
-        i += 1
-    if start < n:
-        out.append((text[start:], start))
-    return out
-
 
 # --------------------------------------------------------------------------- public API
 
 
+_MEMO: dict[tuple[str, int, str], ScriptAnalysis] = {}
+_MEMO_MAX = 4096
+
+
 def analyze_script(text: str, path: str, *, line_offset: int = 0) -> ScriptAnalysis:
-    """Analyse a whole bash script. Never raises: unreadable input becomes findings."""
+    """Analyse a whole bash script. Never raises: unreadable input becomes findings.
+
+    Memoized per process on (path, line offset, text): the result is shared by every caller
+    and must not be mutated."""
+    key = (path, line_offset, text)
+    hit = _MEMO.get(key)
+    if hit is not None:
+        return hit
+    out = _analyze(text, path, line_offset)
+    if len(_MEMO) >= _MEMO_MAX:
+        _MEMO.clear()
+    _MEMO[key] = out
+    return out
+
+
+def _analyze(text: str, path: str, line_offset: int) -> ScriptAnalysis:
+    if len(text) > MAX_SCRIPT_CHARS:
+        out = ScriptAnalysis(path=path, partial=True)
+        out.findings.append(Finding(path=path, line=None, code="shell-cap", severity="warning",
+                                    message=MSG_CAP.format(path=path, size=len(text), cap=MAX_SCRIPT_CHARS)))
+        return out
     try:
         return _Analyzer(text, path, line_offset).run()
     except RecursionError:
-        out = ScriptAnalysis(path=path, partial=True)
-        out.findings.append(Finding(path=path, line=None, code="shell-parse", severity="warning",
-                                    message=MSG_PARSE.format(error="nesting too deep")))
-        return out
+        error = "nesting too deep"
+    except Exception as exc:  # noqa: BLE001 - no construct may crash the checks that read scripts
+        error = f"{type(exc).__name__}: {exc}"[:200]
+    out = ScriptAnalysis(path=path, partial=True)
+    out.findings.append(Finding(path=path, line=None, code="shell-parse", severity="warning",
+                                message=MSG_INTERNAL.format(path=path, error=error)))
+    return out
+
+
+@dataclass(frozen=True)
+class CodeUnits:
+    """A script's code without comments or layout: its top level and each function body.
+
+    Two versions of a file differ in `top` when code outside any function changed, and in
+    `functions[name]` when that function's body changed (an added or removed function is a
+    change of that function only). `None` from `code_units` means the text could not be read."""
+
+    top: str
+    functions: dict[str, str]
+
+
+def code_units(text: str) -> CodeUnits | None:
+    """Split a script into its top-level code and its function bodies, comments and
+    indentation dropped, to attribute a change to functions (checks.launch_path)."""
+    if len(text) > MAX_SCRIPT_CHARS:
+        return None
+    try:
+        src = text.encode("utf-8", "surrogatepass")
+        root = _parser().parse(src).root_node
+        if root.has_error:
+            return None
+        comments: list[tuple[int, int]] = []
+        functions: list[Any] = []
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if n.type == "comment":
+                comments.append((n.start_byte, n.end_byte))
+                continue
+            if n.type == "function_definition":
+                functions.append(n)
+            stack.extend(n.children)
+
+        def code(start: int, end: int, holes: list[tuple[int, int]]) -> str:
+            parts: list[bytes] = []
+            at = start
+            for a, b in sorted(h for h in holes if start <= h[0] and h[1] <= end):
+                if a >= at:
+                    parts.append(src[at:a])
+                    at = b
+            parts.append(src[at:end])
+            lines = b"".join(parts).decode("utf-8", "replace").split("\n")
+            return "\n".join(ln.strip() for ln in lines if ln.strip())
+
+        outer = [f for f in functions if not any(g is not f and g.start_byte <= f.start_byte and f.end_byte <= g.end_byte
+                                                 for g in functions)]
+        bodies: dict[str, str] = {}
+        for f in functions:
+            name = f.child_by_field_name("name")
+            if name is not None:
+                key = name.text.decode("utf-8", "replace")
+                bodies[key] = bodies.get(key, "") + code(f.start_byte, f.end_byte, comments)
+        top = code(0, len(src), comments + [(f.start_byte, f.end_byte) for f in outer])
+        return CodeUnits(top=top, functions=bodies)
+    except (RecursionError, ValueError, TypeError, AttributeError):
+        return None
 
 
 def analyze_command_line(text: str, path: str, line: int) -> ScriptAnalysis:

@@ -9,16 +9,41 @@ import os
 import sys
 from dataclasses import dataclass
 from datetime import date
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from bot.cli import EXIT_ERROR, EXIT_OK, EXIT_REJECTED
-from bot.github_client import ClientError, GitHubApi, describe_error, fetch, make_github
-from bot.local import LocalModeError, build_local_snapshot
-from bot.publisher import Published, Publisher
-from bot.snapshot_builder import KEY_RE, SnapshotError, build_snapshot
 from checks.engine import Verdict, VerdictStatus, evaluate
-from checks.render import render_comment, render_markdown
 from checks.snapshot import Unavailable
+
+if TYPE_CHECKING:  # GitHub mode only: PyGithub and the publisher load when a PR# is checked
+    from bot.github_client import GitHubApi
+    from bot.publisher import Published, Publisher
+
+
+# Start-up: local mode and `--help` never import PyGithub, the publisher or jinja2; these
+# stand-ins import their module on first call (and stay patchable as module attributes).
+def build_snapshot(*args, **kwargs):
+    from bot.snapshot_builder import build_snapshot as impl
+
+    return impl(*args, **kwargs)
+
+
+def build_local_snapshot(*args, **kwargs):
+    from bot.local import build_local_snapshot as impl
+
+    return impl(*args, **kwargs)
+
+
+def render_markdown(verdict):
+    from checks.render import render_markdown as impl
+
+    return impl(verdict)
+
+
+def render_comment(verdict, key):
+    from checks.render import render_comment as impl
+
+    return impl(verdict, key)
 
 NAME = "check"
 HELP = "evaluate a PR and print its verdict (GitHub: PR# --repo OWNER/NAME; local: --local PATH --base REF --head REF)"
@@ -83,6 +108,8 @@ def run_local(args: argparse.Namespace) -> int:
     except ValueError as e:
         return _fail(str(e) if "--only" in str(e) else f"--review-date must be YYYY-MM-DD, not {args.review_date!r}")
     try:
+        from bot.local import LocalModeError
+
         snapshot = build_local_snapshot(
             args.local, args.base, args.head, pr_file=args.pr, review_date=review_date, repo=args.repo
         )
@@ -133,6 +160,10 @@ def review_pr(
     extras. With `post`, a verdict and a status always go out: a failed stage publishes a
     failure status (and an incomplete-verification comment) naming the stage. `pin_head` is
     the head an event saw when it started; a later head is named as not assessed."""
+    from bot.github_client import describe_error
+    from bot.publisher import Publisher
+    from bot.snapshot_builder import SnapshotError
+
     publisher = Publisher(api, repo, number)
     snapshot = None
     stage = "building the snapshot"
@@ -165,6 +196,9 @@ def review_pr(
 
 def _incomplete(api: GitHubApi, publisher: Publisher, repo: str, number: int, reason: str, snapshot,
                 post: bool, signoff_ref: str | None, pin_head: str | None = None) -> Review:
+    from bot.github_client import describe_error, fetch
+    from bot.snapshot_builder import KEY_RE
+
     if not post:
         return Review(None, None, EXIT_ERROR, reason)
     # The failure describes the head this run was asked to assess, not one pushed since.
@@ -200,6 +234,8 @@ def run_github(args: argparse.Namespace) -> int:
         return _fail(str(e) if "--only" in str(e) else f"--review-date must be YYYY-MM-DD, not {args.review_date!r}")
     if only is not None and args.post:
         return _fail(MSG_PARTIAL_POST)
+    from bot.github_client import ClientError, GitHubApi, make_github
+
     try:
         api = GitHubApi(make_github(args.github_url))
     except ClientError as e:

@@ -1,0 +1,335 @@
+"""What a PR affects: the launch path of each benchmark point, and the one rule built on it.
+
+The rule (README "What a PR affects"; spec 12 "affected" for Checks 6-15). A head-side
+benchmark point is affected when the PR changes something on that point's launch path:
+
+1. its master-config entry (added or changed; image, args, settings, anything but position);
+2. its launcher: the srt-slurm recipe (or multi-node CONFIG_FILE / eval recipe) it binds to,
+   or its bash launcher script;
+3. a file the launch path really runs: `source FILE`, `. FILE`, `bash FILE`, `sh FILE`,
+   `exec FILE`, `./FILE.sh` or `python FILE.py`, with references resolved through
+   `$(dirname "$0")`, `${BASH_SOURCE[0]}`, `$GITHUB_WORKSPACE`, the container workspace mounts
+   and variables assigned earlier in the script; a recipe's `setup_script` and the scripts its
+   `benchmark.command` runs; the runner scripts (`runners/launch_<node>.sh`) of the nodes
+   that serve the point's runner label in `runners.yaml`;
+4. for a shell file on the path that the PR modifies, the change counts only where it runs:
+   top-level code always runs, a function body runs only when the path calls that function
+   (from any executed code of the path, transitively). A change inside functions the path
+   never calls does not affect the point; a change of top-level code affects every point whose
+   path holds the file; a change that cannot be attributed (the file is added, removed,
+   renamed, unreadable, or not shell) affects every point whose path holds it.
+
+Text mentions and comments never count: a launcher whose text names a changed script, or a
+changed comment, affects nothing. Each affected point carries its reasons, e.g.
+"master-config entry dsr1-fp8-mi355x-sglang changed" or "benchmark_lib.sh: `run_eval` changed
+(sourced by benchmarks/single_node/dsr1_fp8_mi355x.sh)".
+
+The same path model tells Check 10 which code runs (`LaunchPath.executes`): a patch inside a
+function of a sourced library that the path never calls is not on the executed launch path.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units
+from recipes.yamlio import load_yaml
+
+MAX_PATH_FILES = 64
+RUNNERS_FILE = "runners.yaml"
+RUNNER_SCRIPT = "runners/launch_{node}.sh"
+SHELL_SUFFIXES = (".sh", ".bash")
+
+# How scripts spell "the directory I am in"; replaced by the referring file's directory.
+_SELF_DIR = re.compile(
+    r"""\$\(\s*cd\s+"?\$\(\s*dirname\s+"?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})"?\s*\)"?\s*"""
+    r"""(?:>\s*/dev/null\s*(?:2>&1\s*)?)?(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"""
+    r"""|\$\(\s*(?:realpath|readlink\s+-f)\s+"?\$\(\s*dirname\s+"?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})"?\s*\)"?\s*\)"""
+    r"""|\$\(\s*dirname\s+"?\$(?:\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE|0|\{0\})"?\s*\)"""
+    r"""|\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}"""
+)
+_WORKSPACE = re.compile(r"\$\{?GITHUB_WORKSPACE\}?/?")
+_PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
+_SELF = "\x00self\x00"
+
+
+def resolve_ref(repo: Any, mounts: Iterable[str], ref: str, referrer: str) -> str | None:
+    """The repository path a script reference names, or None when it is not in the repository
+    (a container path, a download, or a reference built from unknown variables)."""
+    ref = ref.strip().strip("'\"")
+    ref = _SELF_DIR.sub(_SELF, ref)
+    here = posixpath.dirname(referrer)
+    if ref.startswith(_SELF):
+        ref = posixpath.join(here, ref[len(_SELF):].lstrip("/")) if here else ref[len(_SELF):].lstrip("/")
+        ref = posixpath.normpath(ref)
+        if ref.startswith(".."):
+            return None
+        return ref if repo.exists(ref) else None
+    ref = _WORKSPACE.sub("", ref) if _WORKSPACE.match(ref) else ref
+    if not ref or "$" in ref or "`" in ref or _SELF in ref:
+        return None
+    candidates: list[str] = []
+    if ref.startswith("/"):
+        for mount in mounts:
+            mount = mount.rstrip("/")
+            if ref.startswith(mount + "/"):
+                rel = ref[len(mount) + 1:]
+                candidates += [repo.layout.rel(rel), rel]
+    else:
+        candidates += [posixpath.normpath(posixpath.join(here, ref)), repo.layout.rel(ref), posixpath.normpath(ref),
+                       f"{repo.layout.scripts_dir}/{ref}"]
+    for c in candidates:
+        if c and not c.startswith("..") and repo.exists(c):
+            return c
+    return None
+
+
+@dataclass
+class PathFile:
+    """One file on a launch path: how it is reached, and its analysis (None: not shell)."""
+
+    path: str
+    via: str
+    analysis: ScriptAnalysis | None
+
+
+@dataclass
+class LaunchPath:
+    """The files a point's launch runs and, per shell file, the functions the path calls."""
+
+    files: dict[str, PathFile] = field(default_factory=dict)
+    called: dict[str, set[str]] = field(default_factory=dict)  # path -> its functions that run
+
+    def executes(self, path: str, function: str | None) -> bool:
+        """Whether code of `path` inside `function` (None: top level) runs on this path."""
+        if path not in self.files:
+            return False
+        return function is None or function in self.called.get(path, set())
+
+
+def _read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
+    try:
+        data = src.read(path)
+    except Exception:  # noqa: BLE001 - an unreadable file is reported by the checks that read it
+        return None
+    if data is None:
+        return None
+    return analyze_script(data.decode("utf-8", "replace"), path)
+
+
+def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str, str]],
+               commands: list[tuple[str, ScriptAnalysis]] = ()) -> LaunchPath:
+    """The launch path from `roots` ((path, via) of files that run from their top) and inline
+    command strings (`commands`: (holder path, analysis), e.g. a recipe's benchmark.command)."""
+    mounts = tuple(mounts)
+    out = LaunchPath()
+    defined: dict[str, list[str]] = {}  # function name -> paths on the path defining it
+    names_called: set[str] = set()
+    units: list[tuple[str, ScriptAnalysis, str | None]] = []  # (path, analysis, function) to process
+    seen_units: set[tuple[int, str | None]] = set()
+
+    def add_unit(path: str, analysis: ScriptAnalysis, function: str | None) -> None:
+        key = (id(analysis), function)
+        if key not in seen_units:
+            seen_units.add(key)
+            if function is not None:
+                out.called.setdefault(path, set()).add(function)
+            units.append((path, analysis, function))
+
+    def add_file(path: str, via: str) -> None:
+        if path in out.files or len(out.files) >= MAX_PATH_FILES:
+            return
+        analysis = _read_analysis(src, path) if path.endswith(SHELL_SUFFIXES) or "." not in path.rsplit("/", 1)[-1] else None
+        out.files[path] = PathFile(path=path, via=via, analysis=analysis)
+        if analysis is None:
+            return
+        for name in analysis.functions:
+            defined.setdefault(name, []).append(path)
+            if name in names_called:
+                add_unit(path, analysis, name)
+        add_unit(path, analysis, None)
+
+    for path, via in roots:
+        add_file(path, via)
+    for holder, analysis in commands:
+        add_unit(holder, analysis, None)
+    while units:
+        path, analysis, function = units.pop(0)
+        for s in analysis.sources:
+            if s.function != function:
+                continue
+            target = resolve_ref(repo, mounts, s.resolved or s.value, path)
+            if target is not None:
+                add_file(target, f"run by {path}")
+        for cmd in analysis.commands:
+            if cmd.function != function or not cmd.argv:
+                continue
+            head = cmd.argv[0]
+            words = cmd.expanded or cmd.argv
+            # A function runs when an executed command names it: `fn`, `retry fn`, `timeout 9 fn`.
+            for word in dict.fromkeys([head, *words[1:]]):
+                if word in names_called:
+                    continue
+                names_called.add(word)
+                for p in defined.get(word, []):
+                    a = out.files[p].analysis
+                    if a is not None:
+                        add_unit(p, a, word)
+            if _PYTHON.match(words[0].rsplit("/", 1)[-1]):
+                script = next((w for w in words[1:] if not w.startswith("-")), None)
+                if script and script.endswith(".py") and "-c" not in words[1:2] and "-m" not in words[1:2]:
+                    target = resolve_ref(repo, mounts, script, path)
+                    if target is not None:
+                        add_file(target, f"run by {path}")
+    return out
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """How a changed file changed: wholly, or in its top level and/or named functions."""
+
+    path: str
+    whole: str | None = None  # why the change cannot be attributed (added, removed, not shell, ...)
+    top: bool = False
+    functions: frozenset[str] = frozenset()
+
+    @property
+    def empty(self) -> bool:
+        """Only comments or layout changed."""
+        return self.whole is None and not self.top and not self.functions
+
+
+def file_change(base_src: Any, head_src: Any, path: str, status: str, previous: str | None) -> FileChange:
+    """Attribute the change of `path` (base -> head) to its top level and functions."""
+    if status in ("added", "removed") or (previous and previous != path):
+        return FileChange(path=path, whole=status if status in ("added", "removed") else "renamed")
+    if not path.endswith(SHELL_SUFFIXES):
+        return FileChange(path=path, whole="changed")
+    try:
+        old, new = base_src.read(path), head_src.read(path)
+    except Exception:  # noqa: BLE001
+        return FileChange(path=path, whole="unreadable")
+    if old is None or new is None:
+        return FileChange(path=path, whole="changed")
+    a, b = code_units(old.decode("utf-8", "replace")), code_units(new.decode("utf-8", "replace"))
+    if a is None or b is None:
+        return FileChange(path=path, whole="changed (not readable as bash)")
+    funcs = frozenset(n for n in set(a.functions) | set(b.functions) if a.functions.get(n) != b.functions.get(n))
+    return FileChange(path=path, top=a.top != b.top, functions=funcs)
+
+
+def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[str]) -> list[str]:
+    """Why the PR's file changes affect a point with this launch path ([] when they do not)."""
+    reasons: list[str] = []
+    for path, pf in launch.files.items():
+        change = changes.get(path)
+        if change is None or path in skip or change.empty:
+            continue
+        where = f" ({pf.via})"
+        name = path.rsplit("/", 1)[-1]
+        if change.whole is not None or pf.analysis is None:
+            reasons.append(f"{path} changed{where}")
+            continue
+        if change.top:
+            reasons.append(f"{name}: top-level code changed{where}")
+            continue
+        for fn in sorted(change.functions & launch.called.get(path, set())):
+            reasons.append(f"{name}: `{fn}` changed{where}")
+    return reasons
+
+
+def runner_nodes(repo: Any, src: Any) -> dict[str, list[str]]:
+    """runners.yaml `labels`: runner label -> node names ({} when absent or unreadable)."""
+    path = f"{repo.layout.configs_dir}/{RUNNERS_FILE}"
+    try:
+        data = src.read(path)
+        if data is None:
+            return {}
+        doc = load_yaml(data, path).data
+    except Exception:  # noqa: BLE001 - no runner file: runner scripts are matched by label prefix
+        return {}
+    labels = doc.get("labels", doc) if isinstance(doc, dict) else {}
+    if not isinstance(labels, dict):
+        return {}
+    return {str(k): [str(n) for n in v] for k, v in labels.items() if isinstance(v, list)}
+
+
+def runner_scripts(repo: Any, nodes: dict[str, list[str]], label: str | None) -> list[str]:
+    """The runner scripts that may run a point of this runner label (the sweep runs
+    `runners/launch_${RUNNER_NAME%%_*}.sh` on one of the label's nodes)."""
+    if not label:
+        return []
+    names = {n.split("_", 1)[0] for n in nodes.get(label, [])} or {label.split("_", 1)[0]}
+    out = []
+    for name in sorted(names):
+        path = repo.layout.rel(RUNNER_SCRIPT.format(node=name))
+        if repo.exists(path):
+            out.append(path)
+    return out
+
+
+SETUP_SCRIPT_KEY = "setup_script"
+SRT_RECIPE_ROOTS = ("multi_node/srt-slurm-recipes", "single_node/srt-slurm-recipes")
+MEMO_PATH = "launch_path:{key}"
+MEMO_RUNNERS = "launch_path.runners"
+
+
+@dataclass
+class PointRoots:
+    """Where a point's launch starts: files run from their top and inline command strings."""
+
+    files: list[tuple[str, str]] = field(default_factory=list)  # (path, via)
+    commands: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
+    missing_setup: list[tuple[str, str, int | None]] = field(default_factory=list)  # (ref, recipe, line)
+
+    @property
+    def key(self) -> tuple:
+        return (tuple(self.files), tuple((h, id(a)) for h, a in self.commands))
+
+
+def srt_config_script(repo: Any, ref: str, recipe_path: str) -> str | None:
+    """srtctl runs a recipe's `setup_script` from the `configs/` folder of the srt-slurm recipes
+    checkout: `<recipes root>/configs/<name>` (e.g. kimik3-dspark-config-compat.sh)."""
+    for sub in SRT_RECIPE_ROOTS:
+        root = "/".join(p for p in (repo.layout.scripts_dir, sub) if p)
+        if recipe_path.startswith(root + "/"):
+            candidate = f"{root}/configs/{ref.strip().strip(chr(39) + chr(34)).rsplit('/', 1)[-1]}"
+            return candidate if repo.exists(candidate) else None
+    return None
+
+
+def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
+    """The roots of a point's launch path at the head (see the module docstring, rule 3)."""
+    repo = ctx.head_repo
+    out = PointRoots()
+    launcher = point.launcher
+    if launcher is not None and launcher.kind == "script" and launcher.exists is not False:
+        out.files.append((launcher.path, "launcher"))
+    variant = repo.variant_for(point) if launcher is not None and launcher.kind != "script" else None
+    if variant is not None:
+        setup = variant.get(SETUP_SCRIPT_KEY)
+        line = variant.line_of(SETUP_SCRIPT_KEY)
+        for ref in ([setup] if isinstance(setup, str) else setup if isinstance(setup, list) else []):
+            path = (resolve_ref(repo, ctx.config.policy.workspace_mounts, str(ref), variant.path)
+                    or srt_config_script(repo, str(ref), variant.path))
+            if path is None:
+                out.missing_setup.append((str(ref), variant.path, line))
+            elif (path, SETUP_SCRIPT_KEY) not in out.files:
+                out.files.append((path, SETUP_SCRIPT_KEY))
+        cmd = variant.benchmark_command
+        if isinstance(cmd, str) and cmd.strip():
+            cline = variant.line_of("benchmark", "command") or 1
+            out.commands.append((variant.path, analyze_command_line(cmd, variant.path, cline)))
+    if runners:
+        nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
+        for path in runner_scripts(repo, nodes, point.runner):
+            out.files.append((path, f"runner for {point.runner}"))
+    return out
+
+
+def launch_path(ctx: Any, roots: PointRoots) -> LaunchPath:
+    """The launch path from these roots at the head, built once per review."""
+    return ctx.memo(MEMO_PATH.format(key=repr(roots.key)), lambda: build_path(
+        ctx.head_repo, ctx.snapshot.head, ctx.config.policy.workspace_mounts, roots.files, roots.commands))

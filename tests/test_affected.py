@@ -1,0 +1,172 @@
+"""The affected-point rule (checks.launch_path): a point is affected only through its launch path."""
+from __future__ import annotations
+
+from builders import build_snapshot
+from checks.context import ReviewContext
+from checks.serving import serving_views
+
+MASTER = "configs/amd-master.yaml"
+LIB = "benchmarks/benchmark_lib.sh"
+A = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi355x_sglang.sh"
+B = "benchmarks/single_node/fixed_seq_len/gptoss_fp4_mi355x_vllm.sh"
+
+
+def entry(key: str, prefix: str, precision: str, framework: str) -> str:
+    return f"""\
+{key}:
+  image: lmsysorg/sglang:v0.5.12-rocm700-mi35x
+  model: org/{prefix}
+  model-prefix: {prefix}
+  runner: mi355x
+  precision: {precision}
+  framework: {framework}
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - {{ tp: 8, conc-start: 4, conc-end: 8 }}
+"""
+
+
+LIB_TEXT = """\
+#!/usr/bin/env bash
+# Shared helpers: run_benchmark_serving, run_eval.
+export PORT=${PORT:-8888}
+
+run_benchmark_serving() {
+    python3 utils/bench_serving/benchmark_serving.py --port "$PORT" "$@"
+}
+
+run_eval() {
+    lm_eval --model local-completions --tasks gsm8k
+}
+"""
+
+A_TEXT = """\
+#!/usr/bin/env bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+python3 -m sglang.launch_server --model-path $MODEL --tp 8 &
+run_benchmark_serving --max-concurrency $CONC
+if [ "${RUN_EVAL}" = "true" ]; then
+    run_eval
+fi
+"""
+
+# B mentions benchmark_lib.sh only in a comment and an echo: it does not run it.
+B_TEXT = """\
+#!/usr/bin/env bash
+# Unlike the sglang launchers this one does not use benchmark_lib.sh.
+echo "benchmark_lib.sh not needed"
+vllm serve $MODEL --tensor-parallel-size 8
+"""
+
+
+def base_tree() -> dict[str, str]:
+    return {
+        MASTER: entry("dsr1-fp8-mi355x-sglang", "dsr1", "fp8", "sglang")
+        + entry("gptoss-fp4-mi355x-vllm", "gptoss", "fp4", "vllm"),
+        LIB: LIB_TEXT, A: A_TEXT, B: B_TEXT,
+    }
+
+
+def affected(head: dict[str, str]) -> dict[str, list[str]]:
+    snap = build_snapshot(base=base_tree(), head=head)
+    return {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
+
+
+def test_changed_library_function_affects_its_callers_only():
+    head = {LIB: LIB_TEXT.replace("--tasks gsm8k", "--tasks gsm8k,mmlu")}
+    got = affected(head)
+    assert set(got) == {"dsr1-fp8-mi355x-sglang"}  # B only mentions the file
+    assert set(got["dsr1-fp8-mi355x-sglang"]) == {f"benchmark_lib.sh: `run_eval` changed (run by {A})"}
+
+
+def test_function_nobody_calls_affects_nothing():
+    head = {LIB: LIB_TEXT + "\nunused_helper() {\n    echo hi\n}\n"}
+    assert affected(head) == {}
+
+
+def test_comment_only_change_affects_nothing():
+    head = {LIB: LIB_TEXT.replace("# Shared helpers", "# Shared bash helpers")}
+    assert affected(head) == {}
+
+
+def test_top_level_change_affects_every_caller():
+    head = {LIB: LIB_TEXT.replace("PORT:-8888", "PORT:-9999")}
+    got = affected(head)
+    assert set(got) == {"dsr1-fp8-mi355x-sglang"}
+    assert got["dsr1-fp8-mi355x-sglang"] == [f"benchmark_lib.sh: top-level code changed (run by {A})"]
+
+
+def test_launcher_run_through_bash_and_variables():
+    helper = "benchmarks/single_node/fixed_seq_len/common/env.sh"
+    b_text = 'SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\nbash "$SCRIPT_DIR/common/env.sh"\n' + B_TEXT
+    tree = base_tree()
+    tree.update({B: b_text, helper: "export VLLM_USE_V1=1\n"})
+    snap = build_snapshot(base=tree, head={helper: "export VLLM_USE_V1=0\n"})
+    got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
+    assert got == {"gptoss-fp4-mi355x-vllm": [f"env.sh: top-level code changed (run by {B})"]}
+
+
+def test_runner_script_change_affects_points_of_its_nodes():
+    tree = base_tree()
+    tree["configs/runners.yaml"] = "labels:\n  mi355x:\n    - mi355x-amds_0\n    - mi355x-amds_1\n  b200:\n    - b200-nb_0\n"
+    tree["runners/launch_mi355x-amds.sh"] = "docker run --rm $IMAGE bash benchmarks/x.sh\n"
+    tree["runners/launch_b200-nb.sh"] = "docker run --rm $IMAGE bash benchmarks/y.sh\n"
+    snap = build_snapshot(base=tree, head={"runners/launch_mi355x-amds.sh": "docker run --rm --ipc=host $IMAGE bash x.sh\n"})
+    got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
+    assert set(got) == {"dsr1-fp8-mi355x-sglang", "gptoss-fp4-mi355x-vllm"}
+    assert got["gptoss-fp4-mi355x-vllm"] == [
+        "launch_mi355x-amds.sh: top-level code changed (runner for mi355x)"]
+    snap = build_snapshot(base=tree, head={"runners/launch_b200-nb.sh": "echo changed\n"})
+    assert ReviewContext(snap).affected.points == []
+
+
+def test_check_10_reads_only_functions_the_path_calls():
+    # A patch inside a library function the launcher never calls is not on the launch path.
+    lib = LIB_TEXT + "\napply_fix() {\n    git -C /sgl-workspace/sglang apply /tmp/fix.patch\n}\n"
+    tree = base_tree()
+    tree[LIB] = lib
+    snap = build_snapshot(base=tree, head={A: A_TEXT + "echo done\n"})
+    ctx = ReviewContext(snap)
+    view = serving_views(ctx)[0]
+    lib_use = next(u for u in view.scripts if u.path == LIB)
+    assert lib_use.executed == frozenset({"run_benchmark_serving", "run_eval"})
+    assert [p.function for p in lib_use.analysis.patches] == ["apply_fix"] and lib_use.patches == []
+    # Once the launcher calls it, the same patch is on the path.
+    snap = build_snapshot(base=tree, head={A: A_TEXT + "apply_fix\n"})
+    view = serving_views(ReviewContext(snap))[0]
+    lib_use = next(u for u in view.scripts if u.path == LIB)
+    assert [p.line for p in lib_use.patches] == [14]
+
+
+def test_old_era_launcher_directly_under_single_node():
+    # Before benchmarks/single_node/fixed_seq_len/ existed, launchers sat in single_node/ itself.
+    old = "benchmarks/single_node/dsr1_fp8_mi355x.sh"
+    tree = {MASTER: entry("dsr1-fp8-mi355x-sglang", "dsr1", "fp8", "sglang"), old: A_TEXT}
+    snap = build_snapshot(base=tree, head={old: A_TEXT.replace("--tp 8", "--tp 4")})
+    ctx = ReviewContext(snap)
+    points = ctx.affected.points
+    assert [p.point.conc for p in points] == [4, 8]
+    assert all(p.point.launcher.path == old and p.reasons == [f"{old} changed"] for p in points)
+    assert all(v.unavailable is None for v in serving_views(ctx))
+
+
+def test_entry_over_the_point_cap_is_unverifiable_fast():
+    import time
+
+    from checks.engine import evaluate
+
+    conc = ", ".join(str(i) for i in range(1, 20_002))
+    huge = entry("dsr1-fp8-mi355x-sglang", "dsr1", "fp8", "sglang").replace(
+        "{ tp: 8, conc-start: 4, conc-end: 8 }", f"{{ tp: 8, conc-list: [{conc}] }}")
+    t0 = time.perf_counter()
+    snap = build_snapshot(base=base_tree(), head={MASTER: huge + entry("gptoss-fp4-mi355x-vllm", "gptoss", "fp4", "vllm")})
+    verdict = evaluate(snap, only={8, 10})
+    assert time.perf_counter() - t0 < 2.0
+    rows = {r.number: r for r in verdict.rows}
+    for n in (8, 10):
+        assert rows[n].status == "FAIL"
+        assert "could not verify: entry dsr1-fp8-mi355x-sglang expands to 20,001 benchmark points" in rows[n].reason

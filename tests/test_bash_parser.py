@@ -1,0 +1,113 @@
+"""The bash analyser on real-shaped constructs that broke the old parser: never a crash, once per file."""
+from __future__ import annotations
+
+import time
+
+from recipes import scripts
+from recipes.scripts import MAX_SCRIPT_CHARS, analyze_script
+
+LAUNCHER = "benchmarks/single_node/dsr1_fp8_mi355x_sglang.sh"
+
+
+def test_closing_a_file_descriptor_does_not_crash_and_later_lines_count():
+    # `exec 9>&-` made bashlex hand back a str where a node was expected (AttributeError).
+    text = (
+        "#!/usr/bin/env bash\n"
+        "exec 9>/tmp/lock\n"
+        "flock 9\n"
+        "exec 9>&-\n"
+        "export SGLANG_USE_AITER=1\n"
+        "python3 -m sglang.launch_server --model-path $MODEL --tp 8 > $LOG 2>&1 &\n"
+    )
+    a = analyze_script(text, LAUNCHER)
+    assert not a.partial and not a.findings
+    assert a.exports["SGLANG_USE_AITER"].line == 5
+    assert a.server_launch.flags["tp"].value == "8" and a.server_launch.line == 6
+
+
+def test_case_arms_are_conditions():
+    text = (
+        'case "$PRECISION" in\n'
+        "  fp8) export QUANT=fp8 ;;\n"
+        "  fp4|mxfp4) export QUANT=mxfp4 ;;\n"
+        "esac\n"
+        "vllm serve $MODEL --quantization $QUANT\n"
+    )
+    a = analyze_script(text, LAUNCHER)
+    assert not a.partial
+    conds = [loc.condition for loc in a.assignments_of("QUANT")]
+    assert conds == ['"$PRECISION" matches fp8', '"$PRECISION" matches fp4|mxfp4']
+
+
+def test_unreadable_line_is_named_and_the_rest_still_read():
+    text = 'export A=1\nX="${Y:-{\\"k\\": true}}"\nvllm serve m --tp 2\nrm -rf ./x\\'
+    a = analyze_script(text, LAUNCHER)
+    assert a.partial
+    bad = a.unreadable
+    assert bad is not None and bad.code == "shell-parse" and bad.line is not None
+    assert bad.message.startswith(f"could not read line {bad.line} of {LAUNCHER}")
+    assert a.exports["A"].value == "1"
+
+
+def test_oversized_script_is_unverifiable_fast():
+    text = "echo x\n" * (MAX_SCRIPT_CHARS // 7 + 10)
+    t0 = time.perf_counter()
+    a = analyze_script(text, LAUNCHER)
+    assert time.perf_counter() - t0 < 0.5
+    assert a.partial and a.unreadable.code == "shell-cap" and "cap" in a.unreadable.message
+    assert a.commands == []
+
+
+def test_each_script_is_analysed_once_per_process(monkeypatch):
+    calls = []
+    real = scripts._analyze
+    monkeypatch.setattr(scripts, "_analyze", lambda *a: calls.append(a) or real(*a))
+    text = "export UNIQUE_MEMO_TEST=1\n"
+    first = analyze_script(text, "benchmarks/memo_a.sh")
+    assert analyze_script(text, "benchmarks/memo_a.sh") is first
+    assert analyze_script(text + "# x\n", "benchmarks/memo_a.sh") is not first
+    assert len(calls) == 2
+
+
+def test_internal_error_becomes_a_finding(monkeypatch):
+    def boom(self, node, ctx):
+        raise AttributeError("'str' object has no attribute 'kind'")
+
+    monkeypatch.setattr(scripts._Analyzer, "walk", boom)
+    a = analyze_script("echo internal-error-test\n", "benchmarks/boom.sh")
+    assert a.partial and a.unreadable.message.startswith("could not read benchmarks/boom.sh (AttributeError")
+
+
+def test_python_heredoc_after_dash_and_words_after_a_redirect():
+    text = (
+        "python3 - <<'PY'\n"
+        "import sglang\n"
+        "p = sglang.__file__\n"
+        "open(p, 'w').write('')\n"
+        "PY\n"
+        "python3 -m vllm.entrypoints.openai.api_server 2>/dev/null --max-model-len 4096\n"
+    )
+    a = analyze_script(text, LAUNCHER)
+    assert [(p.kind, p.line) for p in a.patches] == [("heredoc-write", 1)]
+    assert a.heredocs[0].command == "python3 - <<'PY'"
+    assert a.server_launch.flags["max-model-len"].value == "4096"
+
+
+def test_functions_and_sources_know_their_enclosing_function():
+    text = (
+        'source "$(dirname "$0")/../benchmark_lib.sh"\n'
+        "start() {\n"
+        "  . ./helpers.sh\n"
+        "  run_benchmark_serving --model $MODEL\n"
+        "}\n"
+        "start\n"
+        'exec bash "$(dirname "$0")/inner.sh"\n'
+    )
+    a = analyze_script(text, LAUNCHER)
+    assert a.functions["start"].line == 2 and a.functions["start"].end_line == 5
+    assert [(s.value, s.function) for s in a.sources] == [
+        ('$(dirname "$0")/../benchmark_lib.sh', None), ("./helpers.sh", "start"),
+        ('$(dirname "$0")/inner.sh', None),
+    ]
+    assert [c.function for c in a.calls("run_benchmark_serving")] == ["start"]
+    assert [c.line for c in a.calls("start")] == [6]
