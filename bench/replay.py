@@ -153,7 +153,7 @@ def pr_file(repo: str, sha: str, subject: str, date: str) -> dict:
     }
 
 
-def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str) -> Replayed:
+def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str, bot: Path = PROJECT) -> Replayed:
     pr = pr_file(repo, sha, subject, date)
     path = os.path.join(workdir, f"{sha}.pr.yaml")
     Path(path).write_text(yaml.safe_dump(pr, sort_keys=False))
@@ -161,7 +161,7 @@ def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str) -> Re
            "--pr", path, "--review-date", date[:10], "--format", "json"]
     start = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=PROJECT, capture_output=True, text=True, timeout=TIMEOUT_S)
+        proc = subprocess.run(cmd, cwd=bot, capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return Replayed(sha, date, pr["number"], -1, time.perf_counter() - start, error="timeout")
     wall = time.perf_counter() - start
@@ -323,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="verdicts run at once (default 2)")
     ap.add_argument("--json", action="store_true", help="print one JSON document")
     ap.add_argument("--out", help="also write every verdict's rows here, one JSON file per commit")
+    ap.add_argument("--bot", default=str(PROJECT),
+                    help="the infx-review checkout whose code gives the verdicts (default: this one); point it "
+                         "at a frozen worktree while this one is being edited, e.g. for a baseline")
     args = ap.parse_args(argv)
     if args.compare:
         result = compare(*args.compare)
@@ -340,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="infx-replay-") as workdir, \
             ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda c: replay_one(repo, c[0], c[1], c[2], workdir), commits))
+        bot = Path(args.bot).resolve()
+        results = list(pool.map(lambda c: replay_one(repo, c[0], c[1], c[2], workdir, bot), commits))
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 
+from checks.launch_path import VIA_RUN_BY
 from checks.result import CheckResult, Evidence
 from checks.serving import (
     ServingView,
@@ -117,7 +118,7 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
     client command passing the template flag or a flag that implies it."""
     wanted = {norm_name(CHAT_FLAG): None, **_implied_flags(v)}
     for use in v.scripts:
-        helper = use.via.startswith("sourced by")
+        helper = use.via.startswith(VIA_RUN_BY)
         for cmd in use.analysis.commands:
             argv = cmd.expanded or cmd.argv
             if not argv or argv[0].rsplit("/", 1)[-1] in PRINT_COMMANDS:

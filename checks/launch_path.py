@@ -22,7 +22,7 @@ benchmark point is affected when the PR changes something on that point's launch
 Text mentions and comments never count: a launcher whose text names a changed script, or a
 changed comment, affects nothing. Each affected point carries its reasons, e.g.
 "master-config entry dsr1-fp8-mi355x-sglang changed" or "benchmark_lib.sh: `run_eval` changed
-(sourced by benchmarks/single_node/dsr1_fp8_mi355x.sh)".
+(run by benchmarks/single_node/dsr1_fp8_mi355x.sh)".
 
 The same path model tells Check 10 which code runs (`LaunchPath.executes`): a patch inside a
 function of a sourced library that the path never calls is not on the executed launch path.
@@ -38,6 +38,9 @@ from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script
 from recipes.yamlio import load_yaml
 
 MAX_PATH_FILES = 64
+# How a file reached from another file of the path says so ("run by <path>"); checks tell a
+# helper library from the launcher by it.
+VIA_RUN_BY = "run by "
 RUNNERS_FILE = "runners.yaml"
 RUNNER_SCRIPT = "runners/launch_{node}.sh"
 SHELL_SUFFIXES = (".sh", ".bash")
@@ -162,7 +165,7 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
                 continue
             target = resolve_ref(repo, mounts, s.resolved or s.value, path)
             if target is not None:
-                add_file(target, f"run by {path}")
+                add_file(target, f"{VIA_RUN_BY}{path}")
         for cmd in analysis.commands:
             if cmd.function != function or not cmd.argv:
                 continue
@@ -182,7 +185,7 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
                 if script and script.endswith(".py") and "-c" not in words[1:2] and "-m" not in words[1:2]:
                     target = resolve_ref(repo, mounts, script, path)
                     if target is not None:
-                        add_file(target, f"run by {path}")
+                        add_file(target, f"{VIA_RUN_BY}{path}")
     return out
 
 

@@ -3,7 +3,7 @@
 The review policy changed over time: rules were added to the checklist template
 (`docs/PR_REVIEW_CHECKLIST.md`) and the verifier prompt (`.github/codeowner-signoff-verify-prompt.md`,
 earlier inline in `.github/workflows/codeowner-signoff-verify.yml`), and the check numbering
-itself moved from 0-4 to 0-15. `RULES` is the one table: each row is a rule, the date it came
+itself grew between June and October 2026. `RULES` is the one table: each row is a rule, the date it came
 into force (from `git log -S` on those files, or from the spec where the public history ends),
 its source, the checks that use it, and, where the checklist carries the rule, the cue that finds
 its item in a checklist.
