@@ -34,7 +34,7 @@ from bot.remote_source import (
     git_blob_sha,
 )
 # Check 1 decides which run it reads; the builder fetches that run (and no other) by the same rule.
-from checks.check_01_sweep_on_in_pr_commit import group_runs, run_id_of, workflow_problem
+from checks.sweep_runs import group_runs, run_id_of, workflow_problem
 from checks.commands import find_reuse_command
 from checks.snapshot import (
     Artifact,

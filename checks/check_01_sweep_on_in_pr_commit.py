@@ -30,23 +30,10 @@ How to fix:
 """
 from __future__ import annotations
 
-import re
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 from checks.result import CheckResult, Evidence
-from checks.snapshot import CheckRun, SweepRun, Unavailable
-
-MEMO_KEY = "sweep_run"
-SHORT_SHA = 8
-RUN_ID_RE = re.compile(r"/actions/runs/(\d+)")
-SUCCESS = "success"
-SKIPPED = "skipped"
-COMPLETED = "completed"
-KIND_BENCH = "benchmark"
-KIND_EVAL = "eval"
-SOURCE_REUSE = "reuse"
-SOURCE_CHECK_RUNS = "check runs"
+from checks.sweep_runs import MSG_NO_JOBS, SOURCE_REUSE, RunJobs, short_sha, sweep_choice
 
 MSG_NO_PASS = "no passing sweep/eval on any commit in this PR"
 MSG_FIX = "run a sweep (add the `{label}` label) or re-anchor a passing run with `/use <run_id>`"
@@ -54,226 +41,7 @@ MSG_PASS = "Run {run} ran on in-PR commit {sha}: {jobs} succeeded."
 MSG_PASS_REUSE = "Run {run}, selected by {command} {run} from {author}, ran on in-PR commit {sha}{jobs}."
 MSG_NOT_HEAD = " The head {head} is a later commit."
 MSG_UNAVAILABLE = "could not verify: {what}"
-MSG_RUN_NOT_FETCHED = "run {run} was not fetched"
-MSG_NO_JOBS = "no benchmark or eval check runs on any of its commits"
-MSG_NO_RUN_ID = "check runs on {sha} name no Actions run (no run id in details_url)"
-MSG_FAILED_JOBS = "{where} on {sha} has {n} unsuccessful job(s) ({names}{more})"
-MSG_MISSING_KIND = "{where} on {sha} has no executed {kind} job (skipped jobs never count)"
-MSG_COMMITS_UNAVAILABLE = "the PR's commits could not be listed: {reason}"
-MSG_RUNS_UNAVAILABLE = "check runs could not be listed: {reason}"
-MSG_COMMIT_RUNS_UNAVAILABLE = "check runs of {sha} could not be listed: {reason}"
 MSG_REUSE_COMPLETED = " and completed with conclusion success"
-REUSE_NOT_FOUND = "reuse source run {run} is not among the PR's sweep runs"
-REUSE_RUNS_UNAVAILABLE = "reuse source run {run} could not be checked: {reason}"
-REUSE_NOT_SUCCESS = "reuse source run {run} is {status}/{conclusion}, not completed/success"
-REUSE_NOT_IN_PR = "reuse source run {run} ran on {sha}, which is not a commit of this PR"
-MSG_NOT_SWEEP_WORKFLOW = "run {run} on {sha} is a run of {path}, not of the sweep workflow {workflow}; its jobs do not count"
-MSG_NOT_SWEEP_EVENT = "run {run} on {sha} was started by {event}, not by {events}; its jobs do not count"
-MSG_WORKFLOW_UNREAD = "the workflow of run {run} on {sha} could not be read ({reason})"
-MSG_WORKFLOW_UNKNOWN = "the workflow of run {run} on {sha} is not known"
-PULL_REQUEST_EVENT = "pull_request"
-DISPATCH_EVENT = "workflow_dispatch"
-DISPATCH_MODE = "dispatch"
-
-
-@dataclass
-class RunJobs:
-    """The family check runs of one run on one commit."""
-
-    run_id: int | None
-    sha: str
-    passed: list[CheckRun] = field(default_factory=list)
-    failed: list[CheckRun] = field(default_factory=list)
-    kinds: set[str] = field(default_factory=set)
-
-    @property
-    def qualifies(self) -> bool:
-        return not self.failed and self.kinds >= {KIND_BENCH, KIND_EVAL}
-
-
-@dataclass
-class SweepChoice:
-    """The run Check 1 accepted (or why none qualified), shared with Checks 2 and 14."""
-
-    run_id: int | None = None
-    sha: str = ""
-    source: str = ""  # SOURCE_REUSE or SOURCE_CHECK_RUNS; "" when nothing qualified
-    run: SweepRun | None = None
-    jobs: RunJobs | None = None
-    # Why candidates were rejected, most informative first (for the FAIL reason).
-    problems: list[str] = field(default_factory=list)
-    unavailable: list[str] = field(default_factory=list)
-
-    @property
-    def found(self) -> bool:
-        return self.run_id is not None
-
-
-def run_id_of(cr: CheckRun) -> int | None:
-    """The Actions run a check run belongs to: CheckRun.run_id, else parsed from details_url."""
-    if cr.run_id:
-        return int(cr.run_id)
-    m = RUN_ID_RE.search(cr.details_url or "")
-    return int(m.group(1)) if m else None
-
-
-def job_kind(name: str, config) -> str | None:
-    """KIND_EVAL, KIND_BENCH or None for a check-run name like `agentic eval / benchmark (...)`."""
-    display, sep, _ = name.partition(" / ")
-    if not sep:
-        display = name[:-2] if name.endswith(" /") else None
-        if display is None:
-            return None
-    display = display.strip()
-    if display in config.sweep.eval_job_names:
-        return KIND_EVAL
-    for prefix in config.sweep.benchmark_job_prefixes:
-        if display == prefix or display.startswith(prefix + " "):
-            return KIND_BENCH
-    return None
-
-
-def group_runs(runs: list[CheckRun], sha: str, config) -> list[RunJobs]:
-    groups: dict[int | None, RunJobs] = {}
-    for cr in runs:
-        kind = job_kind(cr.name, config)
-        if kind is None or cr.conclusion == SKIPPED:
-            continue
-        rid = run_id_of(cr)
-        g = groups.setdefault(rid, RunJobs(run_id=rid, sha=sha))
-        if cr.status == COMPLETED and cr.conclusion == SUCCESS:
-            g.passed.append(cr)
-            g.kinds.add(kind)
-        else:
-            g.failed.append(cr)
-    # Newest run first: Actions run ids grow over time.
-    return sorted(groups.values(), key=lambda g: g.run_id or 0, reverse=True)
-
-
-def sweep_events(sweep) -> tuple[str, ...]:
-    """The events that start real sweep runs: `pull_request` (label mode, spec 9.1), plus
-    `workflow_dispatch` when the bot itself dispatches the sweep."""
-    return (PULL_REQUEST_EVENT, DISPATCH_EVENT) if sweep.mode == DISPATCH_MODE else (PULL_REQUEST_EVENT,)
-
-
-def workflow_problem(run: SweepRun | None, sweep) -> tuple[str, str] | None:
-    """Why `run` is not a run of the configured sweep workflow: ("not-sweep", why) for another
-    workflow or event, ("unknown", why) when its workflow was never read; None when it is one."""
-    if run is None:
-        return ("unknown", "")
-    path = (run.workflow_path or "").split("@", 1)[0]
-    if not path:
-        return ("unknown", "")
-    if path != sweep.workflow:
-        return ("not-sweep", path)
-    if run.event not in sweep_events(sweep):
-        return ("not-sweep-event", run.event or "an unknown event")
-    return None
-
-
-def _short(sha: str) -> str:
-    return sha[:SHORT_SHA]
-
-
-def _describe_rejected(g: RunJobs) -> str:
-    where = f"run {g.run_id}" if g.run_id else "check runs without a run id"
-    if g.failed:
-        names = ", ".join(f"{cr.name}: {cr.conclusion or cr.status}" for cr in g.failed[:3])
-        more = f" and {len(g.failed) - 3} more" if len(g.failed) > 3 else ""
-        return MSG_FAILED_JOBS.format(where=where, sha=_short(g.sha), n=len(g.failed), names=names, more=more)
-    if g.qualifies:  # only reachable without a run id
-        return MSG_NO_RUN_ID.format(sha=_short(g.sha))
-    missing = KIND_EVAL if KIND_EVAL not in g.kinds else KIND_BENCH
-    return MSG_MISSING_KIND.format(where=where, sha=_short(g.sha), kind=missing)
-
-
-def _check_reuse(ctx, shas: list[str]) -> tuple[SweepRun | None, str | None]:
-    reuse = ctx.snapshot.reuse
-    if reuse is None:
-        return None, None
-    runs = ctx.snapshot.sweep_runs
-    if isinstance(runs, Unavailable):
-        return None, REUSE_RUNS_UNAVAILABLE.format(run=reuse.run_id, reason=runs.reason)
-    run = runs.get(reuse.run_id)
-    if run is None:
-        return None, REUSE_NOT_FOUND.format(run=reuse.run_id)
-    if run.status != COMPLETED or run.conclusion != SUCCESS:
-        return None, REUSE_NOT_SUCCESS.format(run=run.run_id, status=run.status, conclusion=run.conclusion)
-    if run.head_sha not in shas:
-        return None, REUSE_NOT_IN_PR.format(run=run.run_id, sha=_short(run.head_sha) or "no commit")
-    return run, None
-
-
-def _choose(ctx) -> SweepChoice:
-    snap = ctx.snapshot
-    choice = SweepChoice()
-    shas = snap.commit_shas
-    if isinstance(shas, Unavailable):
-        choice.unavailable.append(MSG_COMMITS_UNAVAILABLE.format(reason=shas.reason))
-        return choice
-    reuse_run, reuse_problem = _check_reuse(ctx, shas)
-    if reuse_problem:
-        choice.problems.append(reuse_problem)
-
-    all_runs = snap.check_runs
-    per_commit: dict[str, list[RunJobs]] = {}
-    if isinstance(all_runs, Unavailable):
-        choice.unavailable.append(MSG_RUNS_UNAVAILABLE.format(reason=all_runs.reason))
-    else:
-        for sha in shas:
-            runs = all_runs.get(sha, [])
-            if isinstance(runs, Unavailable):
-                choice.unavailable.append(MSG_COMMIT_RUNS_UNAVAILABLE.format(sha=_short(sha), reason=runs.reason))
-                continue
-            per_commit[sha] = group_runs(runs, sha, ctx.config)
-
-    if reuse_run is not None:
-        jobs = next((g for g in per_commit.get(reuse_run.head_sha, []) if g.run_id == reuse_run.run_id), None)
-        choice.run_id, choice.sha, choice.source = reuse_run.run_id, reuse_run.head_sha, SOURCE_REUSE
-        choice.run, choice.jobs = reuse_run, jobs
-        return choice
-
-    sweep = ctx.config.sweep
-    runs = snap.sweep_runs
-    for sha in reversed(shas):  # newest commit first
-        for g in per_commit.get(sha, []):
-            if not (g.qualifies and g.run_id is not None):
-                choice.problems.append(_describe_rejected(g))
-                continue
-            # The jobs' names prove nothing by themselves: their run must be a sweep run.
-            run = None if isinstance(runs, Unavailable) else runs.get(g.run_id)
-            problem = workflow_problem(run, sweep)
-            if problem is not None:
-                kind, what = problem
-                if kind == "not-sweep":
-                    choice.problems.insert(0, MSG_NOT_SWEEP_WORKFLOW.format(
-                        run=g.run_id, sha=_short(sha), path=what, workflow=sweep.workflow))
-                elif kind == "not-sweep-event":
-                    choice.problems.insert(0, MSG_NOT_SWEEP_EVENT.format(
-                        run=g.run_id, sha=_short(sha), event=what, events=" or ".join(sweep_events(sweep))))
-                elif isinstance(runs, Unavailable):
-                    choice.unavailable.append(MSG_WORKFLOW_UNREAD.format(run=g.run_id, sha=_short(sha), reason=runs.reason))
-                elif run is not None and isinstance(run.artifacts, Unavailable):
-                    choice.unavailable.append(MSG_WORKFLOW_UNREAD.format(run=g.run_id, sha=_short(sha),
-                                                                         reason=run.artifacts.reason))
-                else:
-                    choice.unavailable.append(MSG_WORKFLOW_UNKNOWN.format(run=g.run_id, sha=_short(sha)))
-                continue
-            choice.run_id, choice.sha, choice.source, choice.jobs = g.run_id, sha, SOURCE_CHECK_RUNS, g
-            choice.run = run
-            return choice
-    return choice
-
-
-def sweep_choice(ctx) -> SweepChoice:
-    """Check 1's decision for this evaluation (computed once, shared through ctx.memo)."""
-    return ctx.memo(MEMO_KEY, lambda: _choose(ctx))
-
-
-def chosen_sweep_run(ctx) -> SweepRun | None:
-    """The sweep run Checks 2 and 14 should read, or None when no run qualified. A run the
-    snapshot did not fetch comes back with `Unavailable` artifacts, throughput and evals."""
-    return sweep_choice(ctx).run
 
 
 def _jobs_summary(jobs: RunJobs) -> str:
@@ -316,10 +84,10 @@ class SweepOnInPrCommitCheck:
                 MSG_REUSE_COMPLETED
             )
             reason = MSG_PASS_REUSE.format(run=choice.run_id, command=reuse.command, author=reuse.comment.author,
-                                           sha=_short(choice.sha), jobs=jobs)
+                                           sha=short_sha(choice.sha), jobs=jobs)
             evidence.append(Evidence(url=reuse.comment.url or None, note=f"{reuse.command} by {reuse.comment.author}"))
         else:
-            reason = MSG_PASS.format(run=choice.run_id, sha=_short(choice.sha), jobs=_jobs_summary(choice.jobs))
+            reason = MSG_PASS.format(run=choice.run_id, sha=short_sha(choice.sha), jobs=_jobs_summary(choice.jobs))
         if head and choice.sha != head:
-            reason += MSG_NOT_HEAD.format(head=_short(head))
+            reason += MSG_NOT_HEAD.format(head=short_sha(head))
         return CheckResult.passed(reason, *evidence, run_id=choice.run_id, sha=choice.sha, source=choice.source)

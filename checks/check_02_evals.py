@@ -1,7 +1,7 @@
 """Check 2 (Evals): the chosen sweep run's evals exist, are valid, meet the bar, on the config's image.
 
 What it checks:
-    Reads the run Check 1 chose (checks.check_01_sweep_on_in_pr_commit.sweep_choice). Its eval
+    Reads the run Check 1 chose (checks.sweep_runs.sweep_choice). Its eval
     rows (the `eval_results_all` artifact, spec 9.2) must exist and be valid (primary score
     finite and in [0, 1], no infrastructure or integration error; recipes.artifacts
     .parse_eval_rows). Each row's primary score (`score`, else `em_strict`, `accuracy`,
@@ -32,7 +32,7 @@ How to fix:
 """
 from __future__ import annotations
 
-from checks.check_01_sweep_on_in_pr_commit import sweep_choice
+from checks.sweep_runs import sweep_choice
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
 from recipes.artifacts import EvalRow, base_gpu, parse_eval_rows

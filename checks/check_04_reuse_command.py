@@ -18,7 +18,7 @@ How to fix:
 """
 from __future__ import annotations
 
-from checks.check_01_sweep_on_in_pr_commit import REUSE_NOT_IN_PR, REUSE_RUNS_UNAVAILABLE
+from checks.sweep_runs import REUSE_NOT_IN_PR, REUSE_RUNS_UNAVAILABLE
 from checks.commands import find_reuse_command, unauthorized_commands
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable

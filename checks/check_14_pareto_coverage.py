@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from checks.check_01_sweep_on_in_pr_commit import chosen_sweep_run, sweep_choice
+from checks.sweep_runs import chosen_sweep_run, sweep_choice
 from checks.result import CheckResult, Evidence
 from checks.serving import affected_unknown
 from checks.snapshot import Comment, SweepRun, Unavailable, UserAccess

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from checks.check_11_agentic_golden_al import golden_lookup
+from checks.golden_al import golden_lookup
 from checks.result import CheckResult, Evidence
 from checks.serving import serving_views
 from checks.snapshot import Unavailable

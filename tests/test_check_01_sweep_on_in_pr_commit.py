@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks.check_01_sweep_on_in_pr_commit import chosen_sweep_run, job_kind, run_id_of, sweep_choice
+from checks.sweep_runs import chosen_sweep_run, job_kind, run_id_of, sweep_choice
 from checks.context import ReviewContext
 from checks.snapshot import CheckRun, Unavailable
 from recipes.config import RepoConfig

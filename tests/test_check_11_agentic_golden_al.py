@@ -1,7 +1,7 @@
 """Check 11 beyond the case files: the injector reproduction and old-layout launchers."""
 from __future__ import annotations
 
-from checks.check_11_agentic_golden_al import injected_acceptance
+from checks.golden_al import injected_acceptance
 from checks.context import ReviewContext
 from checks.engine import evaluate
 from tests.builders import build_snapshot

@@ -136,3 +136,14 @@ def test_only_the_registry_spells_out_the_check_numbers():
 def test_only_one_registered_check_escalates_and_it_is_advisory():
     escalating = [c for c in CHECKS if c.escalates]
     assert [c.number for c in escalating] == [14] and all(c.advisory for c in escalating)
+
+
+def test_no_check_module_imports_another():
+    """Every check is a leaf: shared policy lives in named modules beside them (sweep_runs,
+    golden_al, serving, launch_path), so changing one check never changes another."""
+    offenders = []
+    for path in sorted((PROJECT / "checks").glob("check_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and re.search(r"(^|\.)check_\d\d_", node.module):
+                offenders.append(f"{path.name} imports {node.module}")
+    assert offenders == []

@@ -1,0 +1,140 @@
+"""The golden AL a speculative point is judged against (spec 5): which curves are in force (the
+target branch's, plus curves the PR adds for new models), the injector's own lookup, and what a
+PR changes in existing curves. Shared by Check 11 (the value pinned) and Check 15 (AL claims).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from checks.result import Evidence
+from checks.serving import ServingView, json_object
+from recipes.golden import DEFAULT_THINKING_MODE, DSPARK, SAMPLE_PROBABILISTIC, GoldenSet
+from recipes.srt import FRAMEWORK_ENGINE
+
+INJECTOR = "infx/srt_slurm/synthetic_acceptance.py"
+THINKING_ENV = "THINKING_MODE"
+MSG_NOT_INJECTED_FRAMEWORK = "framework {framework} has no engine mapping in {injector}, so no acceptance is injected"
+MSG_NOT_INJECTED_SCENARIO = "fixed-sequence runs keep real acceptance"
+MSG_NOT_INJECTED_SPEC = "spec-decoding is none"
+MSG_NOT_INJECTED_ARGS = "the {role} role of {variant} has no speculative args"
+MSG_NO_K = "no draft length is set for the {method} config"
+MSG_CURVE_DIFF = "{stem}.yaml {mode} K={k} {old} -> {new}"
+MSG_CURVE_REMOVED = "{stem}.yaml removed"
+MSG_CURVE_UNREADABLE = "{stem}.yaml cannot be read at the head ({why})"
+
+GOLDEN_MEMO = "golden_in_force"
+
+
+@dataclass
+class GoldenInForce:
+    """The curves a verdict checks against: the target branch's, plus the curves the PR adds
+    for new models (`new`), and what the PR changes in existing ones (`changes`)."""
+
+    golden: Any
+    new: list[str]
+    changes: list[tuple[str, Evidence]]
+
+
+def _curve_changes(target: Any, head: Any) -> list[tuple[str, Evidence]]:
+    out: list[tuple[str, Evidence]] = []
+    for stem, old in sorted(target.curves.items()):
+        new = head.curves.get(stem) if head is not None else None
+        if new is None:
+            bad = head.broken.get(stem) if head is not None else None
+            if bad is not None:
+                out.append((MSG_CURVE_UNREADABLE.format(stem=stem, why=str(bad)), Evidence(path=bad.path, line=bad.line)))
+            else:
+                out.append((MSG_CURVE_REMOVED.format(stem=stem), Evidence(path=old.path, note="removed at head")))
+            continue
+        for mode in sorted(set(old.values) | set(new.values)):
+            a, b = old.values.get(mode, {}), new.values.get(mode, {})
+            for k in sorted(set(a) | set(b)):
+                if a.get(k) != b.get(k):
+                    text = MSG_CURVE_DIFF.format(stem=stem, mode=mode, k=k,
+                                                 old=fmt_number(a[k]) if k in a else "none", new=fmt_number(b[k]) if k in b else "none")
+                    out.append((text, Evidence(path=new.path, line=new.line_of(mode, k) or old.line_of(mode, k),
+                                               note=text)))
+    return out
+
+
+def golden_in_force(ctx) -> GoldenInForce | None:
+    """The target branch's golden curves (the head's only for models the target has none for);
+    None when neither side has readable curves."""
+    def compute() -> GoldenInForce | None:
+        target, head = ctx.target_repo.golden, ctx.head_repo.golden
+        if target is None:
+            if head is None:
+                return None
+            return GoldenInForce(head, sorted(head.curves), [])
+        new = sorted(s for s in (head.curves if head is not None else {}) if s not in target.curves
+                     and s not in target.broken)
+        if not new:
+            return GoldenInForce(target, [], _curve_changes(target, head))
+        merged = GoldenSet(directory=target.directory, curves={**{s: head.curves[s] for s in new}, **target.curves},
+                           findings=list(target.findings), broken=dict(target.broken))
+        return GoldenInForce(merged, new, _curve_changes(target, head))
+    return ctx.memo(GOLDEN_MEMO, compute)
+
+
+def fmt_number(x: float) -> str:
+    return f"{x:g}"
+
+
+def _generation_spec(variant: Any) -> Any:
+    return variant.spec_decode(variant.generation_role)
+
+
+def _sample_method(engine: str, method: str | None, variant: Any) -> str | None:
+    """DSpark on ATOM implies probabilistic drafting; vLLM states it in --speculative-config."""
+    if engine == "atom" and method == DSPARK:
+        return SAMPLE_PROBABILISTIC
+    if variant is not None and engine == "vllm":
+        cfg = json_object(variant.args(variant.generation_role).get("speculative-config"))
+        if cfg and cfg.get("draft_sample_method"):
+            return str(cfg["draft_sample_method"])
+    return None
+
+
+def injected_acceptance(point: Any, variant: Any, golden: Any, thinking_mode: str) -> tuple[float | None, str]:
+    """The AL the harness injector (spec 5.4) gives an AgentX throughput run of this point, or
+    None and why not. The injector recomputes the AL; a value in the recipe is never trusted."""
+    engine = FRAMEWORK_ENGINE.get(point.framework or "")
+    if engine is None:
+        return None, MSG_NOT_INJECTED_FRAMEWORK.format(framework=point.framework, injector=INJECTOR)
+    if not point.is_agentic:
+        return None, MSG_NOT_INJECTED_SCENARIO
+    if (point.spec_decoding or "none") == "none":
+        return None, MSG_NOT_INJECTED_SPEC
+    spec = _generation_spec(variant)
+    if not spec.method:
+        return None, MSG_NOT_INJECTED_ARGS.format(role=variant.generation_role, variant=variant.selector or variant.name)
+    if spec.draft_length is None:
+        return None, MSG_NO_K.format(method=spec.method)
+    found = golden.lookup(point.model_prefix or "", spec.method, thinking_mode, spec.draft_length,
+                          draft_model=spec.draft_model, draft_sample_method=_sample_method(engine, spec.method, variant))
+    return found.al, found.reason
+
+
+def golden_lookup(ctx, v: ServingView, golden: Any) -> tuple[Any, tuple[str | None, Any, Any]]:
+    """The golden-curve lookup for one speculative view, as the injector would do it (spec 5.2):
+    method, draft length and draft from the generation role of the bound variant (else the
+    effective config), the thinking mode from the env, and the sample method DSpark implies.
+    Returns (GoldenLookup or None when no method is known, (method, K, draft model)). Check 15
+    compares AL claims through this same lookup."""
+    mode = thinking_mode(v)
+    if v.variant is not None:
+        spec = _generation_spec(v.variant)
+        method, k, draft = spec.method, spec.draft_length, spec.draft_model
+    else:
+        method, k, draft = v.spec_method, v.draft_length, v.effective.value("draft_model")
+    if not method:
+        return None, (method, k, draft)
+    found = golden.lookup(v.point.model_prefix or "", method, mode, k if isinstance(k, int) else 0, draft_model=draft,
+                          draft_sample_method=_sample_method(v.engine, method, v.variant))
+    return found, (method, k, draft)
+
+
+def thinking_mode(v: ServingView) -> str:
+    hits = v.hits(THINKING_ENV, kinds=("env", "client-env", "script-env", "setting"))
+    return str(hits[-1].value).strip() if hits and str(hits[-1].value).strip() else DEFAULT_THINKING_MODE
