@@ -2,11 +2,16 @@
 over plain data (a run, the PR's commit SHAs, artifacts, the sweep policy)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from checks.commands import find_reuse_command
 from checks.snapshot import Artifact, Comment, ReuseSource, SweepRun, Unavailable
+# The rule itself (spec 9.3) lives beside the sweep-run choice it feeds; the bot's command
+# handlers and the snapshot builder apply the same function.
+from checks.sweep_runs import (  # noqa: F401 - the names callers read as bot.reuse.*
+    COMPLETED, EXPIRED, FAILED, PULL_REQUEST_EVENT, SUCCESS, MSG_COMMITS, MSG_NO_ELIGIBLE, MSG_NOT_REUSABLE_PR, NO_ELIGIBLE_RUN, NOT_REUSABLE_PR,
+    NOT_SWEEP, NOT_THIS_PR, UNKNOWN_RUN, Refusal, is_reusable_artifact, reuse_problem,
+)
 from recipes.config import Policy, SweepPolicy
 
 
@@ -15,51 +20,6 @@ def _parse_time(value: Any):
     from bot.github_client import parse_time
 
     return parse_time(value)
-
-
-PULL_REQUEST_EVENT = "pull_request"
-COMPLETED = "completed"
-SUCCESS = "success"
-
-# Refusal codes: one per reason a command is refused (the reply says the reason in words).
-UNKNOWN_RUN = "unknown-run"
-NOT_SWEEP = "not-sweep"
-NOT_THIS_PR = "not-this-pr"
-FAILED = "failed"
-EXPIRED = "expired"
-NO_ELIGIBLE_RUN = "no-eligible-run"
-NOT_REUSABLE_PR = "not-reusable-pr"
-
-MSG_UNKNOWN = "run {run} was not found in this repository"
-MSG_UNREADABLE = "run {run} could not be read ({why})"
-MSG_WORKFLOW = "run {run} is a run of {path}, not of the sweep workflow {workflow}"
-MSG_EVENT = "run {run} was started by {event}, not by a pull request"
-MSG_NOT_COMPLETED = "run {run} has not completed (status {status})"
-MSG_NOT_SUCCESS = "run {run} did not succeed (conclusion {conclusion})"
-MSG_NO_HEAD = "run {run} names no head commit"
-MSG_NOT_IN_PR = "run {run} ran on {sha}, which is not a commit of this pull request"
-MSG_COMMITS = "the pull request's commits could not be read ({why})"
-MSG_ARTIFACTS = "the artifacts of run {run} could not be read ({why})"
-MSG_EXPIRED = "run {run} has no unexpired reusable artifact ({names})"
-MSG_NO_ELIGIBLE = ("no completed, successful sweep run on a commit of this pull request has an unexpired "
-                   "reusable artifact")
-MSG_NOT_REUSABLE_PR = "this pull request carries {labels}, whose runs cannot be reused"
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Why a reuse source is not accepted: a stable code and one sentence."""
-
-    code: str
-    reason: str
-
-    def __str__(self) -> str:
-        return self.reason
-
-
-def is_reusable_artifact(name: str, sweep: SweepPolicy) -> bool:
-    """Spec 9.2 `has_reusable_result_artifacts`: the aggregate results or an AgentX job result."""
-    return name in sweep.reusable_artifacts or any(name.startswith(p) for p in sweep.reusable_artifact_prefixes)
 
 
 def artifacts_from(items: Iterable[Mapping[str, Any]]) -> list[Artifact]:
@@ -80,42 +40,6 @@ def sweep_run_from(run: Mapping[str, Any], artifacts: Sequence[Artifact] | Unava
         html_url=str(run.get("html_url") or ""),
         artifacts=artifacts if isinstance(artifacts, Unavailable) else list(artifacts),
     )
-
-
-def reuse_problem(run: SweepRun | Unavailable | None, sweep: SweepPolicy, *, run_id: int,
-                  pr_shas: Sequence[str] | Unavailable | None = None, require_success: bool = True) -> Refusal | None:
-    """Spec 9.3, fail closed: a completed, successful `pull_request` run of the sweep workflow on
-    a commit of the PR (from the PR's commit list, never `run.pull_requests`) with an unexpired
-    reusable artifact. `pr_shas=None` skips the commit test and `require_success=False` the
-    outcome tests, for callers that judge those elsewhere (Check 1)."""
-    if run is None:
-        return Refusal(UNKNOWN_RUN, MSG_UNKNOWN.format(run=run_id))
-    if isinstance(run, Unavailable):
-        return Refusal(UNKNOWN_RUN, MSG_UNREADABLE.format(run=run_id, why=run.reason))
-    path = run.workflow_path.split("@", 1)[0]
-    if path != sweep.workflow:
-        return Refusal(NOT_SWEEP, MSG_WORKFLOW.format(run=run_id, path=path or "an unknown workflow",
-                                                      workflow=sweep.workflow))
-    if run.event != PULL_REQUEST_EVENT:
-        return Refusal(NOT_SWEEP, MSG_EVENT.format(run=run_id, event=run.event or "an unknown event"))
-    if require_success:
-        if run.status != COMPLETED:
-            return Refusal(FAILED, MSG_NOT_COMPLETED.format(run=run_id, status=run.status or "unknown"))
-        if run.conclusion != SUCCESS:
-            return Refusal(FAILED, MSG_NOT_SUCCESS.format(run=run_id, conclusion=run.conclusion or "none"))
-    if not run.head_sha:
-        return Refusal(NOT_THIS_PR, MSG_NO_HEAD.format(run=run_id))
-    if isinstance(pr_shas, Unavailable):
-        return Refusal(NOT_THIS_PR, MSG_COMMITS.format(why=pr_shas.reason))
-    if pr_shas is not None and run.head_sha not in pr_shas:
-        return Refusal(NOT_THIS_PR, MSG_NOT_IN_PR.format(run=run_id, sha=run.head_sha[:12]))
-    if isinstance(run.artifacts, Unavailable):
-        return Refusal(EXPIRED, MSG_ARTIFACTS.format(run=run_id, why=run.artifacts.reason))
-    if not any(is_reusable_artifact(a.name, sweep) and not a.expired for a in run.artifacts):
-        names = ", ".join(a.name + (" expired" if a.expired else "") for a in run.artifacts
-                          if is_reusable_artifact(a.name, sweep)) or "none reusable"
-        return Refusal(EXPIRED, MSG_EXPIRED.format(run=run_id, names=names))
-    return None
 
 
 def pr_labels_problem(labels: Iterable[str], sweep: SweepPolicy) -> Refusal | None:

@@ -18,7 +18,7 @@ How to fix:
 """
 from __future__ import annotations
 
-from checks.sweep_runs import REUSE_NOT_IN_PR, REUSE_RUNS_UNAVAILABLE
+from checks.sweep_runs import REUSE_REFUSED, REUSE_RUNS_UNAVAILABLE, reuse_problem
 from checks.commands import find_reuse_command, unauthorized_commands
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
@@ -32,8 +32,9 @@ MSG_UNAVAILABLE = "could not verify: the PR's comments could not be read ({reaso
 
 
 def _source_problem(ctx, run_id: int) -> tuple[str, bool] | None:
-    """Why the named run is not a valid reuse source (spec 9.3 validates it fail-closed at merge),
-    and whether that is for lack of evidence; None when it is a run on a commit of this PR."""
+    """Why the named run is not a valid reuse source (spec 9.3, checks.sweep_runs.reuse_problem;
+    completion is Check 1's to judge), and whether that is for lack of evidence; None when the
+    merge could ingest it."""
     runs = ctx.snapshot.sweep_runs
     if isinstance(runs, Unavailable):
         return REUSE_RUNS_UNAVAILABLE.format(run=run_id, reason=runs.reason), True
@@ -42,14 +43,13 @@ def _source_problem(ctx, run_id: int) -> tuple[str, bool] | None:
         # GitHub mode always looks the named run up (an unknown id comes back unreadable);
         # a snapshot without it (local mode, a test) judges the command alone.
         return None
-    if not run.head_sha and isinstance(run.artifacts, Unavailable):
-        return REUSE_RUNS_UNAVAILABLE.format(run=run_id, reason=run.artifacts.reason), True
     shas = ctx.snapshot.commit_shas
     if isinstance(shas, Unavailable):
         return REUSE_RUNS_UNAVAILABLE.format(run=run_id, reason=shas.reason), True
-    if run.head_sha not in shas:
-        return REUSE_NOT_IN_PR.format(run=run_id, sha=run.head_sha[:8] or "an unknown commit"), False
-    return None
+    if isinstance(run.artifacts, Unavailable):
+        return REUSE_RUNS_UNAVAILABLE.format(run=run_id, reason=run.artifacts.reason), True
+    refusal = reuse_problem(run, ctx.config.sweep, run_id=run_id, pr_shas=shas, require_success=False)
+    return (REUSE_REFUSED.format(reason=refusal.reason), False) if refusal is not None else None
 
 
 def _who(authorized: list[str]) -> str:

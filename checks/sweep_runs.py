@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from checks.snapshot import CheckRun, SweepRun, Unavailable
+from recipes.config import SweepPolicy
 
 MEMO_KEY = "sweep_run"
 SHORT_SHA = 8
@@ -33,8 +35,7 @@ MSG_RUNS_UNAVAILABLE = "check runs could not be listed: {reason}"
 MSG_COMMIT_RUNS_UNAVAILABLE = "check runs of {sha} could not be listed: {reason}"
 REUSE_NOT_FOUND = "reuse source run {run} is not among the PR's sweep runs"
 REUSE_RUNS_UNAVAILABLE = "reuse source run {run} could not be checked: {reason}"
-REUSE_NOT_SUCCESS = "reuse source run {run} is {status}/{conclusion}, not completed/success"
-REUSE_NOT_IN_PR = "reuse source run {run} ran on {sha}, which is not a commit of this PR"
+REUSE_REFUSED = "reuse source {reason}"
 MSG_NOT_SWEEP_WORKFLOW = "run {run} on {sha} is a run of {path}, not of the sweep workflow {workflow}; its jobs do not count"
 MSG_NOT_SWEEP_EVENT = "run {run} on {sha} was started by {event}, not by {events}; its jobs do not count"
 MSG_WORKFLOW_UNREAD = "the workflow of run {run} on {sha} could not be read ({reason})"
@@ -139,6 +140,88 @@ def workflow_problem(run: SweepRun | None, sweep) -> tuple[str, str] | None:
     return None
 
 
+# --- which run may be a reuse source (spec 9.3, fail closed) ---------------------------------
+# Refusal codes: one per reason a command is refused (the reply says the reason in words).
+UNKNOWN_RUN = "unknown-run"
+NOT_SWEEP = "not-sweep"
+NOT_THIS_PR = "not-this-pr"
+FAILED = "failed"
+EXPIRED = "expired"
+NO_ELIGIBLE_RUN = "no-eligible-run"
+NOT_REUSABLE_PR = "not-reusable-pr"
+
+MSG_UNKNOWN = "run {run} was not found in this repository"
+MSG_UNREADABLE = "run {run} could not be read ({why})"
+MSG_WORKFLOW = "run {run} is a run of {path}, not of the sweep workflow {workflow}"
+MSG_EVENT = "run {run} was started by {event}, not by a pull request"
+MSG_NOT_COMPLETED = "run {run} has not completed (status {status})"
+MSG_NOT_SUCCESS = "run {run} did not succeed (conclusion {conclusion})"
+MSG_NO_HEAD = "run {run} names no head commit"
+MSG_NOT_IN_PR = "run {run} ran on {sha}, which is not a commit of this pull request"
+MSG_COMMITS = "the pull request's commits could not be read ({why})"
+MSG_ARTIFACTS = "the artifacts of run {run} could not be read ({why})"
+MSG_EXPIRED = "run {run} has no unexpired reusable artifact ({names})"
+MSG_NO_ELIGIBLE = ("no completed, successful sweep run on a commit of this pull request has an unexpired "
+                   "reusable artifact")
+MSG_NOT_REUSABLE_PR = "this pull request carries {labels}, whose runs cannot be reused"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a reuse source is not accepted: a stable code and one sentence."""
+
+    code: str
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+def is_reusable_artifact(name: str, sweep: SweepPolicy) -> bool:
+    """Spec 9.2 `has_reusable_result_artifacts`: the aggregate results or an AgentX job result."""
+    return name in sweep.reusable_artifacts or any(name.startswith(p) for p in sweep.reusable_artifact_prefixes)
+
+
+def reuse_problem(run: SweepRun | Unavailable | None, sweep: SweepPolicy, *, run_id: int,
+                  pr_shas: Sequence[str] | Unavailable | None = None, require_success: bool = True,
+                  require_artifacts: bool = True) -> Refusal | None:
+    """Spec 9.3, fail closed: a completed, successful `pull_request` run of the sweep workflow on
+    a commit of the PR (from the PR's commit list, never `run.pull_requests`) with an unexpired
+    reusable artifact. `pr_shas=None` skips the commit test and `require_success=False` the
+    outcome tests, for callers that judge those elsewhere (Check 4); `require_artifacts=False`
+    skips the artifact test for Check 1, whose run Check 2 reads artifact by artifact."""
+    if run is None:
+        return Refusal(UNKNOWN_RUN, MSG_UNKNOWN.format(run=run_id))
+    if isinstance(run, Unavailable):
+        return Refusal(UNKNOWN_RUN, MSG_UNREADABLE.format(run=run_id, why=run.reason))
+    path = run.workflow_path.split("@", 1)[0]
+    if path != sweep.workflow:
+        return Refusal(NOT_SWEEP, MSG_WORKFLOW.format(run=run_id, path=path or "an unknown workflow",
+                                                      workflow=sweep.workflow))
+    if run.event != PULL_REQUEST_EVENT:
+        return Refusal(NOT_SWEEP, MSG_EVENT.format(run=run_id, event=run.event or "an unknown event"))
+    if require_success:
+        if run.status != COMPLETED:
+            return Refusal(FAILED, MSG_NOT_COMPLETED.format(run=run_id, status=run.status or "unknown"))
+        if run.conclusion != SUCCESS:
+            return Refusal(FAILED, MSG_NOT_SUCCESS.format(run=run_id, conclusion=run.conclusion or "none"))
+    if not run.head_sha:
+        return Refusal(NOT_THIS_PR, MSG_NO_HEAD.format(run=run_id))
+    if isinstance(pr_shas, Unavailable):
+        return Refusal(NOT_THIS_PR, MSG_COMMITS.format(why=pr_shas.reason))
+    if pr_shas is not None and run.head_sha not in pr_shas:
+        return Refusal(NOT_THIS_PR, MSG_NOT_IN_PR.format(run=run_id, sha=run.head_sha[:12]))
+    if not require_artifacts:
+        return None
+    if isinstance(run.artifacts, Unavailable):
+        return Refusal(EXPIRED, MSG_ARTIFACTS.format(run=run_id, why=run.artifacts.reason))
+    if not any(is_reusable_artifact(a.name, sweep) and not a.expired for a in run.artifacts):
+        names = ", ".join(a.name + (" expired" if a.expired else "") for a in run.artifacts
+                          if is_reusable_artifact(a.name, sweep)) or "none reusable"
+        return Refusal(EXPIRED, MSG_EXPIRED.format(run=run_id, names=names))
+    return None
+
+
 def short_sha(sha: str) -> str:
     return sha[:SHORT_SHA]
 
@@ -156,6 +239,7 @@ def _describe_rejected(g: RunJobs) -> str:
 
 
 def _check_reuse(ctx, shas: list[str]) -> tuple[SweepRun | None, str | None]:
+    """The accepted reuse source's run when the spec 9.3 rules hold for it on this PR's commits."""
     reuse = ctx.snapshot.reuse
     if reuse is None:
         return None, None
@@ -165,10 +249,9 @@ def _check_reuse(ctx, shas: list[str]) -> tuple[SweepRun | None, str | None]:
     run = runs.get(reuse.run_id)
     if run is None:
         return None, REUSE_NOT_FOUND.format(run=reuse.run_id)
-    if run.status != COMPLETED or run.conclusion != SUCCESS:
-        return None, REUSE_NOT_SUCCESS.format(run=run.run_id, status=run.status, conclusion=run.conclusion)
-    if run.head_sha not in shas:
-        return None, REUSE_NOT_IN_PR.format(run=run.run_id, sha=short_sha(run.head_sha) or "no commit")
+    refusal = reuse_problem(run, ctx.config.sweep, run_id=reuse.run_id, pr_shas=shas, require_artifacts=False)
+    if refusal is not None:
+        return None, REUSE_REFUSED.format(reason=refusal.reason)
     return run, None
 
 
