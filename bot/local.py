@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from datetime import date, datetime, timezone
+from datetime import date, timezone
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from bot.artifacts import folder_files, json_rows, rows_from
 from bot.prfile import PRComment, PRFile, PRRun
 from bot.reuse import accepted_reuse
+from bot.dates import review_day
 from checks.snapshot import (
     Artifact,
     ChangedFile,
@@ -428,7 +429,7 @@ def build_local_snapshot(
             for login, v in pr.users.items()
         },
         team_members={**pr.teams, **(team_members or {})},
-        review_date=review_date or datetime.now(timezone.utc).date(),
+        review_date=review_day(review_date),
         config=config,
         html_url=f"https://github.com/{name}/pull/{pr.number}",
     )

@@ -23,6 +23,7 @@ import github
 from bot.artifacts import META_FILE, json_rows, rows_from, zip_files
 from bot.github_client import GitHubApi, describe_error, fetch, parse_time
 from bot.reuse import artifacts_from, pick_reusable, reuse_problem, sweep_run_from
+from bot.dates import review_day
 from bot.remote_source import (
     BlobStore,
     RemoteReadError,
@@ -319,7 +320,7 @@ class _Builder:
             upstream=f_upstream.result(),
             users=f_users.result(),
             team_members=f_teams.result(),
-            review_date=review_date or datetime.now(timezone.utc).date(),
+            review_date=review_day(review_date),
             config=config,
             unreadable=unreadable,
             html_url=pr.get("html_url") or "",

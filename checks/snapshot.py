@@ -178,7 +178,8 @@ class PRSnapshot(_Frozen):
     upstream: dict[str, UpstreamRef] = Field(default_factory=dict)
     users: dict[str, UserAccess | Unavailable] = Field(default_factory=dict)
     team_members: dict[str, list[str] | Unavailable] = Field(default_factory=dict)
-    review_date: date = Field(default_factory=lambda: datetime.utcnow().date())
+    # The day the review is judged on (UTC); the caller decides it, the core never reads the clock.
+    review_date: date
     config: RepoConfig = Field(default_factory=RepoConfig)
     # Files over the fetch cap or unreadable at a side: path -> reason.
     unreadable: dict[str, str] = Field(default_factory=dict)

@@ -218,7 +218,7 @@ def test_cli_real_registry_always_gives_sixteen_rows(repo, capsys):
     (["--base", "nosuch", "--head", "pr"], "--base 'nosuch' is not a commit"),
     (["--base", "main"], "needs --base REF and --head REF"),
     (["--base", "main", "--head", "pr", "--only", "3,99"], "--only takes check numbers"),
-    (["--base", "main", "--head", "pr", "--review-date", "08/10/2026"], "--review-date must be YYYY-MM-DD"),
+    (["--base", "main", "--head", "pr", "--review-date", "08/10/2026"], "--review-date: must be YYYY-MM-DD, not '08/10/2026'"),
     (["--base", "main", "--head", "pr", "--pr", "/nonexistent/pr.yaml"], "cannot read PR file"),
 ])
 def test_cli_usage_errors_exit_2(repo, capsys, argv, message):

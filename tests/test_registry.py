@@ -147,3 +147,11 @@ def test_no_check_module_imports_another():
             if isinstance(node, ast.ImportFrom) and node.module and re.search(r"(^|\.)check_\d\d_", node.module):
                 offenders.append(f"{path.name} imports {node.module}")
     assert offenders == []
+
+
+def test_the_pure_core_never_reads_the_clock():
+    clock = re.compile(r"\b(?:date\.today|datetime\.(?:now|utcnow|today)|time\.time)\(")
+    offenders = [f"{p.relative_to(PROJECT)}:{n}" for package in ("checks", "recipes")
+                 for p in sorted((PROJECT / package).rglob("*.py"))
+                 for n, line in enumerate(p.read_text().splitlines(), 1) if clock.search(line)]
+    assert offenders == []

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable
 from bot.cli import EXIT_ERROR, EXIT_OK, EXIT_REJECTED
 from checks.engine import Verdict, VerdictStatus, evaluate
 from checks.snapshot import Unavailable
+from bot.dates import day_arg
 
 if TYPE_CHECKING:  # GitHub mode only: PyGithub and the publisher load when a PR# is checked
     from bot.github_client import GitHubApi
@@ -64,7 +65,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--head", metavar="REF", help="the PR head commit (local mode)")
     p.add_argument("--pr", metavar="FILE", help="YAML with what only GitHub knows (schema: bot/prfile.py)")
     p.add_argument("--repo", metavar="OWNER/NAME", help="repository name for links (default: from the origin remote)")
-    p.add_argument("--review-date", metavar="YYYY-MM-DD", help="the review date in UTC (default: today)")
+    p.add_argument("--review-date", metavar="YYYY-MM-DD", type=day_arg, help="the review date in UTC (default: today)")
     p.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
     p.add_argument("--only", metavar="N,N", help="run only these check numbers (a partial verdict)")
     p.add_argument("pr_number", nargs="?", type=int, metavar="PR", help="the pull request number (GitHub mode)")
@@ -104,9 +105,9 @@ def run_local(args: argparse.Namespace) -> int:
         return _fail("--local needs --base REF and --head REF")
     try:
         only = parse_only(args.only)
-        review_date = date.fromisoformat(args.review_date) if args.review_date else None
     except ValueError as e:
-        return _fail(str(e) if "--only" in str(e) else f"--review-date must be YYYY-MM-DD, not {args.review_date!r}")
+        return _fail(str(e))
+    review_date = args.review_date
     try:
         from bot.local import LocalModeError
 
@@ -229,9 +230,9 @@ def run_github(args: argparse.Namespace) -> int:
         return _fail(MSG_NEED_REPO)
     try:
         only = parse_only(args.only)
-        review_date = date.fromisoformat(args.review_date) if args.review_date else None
     except ValueError as e:
-        return _fail(str(e) if "--only" in str(e) else f"--review-date must be YYYY-MM-DD, not {args.review_date!r}")
+        return _fail(str(e))
+    review_date = args.review_date
     if only is not None and args.post:
         return _fail(MSG_PARTIAL_POST)
     from bot.github_client import ClientError, GitHubApi, make_github

@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 
 from bot.cli import EXIT_ERROR, EXIT_OK
+from bot.dates import day_arg
 
 NAME = "demo"
 HELP = "run the full GitHub pipeline against a bundled sandbox world (no network needed)"
@@ -41,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     where.add_argument("--world", metavar="DIR", help="a world directory (format: docs/world-format.md)")
     where.add_argument("--scenario", metavar="NAME", help=f"a bundled world (default: {DEFAULT_SCENARIO})")
     p.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default: markdown)")
-    p.add_argument("--review-date", metavar="YYYY-MM-DD", help=f"the review date (default: {DEMO_REVIEW_DATE})")
+    p.add_argument("--review-date", metavar="YYYY-MM-DD", type=day_arg, help=f"the review date (default: {DEMO_REVIEW_DATE})")
 
 
 def describe_effect(effect: dict) -> str:
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         world = resolve_world(args)
-        review_date = date.fromisoformat(args.review_date) if args.review_date else DEMO_REVIEW_DATE
+        review_date = args.review_date or DEMO_REVIEW_DATE
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_ERROR

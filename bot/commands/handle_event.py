@@ -12,6 +12,7 @@ from datetime import date
 from typing import Any, Mapping
 
 from bot.cli import EXIT_ERROR, EXIT_OK
+from bot.dates import day_arg
 
 NAME = "handle-event"
 HELP = "handle one GitHub webhook event (default: $GITHUB_EVENT_NAME and $GITHUB_EVENT_PATH)"
@@ -45,7 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", metavar="OWNER/NAME", help=f"the repository (default: ${REPO_ENV}, else the payload's)")
     p.add_argument("--github-url", metavar="URL", help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com)")
     p.add_argument("--delivery", metavar="ID", help="the delivery id to log (default: the Actions run id)")
-    p.add_argument("--review-date", metavar="YYYY-MM-DD", help="the review date for verdicts (default: today, UTC)")
+    p.add_argument("--review-date", metavar="YYYY-MM-DD", type=day_arg, help="the review date for verdicts (default: today, UTC)")
 
 
 def handle_event(api, name: str, payload: Any, *, delivery: str | None = None, repo: str | None = None,
@@ -81,11 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if not name or not path:
         print(f"error: {MSG_NEED_EVENT}", file=sys.stderr)
         return EXIT_ERROR
-    try:
-        review_date = date.fromisoformat(args.review_date) if args.review_date else None
-    except ValueError:
-        print(f"error: --review-date must be YYYY-MM-DD, not {args.review_date!r}", file=sys.stderr)
-        return EXIT_ERROR
+    review_date = args.review_date
     try:
         payload = load_payload(path)
         api = GitHubApi(make_github(args.github_url))

@@ -1,0 +1,28 @@
+"""The review date: the one place the bot reads the clock, and the one parser of `--review-date`.
+
+The pure core (checks/, recipes/) never reads the clock: a snapshot always carries the review
+date it is judged on (spec 12, Check 7 compares MODELS.md dates with it in UTC).
+"""
+from __future__ import annotations
+
+import argparse
+from datetime import date, datetime, timezone
+
+MSG_BAD_DAY = "must be YYYY-MM-DD, not {value!r}"
+
+
+def utc_today() -> date:
+    return datetime.now(timezone.utc).date()
+
+
+def review_day(given: date | None) -> date:
+    """The day a review is judged on: the one given, else today in UTC."""
+    return given if given is not None else utc_today()
+
+
+def day_arg(value: str) -> date:
+    """argparse `type=` for `--review-date`: a bad value is a usage error (exit 2) naming it."""
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(MSG_BAD_DAY.format(value=value)) from None
