@@ -9,6 +9,8 @@ local mode: ...")`; an explicit empty list means "none".
 """
 from __future__ import annotations
 
+import os
+
 import re
 import subprocess
 from datetime import date, datetime, timezone
@@ -17,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.artifacts import folder_files, json_rows, rows_from
+from recipes.artifacts import META_FILE, folder_files, json_rows, rows_from
 from bot.prfile import PRComment, PRFile, PRRun
 from bot.reuse import accepted_reuse
 from checks.snapshot import (
@@ -201,9 +203,10 @@ def _by_time(comments: list[Comment]) -> list[Comment]:
     return sorted(comments, key=lambda c: c.created_at if c.created_at.tzinfo else c.created_at.replace(tzinfo=timezone.utc))
 
 
-def _load_json_rows(folder: Path) -> tuple[list[dict], dict[str, dict], list[str]]:
-    """Rows, single objects by file name, and problems naming the file (bot/artifacts.py)."""
-    return json_rows(folder_files(folder))
+def _load_json_rows(folder: Path, root: Path) -> tuple[list[dict], dict[str, dict], list[str]]:
+    """Rows, single objects by file name, and problems naming the file (recipes/artifacts.py:
+    symbolic links and files over the caps are refused, never followed or read)."""
+    return json_rows(folder_files(folder, root))
 
 
 class _Resolver:
@@ -239,12 +242,14 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
             folder = artifacts_root / str(run.id) / a.name
             if a.expired:
                 per_artifact[a.name] = Unavailable(reason=f"artifact {a.name} of run {run.id} expired")
-            elif not folder.is_dir():
+            elif not _inside(folder, artifacts_root):
+                per_artifact[a.name] = Unavailable(reason=f"artifact folder {folder} is outside artifacts_dir {artifacts_root}")
+            elif not folder.is_dir() and not folder.is_symlink():
                 per_artifact[a.name] = Unavailable(reason=f"artifact folder {folder} is missing")
             else:
-                rows, objects, problems = _load_json_rows(folder)
-                if "meta_env.json" in objects:
-                    meta[a.name] = objects["meta_env.json"]
+                rows, objects, problems = _load_json_rows(folder, artifacts_root)
+                if META_FILE in objects:
+                    meta[a.name] = objects[META_FILE]
                 per_artifact[a.name] = (
                     Unavailable(reason=f"unreadable artifact file {problems[0]}") if problems else rows
                 )
@@ -268,6 +273,11 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
 
 
 _rows_from = rows_from
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """`path` stays under `root` lexically (an artifact name such as `../x` does not)."""
+    return os.path.normpath(path).startswith(os.path.normpath(root) + os.sep)
 
 
 def _upstream(items: list[dict], pr_path: str, doc: YamlDoc | None) -> dict[str, UpstreamRef]:

@@ -22,6 +22,8 @@ from typing import Any, Iterable
 
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
+from recipes.effective import MAX_SCRIPT_BYTES, MSG_SCRIPT_TOO_LARGE
+from recipes.points import TOO_MANY_POINTS
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script
 from recipes.srt import FRAMEWORK_ENGINE
 
@@ -40,6 +42,7 @@ MSG_MASTER_UNREADABLE = ("could not verify: the head master config {path} cannot
 MSG_DUPLICATE_MASTER_KEY = ("could not verify: config key {key} is defined in more than one master config ({where}), "
                             "so which definition runs is ambiguous; define each config key once.")
 AFFECTED_UNKNOWN_MEMO = "affected_unknown"
+MSG_POINTS_CAPPED = "could not verify: {finding}, so the PR's benchmark points are unknown; list real concurrencies."
 MSG_FILE_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run the review."
 MSG_NO_VARIANT = (
     "could not verify: no single recipe variant of {path} serves {point}, so its effective serving "
@@ -375,7 +378,7 @@ def resolve_reference(ctx: Any, ref: str, referrer: str) -> str | None:
 def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
     def build() -> ScriptAnalysis | None:
         data = ctx.snapshot.head.read(path)
-        if data is None:
+        if data is None or len(data) > MAX_SCRIPT_BYTES:  # too large: _check_readable says so
             return None
         return analyze_script(data.decode("utf-8", "replace"), path)
 
@@ -401,6 +404,10 @@ def _add_with_sources(ctx: Any, view: ServingView, use: ScriptUse, seen: set[str
 
 def _check_readable(ctx: Any, view: ServingView, path: str) -> None:
     reason = ctx.snapshot.unreadable.get(path)
+    if not reason and not path.endswith((".yaml", ".yml")):
+        data = ctx.snapshot.head.read(path)
+        if data is not None and len(data) > MAX_SCRIPT_BYTES:
+            reason = MSG_SCRIPT_TOO_LARGE.format(path=path, size=len(data), limit=MAX_SCRIPT_BYTES)
     if reason and view.unavailable is None:
         view.unavailable = MSG_FILE_UNREADABLE.format(path=path, reason=reason)
         view.unavailable_evidence = Evidence(path=path, unavailable=True, note=reason)
@@ -486,6 +493,9 @@ def affected_unknown(ctx: Any) -> tuple[str, Evidence] | None:
             if bad is not None and not mf.entries:
                 return (MSG_MASTER_UNREADABLE.format(path=path, why=str(bad)),
                         Evidence(path=bad.path, line=bad.line, unavailable=True))
+        capped = next((f for f in head.point_findings if f.code == TOO_MANY_POINTS), None)
+        if capped is not None:
+            return (MSG_POINTS_CAPPED.format(finding=str(capped)), Evidence(path=capped.path, line=capped.line, unavailable=True))
         paths = ctx.changed_paths
         changed = frozenset() if isinstance(paths, Unavailable) else paths
         for key, defs in sorted(head.duplicate_keys.items()):

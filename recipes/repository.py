@@ -206,6 +206,11 @@ class Repository:
         return self._points_and_findings[0]
 
     @cached_property
+    def point_findings(self) -> list[Finding]:
+        """What expanding the master configs into points found (bad arms, over-long lists)."""
+        return self._points_and_findings[1]
+
+    @cached_property
     def points_by_id(self) -> dict[str, BenchmarkPoint]:
         return {p.point_id: p for p in self.points}
 
