@@ -440,5 +440,7 @@ def build_local_snapshot(
         team_members={**pr.teams, **(team_members or {})},
         review_date=review_date or datetime.now(timezone.utc).date(),
         config=config,
+        # Symbolic links that leave the repository are refused: the checks that read them say so.
+        unreadable={**target_tree.link_problems(), **base_tree.link_problems(), **head_tree.link_problems()},
         html_url=f"https://github.com/{name}/pull/{pr.number}",
     )

@@ -362,7 +362,7 @@ class _Builder:
         if problem is not None:
             log.warning("the file list of the archive of %s@%s is not used: %s", self.repo, target_sha, problem)
             return RemoteTree(self.api, self.repo, target_sha, self.blobs)
-        return RemoteTree(self.api, self.repo, target_sha, self.blobs, entries=archive.entries)
+        return RemoteTree(self.api, self.repo, target_sha, self.blobs, entries=archive.entries, links=archive.links)
 
     @staticmethod
     def _warm(tree: RemoteTree) -> None:
