@@ -15,7 +15,7 @@ import re
 import subprocess
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Iterable, Any
 
 from pydantic import ValidationError
 
@@ -83,20 +83,28 @@ def _repo_name(repo_path: str) -> str:
 
 
 # --- the diff ----------------------------------------------------------------------------
+# GitHub's files API leaves `patch` out for very large diffs; local mode does the same, so a
+# 50 MB file does not become a 50 MB patch (and 800,000 line objects) in memory.
+MAX_PATCH_LINES = 20_000
+
+
 def _split_z(text: str) -> list[str]:
     parts = text.split("\0")
     return parts[:-1] if parts and parts[-1] == "" else parts
 
 
-def _patches(repo: str, base: str, head: str) -> dict[str, str]:
-    """GitHub-style patches (hunks only) keyed by new path (old path for deletions)."""
+def _patches(repo: str, base: str, head: str, exclude: Iterable[str] = ()) -> dict[str, str]:
+    """GitHub-style patches (hunks only) keyed by new path (old path for deletions). Files in
+    `exclude` (too big: GitHub's files API gives them no patch either) are not diffed at all."""
     out: dict[str, str] = {}
-    text = _git(repo, "diff", "-M", "--no-color", "--no-ext-diff", base, head)
+    spec = [f":(exclude,literal){p}" for p in exclude]
+    text = _git(repo, "diff", "-M", "--no-color", "--no-ext-diff", base, head, *(["--", ".", *spec] if spec else []))
     for chunk in re.split(r"(?m)^(?=diff --git )", text):
         if not chunk.startswith("diff --git "):
             continue
         path = None
-        for line in chunk.splitlines():
+        header_end = chunk.find("\n@@")
+        for line in (chunk if header_end < 0 else chunk[:header_end]).splitlines():
             if line.startswith("+++ b/"):
                 path = line[6:]
             elif line.startswith("rename to "):
@@ -126,7 +134,8 @@ def changed_files(repo: str, base: str, head: str) -> list[ChangedFile]:
         else:  # rename: "<a>\t<d>\t" then old path, new path
             counts[numstat_parts[i + 2]] = (adds, dels)
             i += 3
-    patches = _patches(repo, base, head)
+    big = sorted(p for p, (a, d) in counts.items() if a + d > MAX_PATCH_LINES)
+    patches = _patches(repo, base, head, exclude=big)
     files: list[ChangedFile] = []
     i = 0
     while i < len(status_parts):
