@@ -77,3 +77,6 @@ def main(argv: list[str] | None = None) -> int:
         return runners[args.command](args)
     except KeyboardInterrupt:
         return EXIT_ERROR
+    except Exception:  # a bug is exit 2 with its traceback, never 1 (REJECTED) from Python's default
+        logging.getLogger("bot").exception("internal error in `%s`", args.command)
+        return EXIT_ERROR

@@ -9,15 +9,17 @@ local mode: ...")`; an explicit empty list means "none".
 """
 from __future__ import annotations
 
+import os
+
 import re
 import subprocess
 from datetime import date, timezone
 from pathlib import Path
-from typing import Any
+from typing import Iterable, Any
 
 from pydantic import ValidationError
 
-from bot.artifacts import folder_files, json_rows, rows_from
+from recipes.artifacts import META_FILE, folder_files, json_rows, rows_from
 from bot.prfile import PRComment, PRFile, PRRun
 from bot.reuse import accepted_reuse
 from bot.dates import review_day
@@ -82,20 +84,28 @@ def _repo_name(repo_path: str) -> str:
 
 
 # --- the diff ----------------------------------------------------------------------------
+# GitHub's files API leaves `patch` out for very large diffs; local mode does the same, so a
+# 50 MB file does not become a 50 MB patch (and 800,000 line objects) in memory.
+MAX_PATCH_LINES = 20_000
+
+
 def _split_z(text: str) -> list[str]:
     parts = text.split("\0")
     return parts[:-1] if parts and parts[-1] == "" else parts
 
 
-def _patches(repo: str, base: str, head: str) -> dict[str, str]:
-    """GitHub-style patches (hunks only) keyed by new path (old path for deletions)."""
+def _patches(repo: str, base: str, head: str, exclude: Iterable[str] = ()) -> dict[str, str]:
+    """GitHub-style patches (hunks only) keyed by new path (old path for deletions). Files in
+    `exclude` (too big: GitHub's files API gives them no patch either) are not diffed at all."""
     out: dict[str, str] = {}
-    text = _git(repo, "diff", "-M", "--no-color", "--no-ext-diff", base, head)
+    spec = [f":(exclude,literal){p}" for p in exclude]
+    text = _git(repo, "diff", "-M", "--no-color", "--no-ext-diff", base, head, *(["--", ".", *spec] if spec else []))
     for chunk in re.split(r"(?m)^(?=diff --git )", text):
         if not chunk.startswith("diff --git "):
             continue
         path = None
-        for line in chunk.splitlines():
+        header_end = chunk.find("\n@@")
+        for line in (chunk if header_end < 0 else chunk[:header_end]).splitlines():
             if line.startswith("+++ b/"):
                 path = line[6:]
             elif line.startswith("rename to "):
@@ -125,7 +135,8 @@ def changed_files(repo: str, base: str, head: str) -> list[ChangedFile]:
         else:  # rename: "<a>\t<d>\t" then old path, new path
             counts[numstat_parts[i + 2]] = (adds, dels)
             i += 3
-    patches = _patches(repo, base, head)
+    big = sorted(p for p, (a, d) in counts.items() if a + d > MAX_PATCH_LINES)
+    patches = _patches(repo, base, head, exclude=big)
     files: list[ChangedFile] = []
     i = 0
     while i < len(status_parts):
@@ -202,9 +213,10 @@ def _by_time(comments: list[Comment]) -> list[Comment]:
     return sorted(comments, key=lambda c: c.created_at if c.created_at.tzinfo else c.created_at.replace(tzinfo=timezone.utc))
 
 
-def _load_json_rows(folder: Path) -> tuple[list[dict], dict[str, dict], list[str]]:
-    """Rows, single objects by file name, and problems naming the file (bot/artifacts.py)."""
-    return json_rows(folder_files(folder))
+def _load_json_rows(folder: Path, root: Path) -> tuple[list[dict], dict[str, dict], list[str]]:
+    """Rows, single objects by file name, and problems naming the file (recipes/artifacts.py:
+    symbolic links and files over the caps are refused, never followed or read)."""
+    return json_rows(folder_files(folder, root))
 
 
 class _Resolver:
@@ -240,12 +252,14 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
             folder = artifacts_root / str(run.id) / a.name
             if a.expired:
                 per_artifact[a.name] = Unavailable(reason=f"artifact {a.name} of run {run.id} expired")
-            elif not folder.is_dir():
+            elif not _inside(folder, artifacts_root):
+                per_artifact[a.name] = Unavailable(reason=f"artifact folder {folder} is outside artifacts_dir {artifacts_root}")
+            elif not folder.is_dir() and not folder.is_symlink():
                 per_artifact[a.name] = Unavailable(reason=f"artifact folder {folder} is missing")
             else:
-                rows, objects, problems = _load_json_rows(folder)
-                if "meta_env.json" in objects:
-                    meta[a.name] = objects["meta_env.json"]
+                rows, objects, problems = _load_json_rows(folder, artifacts_root)
+                if META_FILE in objects:
+                    meta[a.name] = objects[META_FILE]
                 per_artifact[a.name] = (
                     Unavailable(reason=f"unreadable artifact file {problems[0]}") if problems else rows
                 )
@@ -269,6 +283,11 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
 
 
 _rows_from = rows_from
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """`path` stays under `root` lexically (an artifact name such as `../x` does not)."""
+    return os.path.normpath(path).startswith(os.path.normpath(root) + os.sep)
 
 
 def _upstream(items: list[dict], pr_path: str, doc: YamlDoc | None) -> dict[str, UpstreamRef]:
@@ -431,5 +450,7 @@ def build_local_snapshot(
         team_members={**pr.teams, **(team_members or {})},
         review_date=review_day(review_date),
         config=config,
+        # Symbolic links that leave the repository are refused: the checks that read them say so.
+        unreadable={**target_tree.link_problems(), **base_tree.link_problems(), **head_tree.link_problems()},
         html_url=f"https://github.com/{name}/pull/{pr.number}",
     )

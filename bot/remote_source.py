@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from bot.github_client import GitHubApi, describe_error
+from recipes.source import LINK_MODE, resolve_links
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +158,7 @@ class Archive:
     sha: str
     entries: Entries
     altered: str | None = None
+    links: frozenset[str] = frozenset()  # paths that are symbolic links (their bytes: the link text)
 
 
 def read_archive(data: bytes, sha: str, blobs: BlobStore, *, max_unpacked: int = MAX_ARCHIVE_UNPACKED) -> Archive:
@@ -167,6 +169,7 @@ def read_archive(data: bytes, sha: str, blobs: BlobStore, *, max_unpacked: int =
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise ValueError(MSG_ARCHIVE_UNREADABLE.format(error=exc)) from None
     entries: Entries = {}
+    links: set[str] = set()
     tops: set[str] = set()
     altered = None
     unpacked = 0
@@ -186,6 +189,7 @@ def read_archive(data: bytes, sha: str, blobs: BlobStore, *, max_unpacked: int =
                 continue  # directories (and submodules, which archives show as empty ones)
             if m.issym():
                 content = m.linkname.encode("utf-8", "surrogateescape")
+                links.add(rel)
             else:
                 unpacked += m.size
                 if unpacked > max_unpacked:
@@ -203,7 +207,7 @@ def read_archive(data: bytes, sha: str, blobs: BlobStore, *, max_unpacked: int =
                     altered = MSG_ARCHIVE_ATTRIBUTES.format(path=rel, attribute=hit.rstrip("="))
     if len(tops) != 1:
         raise ValueError(MSG_ARCHIVE_LAYOUT.format(found=len(tops)))
-    return Archive(sha=sha, entries=entries, altered=altered)
+    return Archive(sha=sha, entries=entries, altered=altered, links=frozenset(links))
 
 
 def fetch_archive(api: GitHubApi, repo: str, sha: str, blobs: BlobStore, max_bytes: int) -> Archive:
@@ -252,11 +256,13 @@ class RemoteTree:
     (e.g. from the PR patch); its bytes are used only when their git SHA matches the tree's."""
 
     def __init__(self, api: GitHubApi, repo: str, sha: str, blobs: BlobStore, *, derive: Derive | None = None,
-                 entries: Entries | None = None):
+                 entries: Entries | None = None, links: Iterable[str] = ()):
         self.api, self.repo, self.sha, self.blobs = api, repo, sha, blobs
         self.derive = derive
         # Given `entries` (a verified archive's file list), no tree listing is requested.
         self._entries: Entries | None = dict(entries) if entries is not None else None
+        # Symbolic links (tree mode 120000), followed inside the repository only (recipes.source).
+        self._links: set[str] = set(links)
         self._error: str | None = None
         self._lock = threading.Lock()
         # Files that exist but could not be read, with the reason (PRSnapshot.unreadable).
@@ -275,6 +281,8 @@ class RemoteTree:
                                 e["path"]: (e["sha"], int(e.get("size") or 0))
                                 for e in data.get("tree", []) if e.get("type") == "blob"
                             }
+                            self._links = {e["path"] for e in data.get("tree", [])
+                                           if e.get("type") == "blob" and str(e.get("mode")) == LINK_MODE}
                     except Exception as exc:  # the whole side becomes unreadable, with the reason
                         self._error = MSG_TREE.format(repo=self.repo, sha=self.sha, error=describe_error(exc))
         if self._entries is None:
@@ -291,6 +299,24 @@ class RemoteTree:
 
     def read(self, path: str) -> bytes | None:
         path = path.strip("/")
+        tree = self._tree()
+        if not self._links:
+            return self._read_entry(path)
+        resolved, problem = resolve_links(path, self._link_text)
+        if problem is not None:  # refused like a missing file, and named in `failures`
+            self.failures[path] = problem
+            return None
+        if resolved in self._links:
+            return None
+        return self._read_entry(resolved) if resolved in tree else None
+
+    def _link_text(self, path: str) -> str | None:
+        if path not in self._links:
+            return None
+        data = self._read_entry(path)
+        return data.decode("utf-8", "surrogateescape") if data is not None else None
+
+    def _read_entry(self, path: str) -> bytes | None:
         entry = self._tree().get(path)
         if entry is None:
             return None

@@ -20,7 +20,6 @@ from typing import Any, Callable, Iterable
 
 import github
 
-from bot.artifacts import META_FILE, json_rows, rows_from, zip_files
 from bot.github_client import GitHubApi, describe_error, fetch, parse_time
 from bot.reuse import artifacts_from, pick_reusable, reuse_problem, sweep_run_from
 from bot.dates import review_day
@@ -50,7 +49,9 @@ from checks.snapshot import (
     UpstreamRef,
     UserAccess,
 )
+from recipes.artifacts import MAX_ARTIFACT_DOWNLOAD, META_FILE, json_rows, read_artifact_zip, rows_from
 from recipes.codeowners import parse_codeowners
+from recipes.errors import Finding
 from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
 from recipes.layout import detect_layout
 from recipes.repository import Repository
@@ -90,6 +91,7 @@ MSG_TEAM_UNREADABLE = "membership of {login} in {team} could not be read ({error
 MSG_TEAM_NOT_ASKED = "membership of {login} in {team} is unknown (GitHub answered {error}); not asked further, as another team on the line decides"
 MSG_NOT_FETCHED = "artifact {name} of run {run} was not downloaded: {why}"
 MSG_EXPIRED = "artifact {name} of run {run} expired"
+MSG_ARTIFACT_CAP = "GitHub lists it at {size} bytes, over the {limit}-byte download cap"
 MSG_NOT_SWEEP_RUN = "run {run} is not a run of the sweep workflow, so its artifacts were not downloaded"
 MSG_PAGE = "published pages are not fetched by the bot; judge {url} from the sign-off text"
 MSG_UPSTREAM = "{url} could not be fetched: {error}"
@@ -361,7 +363,7 @@ class _Builder:
         if problem is not None:
             log.warning("the file list of the archive of %s@%s is not used: %s", self.repo, target_sha, problem)
             return RemoteTree(self.api, self.repo, target_sha, self.blobs)
-        return RemoteTree(self.api, self.repo, target_sha, self.blobs, entries=archive.entries)
+        return RemoteTree(self.api, self.repo, target_sha, self.blobs, entries=archive.entries, links=archive.links)
 
     @staticmethod
     def _warm(tree: RemoteTree) -> None:
@@ -820,12 +822,19 @@ class _Builder:
             a = by_name[name]
             if a.expired:
                 return Unavailable(reason=MSG_EXPIRED.format(name=name, run=run_id)), None
+            if a.size_in_bytes > MAX_ARTIFACT_DOWNLOAD:
+                return Unavailable(reason=MSG_NOT_FETCHED.format(
+                    name=name, run=run_id, why=MSG_ARTIFACT_CAP.format(size=a.size_in_bytes, limit=MAX_ARTIFACT_DOWNLOAD))), None
             try:
                 url = self.api.redirect_target(f"{self.r}/actions/artifacts/{a.id}/zip")
-                files = zip_files(self.api.download(url), name, run_id)
+                data = self.api.download(url, max_bytes=MAX_ARTIFACT_DOWNLOAD)
             except Exception as exc:
                 return Unavailable(reason=MSG_NOT_FETCHED.format(name=name, run=run_id, why=describe_error(exc))), None
-            rows, objects, problems = json_rows(files)
+            members = read_artifact_zip(data, name)
+            del data
+            if isinstance(members, Finding):
+                return Unavailable(reason=members.message), None
+            rows, objects, problems = json_rows((f"{name}/{k}", v) for k, v in members.items())
             if problems:
                 return Unavailable(reason=f"unreadable artifact file {problems[0]}"), objects.get(META_FILE)
             return rows, objects.get(META_FILE)

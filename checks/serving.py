@@ -24,6 +24,8 @@ from checks.snapshot import Unavailable
 from checks.launch_path import launch_path, point_roots, resolve_ref
 from recipes.scripts import ScriptAnalysis, analyze_script
 from recipes.srt import FRAMEWORK_ENGINE, keypath_kind
+from recipes.effective import MAX_SCRIPT_BYTES, MSG_SCRIPT_TOO_LARGE
+from recipes.points import TOO_MANY_POINTS
 
 SETUP_SCRIPT_KEY = "setup_script"
 ENGINE_NAMES = {"atom": "ATOM", "vllm": "vLLM", "sglang": "SGLang", "trtllm": "TRT-LLM", "tilert": "TileRT"}
@@ -40,6 +42,7 @@ MSG_DUPLICATE_MASTER_KEY = ("could not verify: config key {key} is defined in mo
                             "so which definition runs is ambiguous; define each config key once.")
 AFFECTED_UNKNOWN_MEMO = "affected_unknown"
 MSG_UNVERIFIABLE_ENTRY = "could not verify: {message}; split the entry or shorten its concurrency lists."
+MSG_POINTS_CAPPED = "could not verify: {finding}, so the PR's benchmark points are unknown; list real concurrencies."
 MSG_FILE_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run the review."
 MSG_NO_VARIANT = (
     "could not verify: no single recipe variant of {path} serves {point}, so its effective serving "
@@ -373,7 +376,7 @@ def resolve_reference(ctx: Any, ref: str, referrer: str) -> str | None:
 def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
     def build() -> ScriptAnalysis | None:
         data = ctx.snapshot.head.read(path)
-        if data is None:
+        if data is None or len(data) > MAX_SCRIPT_BYTES:  # too large: _check_readable says so
             return None
         return analyze_script(data.decode("utf-8", "replace"), path)
 
@@ -391,6 +394,10 @@ def _add_use(view: ServingView, use: ScriptUse) -> None:
 
 def _check_readable(ctx: Any, view: ServingView, path: str) -> None:
     reason = ctx.snapshot.unreadable.get(path)
+    if not reason and not path.endswith((".yaml", ".yml")):
+        data = ctx.snapshot.head.read(path)
+        if data is not None and len(data) > MAX_SCRIPT_BYTES:
+            reason = MSG_SCRIPT_TOO_LARGE.format(path=path, size=len(data), limit=MAX_SCRIPT_BYTES)
     if reason and view.unavailable is None:
         view.unavailable = MSG_FILE_UNREADABLE.format(path=path, reason=reason)
         view.unavailable_evidence = Evidence(path=path, unavailable=True, note=reason)
@@ -466,6 +473,9 @@ def affected_unknown(ctx: Any) -> tuple[str, Evidence] | None:
             if bad is not None and not mf.entries:
                 return (MSG_MASTER_UNREADABLE.format(path=path, why=str(bad)),
                         Evidence(path=bad.path, line=bad.line, unavailable=True))
+        capped = next((f for f in head.point_findings if f.code == TOO_MANY_POINTS), None)
+        if capped is not None:
+            return (MSG_POINTS_CAPPED.format(finding=str(capped)), Evidence(path=capped.path, line=capped.line, unavailable=True))
         paths = ctx.changed_paths
         changed = frozenset() if isinstance(paths, Unavailable) else paths
         for key, defs in sorted(head.duplicate_keys.items()):

@@ -8,16 +8,27 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
+import stat
+import struct
 import zipfile
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Any, Iterable, Sequence
 
 from .errors import Finding
 
-# Zip-bomb and oversize guards: sweep artifacts are a few MB; these leave ample headroom.
+# The one guarded reader of sweep artifacts, for GitHub (a zip) and local mode (a folder).
+# Real artifacts are a few MB (an aggregate of 15,000 AgentX rows is 16 MB and parses in 0.5 s
+# into about 100 MB); the caps keep every hostile artifact under a second and 300 MB peak RSS.
+MAX_ARTIFACT_DOWNLOAD = 32 * 1024 * 1024  # compressed zip bytes read from the download URL
 MAX_ZIP_MEMBERS = 2_000
-MAX_ZIP_UNCOMPRESSED = 256 * 1024 * 1024
-MAX_JSON_BYTES = 64 * 1024 * 1024
+MAX_ZIP_UNCOMPRESSED = 32 * 1024 * 1024  # inflated bytes of the JSON members, all together
+MAX_JSON_BYTES = 16 * 1024 * 1024  # one JSON file
+MAX_JSON_OBJECTS = 200_000  # `{` in one JSON file, counted before parsing (memory scales with it)
+META_FILE = "meta_env.json"
+JSON_SUFFIX = ".json"
+_EOCD = b"PK\x05\x06"
 
 FIXED_PERCENTILE = "p50"  # fixed-seq curves use median E2EL (spec 10.1)
 AGENTIC_PERCENTILE = "p90"  # AgentX default reviewed percentile (spec 10.1)
@@ -33,6 +44,12 @@ MSG_ZIP_SIZE = "artifact {name} expands beyond the {limit}-byte limit (zip bomb?
 MSG_ZIP_MEMBER = "artifact {name}: member {member} cannot be read ({error})"
 MSG_JSON_SIZE = "{path} is {size} bytes, over the {limit}-byte limit"
 MSG_JSON_BAD = "{path} is not valid JSON ({error}); the file may be truncated"
+MSG_JSON_DEEP = "{path} nests too deeply to read"
+MSG_JSON_OBJECTS = "{path} holds over {limit} JSON objects"
+MSG_ZIP64 = "artifact {name} is a zip64 archive or declares {count} members; sweep artifacts never are"
+MSG_LINK = "{path} is a symbolic link; artifact files are read only as regular files inside {root}"
+MSG_NOT_FILE = "{path} is not a regular file"
+MSG_FILE_ERROR = "{path} cannot be read ({error})"
 MSG_JSON_SHAPE = "{path} holds a JSON {kind}, expected an array of rows"
 MSG_NOT_OBJECT = "row is not a JSON object"
 MSG_MISSING = "missing or non-numeric {field}"
@@ -109,11 +126,27 @@ class EvalRow:
 # --------------------------------------------------------------------------- containers
 
 
+def _declared_members(data: bytes) -> int | None:
+    """The member count the end-of-central-directory record declares (None: no record), read
+    before `zipfile` builds an object per member."""
+    at = data.rfind(_EOCD, max(0, len(data) - 65_557))
+    if at < 0 or at + 22 > len(data):
+        return None
+    return struct.unpack_from("<H", data, at + 10)[0]
+
+
 def read_artifact_zip(data: bytes, name: str) -> dict[str, bytes] | Finding:
-    """Members of a downloaded artifact zip by name; truncation or a bomb is a finding."""
+    """The JSON members of a downloaded artifact zip by name (others are never inflated);
+    truncation, too many members or a bomb is a finding."""
+    declared = _declared_members(data)
+    if declared is not None and (declared > MAX_ZIP_MEMBERS):
+        if declared == 0xFFFF:
+            return Finding(path=name, message=MSG_ZIP64.format(name=name, count=declared), code="artifact")
+        return Finding(path=name, message=MSG_ZIP_MEMBERS.format(name=name, count=declared, limit=MAX_ZIP_MEMBERS),
+                       code="artifact")
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as e:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, RecursionError, MemoryError) as e:
         return Finding(path=name, message=MSG_NOT_ZIP.format(name=name, error=e), code="artifact")
     infos = [i for i in zf.infolist() if not i.is_dir()]
     if len(infos) > MAX_ZIP_MEMBERS:
@@ -125,6 +158,8 @@ def read_artifact_zip(data: bytes, name: str) -> dict[str, bytes] | Finding:
     out: dict[str, bytes] = {}
     budget = MAX_ZIP_UNCOMPRESSED
     for info in infos:
+        if not info.filename.endswith(JSON_SUFFIX):
+            continue  # logs and traces are never read, so never inflated
         # Declared sizes can lie; read at most what is left of the budget plus one byte.
         if info.file_size > budget:
             return Finding(path=name, message=MSG_ZIP_SIZE.format(name=name, limit=MAX_ZIP_UNCOMPRESSED), code="artifact")
@@ -144,22 +179,134 @@ def read_artifact_zip(data: bytes, name: str) -> dict[str, bytes] | Finding:
     return out
 
 
+def parse_json(data: bytes, path: str) -> Any:
+    """One JSON document, or a Finding: over the size or object cap (checked before parsing),
+    not UTF-8, malformed, nested too deeply (RecursionError) or holding an integer too long to
+    convert (ValueError past 4,300 digits). Never raises."""
+    if len(data) > MAX_JSON_BYTES:
+        return Finding(path=path, message=MSG_JSON_SIZE.format(path=path, size=len(data), limit=MAX_JSON_BYTES), code="artifact")
+    if data.count(b"{") > MAX_JSON_OBJECTS:
+        return Finding(path=path, message=MSG_JSON_OBJECTS.format(path=path, limit=MAX_JSON_OBJECTS), code="artifact")
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except RecursionError:
+        return Finding(path=path, message=MSG_JSON_DEEP.format(path=path), code="artifact")
+    except (UnicodeDecodeError, ValueError, MemoryError) as e:
+        return Finding(path=path, message=MSG_JSON_BAD.format(path=path, error=str(e)[:200]), code="artifact")
+
+
 def load_json_artifact(data: bytes, path: str) -> list[dict] | Finding:
     """A JSON array of rows. A single object (one per-job point) becomes a one-row list.
 
     Elements are returned as found; the row parsers treat non-objects as invalid rows.
     """
-    if len(data) > MAX_JSON_BYTES:
-        return Finding(path=path, message=MSG_JSON_SIZE.format(path=path, size=len(data), limit=MAX_JSON_BYTES), code="artifact")
-    try:
-        value = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
-        return Finding(path=path, message=MSG_JSON_BAD.format(path=path, error=e), code="artifact")
+    value = parse_json(data, path)
+    if isinstance(value, Finding):
+        return value
     if isinstance(value, dict):
         return [value]
     if not isinstance(value, list):
         return Finding(path=path, message=MSG_JSON_SHAPE.format(path=path, kind=type(value).__name__), code="artifact")
     return value
+
+
+def json_rows(files: Iterable[tuple[str, bytes | Finding]]) -> tuple[list[dict], dict[str, dict], list[str]]:
+    """Rows from every JSON file holding a list of objects; single objects (`meta_env.json`)
+    by file name; and problems (unreadable files) as messages naming the file."""
+    rows: list[dict] = []
+    objects: dict[str, dict] = {}
+    problems: list[str] = []
+    for name, data in sorted(files, key=lambda f: f[0]):
+        if isinstance(data, Finding):
+            problems.append(data.message)
+            continue
+        if not name.endswith(JSON_SUFFIX):
+            continue
+        value = parse_json(data, name)
+        if isinstance(value, Finding):
+            problems.append(value.message)
+            continue
+        if isinstance(value, list) and all(isinstance(r, dict) for r in value):
+            rows.extend(value)
+        elif isinstance(value, dict):
+            objects[name.rsplit("/", 1)[-1]] = value
+    return rows, objects, problems
+
+
+def folder_files(folder: Path, root: Path | None = None) -> list[tuple[str, bytes | Finding]]:
+    """The JSON files of one local artifact folder. A symbolic link (the folder, a directory
+    in it or a file) or a path resolving outside `root` is refused and reported, never
+    followed; a file over the JSON cap is reported without being read."""
+    root = Path(root) if root is not None else Path(folder)
+    out: list[tuple[str, bytes | Finding]] = []
+    try:
+        root.resolve(strict=True)
+    except OSError as e:
+        return [(str(folder), Finding(path=str(folder), message=MSG_FILE_ERROR.format(path=folder, error=e), code="artifact"))]
+
+    def refuse(path: Path, message: str) -> None:
+        out.append((str(path), Finding(path=str(path), message=message, code="artifact")))
+
+    here = Path(folder)
+    try:
+        rel = here.relative_to(root)
+    except ValueError:
+        refuse(here, MSG_LINK.format(path=here, root=root))
+        return out
+    step = root
+    for part in rel.parts:  # no link anywhere between the root and the folder
+        step = step / part
+        if step.is_symlink():
+            refuse(here, MSG_LINK.format(path=step, root=root))
+            return out
+    if not here.is_dir():
+        refuse(here, MSG_NOT_FILE.format(path=here))
+        return out
+    for dirpath, dirnames, filenames in os.walk(here, followlinks=False):
+        for d in list(dirnames):
+            if os.path.islink(os.path.join(dirpath, d)):
+                refuse(Path(dirpath, d), MSG_LINK.format(path=Path(dirpath, d), root=root))
+                dirnames.remove(d)
+        dirnames.sort()
+        for fname in sorted(filenames):
+            if not fname.endswith(JSON_SUFFIX):
+                continue
+            path = Path(dirpath, fname)
+            try:
+                st = os.lstat(path)
+            except OSError as e:
+                refuse(path, MSG_FILE_ERROR.format(path=path, error=e))
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                refuse(path, MSG_LINK.format(path=path, root=root))
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                refuse(path, MSG_NOT_FILE.format(path=path))
+                continue
+            if st.st_size > MAX_JSON_BYTES:
+                refuse(path, MSG_JSON_SIZE.format(path=path, size=st.st_size, limit=MAX_JSON_BYTES))
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    out.append((str(path), fh.read(MAX_JSON_BYTES + 1)))
+            except OSError as e:
+                refuse(path, MSG_FILE_ERROR.format(path=path, error=e))
+    return out
+
+
+def rows_from(per_artifact: dict[str, Any], aggregate: str, prefix: str) -> Any:
+    """The aggregate artifact is authoritative; per-job artifacts (`prefix*`) stand in only
+    without it. None when the run has neither. A value that is not a list of rows (the
+    caller's "unavailable" marker) is returned as is."""
+    if aggregate in per_artifact:
+        return per_artifact[aggregate]
+    parts = [v for k, v in sorted(per_artifact.items()) if k.startswith(prefix)]
+    if not parts:
+        return None
+    for part in parts:
+        if not isinstance(part, list):
+            return part
+    return [row for part in parts for row in part]
 
 
 # --------------------------------------------------------------------------- throughput

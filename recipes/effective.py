@@ -8,11 +8,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from .errors import Finding
 from .master import MasterEntry
 from .points import BenchmarkPoint
+from .scripts import MAX_SCRIPT_CHARS, analyze_script
 from .srt import FRAMEWORK_ENGINE, Variant, as_int, as_bool
 
 EffectiveSource = Literal["srt-recipe", "multinode-recipe", "script", "master"]
 
 # Flag spellings per concern, across engines (spec 3.4).
+# Real launch scripts are tens of KB; a bigger one is not analysed (bash parsing is superlinear
+# in the worst case: a 2.6 MB launcher took 161 s) and its serving config is unknown.
+# One cap for launch scripts, the analyser's own (recipes.scripts): a larger script is not parsed.
+MAX_SCRIPT_BYTES = MAX_SCRIPT_CHARS
+MSG_SCRIPT_TOO_LARGE = "{path} is {size} bytes, over the {limit}-byte limit for launch scripts; it was not analysed"
+
 TP_FLAGS = ("tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp")
 EP_FLAGS = ("expert-parallel-size", "ep-size", "moe_expert_parallel_size", "ep")
 DP_FLAGS = ("data-parallel-size", "dp-size", "dp")
@@ -175,11 +182,9 @@ def _from_script(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: s
     out.source = "script"
     out.launcher = path
     out.launch_command = Origin(value=f"bash {path}", path=path, line=1)
-    try:
-        # Written by another module owner; absent until it lands, in which case only the
-        # master-config values are known for script launchers.
-        from .scripts import analyze_script
-    except ImportError:
+    if len(text) > MAX_SCRIPT_BYTES:
+        out.findings.append(Finding(path=path, line=None, code="too-large",
+                                    message=MSG_SCRIPT_TOO_LARGE.format(path=path, size=len(text), limit=MAX_SCRIPT_BYTES)))
         return
     analysis = analyze_script(text, path)
     out.findings.extend(getattr(analysis, "findings", []) or [])

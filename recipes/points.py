@@ -147,6 +147,11 @@ def point_fingerprint(fields: dict[str, Any]) -> str:
     return hashlib.sha256(_CANONICAL_JSON.encode(data).encode()).hexdigest()
 
 
+MAX_CONC_VALUES = 512
+TOO_MANY_POINTS = "too-many-points"
+MSG_TOO_MANY_CONC = "conc-list has {n} values, over the {limit}-value limit; its points are not expanded"
+
+
 def expand_concurrency(start: int, end: int) -> list[int]:
     """Doubling from `start` while <= `end`, then `end` itself if the doubling overshot it."""
     if start < 1 or end < start:
@@ -276,7 +281,13 @@ def _count_points(entry: MasterEntry) -> int:
 
 def _expand_arm(entry, item: ScenarioItem, arm: Arm, layout: Layout, exists, findings: list[Finding]) -> list[dict]:
     path = arm.path
-    if arm.conc_list is not None:
+    if arm.conc_list is not None and len(arm.conc_list) > MAX_CONC_VALUES:
+        # Each value is a benchmark point every check analyses; a list this long is not a real
+        # sweep, and its points are unknown rather than silently dropped (affected_unknown).
+        findings.append(Finding(path=path, line=arm.line_of("conc-list"), code=TOO_MANY_POINTS,
+                                message=MSG_TOO_MANY_CONC.format(n=len(arm.conc_list), limit=MAX_CONC_VALUES)))
+        concs = []
+    elif arm.conc_list is not None:
         concs = list(arm.conc_list)
     elif arm.conc_start is not None:
         end = arm.conc_end if arm.conc_end is not None else arm.conc_start

@@ -207,7 +207,7 @@ class Repository:
 
     @cached_property
     def point_findings(self) -> list[Finding]:
-        """Findings of the expansion of entries into points (no recipe binding needed)."""
+        """What expanding the master configs into points found (bad arms, over-long lists)."""
         return self._points_and_findings[1]
 
     @cached_property

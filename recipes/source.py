@@ -8,9 +8,18 @@ fetched from the GitHub API.
 from __future__ import annotations
 
 import os
+import posixpath
 import subprocess
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Callable, Protocol, runtime_checkable
+
+# Symbolic links are followed the way a checkout on the runner follows them, inside the
+# repository only: a link (or a `..` path) that leaves it is refused and reported.
+MAX_LINK_HOPS = 40  # Linux's own limit on symbolic links in one lookup
+LINK_MODE = "120000"
+MSG_LINK_ESCAPES = "{path} is a symbolic link to {target}, which leaves the repository; it is not followed"
+MSG_LINK_LOOP = "{path}: too many levels of symbolic links"
+MSG_PATH_ESCAPES = "{path} leaves the repository; it is not read"
 
 
 @runtime_checkable
@@ -22,6 +31,58 @@ class FileSource(Protocol):
 
 def _norm(path: str) -> str:
     return path.strip("/")
+
+
+def inside_path(path: str) -> str | None:
+    """`path` normalised (`a/./b/../c` -> `a/c`), or None when it leaves the repository
+    (`../x`, an absolute path after normalising away the leading slash is still inside)."""
+    norm = posixpath.normpath(_norm(path)) if _norm(path) else ""
+    if norm == "." :
+        return ""
+    if norm == ".." or norm.startswith("../"):
+        return None
+    return norm
+
+
+def resolve_links(path: str, link_text: Callable[[str], str | None]) -> tuple[str | None, str | None]:
+    """(the path a checkout would open for `path`, None) following every symbolic link on the
+    way, component by component; or (None, why) when a link leaves the repository, loops, or
+    the path itself does. `link_text(p)` is the target text of `p` when `p` is a link, else None."""
+    parts = [c for c in _norm(path).split("/") if c not in ("", ".")]
+    done: list[str] = []
+    hops = 0
+    while parts:
+        comp = parts.pop(0)
+        if comp == "..":
+            if not done:
+                return None, MSG_PATH_ESCAPES.format(path=path)
+            done.pop()
+            continue
+        here = "/".join([*done, comp])
+        target = link_text(here)
+        if target is None:
+            done.append(comp)
+            continue
+        hops += 1
+        if hops > MAX_LINK_HOPS:
+            return None, MSG_LINK_LOOP.format(path=path)
+        if target.startswith("/") or not target:
+            return None, MSG_LINK_ESCAPES.format(path=here, target=target or "(empty)")
+        rest = [c for c in target.split("/") if c not in ("", ".")]
+        # The link's target is relative to the directory holding the link.
+        depth, escapes = len(done), False
+        for c in rest:
+            if c == "..":
+                depth -= 1
+                if depth < 0:
+                    escapes = True
+                    break
+            else:
+                depth += 1
+        if escapes:
+            return None, MSG_LINK_ESCAPES.format(path=here, target=target)
+        parts = rest + parts
+    return "/".join(done), None
 
 
 def _under(directory: str, path: str) -> bool:
@@ -52,13 +113,25 @@ class DirSource:
 
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root)
+        self._real_root = self.root.resolve()
+        # Paths refused (a `..` path, a link out of the root), with the reason.
+        self.failures: dict[str, str] = {}
 
     def read(self, path: str) -> bytes | None:
-        p = self.root / _norm(path)
+        rel = inside_path(path)
+        if rel is None:
+            self.failures[_norm(path)] = MSG_PATH_ESCAPES.format(path=path)
+            return None
+        p = self.root / rel
         try:
-            if p.is_file():
-                return p.read_bytes()
-        except OSError:
+            real = p.resolve()
+            if real != self._real_root and self._real_root not in real.parents:
+                if p.exists() or p.is_symlink():
+                    self.failures[rel] = MSG_LINK_ESCAPES.format(path=rel, target=os.readlink(p) if p.is_symlink() else real)
+                return None
+            if real.is_file():
+                return real.read_bytes()
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
             return None
         return None
 
@@ -67,7 +140,7 @@ class DirSource:
         if not base.is_dir():
             return []
         out = []
-        for dirpath, dirnames, filenames in os.walk(base):
+        for dirpath, dirnames, filenames in os.walk(base):  # never into linked directories
             dirnames[:] = [d for d in dirnames if d != ".git"]
             for f in filenames:
                 out.append(str(Path(dirpath, f).relative_to(self.root)).replace(os.sep, "/"))
@@ -83,13 +156,19 @@ class GitSource:
         self.sha = self._git("rev-parse", "--verify", f"{ref}^{{commit}}").decode().strip()
         out = self._git("ls-tree", "-r", "-z", "--full-tree", self.sha)
         self._blobs: dict[str, str] = {}
+        self._links: set[str] = set()
+        # Paths refused (a link out of the repository, a loop), with the reason.
+        self.failures: dict[str, str] = {}
         for rec in out.split(b"\0"):
             if not rec:
                 continue
             meta, _, name = rec.partition(b"\t")
             parts = meta.split()
             if len(parts) == 3 and parts[1] == b"blob":
-                self._blobs[name.decode("utf-8", "surrogateescape")] = parts[2].decode()
+                path = name.decode("utf-8", "surrogateescape")
+                self._blobs[path] = parts[2].decode()
+                if parts[0].decode() == LINK_MODE:
+                    self._links.add(path)
         self._cache: dict[str, bytes] = {}
 
     def _git(self, *args: str) -> bytes:
@@ -97,16 +176,35 @@ class GitSource:
             ["git", "-C", self.repo, *args], check=True, capture_output=True
         ).stdout
 
+    def _blob(self, path: str) -> bytes:
+        data = self._cache.get(path)
+        if data is None:
+            data = self._cache[path] = self._git("cat-file", "blob", self._blobs[path])
+        return data
+
+    def _link_text(self, path: str) -> str | None:
+        return self._blob(path).decode("utf-8", "surrogateescape") if path in self._links else None
+
     def read(self, path: str) -> bytes | None:
         path = _norm(path)
-        if path in self._cache:
-            return self._cache[path]
-        blob = self._blobs.get(path)
-        if blob is None:
+        if not self._links:  # the common case: no link anywhere, a path is a blob or nothing
+            return self._blob(path) if path in self._blobs else None
+        resolved, problem = resolve_links(path, self._link_text)
+        if problem is not None:
+            self.failures[path] = problem
             return None
-        data = self._git("cat-file", "blob", blob)
-        self._cache[path] = data
-        return data
+        if resolved not in self._blobs or resolved in self._links:
+            return None
+        return self._blob(resolved)
+
+    def link_problems(self) -> dict[str, str]:
+        """Every symbolic link of the commit that leaves the repository or loops: path -> why."""
+        out = {}
+        for link in sorted(self._links):
+            _, problem = resolve_links(link, self._link_text)
+            if problem is not None:
+                out[link] = problem
+        return out
 
     def list(self, directory: str) -> list[str]:
         return sorted(p for p in self._blobs if _under(directory, p) and p != _norm(directory))

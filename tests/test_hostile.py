@@ -5,9 +5,14 @@ The case format is described in tests/hostile/README.md."""
 from __future__ import annotations
 
 import io
+import json
 import logging
+import resource
 import shutil
+import subprocess
 import sys
+import tempfile
+import time
 import zipfile
 from datetime import date
 from pathlib import Path
@@ -31,7 +36,8 @@ from checks.render import (  # noqa: E402
 CASES_DIR = Path(__file__).resolve().parent / "hostile"
 CASES = sorted(CASES_DIR.glob("*.yaml"))
 REVIEW_DATE = date(2026, 11, 29)
-CASE_KEYS = {"description", "kind", "snapshot", "only", "world", "edit", "run", "steps", "expect", "xfail"}
+CASE_KEYS = {"description", "kind", "snapshot", "only", "world", "edit", "run", "steps", "expect", "xfail", "limits"}
+LIMIT_KEYS = {"seconds", "peak_rss_mb"}
 EDIT_KEYS = {"files", "artifacts", "world_sub", "pr", "append_comments"}
 EXPECT_KEYS = {"verdict", "verdict_in", "rows", "status", "bot_comments", "rendered_excludes",
                "rendered_contains", "no_verdict", "error_contains"}
@@ -51,12 +57,52 @@ def _zip(files: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
+class Streamed:
+    """A big generated file written in pieces, never held whole in memory: `head`, then
+    `text` `times` times, then `tail`."""
+
+    def __init__(self, head: str, text: str, times: int, tail: str):
+        self.head, self.text, self.times, self.tail = head, text, times, tail
+
+    def write_to(self, path: Path) -> None:
+        block = max(1, (1 << 20) // max(1, len(self.text)))
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(self.head)
+            left = self.times
+            while left > 0:
+                n = min(block, left)
+                fh.write(self.text * n)
+                left -= n
+            fh.write(self.tail)
+
+
+def _zip_bomb(spec: dict) -> bytes:
+    """A small zip whose one member inflates to `size` bytes (zeros), streamed into the zip."""
+    buf = io.BytesIO()
+    size, chunk = int(spec["size"]), b"0" * (1 << 20)
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        info = zipfile.ZipInfo(spec["name"], date_time=(2026, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with zf.open(info, "w") as fh:
+            left = size
+            while left > 0:
+                fh.write(chunk[: min(len(chunk), left)])
+                left -= len(chunk)
+    return buf.getvalue()
+
+
 def generate(value: Any) -> Any:
     """Expand the `$` generators of a case (see tests/hostile/README.md) into real values."""
     if isinstance(value, list):
         return [generate(v) for v in value]
     if not isinstance(value, dict):
         return value
+    if "$stream" in value:
+        return Streamed(str(value.get("head", "")), str(value["$stream"]), int(value["times"]), str(value.get("tail", "")))
+    if "$zip_bomb" in value:
+        return _zip_bomb(value["$zip_bomb"])
+    if "$symlink" in value:
+        return Symlink(str(value["$symlink"]))
     if "$repeat" in value:
         return str(value["$repeat"]) * int(value["times"]) + str(value.get("tail", ""))
     if "$hex" in value:
@@ -64,7 +110,7 @@ def generate(value: Any) -> Any:
     if "$latin1" in value:
         return str(value["$latin1"]).encode("latin-1")
     if "$truncated_zip" in value:
-        data = _zip(value["$truncated_zip"])
+        data = _zip(generate(value["$truncated_zip"]))
         return data[: int(len(data) * float(value.get("keep", 0.5)))]
     out: dict[Any, Any] = {}
     for k, v in value.items():
@@ -78,9 +124,24 @@ def generate(value: Any) -> Any:
 
 # ----- deriving a world --------------------------------------------------------------------------
 
+class Symlink:
+    """A symbolic link whose text is `target` (written as a link, not a file)."""
+
+    def __init__(self, target: str):
+        self.target = target
+
+
 def _write(path: Path, content: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(content, bytes):
+    if isinstance(content, Symlink):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.is_symlink() or path.exists():
+            path.unlink()
+        path.symlink_to(content.target)
+    elif isinstance(content, Streamed):
+        content.write_to(path)
+    elif isinstance(content, bytes):
         path.write_bytes(content)
     else:
         path.write_text(str(content), encoding="utf-8")
@@ -150,7 +211,7 @@ def derive_world(name: str, edit: dict, dest: Path) -> Path:
                 current = current.replace(old, new)
             content = current
         if content is None:
-            shutil.rmtree(target) if target.is_dir() else target.unlink()
+            shutil.rmtree(target) if target.is_dir() and not target.is_symlink() else target.unlink()
         else:
             _write(target, content)
     if changed_world:
@@ -214,10 +275,22 @@ def run_snapshot_case(case: dict, name: str) -> None:
     check_text(text, case["expect"], name)
 
 
+# Seconds the bot itself spent on the last case run in this process (world building excluded).
+MEASURED: dict[str, float] = {}
+
+
 def run_local_case(case: dict, name: str, tmp_path: Path) -> None:
     world = derive_world(case["world"], case.get("edit") or {}, tmp_path / "world")
-    snapshot = world_snapshot(world, tmp_path / "repo", review_date=REVIEW_DATE)
+    from bot.local import build_local_snapshot
+    from bot.sandbox.world import build_world_repo
+
+    built = build_world_repo(world, tmp_path / "repo")
+    start = time.perf_counter()
+    snapshot = build_local_snapshot(built.path, built.base_sha, built.head_sha, pr=built.world.pr, pr_dir=world,
+                                    repo=built.world.repo, commit_aliases=built.shas,
+                                    team_members=dict(built.world.teams), review_date=REVIEW_DATE)
     verdict = evaluate(snapshot)
+    MEASURED["seconds"] = time.perf_counter() - start
     text = check_verdict(verdict, case["expect"], name, full=True)
     check_text(text, case["expect"], name)
 
@@ -243,11 +316,13 @@ def run_emulator_case(case: dict, name: str, tmp_path: Path) -> None:
                 assert kind in STEP_KINDS, f"{name}: unknown step {kind}"
                 if kind == "bot":
                     api = GitHubApi(make_github(emu.url, auth=token_auth(emu.world.bot.token), env={}))
+                    start = time.perf_counter()
                     try:
                         review = review_pr(api, emu.world.repo, emu.world.pr.number, post=True,
                                            review_date=REVIEW_DATE)
                     finally:
                         api.close()
+                    MEASURED["seconds"] = MEASURED.get("seconds", 0.0) + time.perf_counter() - start
                     statuses = [e for e in emu.effects if e["kind"] == srv.EFFECT_STATUS_SET and e["actor"] == bot]
                     assert statuses and statuses[-1]["sha"] == emu.head_sha, f"{name}: no status on the head"
                 elif kind == "post_comment":
@@ -305,9 +380,7 @@ def _param(path: Path):
     return pytest.param(path, id=path.stem, marks=marks)
 
 
-@pytest.mark.parametrize("path", [_param(p) for p in CASES])
-def test_hostile_case(path: Path, tmp_path: Path, caplog):
-    caplog.set_level(logging.CRITICAL)  # broken input is logged loudly by design; rows are the output
+def run_case(path: Path, tmp_path: Path) -> None:
     case = load_case(path)
     kind = case.get("kind") or ("world" if "world" in case else "snapshot")
     if kind == "snapshot":
@@ -316,3 +389,44 @@ def test_hostile_case(path: Path, tmp_path: Path, caplog):
         run_local_case(case, path.stem, tmp_path)
     else:
         run_emulator_case(case, path.stem, tmp_path)
+
+
+def measure_in_child(path: Path, timeout: float = 600) -> dict:
+    """Run one case in a fresh interpreter: its assertions, the bot's seconds and the process's
+    peak RSS (resource.getrusage; big inputs are streamed to disk, never held in memory)."""
+    proc = subprocess.run([sys.executable, __file__, str(path)], capture_output=True, text=True, timeout=timeout,
+                          cwd=Path(__file__).resolve().parent.parent)
+    if proc.returncode != 0:
+        raise AssertionError(f"{path.stem} failed in its own process:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("path", [_param(p) for p in CASES])
+def test_hostile_case(path: Path, tmp_path: Path, caplog):
+    caplog.set_level(logging.CRITICAL)  # broken input is logged loudly by design; rows are the output
+    case = load_case(path)
+    limits = case.get("limits")
+    if not limits:
+        run_case(path, tmp_path)
+        return
+    assert not set(limits) - LIMIT_KEYS, f"{path.stem}: unknown limits {set(limits) - LIMIT_KEYS}"
+    got = measure_in_child(path)
+    if "seconds" in limits:
+        assert got["seconds"] <= limits["seconds"], f"{path.stem}: the bot took {got['seconds']:.2f} s"
+    if "peak_rss_mb" in limits:
+        assert got["peak_rss_mb"] <= limits["peak_rss_mb"], f"{path.stem}: peak RSS {got['peak_rss_mb']:.0f} MB"
+
+
+def main(argv: list[str]) -> int:
+    """`python tests/test_hostile.py CASE.yaml`: run one case here, print seconds and peak RSS."""
+    logging.disable(logging.CRITICAL)
+    with tempfile.TemporaryDirectory(prefix="infx-hostile-") as tmp:
+        run_case(Path(argv[0]), Path(tmp))
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"case": Path(argv[0]).stem, "seconds": round(MEASURED.get("seconds", 0.0), 3),
+                      "peak_rss_mb": round(peak_kb / 1024, 1)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -116,6 +116,9 @@ def run_local(args: argparse.Namespace) -> int:
         )
     except LocalModeError as e:
         return _fail(str(e))
+    except Exception:  # a bug reading the inputs is exit 2, never a verdict (issue 12)
+        log.exception("building the local snapshot of %s failed", args.local)
+        return _fail("internal error while reading the repository (traceback logged above)")
     try:
         verdict = evaluate(snapshot, only=only)
         out = json.dumps(verdict.to_json(), indent=2, ensure_ascii=False) if args.format == "json" else render_markdown(verdict)

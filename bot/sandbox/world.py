@@ -142,8 +142,20 @@ def author_of(login: str) -> tuple[str, str]:
 
 
 def _overlay(src: Path, dest: Path) -> None:
+    """Copy a world's files into the repository. A symbolic link is copied as a link (its text
+    goes into git, as a push would store it); its target is never read, so a world cannot pull
+    files from outside itself into the repository."""
     if src.is_dir():
-        shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+        for dirpath, dirnames, filenames in os.walk(src):  # never into linked directories
+            for name in [*dirnames, *filenames]:
+                s_path = Path(dirpath, name)
+                d_path = dest / s_path.relative_to(src)
+                if s_path.is_symlink() or d_path.is_symlink():  # replace, never write through a link
+                    if d_path.is_symlink() or d_path.is_file():
+                        d_path.unlink()
+                    elif d_path.is_dir():
+                        shutil.rmtree(d_path)
+        shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True, ignore=shutil.ignore_patterns(".git"))
 
 
 def apply_change(
@@ -161,6 +173,8 @@ def apply_change(
         _overlay(overlay_dir, repo)
     for rel, content in (files or {}).items():
         target = repo / rel
+        if target.is_symlink():
+            target.unlink()  # replaced (or deleted), never written through
         if content is None:
             if target.exists():
                 target.unlink()
@@ -169,10 +183,10 @@ def apply_change(
         target.write_bytes(content.encode() if isinstance(content, str) else content)
     for rel in delete:
         target = repo / rel
-        if target.is_dir():
-            shutil.rmtree(target)
-        elif target.exists():
+        if target.is_symlink() or target.is_file():
             target.unlink()
+        elif target.is_dir():
+            shutil.rmtree(target)
     env = _git_env(author, when)
     git(repo, "add", "-A", env=env)
     git(repo, "commit", "-q", "--allow-empty", "--no-verify", "-m", message or "(no message)", env=env)
