@@ -350,6 +350,60 @@ def _py_writes(code: str) -> bool:
     return False
 
 
+_ARITH = re.compile(r"\$\(\(\s*([\w\s+\-*/%()]+?)\s*\)\)")
+_ARITH_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+_AWK = re.compile(r"""\$\(\s*awk\s+(['"])\s*BEGIN\s*\{\s*print\s+([0-9.\s+\-*/()]+?)\s*;?\s*\}\s*\1\s*\)""")
+
+
+def _eval_number(expr: str, integer: bool) -> float | int | None:
+    """A literal arithmetic expression (digits, + - * / % and parentheses), or None."""
+    import ast
+    import operator
+
+    ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Mod: operator.mod}
+
+    def ev(n: Any) -> float | int:
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+            if integer and isinstance(n.value, float):
+                raise ValueError("bash arithmetic is integer only")
+            return n.value
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp):
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Div):
+                if integer:
+                    return int(a / b)  # bash truncates toward zero
+                return a / b
+            if type(n.op) in ops:
+                return ops[type(n.op)](a, b)
+        raise ValueError("not a literal expression")
+
+    if len(expr) > 200:
+        return None
+    try:
+        return ev(ast.parse(expr.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError, TypeError):
+        return None
+
+
+def _literal_arithmetic(text: str, names: dict[str, str] | None = None) -> str:
+    """`$((8 * 2))` -> `16` and `$(awk 'BEGIN{print (2.99-1)/3}')` -> `0.663333` when every
+    operand is a literal (after variable substitution); anything else is left as written."""
+    def arith(m: re.Match) -> str:
+        # Inside `$(( ))` a bare name is a variable: only known integer values are substituted.
+        expr = _ARITH_NAME.sub(lambda n: (names or {}).get(n.group(0), n.group(0)).strip(), m.group(1))
+        v = _eval_number(expr, integer=True) if not _ARITH_NAME.search(expr) else None
+        return m.group(0) if v is None else str(v)
+
+    def awk(m: re.Match) -> str:
+        v = _eval_number(m.group(2), integer=False)
+        return m.group(0) if v is None else f"{v:.6g}"  # awk prints numbers with OFMT %.6g
+
+    return _AWK.sub(awk, _ARITH.sub(arith, text))
+
+
 # --------------------------------------------------------------------------- parsing
 
 _PARSER: Any = None
@@ -766,7 +820,10 @@ class _Analyzer:
             if m.group(2) and m.group(3) is not None:
                 return m.group(3)
             return m.group(0)
-        return _PARAM.sub(sub, value)
+        out = _PARAM.sub(sub, value)
+        if "$((" in out or "awk" in out:
+            out = _literal_arithmetic(out, self.vars)
+        return out
 
     def assign(self, name: str, value: str, line: int, cond: str | None, *, exported: bool,
                raw: str = "", function: str | None = None) -> Located:
@@ -787,7 +844,22 @@ class _Analyzer:
         for el in node.named_children:
             if el.type == "comment":
                 continue
+            raw = self.raw(el)
+            ref = _ARRAY_REF.match(raw.strip())
+            if ref and ref.group(1) in self.out.arrays:
+                # `"${SPEC_ARGS[@]}"` inside another array: its elements, with their own lines.
+                for item in self.out.arrays[ref.group(1)]:
+                    where = " && ".join(c for c in (cond, item.condition) if c) or None
+                    items.append(Located(value=item.value, line=item.line, conditional=bool(where), condition=where,
+                                         resolved=item.resolved))
+                continue
             value = self.value(el)
+            simple = _SIMPLE_REF.match(raw.strip())
+            if simple and el.type != "string" and simple.group(1) in self.vars and "$(" not in self.vars[simple.group(1)]:
+                for part in self.vars[simple.group(1)].split():  # unquoted `$FLAGS` splits on whitespace
+                    items.append(Located(value=part, line=self.line(el), conditional=bool(cond), condition=cond,
+                                         resolved=part))
+                continue
             items.append(Located(value=value, line=self.line(el), conditional=bool(cond), condition=cond,
                                  resolved=self.resolve(value)))
         if append:

@@ -94,3 +94,27 @@ def test_eval_of_a_known_string_is_analysed():
     text = 'CMD="git -C /sgl-workspace/sglang apply /tmp/p.diff"\neval "$CMD"\n'
     a = analyze_script(text, PATH)
     assert a.unreadable is None and [(p.kind, p.line) for p in a.patches] == [("git-apply", 2)]
+
+
+def test_nested_arrays_expand_into_the_launch():
+    text = (
+        "SPEC_ARGS=(--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}')\n"
+        "EXTRA=\"--enforce-eager --max-num-seqs 64\"\n"
+        "VLLM_CMD=(vllm serve $MODEL \"${SPEC_ARGS[@]}\" $EXTRA --port 8000)\n"
+        '"${VLLM_CMD[@]}"\n'
+    )
+    sl = analyze_script(text, PATH).server_launch
+    assert sl is not None and sl.engine == "vllm"
+    assert sl.json_flags["speculative-config"]["num_speculative_tokens"] == 3
+    assert sl.flags["speculative-config"].line == 1  # the line that wrote the JSON
+    assert sl.flags["max-num-seqs"].value == "64" and "enforce-eager" in sl.flags
+
+
+@pytest.mark.parametrize("expr, want", [
+    ("$((2 + 3 * 4))", "14"), ("$((7 / 2))", "3"), ("$(( (DRAFT + 1) * 2 ))", "8"),
+    ("$(awk 'BEGIN{print (2.99-1)/3}')", "0.663333"), ('$(awk "BEGIN {print 1+2.5}")', "3.5"),
+    ("$((ISL + UNKNOWN))", "$((ISL + UNKNOWN))"), ("$((ISL + OSL))", "2048"),
+])
+def test_literal_arithmetic(expr, want):
+    text = f"DRAFT=3\nISL=1024\nOSL=$ISL\nexport SGLANG_SIMULATE_ACC_LEN={expr}\n"
+    assert analyze_script(text, PATH).exports["SGLANG_SIMULATE_ACC_LEN"].resolved == want
