@@ -71,18 +71,19 @@ def _hack_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
     for h in v.hits(*policy.arch_hack_flags):
         if h.parent is None:
             out.append((MSG_HACK_FLAG.format(where=h.where, setting=h.shown), h.evidence()))
-    trim = {norm_name(k) for k in policy.arch_trim_keys}
-    for h in v.all_hits():
-        if h.parent is not None and norm_name(h.name) in trim:
+    for h in v.hits(*policy.arch_trim_keys):
+        if h.parent is not None:
             out.append((MSG_TRIM.format(where=h.where, key=h.name, parent=h.parent), h.evidence()))
     model_files = model_file_regex(ctx)
-    for use in v.scripts:
-        for p in use.analysis.patches:
+    for use in v.scripts:  # only code on the executed launch path (checks.launch_path)
+        for p in use.patches:
             if p.target and model_files.search(p.target):
                 out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{p.line}", target=p.target,
                                                   command=p.text.strip().split("\n")[0][:80]),
                             Evidence(path=use.path, line=p.line)))
         for cmd in use.analysis.commands:
+            if not use.runs(cmd.function):
+                continue
             argv = cmd.expanded or cmd.argv
             if argv and argv[0].rsplit("/", 1)[-1] == "jq":
                 targets = [t for _, t in cmd.redirects] + [a for a in argv[1:] if model_files.search(a)]

@@ -73,6 +73,10 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int] | None:
     wanted = norm_name(CHAT_FLAG)
     for use in v.scripts:
         for cmd in use.analysis.commands:
+            # A helper's own flags inside a library function depend on the caller's options, so
+            # they prove nothing about what this point passes (checks.launch_path: executed code).
+            if not use.runs(cmd.function) or (cmd.function is not None and use.via.startswith("run by")):
+                continue
             argv = cmd.expanded or cmd.argv
             if not argv or argv[0].rsplit("/", 1)[-1] in PRINT_COMMANDS:
                 continue  # text printed to a log never reaches the client

@@ -181,3 +181,26 @@ def test_opaque_code_only_counts_when_the_path_runs_it():
     snap = build_snapshot(base=tree, head={A: A_TEXT + "bootstrap\n"})
     view = serving_views(ReviewContext(snap))[0]
     assert view.script_gap.startswith(f"could not verify: could not read what line 14 of {LIB} runs")
+
+
+def test_check_9_ignores_a_library_functions_own_chat_flag():
+    from checks.check_09_spec_decode_chat_template import _chat_flag_line
+
+    lib = LIB_TEXT.replace('''run_benchmark_serving() {
+    python3 utils/bench_serving/benchmark_serving.py --port "$PORT" "$@"
+}''', '''run_benchmark_serving() {
+    local cmd=(python3 utils/bench_serving/benchmark_serving.py --port "$PORT")
+    if [[ "$1" == --chat ]]; then
+        cmd+=(--use-chat-template)
+    fi
+    "${cmd[@]}"
+}''')
+    tree = base_tree()
+    tree[LIB] = lib
+    snap = build_snapshot(base=tree, head={A: A_TEXT + "echo done\\n"})
+    view = serving_views(ReviewContext(snap))[0]
+    assert any(u.path == LIB for u in view.scripts)
+    assert _chat_flag_line(view) is None  # the launcher never passes the flag
+    snap = build_snapshot(base=tree, head={A: A_TEXT.replace("--max-concurrency $CONC", "--max-concurrency $CONC --use-chat-template")})
+    view = serving_views(ReviewContext(snap))[0]
+    assert _chat_flag_line(view) == (A, 4)
