@@ -257,7 +257,7 @@ class ReviewContext:
             if live:
                 roots = lp.candidate_roots(lp.point_roots(self, point, runners=True), names)
                 if roots.files or roots.commands:
-                    reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own))
+                    reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own, point=point))
             if reasons:
                 out.append(AffectedPoint(point=point, reasons=reasons))
 

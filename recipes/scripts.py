@@ -157,6 +157,7 @@ class ShellCommand:
     arg_lines: list[int] = field(default_factory=list)  # line of each `expanded` word
     arg_conditions: list[str | None] = field(default_factory=list)  # extra condition per `expanded` word
     function: str | None = None  # the shell function whose body holds it (runs only when called)
+    end_line: int = 0  # last line of the command (0: same as `line`)
 
 
 @dataclass
@@ -696,9 +697,10 @@ class _Analyzer:
         self._stdin_heredoc = heredocs[0] if heredocs else None
         if argv:
             expanded, arg_lines, arg_conds = self.expand_words(words)
+            last = (stmt if stmt is not None else node).end_point[0] + 1 + self.offset
             cmd = ShellCommand(argv=argv, line=line, text=text, env=env, redirects=redirects,
                                conditional=bool(cond), condition=cond, expanded=expanded, arg_lines=arg_lines,
-                               arg_conditions=arg_conds, function=ctx.function)
+                               arg_conditions=arg_conds, function=ctx.function, end_line=last)
             self.handle(cmd, ctx)
         for a in after:
             self.walk(a, ctx)
@@ -1358,6 +1360,7 @@ class CodeUnits:
 
     top: str
     functions: dict[str, str]
+    lines: tuple[str, ...] = ()  # every line of the file with comments blanked (for line diffs)
 
 
 def code_units(text: str) -> CodeUnits | None:
@@ -1402,7 +1405,11 @@ def code_units(text: str) -> CodeUnits | None:
                 key = name.text.decode("utf-8", "replace")
                 bodies[key] = bodies.get(key, "") + code(f.start_byte, f.end_byte, comments)
         top = code(0, len(src), comments + [(f.start_byte, f.end_byte) for f in outer])
-        return CodeUnits(top=top, functions=bodies)
+        blanked = bytearray(src)
+        for a, b in comments:
+            blanked[a:b] = b" " * (b - a)
+        lines = tuple(ln.strip() for ln in blanked.decode("utf-8", "replace").split("\n"))
+        return CodeUnits(top=top, functions=bodies, lines=lines)
     except (RecursionError, ValueError, TypeError, AttributeError):
         return None
 

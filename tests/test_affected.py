@@ -204,3 +204,35 @@ def test_check_9_ignores_a_library_functions_own_chat_flag():
     snap = build_snapshot(base=tree, head={A: A_TEXT.replace("--max-concurrency $CONC", "--max-concurrency $CONC --use-chat-template")})
     view = serving_views(ReviewContext(snap))[0]
     assert _chat_flag_line(view) == (A, 4)
+
+
+def test_runner_branch_that_does_not_select_the_point_affects_nothing():
+    runner = """\
+#!/usr/bin/env bash
+export HF_HUB_CACHE=/mnt/hf
+if [[ "$IS_MULTINODE" == "true" ]]; then
+    srtctl apply -f "$CONFIG_FILE"
+else
+    if [[ $FRAMEWORK == "vllm" ]]; then
+        export VLLM_FLAG=1
+    fi
+    docker run --rm "$IMAGE" bash "benchmarks/single_node/${EXP_NAME%%_*}.sh"
+fi
+"""
+    tree = base_tree()
+    tree["configs/runners.yaml"] = "labels:\n  mi355x:\n    - mi355x-amds_0\n"
+    tree["runners/launch_mi355x-amds.sh"] = runner
+    r = "runners/launch_mi355x-amds.sh"
+    # Only the multi-node branch changes: no single-node point takes it.
+    snap = build_snapshot(base=tree, head={r: runner.replace('srtctl apply -f', 'srtctl apply --verbose -f')})
+    assert ReviewContext(snap).affected.points == []
+    # The vLLM-only branch: only the vLLM point.
+    snap = build_snapshot(base=tree, head={r: runner.replace("VLLM_FLAG=1", "VLLM_FLAG=2")})
+    got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
+    assert got == {"gptoss-fp4-mi355x-vllm": ["launch_mi355x-amds.sh: top-level code changed (runner for mi355x)"]}
+    # The single-node branch everyone takes, and a changed test line: both points.
+    for head in (runner.replace("docker run --rm", "docker run --rm --ipc=host"),
+                 runner.replace('$FRAMEWORK == "vllm"', '$FRAMEWORK == "sglang"')):
+        snap = build_snapshot(base=tree, head={r: head})
+        assert {p.config_key for p in ReviewContext(snap).affected.points} == {
+            "dsr1-fp8-mi355x-sglang", "gptoss-fp4-mi355x-vllm"}
