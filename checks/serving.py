@@ -131,6 +131,10 @@ class Hit:
     kind: str
     condition: str | None = None  # enclosing shell if-test, when conditional
     parent: str | None = None  # the JSON-valued flag holding this key
+    key: str = field(init=False, repr=False, compare=False)  # norm_name(name), computed once
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", norm_name(self.name))
 
     @property
     def where(self) -> str:
@@ -271,7 +275,7 @@ class ServingView:
         if index is None:
             index = {}
             for pos, h in enumerate(self.all_hits()):
-                index.setdefault(norm_name(h.name), []).append((pos, h))
+                index.setdefault(h.key, []).append((pos, h))
             self._hit_index = index
         wanted = {norm_name(n) for n in names}
         allowed = set(kinds) if kinds is not None else None
