@@ -52,6 +52,7 @@ MSG_MISSING_SCRIPT = (
 MSG_SCRIPT_UNREADABLE = "could not verify: {message}; fix the script so bash reads it plainly."
 
 MEMO_VIEWS = "serving.views"
+MEMO_HITS = "serving.hits"
 MEMO_SCRIPT = "serving.script:{path}"
 
 
@@ -203,6 +204,8 @@ class ServingView:
     # script bodies (8, 10, 13) are blind then.
     script_gap: str | None = None
     script_gap_evidence: Evidence | None = None
+    # Per-review cache shared by views (ctx.memo), so identical views build their hits once.
+    shared: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def config_key(self) -> str:
@@ -253,10 +256,22 @@ class ServingView:
         return Evidence(path=path, line=line)
 
     # --- knob lookup --------------------------------------------------------------------------
+    def _share_key(self) -> tuple | None:
+        """Views with the same variant, scripts and worker settings have the same hits."""
+        if self.shared is None or (self.variant is None and not self.scripts):
+            return None
+        workers = self.point.workers
+        return (id(self.variant), tuple((u.path, id(u.analysis), u.executed) for u in self.scripts),
+                json.dumps(workers, sort_keys=True, default=str) if workers else None)
+
     def all_hits(self) -> list[Hit]:
         """Every setting of this point, from the variant, the scripts and the master config."""
         cached = getattr(self, "_hits", None)
         if cached is None:
+            key = self._share_key()
+            if key is not None and key in self.shared:
+                self._hits, self._hit_index = self.shared[key]
+                return self._hits
             if self.variant is not None:
                 cached = list(_variant_hits(self.variant))
             elif self.scripts:
@@ -267,16 +282,23 @@ class ServingView:
                 cached.extend(_shared_script_hits(use))
             cached.extend(_setting_hits(self.point))
             self._hits = cached
+            if key is not None:
+                self.shared[key] = (cached, self._index())
         return cached
 
-    def hits(self, *names: str, kinds: Iterable[str] | None = None) -> list[Hit]:
-        """Every place one of `names` is set (any spelling), optionally only of some kinds."""
+    def _index(self) -> dict[str, list[tuple[int, Hit]]]:
         index = getattr(self, "_hit_index", None)
         if index is None:
             index = {}
             for pos, h in enumerate(self.all_hits()):
                 index.setdefault(h.key, []).append((pos, h))
             self._hit_index = index
+        return index
+
+    def hits(self, *names: str, kinds: Iterable[str] | None = None) -> list[Hit]:
+        """Every place one of `names` is set (any spelling), optionally only of some kinds."""
+        self.all_hits()
+        index = self._index()
         wanted = {norm_name(n) for n in names}
         allowed = set(kinds) if kinds is not None else None
         found = sorted((x for n in wanted for x in index.get(n, ())), key=lambda x: x[0])
@@ -433,7 +455,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     repo = ctx.head_repo
     variant = repo.variant_for(point)
     view = ServingView(point=point, effective=repo.effective(point), variant=variant,
-                       reasons=list(affected_point.reasons))
+                       reasons=list(affected_point.reasons), shared=ctx.memo(MEMO_HITS, dict))
     launcher = point.launcher
     if launcher is not None:
         _check_readable(ctx, view, launcher.path)
