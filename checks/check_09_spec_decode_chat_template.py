@@ -25,6 +25,8 @@ How to fix:
 """
 from __future__ import annotations
 
+import re
+
 from checks.result import CheckResult, Evidence
 from checks.serving import (
     ServingView,
@@ -69,6 +71,10 @@ def _uses_agentic_client(v: ServingView) -> bool:
     return True
 
 
+# A command substitution in the client's arguments that prints the flag passes it.
+_PRINTS_CHAT_FLAG = re.compile(r"""\b(?:echo|printf)\s+(?:-\w+\s+)*["']?--use[-_]chat[-_]template\b""")
+
+
 def _chat_flag_line(v: ServingView) -> tuple[str, int] | None:
     wanted = norm_name(CHAT_FLAG)
     for use in v.scripts:
@@ -82,6 +88,8 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int] | None:
                 continue  # text printed to a log never reaches the client
             for word in argv:
                 name = word.split("=", 1)[0]
+                if word.startswith(("$(", "`")) and _PRINTS_CHAT_FLAG.search(word):
+                    return use.path, cmd.line  # `$( [[ ... ]] && echo "--use-chat-template" )`
                 if word.startswith("--") and norm_name(name) == wanted:
                     if "=" in word and not is_enabled(word.split("=", 1)[1]):
                         continue

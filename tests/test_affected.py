@@ -236,3 +236,13 @@ fi
         snap = build_snapshot(base=tree, head={r: head})
         assert {p.config_key for p in ReviewContext(snap).affected.points} == {
             "dsr1-fp8-mi355x-sglang", "gptoss-fp4-mi355x-vllm"}
+
+
+def test_check_9_counts_a_substitution_that_prints_the_flag():
+    from checks.check_09_spec_decode_chat_template import _chat_flag_line
+
+    text = A_TEXT.replace("--max-concurrency $CONC",
+                          '--max-concurrency $CONC $( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo "--use-chat-template" )')
+    snap = build_snapshot(base=base_tree(), head={A: text})
+    view = serving_views(ReviewContext(snap))[0]
+    assert _chat_flag_line(view) == (A, 4)
