@@ -55,6 +55,9 @@ COULD_NOT_VERIFY = "could not verify"
 # Reasons that are about evidence only GitHub has; local mode reports them unavailable by design.
 GITHUB_ONLY_RE = re.compile(r"not provided in local mode|sweep run|check run|artifact|upstream", re.I)
 PATH_IN_REASON_RE = re.compile(r"[\w./-]+\.(?:sh|ya?ml|md|py|json|patch|diff)\b")
+NOT_FOUND_RE = re.compile(r"could not verify: (\S+) named at \S+ was not found")
+# Code a script downloads or pipes in at run time: not a file of the commit the bot missed.
+OPAQUE_RE = re.compile(r"could not read what line \d+ of \S+ runs: a script it downloads")
 TIMEOUT_S = 600
 SLOWEST = 5
 
@@ -191,10 +194,12 @@ def tree_names(repo: str, sha: str) -> set[str]:
 def bot_caused(repo: str, sha: str, reason: str) -> bool:
     """A "could not verify" row the bot caused: it names a file the commit contains, at that
     path or (for "not found") under another folder of the commit's own layout."""
-    if GITHUB_ONLY_RE.search(reason):
+    if GITHUB_ONLY_RE.search(reason) or OPAQUE_RE.search(reason):
         return False
     names = tree_names(repo, sha)
-    for path in PATH_IN_REASON_RE.findall(reason):
+    missing = NOT_FOUND_RE.search(reason)
+    # "X named at Y was not found": only X is what the bot failed to find (Y is the referrer).
+    for path in [missing.group(1)] if missing else PATH_IN_REASON_RE.findall(reason):
         path = path.lstrip("./")
         if path in names or path.rsplit("/", 1)[-1] in names:
             return True

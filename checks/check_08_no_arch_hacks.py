@@ -76,26 +76,40 @@ def _hack_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
     for h in v.hits(*policy.arch_hack_flags):
         if h.parent is None:
             out.append((MSG_HACK_FLAG.format(where=h.where, setting=h.shown), h.evidence()))
-    trim = {norm_name(k) for k in policy.arch_trim_keys}
-    for h in v.all_hits():
-        if h.parent is not None and norm_name(h.name) in trim:
+    for h in v.hits(*policy.arch_trim_keys):
+        if h.parent is not None:
             out.append((MSG_TRIM.format(where=h.where, key=h.name, parent=h.parent), h.evidence()))
     model_files = model_file_regex(ctx)
     for use in v.scripts:
-        for p in use.analysis.patches:
-            if p.target and model_files.search(p.target):
-                out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{p.line}", target=p.target,
-                                                  command=p.text.strip().split("\n")[0][:80]),
-                            Evidence(path=use.path, line=p.line)))
-        for cmd in use.analysis.commands:
-            argv = cmd.expanded or cmd.argv
-            if argv and argv[0].rsplit("/", 1)[-1] == "jq":
-                targets = [t for _, t in cmd.redirects] + [a for a in argv[1:] if model_files.search(a)]
-                hit = next((t for t in targets if model_files.search(t)), None)
-                if hit:
-                    out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{cmd.line}", target=hit,
-                                                      command=cmd.text.strip()[:80]),
-                                Evidence(path=use.path, line=cmd.line)))
+        out.extend(_script_items(use, model_files))
+    return out
+
+
+def _script_items(use, model_files) -> list[tuple[str, Evidence]]:
+    """Model-file edits in one script's executed code (checks.launch_path), computed once per
+    (script, path, executed functions) and shared by every point that runs it."""
+    memo = use.analysis.__dict__.setdefault("_check08_items", {})
+    key = (use.path, use.executed, model_files.pattern)
+    if key in memo:
+        return memo[key]
+    out: list[tuple[str, Evidence]] = []
+    for p in use.patches:
+        if p.target and model_files.search(p.target):
+            out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{p.line}", target=p.target,
+                                              command=p.text.strip().split("\n")[0][:80]),
+                        Evidence(path=use.path, line=p.line)))
+    for cmd in use.analysis.commands:
+        if not use.runs(cmd.function):
+            continue
+        argv = cmd.expanded or cmd.argv
+        if argv and argv[0].rsplit("/", 1)[-1] == "jq":
+            targets = [t for _, t in cmd.redirects] + [a for a in argv[1:] if model_files.search(a)]
+            hit = next((t for t in targets if model_files.search(t)), None)
+            if hit:
+                out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{cmd.line}", target=hit,
+                                                  command=cmd.text.strip()[:80]),
+                            Evidence(path=use.path, line=cmd.line)))
+    memo[key] = out
     return out
 
 

@@ -91,6 +91,10 @@ def _uses_agentic_client(v: ServingView) -> bool:
     return True
 
 
+# A command substitution in the client's arguments that prints the flag passes it.
+_PRINTS_CHAT_FLAG = re.compile(r"""\b(?:echo|printf)\s+(?:-\w+\s+)*["']?--use[-_]chat[-_]template\b""")
+
+
 def _implied_flags(v: ServingView) -> dict[str, str]:
     """Client-helper flags that turn the chat template on, read from the helpers' option
     handling: a `case "$1"` arm `--dsv4)` that sets `use_chat_template=true` (benchmark_lib.sh's
@@ -120,6 +124,10 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
     for use in v.scripts:
         helper = use.via.startswith(VIA_RUN_BY)
         for cmd in use.analysis.commands:
+            # A helper's own flags inside a library function depend on the caller's options, so
+            # they prove nothing about what this point passes (checks.launch_path: executed code).
+            if not use.runs(cmd.function) or (cmd.function is not None and helper):
+                continue
             argv = cmd.expanded or cmd.argv
             if not argv or argv[0].rsplit("/", 1)[-1] in PRINT_COMMANDS:
                 continue  # text printed to a log never reaches the client
@@ -136,6 +144,8 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
                 if helper and cond:
                     continue
                 name = word.split("=", 1)[0]
+                if word.startswith(("$(", "`")) and _PRINTS_CHAT_FLAG.search(word):
+                    return use.path, cmd.line, CHAT_FLAG, None  # `$( [[ ... ]] && echo "--use-chat-template" )`
                 if word.startswith("--") and norm_name(name) in wanted:
                     if "=" in word and not is_enabled(word.split("=", 1)[1]):
                         continue

@@ -228,7 +228,7 @@ class ReviewContext:
         launchers = {_launcher_path(p, a) for p in head_points for a in ("launcher", "eval_launcher")} - {None}
         # Files that can be on a launch path without being a point's own launcher or recipe.
         runnable = sorted(p for p in changed_files - launchers
-                          if p.endswith(lp.SHELL_SUFFIXES + (".py",)) or "." not in p.rsplit("/", 1)[-1])
+                          if p.endswith(lp.SHELL_SUFFIXES) or "." not in p.rsplit("/", 1)[-1])
         changes: dict[str, lp.FileChange] = {}
         for f in files:
             for path in (f.path, f.previous_path):
@@ -236,6 +236,7 @@ class ReviewContext:
                     changes[path] = lp.file_change(self.snapshot.base, self.snapshot.head, path, f.status,
                                                    f.previous_path)
         live = {p for p, c in changes.items() if not c.empty}
+        names = (lp.reach_names(self.head_repo, self.snapshot.head, live) or None) if live else None
 
         out: list[AffectedPoint] = []
         for point in head_points:
@@ -254,8 +255,9 @@ class ReviewContext:
                 if extra in changed_files and extra != launcher:
                     reasons.append(f"referenced {extra} changed")
             if live:
-                roots = lp.point_roots(self, point, runners=True)
-                reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own))
+                roots = lp.candidate_roots(lp.point_roots(self, point, runners=True), names)
+                if roots.files or roots.commands:
+                    reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own, point=point))
             if reasons:
                 out.append(AffectedPoint(point=point, reasons=reasons))
 

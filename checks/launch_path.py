@@ -7,7 +7,7 @@ benchmark point is affected when the PR changes something on that point's launch
 2. its launcher: the srt-slurm recipe (or multi-node CONFIG_FILE / eval recipe) it binds to,
    or its bash launcher script;
 3. a file the launch path really runs: `source FILE`, `. FILE`, `bash FILE`, `sh FILE`,
-   `exec FILE`, `./FILE.sh` or `python FILE.py`, with references resolved through
+   `exec FILE` or `./FILE.sh`, with references resolved through
    `$(dirname "$0")`, `${BASH_SOURCE[0]}`, `$GITHUB_WORKSPACE`, the container workspace mounts
    and variables assigned earlier in the script; a recipe's `setup_script` and the scripts its
    `benchmark.command` runs; the runner scripts (`runners/launch_<node>.sh`) of the nodes
@@ -41,6 +41,7 @@ MAX_PATH_FILES = 64
 # How a file reached from another file of the path says so ("run by <path>"); checks tell a
 # helper library from the launcher by it.
 VIA_RUN_BY = "run by "
+MAX_SCAN_BYTES = 1_000_000
 RUNNERS_FILE = "runners.yaml"
 RUNNER_SCRIPT = "runners/launch_{node}.sh"
 SHELL_SUFFIXES = (".sh", ".bash")
@@ -54,7 +55,6 @@ _SELF_DIR = re.compile(
     r"""|\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}"""
 )
 _WORKSPACE = re.compile(r"\$\{?GITHUB_WORKSPACE\}?/?")
-_PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 _SELF = "\x00self\x00"
 
 
@@ -159,33 +159,21 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
     for holder, analysis in commands:
         add_unit(holder, analysis, None)
     while units:
-        path, analysis, function = units.pop(0)
-        for s in analysis.sources:
-            if s.function != function:
-                continue
-            target = resolve_ref(repo, mounts, s.resolved or s.value, path)
+        path, analysis, function = units.pop()
+        unit = analysis.units().get(function)
+        if unit is None:
+            continue
+        for ref in unit.sources:
+            target = resolve_ref(repo, mounts, ref.resolved or ref.value, path)
             if target is not None:
                 add_file(target, f"{VIA_RUN_BY}{path}")
-        for cmd in analysis.commands:
-            if cmd.function != function or not cmd.argv:
-                continue
-            head = cmd.argv[0]
-            words = cmd.expanded or cmd.argv
-            # A function runs when an executed command names it: `fn`, `retry fn`, `timeout 9 fn`.
-            for word in dict.fromkeys([head, *words[1:]]):
-                if word in names_called:
-                    continue
-                names_called.add(word)
-                for p in defined.get(word, []):
-                    a = out.files[p].analysis
-                    if a is not None:
-                        add_unit(p, a, word)
-            if _PYTHON.match(words[0].rsplit("/", 1)[-1]):
-                script = next((w for w in words[1:] if not w.startswith("-")), None)
-                if script and script.endswith(".py") and "-c" not in words[1:2] and "-m" not in words[1:2]:
-                    target = resolve_ref(repo, mounts, script, path)
-                    if target is not None:
-                        add_file(target, f"{VIA_RUN_BY}{path}")
+        # A function runs when an executed command names it: `fn`, `retry fn`, `timeout 9 fn`.
+        for word in unit.words - names_called:
+            names_called.add(word)
+            for p in defined.get(word, []):
+                a = out.files[p].analysis
+                if a is not None:
+                    add_unit(p, a, word)
     return out
 
 
@@ -197,6 +185,7 @@ class FileChange:
     whole: str | None = None  # why the change cannot be attributed (added, removed, not shell, ...)
     top: bool = False
     functions: frozenset[str] = frozenset()
+    lines: frozenset[int] = frozenset()  # head-side lines of changed code (comments excluded)
 
     @property
     def empty(self) -> bool:
@@ -220,11 +209,151 @@ def file_change(base_src: Any, head_src: Any, path: str, status: str, previous: 
     if a is None or b is None:
         return FileChange(path=path, whole="changed (not readable as bash)")
     funcs = frozenset(n for n in set(a.functions) | set(b.functions) if a.functions.get(n) != b.functions.get(n))
-    return FileChange(path=path, top=a.top != b.top, functions=funcs)
+    return FileChange(path=path, top=a.top != b.top, functions=funcs, lines=_changed_lines(a.lines, b.lines))
 
 
-def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[str]) -> list[str]:
-    """Why the PR's file changes affect a point with this launch path ([] when they do not)."""
+def _changed_lines(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]:
+    """Head-side line numbers (1-based) of changed code; a deletion marks its neighbours."""
+    import difflib
+
+    out: set[int] = set()
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        if op in ("replace", "insert"):
+            out.update(j + 1 for j in range(j1, j2) if new[j])
+        if op == "delete" and any(old[i] for i in range(i1, i2)):
+            out.update(x for x in (j1, j1 + 1) if 1 <= x <= len(new))
+    return frozenset(out)
+
+
+# --- which branch of a script a point takes (rule 4 for top-level code) ---------------------
+
+_TEST = re.compile(r"(\[\[?)\s+(.*?)\s+\]\]?")
+_CMP = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s*(==|=|!=)\s*(.+?)\s*$""")
+_MATCHES = re.compile(r"""(\S+) matches (\S+)""")
+
+
+def point_env(point: Any) -> dict[str, str]:
+    """The variables the sweep sets for a point's job, as the runner scripts test them."""
+    spec = getattr(point, "spec_decoding", None) or "none"
+    agentic = bool(getattr(point, "is_agentic", False))
+    env = {
+        "FRAMEWORK": getattr(point, "framework", None), "PRECISION": getattr(point, "precision", None),
+        "MODEL": getattr(point, "model", None), "MODEL_PREFIX": getattr(point, "model_prefix", None),
+        "SPEC_DECODING": spec, "IS_MULTINODE": "true" if getattr(point, "multinode", False) else "false",
+        "IS_AGENTIC": "1" if agentic else "0",
+    }
+    return {k: str(v) for k, v in env.items() if v is not None}
+
+
+def _atom(text: str, env: dict[str, str]) -> bool | None:
+    """One `$VAR == value` comparison, or None when it is not one over a known variable."""
+    import fnmatch
+
+    m = _CMP.match(text.strip())
+    if not m or m.group(1) not in env:
+        return None
+    written = m.group(3).strip()
+    want = written.strip("'\"")
+    if "$" in want or "`" in want:
+        return None
+    quoted = written[:1] in "'\"" and written != want
+    got = env[m.group(1)] == want if quoted else fnmatch.fnmatchcase(env[m.group(1)], want)
+    neg = text.strip().startswith("!")
+    res = got if m.group(2) != "!=" else not got
+    return not res if neg else res
+
+
+def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
+    """Whether a recorded shell condition (if/elif/else chains, `X matches P` case arms) holds
+    for these variables: True, False, or None when it depends on something else."""
+    import fnmatch
+    import itertools
+
+    atoms: list[bool | None] = []
+
+    def test(m: re.Match) -> str:
+        inner = m.group(2)
+        parts = re.split(r"\s*(&&|\|\|)\s*", inner)
+        out = []
+        for part in parts:
+            if part in ("&&", "||"):
+                out.append(" and " if part == "&&" else " or ")
+                continue
+            atoms.append(_atom(part, env))
+            out.append(f" _a{len(atoms) - 1} ")
+        return "(" + "".join(out) + ")"
+
+    def case(m: re.Match) -> str:
+        subject = m.group(1).strip("'\"")
+        name = re.fullmatch(r"\$\{?([A-Za-z_]\w*)\}?", subject)
+        if name and name.group(1) in env:
+            value = env[name.group(1)]
+            atoms.append(any(fnmatch.fnmatchcase(value, p.strip("'\"")) for p in m.group(2).split("|")))
+        else:
+            atoms.append(None)
+        return f" _a{len(atoms) - 1} "
+
+    expr = _MATCHES.sub(case, _TEST.sub(test, cond))
+    expr = expr.replace("&&", " and ").replace("||", " or ")
+    expr = re.sub(r"(?<![\w])!\s*", " not ", expr)
+    tokens = re.findall(r"_a\d+|and|or|not|\(|\)|\S+", expr)
+    cleaned: list[str] = []
+    for tok in tokens:
+        if re.fullmatch(r"_a\d+|and|or|not|\(|\)", tok):
+            cleaned.append(tok)
+        else:  # a command used as a condition (`command -v x`): unknown
+            atoms.append(None)
+            cleaned.append(f"_a{len(atoms) - 1}")
+    # Adjacent atoms (a command's words) collapse into one unknown.
+    merged: list[str] = []
+    for tok in cleaned:
+        if merged and tok.startswith("_a") and merged[-1].startswith("_a"):
+            atoms[int(merged[-1][2:])] = None
+            continue
+        merged.append(tok)
+    code = " ".join(merged)
+    unknown = [i for i, a in enumerate(atoms) if a is None and f"_a{i}" in merged]
+    if len(unknown) > 8:
+        return None
+    results = set()
+    try:
+        for combo in itertools.product((True, False), repeat=len(unknown)):
+            values = {f"_a{i}": (a if a is not None else False) for i, a in enumerate(atoms)}
+            values.update({f"_a{i}": v for i, v in zip(unknown, combo)})
+            results.add(bool(eval(code, {"__builtins__": {}}, values)))  # noqa: S307 - only _aN/and/or/not/()
+    except SyntaxError:
+        return None
+    return results.pop() if len(results) == 1 else None
+
+
+def _selected_lines(pf: PathFile, change: FileChange, env: dict[str, str]) -> bool:
+    """Whether any changed top-level line of the file runs for a point with this env."""
+    a = pf.analysis
+    if a is None or not change.lines:
+        return True
+    spans = [(c.line, max(c.end_line, c.line), c.condition) for c in a.commands if c.function is None]
+    spans += [(loc.line, loc.line, loc.condition) for _, loc, _ in a.assignments if loc.function is None]
+    for line in change.lines:
+        if any(f.line <= line <= f.end_line for f in a.functions.values()):
+            continue  # function bodies are attributed by function
+        covering = [sp for sp in spans if sp[0] <= line <= sp[1]]
+        if not covering:
+            return True  # `fi`, a test line, ...: may change which branch runs
+        cond = max(covering, key=lambda sp: sp[0])[2]
+        if cond is None or evaluate_condition(cond, env) is not False:
+            return True
+    return False
+
+
+def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[str],
+                 point: Any = None) -> list[str]:
+    """Why the PR's file changes affect a point with this launch path ([] when they do not).
+    With `point`, a top-level change counts only when a changed line runs for it: a line in a
+    branch whose condition is false for the point's variables (`IS_MULTINODE`, `FRAMEWORK`,
+    ...) does not."""
+    env = point_env(point) if point is not None else None
     reasons: list[str] = []
     for path, pf in launch.files.items():
         change = changes.get(path)
@@ -235,7 +364,7 @@ def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[s
         if change.whole is not None or pf.analysis is None:
             reasons.append(f"{path} changed{where}")
             continue
-        if change.top:
+        if change.top and (env is None or _selected_lines(pf, change, env)):
             reasons.append(f"{name}: top-level code changed{where}")
             continue
         for fn in sorted(change.functions & launch.called.get(path, set())):
@@ -276,6 +405,7 @@ def runner_scripts(repo: Any, nodes: dict[str, list[str]], label: str | None) ->
 SETUP_SCRIPT_KEY = "setup_script"
 SRT_RECIPE_ROOTS = ("multi_node/srt-slurm-recipes", "single_node/srt-slurm-recipes")
 MEMO_PATH = "launch_path:{key}"
+MEMO_ROOT = "launch_path.root:{key}"
 MEMO_RUNNERS = "launch_path.runners"
 
 
@@ -332,7 +462,69 @@ def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
     return out
 
 
+def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
+    """File names that can lead to a target: the targets' own names, then every shell file
+    (under the scripts folder and runners/) whose text names one already in the set, to a
+    fixpoint. Only a filter that spares building launch paths that cannot hold a target; the
+    rule itself reads the launch path, never text."""
+    names = {t.rsplit("/", 1)[-1] for t in targets}
+    files: list[str] = []
+    for directory in (repo.layout.scripts_dir, repo.layout.rel("runners")):
+        try:
+            files.extend(p for p in src.list(directory) if p.endswith(SHELL_SUFFIXES))
+        except Exception:  # noqa: BLE001 - no listing: every root stays a candidate
+            return set()
+    texts: dict[str, str] = {}
+    for path in dict.fromkeys(files):
+        try:
+            data = src.read(path)
+        except Exception:  # noqa: BLE001
+            data = None
+        if data is not None and len(data) <= MAX_SCAN_BYTES:
+            texts[path] = data.decode("utf-8", "replace")
+    grew = True
+    while grew:
+        grew = False
+        for path, text in texts.items():
+            name = path.rsplit("/", 1)[-1]
+            if name not in names and any(n in text for n in names):
+                names.add(name)
+                grew = True
+    return names
+
+
+def candidate_roots(roots: PointRoots, names: set[str] | None) -> PointRoots:
+    """The roots whose launch path may hold a changed file (all of them when `names` is None)."""
+    if names is None:
+        return roots
+    files = [(p, via) for p, via in roots.files if p.rsplit("/", 1)[-1] in names]
+    commands = [(h, a) for h, a in roots.commands
+                if any(n in c.text for c in a.commands for n in names)]
+    return PointRoots(files=files, commands=commands, missing_setup=roots.missing_setup)
+
+
+def merge_paths(parts: list[LaunchPath]) -> LaunchPath:
+    out = LaunchPath()
+    for part in parts:
+        for path, pf in part.files.items():
+            out.files.setdefault(path, pf)
+        for path, fns in part.called.items():
+            out.called.setdefault(path, set()).update(fns)
+    return out
+
+
 def launch_path(ctx: Any, roots: PointRoots) -> LaunchPath:
-    """The launch path from these roots at the head, built once per review."""
-    return ctx.memo(MEMO_PATH.format(key=repr(roots.key)), lambda: build_path(
-        ctx.head_repo, ctx.snapshot.head, ctx.config.policy.workspace_mounts, roots.files, roots.commands))
+    """The launch path from these roots at the head, built once per review. Each root is its
+    own process (a runner runs the launcher with `bash`), so each is followed once and shared
+    by every point that has it."""
+    repo, src, mounts = ctx.head_repo, ctx.snapshot.head, ctx.config.policy.workspace_mounts
+
+    def build() -> LaunchPath:
+        parts = [ctx.memo(MEMO_ROOT.format(key=repr(root)), lambda root=root: build_path(repo, src, mounts, [root]))
+                 for root in roots.files]
+        parts += [ctx.memo(MEMO_ROOT.format(key=f"command {id(a)}"),
+                           lambda h=h, a=a: build_path(repo, src, mounts, [], [(h, a)]))
+                  for h, a in roots.commands]
+        return parts[0] if len(parts) == 1 else merge_paths(parts)
+
+    return ctx.memo(MEMO_PATH.format(key=repr(roots.key)), build)

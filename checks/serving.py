@@ -22,10 +22,10 @@ from typing import Any, Iterable
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
 from checks.launch_path import launch_path, point_roots, resolve_ref
-from recipes.scripts import ScriptAnalysis, analyze_script
-from recipes.srt import FRAMEWORK_ENGINE, keypath_kind
 from recipes.effective import MAX_SCRIPT_BYTES, MSG_SCRIPT_TOO_LARGE
 from recipes.points import TOO_MANY_POINTS
+from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_script
+from recipes.srt import FRAMEWORK_ENGINE, keypath_kind
 
 SETUP_SCRIPT_KEY = "setup_script"
 ENGINE_NAMES = {"atom": "ATOM", "vllm": "vLLM", "sglang": "SGLang", "trtllm": "TRT-LLM", "tilert": "TileRT"}
@@ -60,6 +60,7 @@ MSG_MISSING_SCRIPT = (
 MSG_SCRIPT_UNREADABLE = "could not verify: {message}; fix the script so bash reads it plainly."
 
 MEMO_VIEWS = "serving.views"
+MEMO_HITS = "serving.hits"
 MEMO_SCRIPT = "serving.script:{path}"
 
 
@@ -139,6 +140,10 @@ class Hit:
     kind: str
     condition: str | None = None  # enclosing shell if-test, when conditional
     parent: str | None = None  # the JSON-valued flag holding this key
+    key: str = field(init=False, repr=False, compare=False)  # norm_name(name), computed once
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", norm_name(self.name))
 
     @property
     def where(self) -> str:
@@ -171,6 +176,15 @@ class ScriptUse:
     def runs(self, function: str | None) -> bool:
         return function is None or function in self.executed
 
+    def line_runs(self, line: int | None) -> bool:
+        """Whether a line is executed code: outside every function, or in one the path calls."""
+        if line is None:
+            return True
+        inside = [f for f in self.analysis.functions.values() if f.line <= line <= f.end_line]
+        if not inside:
+            return True
+        return self.runs(min(inside, key=lambda f: f.end_line - f.line).name)
+
     @property
     def patches(self) -> list:
         """The analysis' patch operations on the executed launch path."""
@@ -198,6 +212,8 @@ class ServingView:
     # script bodies (8, 10, 13) are blind then.
     script_gap: str | None = None
     script_gap_evidence: Evidence | None = None
+    # Per-review cache shared by views (ctx.memo), so identical views build their hits once.
+    shared: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def config_key(self) -> str:
@@ -248,10 +264,22 @@ class ServingView:
         return Evidence(path=path, line=line)
 
     # --- knob lookup --------------------------------------------------------------------------
+    def _share_key(self) -> tuple | None:
+        """Views with the same variant, scripts and worker settings have the same hits."""
+        if self.shared is None or (self.variant is None and not self.scripts):
+            return None
+        workers = self.point.workers
+        return (id(self.variant), tuple((u.path, id(u.analysis), u.executed) for u in self.scripts),
+                json.dumps(workers, sort_keys=True, default=str) if workers else None)
+
     def all_hits(self) -> list[Hit]:
         """Every setting of this point, from the variant, the scripts and the master config."""
         cached = getattr(self, "_hits", None)
         if cached is None:
+            key = self._share_key()
+            if key is not None and key in self.shared:
+                self._hits, self._hit_index = self.shared[key]
+                return self._hits
             if self.variant is not None:
                 cached = list(_variant_hits(self.variant))
             elif self.scripts:
@@ -259,16 +287,30 @@ class ServingView:
             else:
                 cached = list(_effective_hits(self.effective))
             for use in self.scripts:
-                cached.extend(_script_hits(use))
+                cached.extend(_shared_script_hits(use))
             cached.extend(_setting_hits(self.point))
             self._hits = cached
+            if key is not None:
+                self.shared[key] = (cached, self._index())
         return cached
+
+    def _index(self) -> dict[str, list[tuple[int, Hit]]]:
+        index = getattr(self, "_hit_index", None)
+        if index is None:
+            index = {}
+            for pos, h in enumerate(self.all_hits()):
+                index.setdefault(h.key, []).append((pos, h))
+            self._hit_index = index
+        return index
 
     def hits(self, *names: str, kinds: Iterable[str] | None = None) -> list[Hit]:
         """Every place one of `names` is set (any spelling), optionally only of some kinds."""
+        self.all_hits()
+        index = self._index()
         wanted = {norm_name(n) for n in names}
         allowed = set(kinds) if kinds is not None else None
-        return [h for h in self.all_hits() if norm_name(h.name) in wanted and (allowed is None or h.kind in allowed)]
+        found = sorted((x for n in wanted for x in index.get(n, ())), key=lambda x: x[0])
+        return [h for _, h in found if allowed is None or h.kind in allowed]
 
     def json_flags(self) -> list[tuple[Hit, dict]]:
         """Every JSON-valued flag or key (e.g. --speculative-config) with its parsed object."""
@@ -321,6 +363,16 @@ def _effective_hits(eff: Any) -> Iterable[Hit]:
             obj = json_object(o.value) if kind == "arg" else None
             if obj is not None:
                 yield from _walk_json(obj, o.path, o.line, name)
+
+
+def _shared_script_hits(use: ScriptUse) -> list[Hit]:
+    """`_script_hits`, computed once per (text, path, executed functions): points that run the
+    same script share its hits (Hits are frozen)."""
+    memo = use.analysis.__dict__.setdefault("_script_hits", {})
+    key = (use.path, use.executed)
+    if key not in memo:
+        memo[key] = list(_script_hits(use))
+    return memo[key]
 
 
 def _script_hits(use: ScriptUse) -> Iterable[Hit]:
@@ -385,7 +437,7 @@ def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
 
 def _add_use(view: ServingView, use: ScriptUse) -> None:
     view.scripts.append(use)
-    bad = use.analysis.unreadable
+    bad = next((f for f in use.analysis.findings if f.code in UNREADABLE_CODES and use.line_runs(f.line)), None)
     if bad is not None and view.script_gap is None:
         # Only this script is blind: the checks that read script bodies say so for this point.
         view.script_gap = MSG_SCRIPT_UNREADABLE.format(message=bad.message)
@@ -408,7 +460,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     repo = ctx.head_repo
     variant = repo.variant_for(point)
     view = ServingView(point=point, effective=repo.effective(point), variant=variant,
-                       reasons=list(affected_point.reasons))
+                       reasons=list(affected_point.reasons), shared=ctx.memo(MEMO_HITS, dict))
     launcher = point.launcher
     if launcher is not None:
         _check_readable(ctx, view, launcher.path)

@@ -188,11 +188,17 @@ def _from_script(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: s
         return
     analysis = analyze_script(text, path)
     out.findings.extend(getattr(analysis, "findings", []) or [])
-    for k, loc in (getattr(analysis, "exports", None) or {}).items():
-        out.env[str(k)] = Origin(value=loc.value, path=path, line=loc.line)
-    launch = getattr(analysis, "server_launch", None)
-    for k, loc in (getattr(launch, "flags", None) or {}).items():
-        out.args[str(k).lstrip("-")] = Origin(value=loc.value, path=path, line=loc.line)
+    # The script's Origins are the same for every point it serves (frozen, so shared).
+    cached = analysis.__dict__.get("_effective_origins")
+    if cached is None:
+        env = {str(k): Origin(value=loc.value, path=path, line=loc.line)
+               for k, loc in (getattr(analysis, "exports", None) or {}).items()}
+        launch = getattr(analysis, "server_launch", None)
+        args = {str(k).lstrip("-"): Origin(value=loc.value, path=path, line=loc.line)
+                for k, loc in (getattr(launch, "flags", None) or {}).items()}
+        cached = analysis.__dict__["_effective_origins"] = (env, args)
+    out.env.update(cached[0])
+    out.args.update(cached[1])
     for name, flags in (("tp", TP_FLAGS), ("ep", EP_FLAGS), ("dp", DP_FLAGS), ("pp", PP_FLAGS)):
         found = _first(out.args, flags)
         if found is not None and as_int(found.value) is not None:

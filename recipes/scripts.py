@@ -98,13 +98,28 @@ _JSON_START = re.compile(r'^\s*(?:\{\s*["}]|\[)')
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_NESTING = 3
+GIT_CODE_CHANGES = frozenset({"cherry-pick", "merge", "pull", "rebase", "revert"})
 
 MAX_SCRIPT_CHARS = 1_000_000
-UNREADABLE_CODES = frozenset({"shell-parse", "shell-cap"})
+UNREADABLE_CODES = frozenset({"shell-parse", "shell-cap", "shell-opaque"})
 
 MSG_PARSE = "could not read line {line} of {path} ({what}); the rest of the script was analysed"
 MSG_CAP = "could not read {path}: {size:,} characters is over the {cap:,}-character cap for a script"
 MSG_INTERNAL = "could not read {path} ({error})"
+MSG_OPAQUE = "could not read what line {line} of {path} runs: {what}"
+MSG_OPAQUE_RUN = "a script it downloads or reads from a pipe (`{text}`)"
+MSG_OPAQUE_EVAL = "`eval` of a string only known at run time (`{text}`)"
+# Commands that run another command, with their options that take a value.
+WRAPPERS = {
+    "command": frozenset({"-p"}), "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
+    "sudo": frozenset({"-u", "-g", "-U", "-C", "-h", "-p", "-r", "-t", "-D"}), "nohup": frozenset(),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "xargs": frozenset({"-I", "-i", "-n", "-P", "-d", "-L", "-E", "-s", "-a", "--arg-file", "--delimiter",
+                        "--max-args", "--max-procs", "--replace"}),
+    "nice": frozenset({"-n", "--adjustment"}), "stdbuf": frozenset({"-i", "-o", "-e"}), "time": frozenset(),
+    "setsid": frozenset(), "ionice": frozenset({"-c", "-n", "-p"}), "chrt": frozenset(),
+}
+_DYNAMIC = re.compile(r"^\s*(?:\$\(|`|\$\{?[A-Za-z_@*])")
 MSG_JSON_FLAG = "--{flag} value is not valid JSON ({error})"
 MSG_UNCLOSED_HEREDOC = "here-document {delim!r} is never closed"
 
@@ -142,6 +157,7 @@ class ShellCommand:
     arg_lines: list[int] = field(default_factory=list)  # line of each `expanded` word
     arg_conditions: list[str | None] = field(default_factory=list)  # extra condition per `expanded` word
     function: str | None = None  # the shell function whose body holds it (runs only when called)
+    end_line: int = 0  # last line of the command (0: same as `line`)
 
 
 @dataclass
@@ -213,6 +229,14 @@ class FunctionDef:
 
 
 @dataclass
+class CodeUnit:
+    """One function body or the top level of a script, as checks.launch_path follows it."""
+
+    words: set[str] = field(default_factory=set)
+    sources: list[Located] = field(default_factory=list)
+
+
+@dataclass
 class ScriptAnalysis:
     path: str
     exports: dict[str, Located] = field(default_factory=dict)
@@ -234,6 +258,24 @@ class ScriptAnalysis:
         """The finding naming what could not be read (a line, an unclosed heredoc, the size cap)."""
         return next((f for f in self.findings if f.code in UNREADABLE_CODES), None)
 
+    def units(self) -> dict[str | None, "CodeUnit"]:
+        """What each function body (None: the top level) runs: the words of its commands and
+        the files it sources or runs. Computed once."""
+        cached = self.__dict__.get("_units")
+        if cached is not None:
+            return cached
+        out: dict[str | None, CodeUnit] = {}
+        for cmd in self.commands:
+            if not cmd.argv:
+                continue
+            u = out.setdefault(cmd.function, CodeUnit())
+            words = cmd.expanded or cmd.argv
+            u.words.update(words[:1] + cmd.argv[:1] + words[1:])
+        for src in self.sources:
+            out.setdefault(src.function, CodeUnit()).sources.append(src)
+        self.__dict__["_units"] = out
+        return out
+
     def calls(self, name: str) -> list[ShellCommand]:
         """Every command that calls `name` (a function or program), in source order."""
         return [c for c in self.commands if c.argv and c.argv[0] == name]
@@ -245,6 +287,11 @@ class ScriptAnalysis:
     def assignments_of(self, name: str) -> list[Located]:
         """Every assignment of `name` in source order (e.g. both branches of an if/else)."""
         return [loc for n, loc, _ in self.assignments if n == name]
+
+
+def _short(text: str, limit: int = 60) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 3] + "..."
 
 
 def normalise_flag(name: str) -> str:
@@ -264,6 +311,98 @@ def package_name(target: str) -> str:
         last = re.sub(r"\.git$", "", re.sub(r"@.*$", "", last))
         return last.split("-")[0].lower() if last.endswith((".whl", ".tar.gz", ".zip")) else last.lower()
     return re.split(r"[\[<>=!~;@ ]", t, maxsplit=1)[0].lower()
+
+
+_PY_WRITE_CALLS = frozenset({"write_text", "write_bytes", "copy", "copyfile", "copy2", "copytree", "move",
+                             "replace", "rename", "symlink", "symlink_to", "link"})
+
+
+def _py_writes(code: str) -> bool:
+    """Whether Python code writes a file: read with Python's own parser (nested parentheses,
+    keyword modes, `Path(...).open("w")`), with the regex as the fallback for text that is not
+    plain Python (a heredoc with shell expansions)."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return bool(_PY_WRITE.search(code))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        fn = node.func
+        name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+        if name == "open":
+            mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+            if isinstance(fn, ast.Attribute) and not node.args:  # Path(...).open(mode=...) / .open("w")
+                mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
+            if isinstance(fn, ast.Attribute) and node.args and isinstance(node.args[0], ast.Constant):
+                mode = node.args[0] if len(node.args) == 1 else mode
+            if isinstance(mode, ast.Constant) and isinstance(mode.value, str) and set(mode.value) & set("wax+"):
+                return True
+            if mode is not None and not isinstance(mode, ast.Constant):
+                return True  # a mode only known at run time
+        elif name in _PY_WRITE_CALLS and isinstance(fn, ast.Attribute):
+            owner = fn.value.id if isinstance(fn.value, ast.Name) else ""
+            if name in ("write_text", "write_bytes", "rename", "symlink_to") or owner in ("os", "shutil"):
+                return True
+        elif any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value for k in node.keywords):
+            return True
+    return False
+
+
+_ARITH = re.compile(r"\$\(\(\s*([\w\s+\-*/%()]+?)\s*\)\)")
+_ARITH_NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+_AWK = re.compile(r"""\$\(\s*awk\s+(['"])\s*BEGIN\s*\{\s*print\s+([0-9.\s+\-*/()]+?)\s*;?\s*\}\s*\1\s*\)""")
+
+
+def _eval_number(expr: str, integer: bool) -> float | int | None:
+    """A literal arithmetic expression (digits, + - * / % and parentheses), or None."""
+    import ast
+    import operator
+
+    ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Mod: operator.mod}
+
+    def ev(n: Any) -> float | int:
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+            if integer and isinstance(n.value, float):
+                raise ValueError("bash arithmetic is integer only")
+            return n.value
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp):
+            a, b = ev(n.left), ev(n.right)
+            if isinstance(n.op, ast.Div):
+                if integer:
+                    return int(a / b)  # bash truncates toward zero
+                return a / b
+            if type(n.op) in ops:
+                return ops[type(n.op)](a, b)
+        raise ValueError("not a literal expression")
+
+    if len(expr) > 200:
+        return None
+    try:
+        return ev(ast.parse(expr.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError, TypeError):
+        return None
+
+
+def _literal_arithmetic(text: str, names: dict[str, str] | None = None) -> str:
+    """`$((8 * 2))` -> `16` and `$(awk 'BEGIN{print (2.99-1)/3}')` -> `0.663333` when every
+    operand is a literal (after variable substitution); anything else is left as written."""
+    def arith(m: re.Match) -> str:
+        # Inside `$(( ))` a bare name is a variable: only known integer values are substituted.
+        expr = _ARITH_NAME.sub(lambda n: (names or {}).get(n.group(0), n.group(0)).strip(), m.group(1))
+        v = _eval_number(expr, integer=True) if not _ARITH_NAME.search(expr) else None
+        return m.group(0) if v is None else str(v)
+
+    def awk(m: re.Match) -> str:
+        v = _eval_number(m.group(2), integer=False)
+        return m.group(0) if v is None else f"{v:.6g}"  # awk prints numbers with OFMT %.6g
+
+    return _AWK.sub(awk, _ARITH.sub(arith, text))
 
 
 # --------------------------------------------------------------------------- parsing
@@ -311,6 +450,7 @@ class _Analyzer:
         self._heredoc_by_line: dict[int, list[Heredoc]] = {}
         self._lines: list[bytes] | None = None
         self._function: str | None = None  # of the command being handled
+        self._stdin_heredoc: Heredoc | None = None  # a heredoc fed to the command being handled
 
     # ----- positions and text
     def line(self, node: Any) -> int:
@@ -397,11 +537,35 @@ class _Analyzer:
             self.case_node(node, ctx)
         elif t == "function_definition":
             self.function_node(node, ctx)
+        elif t == "pipeline":
+            self.pipeline(node, ctx)
         elif t in _STATEMENT_SKIP:
             return
         else:
             for c in node.named_children:
                 self.walk(c, ctx)
+
+    def pipeline(self, node: Any, ctx: _Ctx) -> None:
+        heads = []
+        for c in node.named_children:
+            cmd = c.child_by_field_name("body") if c.type == "redirected_statement" else c
+            name = cmd.child_by_field_name("name") if cmd is not None and cmd.type == "command" else None
+            args = [a for a in cmd.children_by_field_name("argument")] if name is not None else []
+            heads.append((self.value(name).rsplit("/", 1)[-1] if name is not None else "",
+                          [self.value(a) for a in args]))
+        fetched = False
+        for head, args in heads:
+            while head in WRAPPERS and args:  # `| sudo sh`, `| env X=1 bash`
+                rest = [a for a in args if not a.startswith("-") and "=" not in a]
+                head, args = (rest[0].rsplit("/", 1)[-1], args[args.index(rest[0]) + 1:]) if rest else ("", [])
+            if head in ("curl", "wget"):
+                fetched = True
+            elif fetched and (head in ("bash", "sh", "zsh", "source") or _PYTHON.match(head)) and \
+                    not any(not a.startswith("-") for a in args if a not in ("-s", "-")):
+                self.opaque(self.line(node), MSG_OPAQUE_RUN.format(text=_short(self.raw(node))))
+                break
+        for c in node.named_children:
+            self.walk(c, ctx)
 
     def substitutions(self, node: Any, ctx: _Ctx) -> None:
         """Commands inside `$(...)`, backticks and `<(...)` within a word run too."""
@@ -530,11 +694,13 @@ class _Analyzer:
             loc = self.assignment(p, ctx, exported=bool(argv))
             if argv and loc is not None:
                 env[self.assign_name(p)] = loc
+        self._stdin_heredoc = heredocs[0] if heredocs else None
         if argv:
             expanded, arg_lines, arg_conds = self.expand_words(words)
+            last = (stmt if stmt is not None else node).end_point[0] + 1 + self.offset
             cmd = ShellCommand(argv=argv, line=line, text=text, env=env, redirects=redirects,
                                conditional=bool(cond), condition=cond, expanded=expanded, arg_lines=arg_lines,
-                               arg_conditions=arg_conds, function=ctx.function)
+                               arg_conditions=arg_conds, function=ctx.function, end_line=last)
             self.handle(cmd, ctx)
         for a in after:
             self.walk(a, ctx)
@@ -656,7 +822,10 @@ class _Analyzer:
             if m.group(2) and m.group(3) is not None:
                 return m.group(3)
             return m.group(0)
-        return _PARAM.sub(sub, value)
+        out = _PARAM.sub(sub, value)
+        if "$((" in out or "awk" in out:
+            out = _literal_arithmetic(out, self.vars)
+        return out
 
     def assign(self, name: str, value: str, line: int, cond: str | None, *, exported: bool,
                raw: str = "", function: str | None = None) -> Located:
@@ -677,7 +846,22 @@ class _Analyzer:
         for el in node.named_children:
             if el.type == "comment":
                 continue
+            raw = self.raw(el)
+            ref = _ARRAY_REF.match(raw.strip())
+            if ref and ref.group(1) in self.out.arrays:
+                # `"${SPEC_ARGS[@]}"` inside another array: its elements, with their own lines.
+                for item in self.out.arrays[ref.group(1)]:
+                    where = " && ".join(c for c in (cond, item.condition) if c) or None
+                    items.append(Located(value=item.value, line=item.line, conditional=bool(where), condition=where,
+                                         resolved=item.resolved))
+                continue
             value = self.value(el)
+            simple = _SIMPLE_REF.match(raw.strip())
+            if simple and el.type != "string" and simple.group(1) in self.vars and "$(" not in self.vars[simple.group(1)]:
+                for part in self.vars[simple.group(1)].split():  # unquoted `$FLAGS` splits on whitespace
+                    items.append(Located(value=part, line=self.line(el), conditional=bool(cond), condition=cond,
+                                         resolved=part))
+                continue
             items.append(Located(value=value, line=self.line(el), conditional=bool(cond), condition=cond,
                                  resolved=self.resolve(value)))
         if append:
@@ -734,6 +918,9 @@ class _Analyzer:
                 elif head == "export" and name in self.out.exports:
                     self.out.assignments.append((name, self.out.exports[name], True))
             return
+        if head in ("source", ".") and len(argv) > 1 and argv[1].startswith(("<(", "/dev/fd/", "/proc/self/fd/")):
+            self.opaque(cmd.line, MSG_OPAQUE_RUN.format(text=_short(cmd.text)))
+            return
         if head in ("source", ".") and len(argv) > 1:
             self.out.sources.append(Located(value=cmd.argv[1], line=cmd.line, conditional=bool(cond),
                                             condition=cond, resolved=argv[1], function=cmd.function))
@@ -761,16 +948,36 @@ class _Analyzer:
                 self.cwd = target if target.startswith("/") or self.cwd is None else f"{self.cwd.rstrip('/')}/{target}"
             self._prev_cwd = previous
             return
+        if head in WRAPPERS and ctx.depth < MAX_NESTING:
+            inner_cmd = self.unwrap(cmd, head)
+            if inner_cmd is not None:
+                # `sudo -E git apply x`, `timeout 60 sed -i ...`: judge the wrapped command.
+                self.handle(inner_cmd, _Ctx(ctx.conditions, ctx.depth + 1, ctx.function))
+                return
         if head in ("bash", "sh", "eval") and ctx.depth < MAX_NESTING:
             inner = None
             if head == "eval":
                 inner = " ".join(argv[1:])
-            elif "-c" in argv[1:-1]:
-                inner = argv[argv.index("-c") + 1]
+                if _DYNAMIC.search(inner):
+                    self.opaque(cmd.line, MSG_OPAQUE_EVAL.format(text=_short(cmd.text)))
+                    return
+            else:
+                flag_c = next((k for k, a in enumerate(argv[1:-1], 1) if re.fullmatch(r"-[a-zA-Z]*c[a-zA-Z]*", a)), None)
+                if flag_c is not None:
+                    inner = argv[flag_c + 1]
             if inner:
                 self.nested(inner, cmd.line, ctx)
                 return
             script = next((a for a in argv[1:] if not a.startswith("-")), None)
+            stdin = head != "eval" and ("-s" in argv[1:] or script is None)
+            if stdin and self._stdin_heredoc is not None:
+                # `bash -s <<'EOF'`: the heredoc body is the script.
+                h = self._stdin_heredoc
+                self.nested(h.body, h.body_line, ctx)
+                return
+            if script is not None and script.startswith(("<(", "/dev/fd/", "/proc/self/fd/")):
+                self.opaque(cmd.line, MSG_OPAQUE_RUN.format(text=_short(cmd.text)))
+                return
             if head != "eval" and script:
                 # `bash helper.sh` runs a referenced script: report it with the sourced helpers.
                 self.out.sources.append(Located(value=cmd.argv[argv.index(script)] if len(cmd.argv) == len(argv) else script,
@@ -779,6 +986,44 @@ class _Analyzer:
         self.detect_launch(cmd, argv)
         self.detect_pip(cmd, argv)
         self.detect_patches(cmd, cmd.argv, cmd.argv[0].rsplit("/", 1)[-1])
+
+    def opaque(self, line: int, message: str) -> None:
+        """Something on the path runs code the bot cannot read: a "could not verify" finding."""
+        self.out.partial = True
+        self.out.findings.append(Finding(path=self.path, line=line, code="shell-opaque", severity="warning",
+                                         message=MSG_OPAQUE.format(line=line, path=self.path, what=message)))
+
+    def unwrap(self, cmd: ShellCommand, head: str) -> ShellCommand | None:
+        """The command a wrapper (`env`, `sudo`, `nohup`, `timeout`, `xargs`, ...) runs, or None."""
+        words = cmd.expanded or cmd.argv
+        k = 1
+        value_opts = WRAPPERS[head]
+        while k < len(words):
+            w = words[k]
+            if head == "command" and w in ("-v", "-V"):
+                return None  # `command -v x` only asks where x is
+            if w == "--":
+                k += 1
+                break
+            if w.startswith("-") and len(w) > 1:
+                k += 2 if w in value_opts else 1
+                continue
+            if head == "env" and "=" in w and _ENV_NAME.match(w.split("=", 1)[0]):
+                k += 1
+                continue
+            if head == "timeout" and re.fullmatch(r"[\d.]+[smhd]?", w):
+                k += 1
+                break
+            break
+        if head == "timeout" and k < len(words) and re.fullmatch(r"[\d.]+[smhd]?", words[k]):
+            k += 1
+        if k >= len(words):
+            return None
+        same = len(cmd.argv) == len(words)
+        argv = cmd.argv[k:] if same else words[k:]
+        return ShellCommand(argv=argv, line=cmd.line, text=cmd.text, env=cmd.env, redirects=cmd.redirects,
+                            conditional=cmd.conditional, condition=cmd.condition, expanded=words[k:],
+                            arg_lines=cmd.arg_lines[k:], arg_conditions=cmd.arg_conditions[k:], function=cmd.function)
 
     def _raw_for(self, cmd: ShellCommand, name: str) -> str | None:
         m = re.search(rf"\b{re.escape(name)}=(\$\(.*)", cmd.text, re.S)
@@ -952,6 +1197,12 @@ class _Analyzer:
             target = args[args.index("-C") + 1] if "-C" in args[:-1] else self.cwd
             self.add_patch("git-apply", target, line, text)
             return
+        if head == "git" and any(a in GIT_CODE_CHANGES for a in args):
+            # Other commits brought into an engine source tree (`git fetch fork && git cherry-pick`).
+            target = args[args.index("-C") + 1] if "-C" in args[:-1] else self.cwd
+            if self.classify(target) == "sensitive":
+                self.add_patch("git-apply", target, line, text)
+                return
         if head == "patch":
             target = None
             for k, a in enumerate(args):
@@ -961,7 +1212,7 @@ class _Analyzer:
                     target = a.split("=", 1)[1]
             self.add_patch("patch", target or self.cwd, line, text)
             return
-        if head in ("sed", "perl") and any(a == "-i" or a.startswith("--in-place") or re.match(r"^-[a-zA-Z]*i", a) for a in args):
+        if head in ("sed", "perl") and any(a == "-i" or a.startswith("--in-place") or re.match(r"^-[a-zA-Z0-9]*i", a) for a in args):
             files = self._sed_files(args) if head == "sed" else [a for a in args if not a.startswith("-")][1:]
             classes = [self.classify(f) for f in files] or ["unknown"]
             if any(c != "benign" for c in classes):
@@ -1026,9 +1277,10 @@ class _Analyzer:
 
     def python_write_target(self, code: str) -> str | None:
         """A sensitive file the Python code writes, or a description of one; None if benign."""
-        if _CUSTOMIZE.search(code) and _PY_WRITE.search(code):
+        writes = _py_writes(code)
+        if _CUSTOMIZE.search(code) and writes:
             return "sitecustomize.py"
-        if not _PY_WRITE.search(code):
+        if not writes:
             return None
         for m in _PY_LITERAL_PATH.finditer(code):
             if self.classify(m.group(1)) == "sensitive":
@@ -1108,6 +1360,7 @@ class CodeUnits:
 
     top: str
     functions: dict[str, str]
+    lines: tuple[str, ...] = ()  # every line of the file with comments blanked (for line diffs)
 
 
 def code_units(text: str) -> CodeUnits | None:
@@ -1152,7 +1405,11 @@ def code_units(text: str) -> CodeUnits | None:
                 key = name.text.decode("utf-8", "replace")
                 bodies[key] = bodies.get(key, "") + code(f.start_byte, f.end_byte, comments)
         top = code(0, len(src), comments + [(f.start_byte, f.end_byte) for f in outer])
-        return CodeUnits(top=top, functions=bodies)
+        blanked = bytearray(src)
+        for a, b in comments:
+            blanked[a:b] = b" " * (b - a)
+        lines = tuple(ln.strip() for ln in blanked.decode("utf-8", "replace").split("\n"))
+        return CodeUnits(top=top, functions=bodies, lines=lines)
     except (RecursionError, ValueError, TypeError, AttributeError):
         return None
 

@@ -7,9 +7,12 @@ fetched from the GitHub API.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import posixpath
 import subprocess
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Callable, Protocol, runtime_checkable
 
@@ -147,6 +150,79 @@ class DirSource:
         return sorted(out)
 
 
+class _CatFile:
+    """One long-lived `git cat-file --batch` per repository: a blob read costs a pipe round trip
+    instead of a process (hundreds of reads per verdict on a real history). Blobs are cached
+    by SHA, so the base and head views share every unchanged file."""
+
+    MAX_PROCESSES = 4
+    MAX_CACHED_BYTES = 256 * 1024 * 1024
+    _procs: "OrderedDict[str, subprocess.Popen]" = OrderedDict()
+    _blobs: dict[str, bytes] = {}
+    _cached = 0
+    _lock = threading.Lock()
+
+    @classmethod
+    def read(cls, repo: str, sha: str) -> bytes | None:
+        with cls._lock:
+            hit = cls._blobs.get(sha)
+            if hit is not None:
+                return hit
+            try:
+                data = cls._ask(repo, sha)
+            except (OSError, ValueError):
+                cls._close(repo)
+                return None
+            if data is not None and cls._cached + len(data) <= cls.MAX_CACHED_BYTES:
+                cls._blobs[sha] = data
+                cls._cached += len(data)
+            return data
+
+    @classmethod
+    def _ask(cls, repo: str, sha: str) -> bytes | None:
+        proc = cls._procs.get(repo)
+        if proc is None or proc.poll() is not None:
+            proc = subprocess.Popen(["git", "-C", repo, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            cls._procs[repo] = proc
+            while len(cls._procs) > cls.MAX_PROCESSES:
+                cls._close(next(iter(cls._procs)))
+        cls._procs.move_to_end(repo)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(sha.encode() + b"\n")
+        proc.stdin.flush()
+        header = proc.stdout.readline().split()
+        if len(header) != 3 or header[1] != b"blob":
+            if not header:
+                raise ValueError("git cat-file ended")
+            return None  # `<sha> missing`
+        size = int(header[2])
+        data = proc.stdout.read(size)
+        proc.stdout.read(1)  # the newline after the contents
+        if len(data) != size:
+            raise ValueError("short read from git cat-file")
+        return data
+
+    @classmethod
+    def _close(cls, repo: str) -> None:
+        proc = cls._procs.pop(repo, None)
+        if proc is not None:
+            try:
+                proc.kill()
+                proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+
+    @classmethod
+    def close_all(cls) -> None:
+        with cls._lock:
+            for repo in list(cls._procs):
+                cls._close(repo)
+
+
+atexit.register(_CatFile.close_all)
+
+
 class GitSource:
     """Files of one commit of a local git repository, read with `git` plumbing (no checkout)."""
 
@@ -179,7 +255,12 @@ class GitSource:
     def _blob(self, path: str) -> bytes:
         data = self._cache.get(path)
         if data is None:
-            data = self._cache[path] = self._git("cat-file", "blob", self._blobs[path])
+            blob = self._blobs[path]
+            # One long-lived `git cat-file --batch` per repository; a plain call if it fails.
+            data = _CatFile.read(self.repo, blob)
+            if data is None:
+                data = self._git("cat-file", "blob", blob)
+            self._cache[path] = data
         return data
 
     def _link_text(self, path: str) -> str | None:

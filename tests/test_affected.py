@@ -170,3 +170,79 @@ def test_entry_over_the_point_cap_is_unverifiable_fast():
     for n in (8, 10):
         assert rows[n].status == "FAIL"
         assert "could not verify: entry dsr1-fp8-mi355x-sglang expands to 20,001 benchmark points" in rows[n].reason
+
+
+def test_opaque_code_only_counts_when_the_path_runs_it():
+    lib = LIB_TEXT + '\nbootstrap() {\n    curl -sSL https://example.com/x.sh | bash\n}\n'
+    tree = base_tree()
+    tree[LIB] = lib
+    snap = build_snapshot(base=tree, head={A: A_TEXT + "echo done\n"})
+    assert all(v.script_gap is None for v in serving_views(ReviewContext(snap)))
+    snap = build_snapshot(base=tree, head={A: A_TEXT + "bootstrap\n"})
+    view = serving_views(ReviewContext(snap))[0]
+    assert view.script_gap.startswith(f"could not verify: could not read what line 14 of {LIB} runs")
+
+
+def test_check_9_ignores_a_library_functions_own_chat_flag():
+    from checks.check_09_spec_decode_chat_template import _chat_flag_line
+
+    lib = LIB_TEXT.replace('''run_benchmark_serving() {
+    python3 utils/bench_serving/benchmark_serving.py --port "$PORT" "$@"
+}''', '''run_benchmark_serving() {
+    local cmd=(python3 utils/bench_serving/benchmark_serving.py --port "$PORT")
+    if [[ "$1" == --chat ]]; then
+        cmd+=(--use-chat-template)
+    fi
+    "${cmd[@]}"
+}''')
+    tree = base_tree()
+    tree[LIB] = lib
+    snap = build_snapshot(base=tree, head={A: A_TEXT + "echo done\\n"})
+    view = serving_views(ReviewContext(snap))[0]
+    assert any(u.path == LIB for u in view.scripts)
+    assert _chat_flag_line(view) is None  # the launcher never passes the flag
+    snap = build_snapshot(base=tree, head={A: A_TEXT.replace("--max-concurrency $CONC", "--max-concurrency $CONC --use-chat-template")})
+    view = serving_views(ReviewContext(snap))[0]
+    assert _chat_flag_line(view) == (A, 4)
+
+
+def test_runner_branch_that_does_not_select_the_point_affects_nothing():
+    runner = """\
+#!/usr/bin/env bash
+export HF_HUB_CACHE=/mnt/hf
+if [[ "$IS_MULTINODE" == "true" ]]; then
+    srtctl apply -f "$CONFIG_FILE"
+else
+    if [[ $FRAMEWORK == "vllm" ]]; then
+        export VLLM_FLAG=1
+    fi
+    docker run --rm "$IMAGE" bash "benchmarks/single_node/${EXP_NAME%%_*}.sh"
+fi
+"""
+    tree = base_tree()
+    tree["configs/runners.yaml"] = "labels:\n  mi355x:\n    - mi355x-amds_0\n"
+    tree["runners/launch_mi355x-amds.sh"] = runner
+    r = "runners/launch_mi355x-amds.sh"
+    # Only the multi-node branch changes: no single-node point takes it.
+    snap = build_snapshot(base=tree, head={r: runner.replace('srtctl apply -f', 'srtctl apply --verbose -f')})
+    assert ReviewContext(snap).affected.points == []
+    # The vLLM-only branch: only the vLLM point.
+    snap = build_snapshot(base=tree, head={r: runner.replace("VLLM_FLAG=1", "VLLM_FLAG=2")})
+    got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
+    assert got == {"gptoss-fp4-mi355x-vllm": ["launch_mi355x-amds.sh: top-level code changed (runner for mi355x)"]}
+    # The single-node branch everyone takes, and a changed test line: both points.
+    for head in (runner.replace("docker run --rm", "docker run --rm --ipc=host"),
+                 runner.replace('$FRAMEWORK == "vllm"', '$FRAMEWORK == "sglang"')):
+        snap = build_snapshot(base=tree, head={r: head})
+        assert {p.config_key for p in ReviewContext(snap).affected.points} == {
+            "dsr1-fp8-mi355x-sglang", "gptoss-fp4-mi355x-vllm"}
+
+
+def test_check_9_counts_a_substitution_that_prints_the_flag():
+    from checks.check_09_spec_decode_chat_template import _chat_flag_line
+
+    text = A_TEXT.replace("--max-concurrency $CONC",
+                          '--max-concurrency $CONC $( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo "--use-chat-template" )')
+    snap = build_snapshot(base=base_tree(), head={A: text})
+    view = serving_views(ReviewContext(snap))[0]
+    assert _chat_flag_line(view) == (A, 4)
