@@ -91,10 +91,6 @@ def _uses_agentic_client(v: ServingView) -> bool:
     return True
 
 
-# A command substitution in the client's arguments that prints the flag passes it.
-_PRINTS_CHAT_FLAG = re.compile(r"""\b(?:echo|printf)\s+(?:-\w+\s+)*["']?--use[-_]chat[-_]template\b""")
-
-
 def _implied_flags(v: ServingView) -> dict[str, str]:
     """Client-helper flags that turn the chat template on, read from the helpers' option
     handling: a `case "$1"` arm `--dsv4)` that sets `use_chat_template=true` (benchmark_lib.sh's
@@ -144,8 +140,6 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
                 if helper and cond:
                     continue
                 name = word.split("=", 1)[0]
-                if word.startswith(("$(", "`")) and _PRINTS_CHAT_FLAG.search(word):
-                    return use.path, cmd.line, CHAT_FLAG, None  # `$( [[ ... ]] && echo "--use-chat-template" )`
                 if word.startswith("--") and norm_name(name) in wanted:
                     if "=" in word and not is_enabled(word.split("=", 1)[1]):
                         continue

@@ -203,7 +203,7 @@ def test_check_9_ignores_a_library_functions_own_chat_flag():
     assert _chat_flag_line(view) is None  # the launcher never passes the flag
     snap = build_snapshot(base=tree, head={A: A_TEXT.replace("--max-concurrency $CONC", "--max-concurrency $CONC --use-chat-template")})
     view = serving_views(ReviewContext(snap))[0]
-    assert _chat_flag_line(view) == (A, 4)
+    assert _chat_flag_line(view)[:2] == (A, 4)
 
 
 def test_runner_branch_that_does_not_select_the_point_affects_nothing():
@@ -241,8 +241,9 @@ fi
 def test_check_9_counts_a_substitution_that_prints_the_flag():
     from checks.check_09_spec_decode_chat_template import _chat_flag_line
 
-    text = A_TEXT.replace("--max-concurrency $CONC",
-                          '--max-concurrency $CONC $( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo "--use-chat-template" )')
+    # The substitution passes the flag exactly when the launcher's array is non-empty.
+    text = A_TEXT.replace("python3 -m sglang", "SPEC_ARGS=(--speculative-algorithm EAGLE)\npython3 -m sglang").replace(
+        "--max-concurrency $CONC", '--max-concurrency $CONC $( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo "--use-chat-template" )')
     snap = build_snapshot(base=base_tree(), head={A: text})
     view = serving_views(ReviewContext(snap))[0]
-    assert _chat_flag_line(view) == (A, 4)
+    assert _chat_flag_line(view)[:2] == (A, 5)

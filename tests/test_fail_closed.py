@@ -27,7 +27,7 @@ def test_an_internal_error_in_a_command_exits_2(monkeypatch, tmp_path):
 def test_an_unexpected_exception_anywhere_exits_2(monkeypatch):
     parser, runners = cli.build_parser()
 
-    def bad_build():
+    def bad_build(argv=None):
         def run(args):
             raise ValueError("a bug")
         return parser, {**runners, "inspect": run}
