@@ -230,6 +230,7 @@ class Emulator:
         rate_limit: int = RATE_LIMIT,
         rate_window_s: int = RATE_WINDOW_S,
         limit_status: int = 403,
+        rate_limit_first: int = 0,
     ):
         self.world_dir = Path(world_dir)
         self.strict = strict
@@ -242,6 +243,8 @@ class Emulator:
         # limit answers `limit_status` (GitHub uses 403 and 429) with x-ratelimit-remaining 0.
         self.clock = clock
         self.rate_limit, self.rate_window_s, self.limit_status = rate_limit, rate_window_s, limit_status
+        # The next `rate_limit_first` requests answer a secondary limit, then the knobs above apply.
+        self.rate_limit_first = rate_limit_first
         self._rng = random.Random(seed)
         # At most `ghost_write_limit` ghosts (None: no cap), only on writes whose "METHOD route"
         # (e.g. "POST /repos/{owner}/{repo}/issues/{number}/comments") contains `ghost_write_only`.
@@ -441,6 +444,9 @@ class Emulator:
 
     def _draw_fault(self) -> str | int | None:
         with self._lock:
+            if self.rate_limit_first > 0:
+                self.rate_limit_first -= 1
+                return FAULT_RATE_LIMIT
             if not (self.drop_rate or self.fail_rate or self.rate_limit_rate):
                 return None
             u = self._rng.random()
