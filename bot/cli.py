@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "bot.commands.demo",
     "bot.commands.handle_event",
     "bot.commands.route_event",
+    "bot.commands.config_schema",
     "bot.commands.sandbox",
 )
 

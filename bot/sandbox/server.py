@@ -231,6 +231,7 @@ class Emulator:
         rate_window_s: int = RATE_WINDOW_S,
         limit_status: int = 403,
         rate_limit_first: int = 0,
+        run_details: bool = True,
     ):
         self.world_dir = Path(world_dir)
         self.strict = strict
@@ -245,6 +246,9 @@ class Emulator:
         self.rate_limit, self.rate_window_s, self.limit_status = rate_limit, rate_window_s, limit_status
         # The next `rate_limit_first` requests answer a secondary limit, then the knobs above apply.
         self.rate_limit_first = rate_limit_first
+        # False: a server from before `return_run_details` (GitHub Enterprise Server), which
+        # refuses the unknown key with 422.
+        self.run_details = run_details
         self._rng = random.Random(seed)
         # At most `ghost_write_limit` ghosts (None: no cap), only on writes whose "METHOD route"
         # (e.g. "POST /repos/{owner}/{repo}/issues/{number}/comments") contains `ghost_write_only`.
@@ -1663,6 +1667,8 @@ class Emulator:
         sha = self.resolve_ref(ref)
         if sha is None:
             raise invalid(f"No ref found for: {ref}", "ref")
+        if "return_run_details" in body and not self.run_details:
+            raise invalid("return_run_details is not a permitted key.", "return_run_details")
         inputs = body.get("inputs") or {}
         run_id = self._new_id()
         self._runs[run_id] = {"id": run_id, "name": wf["name"], "workflow_id": wf["id"], "path": wf["path"],
