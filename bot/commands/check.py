@@ -14,7 +14,7 @@ from typing import Callable
 from bot.cli import EXIT_ERROR, EXIT_OK, EXIT_REJECTED
 from bot.github_client import ClientError, GitHubApi, describe_error, fetch, make_github
 from bot.local import LocalModeError, build_local_snapshot
-from bot.publisher import Published, Publisher
+from bot.publisher import EXTRA_CHECK_RUN, Published, Publisher
 from bot.snapshot_builder import KEY_RE, SnapshotError, build_snapshot
 from checks.engine import Verdict, VerdictStatus, evaluate
 from checks.render import render_comment, render_markdown
@@ -154,6 +154,9 @@ def review_pr(
             progress("publishing the verdict")
         try:
             published = publisher.publish(verdict, signoff=snapshot.signoff)
+            # Best effort, after the gate (the status): the check run with its annotations.
+            if publisher.publish_check_run(verdict, published.comment_url):
+                published.extras.append(EXTRA_CHECK_RUN)
         except Exception as exc:
             log.exception("publishing the verdict on %s#%s failed", repo, number)
             return Review(verdict, None, EXIT_ERROR, f"publishing failed: {describe_error(exc)}")

@@ -44,8 +44,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--review-date", metavar="YYYY-MM-DD", help=f"the review date (default: {DEMO_REVIEW_DATE})")
 
 
+ANNOTATION_LINE = "    - {path}:{start_line} {annotation_level}: {title}"
+CHECK_RUN_DETAIL = "name={name}, sha={sha}, conclusion={conclusion}, title={title!r}, annotations={count}"
+
+
 def describe_effect(effect: dict) -> str:
-    """One line per write, without the (long) comment bodies."""
+    """One line per write, without the (long) comment bodies; a check run with its annotations."""
+    if "output" in effect and "annotations" in effect:
+        head = EFFECT_LINE.format(kind=effect["kind"], actor=effect.get("actor"), detail=CHECK_RUN_DETAIL.format(
+            name=effect.get("name", effect.get("id")), sha=effect.get("sha", ""), conclusion=effect.get("conclusion"),
+            title=(effect.get("output") or {}).get("title"), count=len(effect["annotations"])))
+        return "\n".join([head, *(ANNOTATION_LINE.format(**{"title": "", **a}) for a in effect["annotations"])])
     detail = {k: v for k, v in effect.items() if k not in ("kind", "actor", "body", "previous_body")}
     if "body" in effect:
         detail["chars"] = len(effect["body"])

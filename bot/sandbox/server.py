@@ -111,6 +111,15 @@ EFFECT_REACTION_REMOVED = "reaction_removed"
 EFFECT_LABEL_ADDED = "label_added"
 EFFECT_LABEL_REMOVED = "label_removed"
 EFFECT_WORKFLOW_DISPATCHED = "workflow_dispatched"
+EFFECT_CHECK_RUN_CREATED = "check_run_created"
+EFFECT_CHECK_RUN_UPDATED = "check_run_updated"
+# GitHub's checks API limits (REST "Create a check run").
+MAX_CHECK_OUTPUT = 65535
+MAX_CHECK_TITLE = 255
+MAX_ANNOTATIONS_PER_REQUEST = 50
+CHECK_STATUSES = ("queued", "in_progress", "completed", "waiting", "requested", "pending")
+CHECK_CONCLUSIONS = ("action_required", "cancelled", "failure", "neutral", "success", "skipped", "stale", "timed_out")
+ANNOTATION_LEVELS = ("notice", "warning", "failure")
 
 FAULT_DROP = "drop"
 FAULT_RATE_LIMIT = "rate_limit"
@@ -795,12 +804,15 @@ class Emulator:
         url = f"{self.repo_api}/check-runs/{rec['id']}"
         done = rec["status"] == "completed"
         when = self._commit_date(rec["head_sha"]) + timedelta(minutes=5)
+        out = rec.get("output") or {}
         return {"id": rec["id"], "head_sha": rec["head_sha"], "node_id": node_id("CheckRun", rec["id"]),
-                "external_id": str(rec["id"]), "url": url, "html_url": self.web(f"/runs/{rec['id']}"),
+                "external_id": rec.get("external_id", str(rec["id"])), "url": url,
+                "html_url": self.web(f"/runs/{rec['id']}"),
                 "details_url": rec["details_url"] or None, "status": rec["status"],
                 "conclusion": rec["conclusion"] if done else None, "started_at": iso(when),
                 "completed_at": iso(when + timedelta(minutes=30)) if done else None,
-                "output": {"title": None, "summary": None, "text": None, "annotations_count": 0,
+                "output": {"title": out.get("title"), "summary": out.get("summary"), "text": out.get("text"),
+                           "annotations_count": len(rec.get("annotations") or []),
                            "annotations_url": f"{url}/annotations"},
                 "name": rec["name"], "check_suite": {"id": (rec["run_id"] or rec["id"]) + 1},
                 "app": {"id": 15368, "slug": "github-actions", "name": "GitHub Actions", "node_id": node_id("App", 15368),
@@ -986,6 +998,9 @@ class Emulator:
             ("GET", f"{R}/commits/{{ref}}", self.h_commit),
             ("GET", f"{R}/compare/{{basehead}}", self.h_compare),
             ("GET", f"{R}/check-runs/{{check_run_id}}", self.h_check_run),
+            ("POST", f"{R}/check-runs", self.h_check_run_create),
+            ("PATCH", f"{R}/check-runs/{{check_run_id}}", self.h_check_run_update),
+            ("GET", f"{R}/check-runs/{{check_run_id}}/annotations", self.h_check_run_annotations),
             ("GET", f"{R}/statuses/{{ref}}", self.h_statuses),
             ("POST", f"{R}/statuses/{{sha}}", self.h_status_create),
             ("GET", f"{R}/actions/runs", self.h_runs),
@@ -1481,6 +1496,84 @@ class Emulator:
                 if r["id"] == cid:
                     return Response(200, self.check_run_json(r))
         raise not_found()
+
+    def _find_check_run(self, cid: int) -> dict:
+        for runs in self._check_runs.values():
+            for r in runs:
+                if r["id"] == cid:
+                    return r
+        raise not_found()
+
+    def _check_output(self, body: dict) -> tuple[dict | None, list[dict]]:
+        """GitHub's validation of a check run's `output` (its limits answer 422)."""
+        out = body.get("output")
+        if out is None:
+            return None, []
+        if not isinstance(out, dict) or not isinstance(out.get("title"), str) or not isinstance(out.get("summary"), str):
+            raise invalid("output needs a title and a summary", "output", "missing_field")
+        if len(out["title"]) > MAX_CHECK_TITLE:
+            raise invalid("output.title is too long", "output.title", "custom")
+        for key in ("summary", "text"):
+            if out.get(key) is not None and len(out[key]) > MAX_CHECK_OUTPUT:
+                raise invalid(f"output.{key} is too long (maximum is {MAX_CHECK_OUTPUT} characters)",
+                              f"output.{key}", "custom")
+        annotations = out.get("annotations") or []
+        if len(annotations) > MAX_ANNOTATIONS_PER_REQUEST:
+            raise invalid(f"at most {MAX_ANNOTATIONS_PER_REQUEST} annotations per request", "output.annotations", "custom")
+        for a in annotations:
+            if not (isinstance(a, dict) and isinstance(a.get("path"), str) and isinstance(a.get("start_line"), int)
+                    and isinstance(a.get("end_line"), int) and a.get("annotation_level") in ANNOTATION_LEVELS
+                    and isinstance(a.get("message"), str) and a["start_line"] >= 1 and a["end_line"] >= a["start_line"]):
+                raise invalid("an annotation needs path, start_line <= end_line, annotation_level and message",
+                              "output.annotations", "invalid")
+        return {k: out.get(k) for k in ("title", "summary", "text")}, [dict(a) for a in annotations]
+
+    def h_check_run_create(self, req: Request) -> Response:
+        self._check_repo(req)
+        body = req.body if isinstance(req.body, dict) else {}
+        name, sha = body.get("name"), body.get("head_sha")
+        if not isinstance(name, str) or not name:
+            raise invalid("name is missing", "name", "missing_field")
+        if not isinstance(sha, str) or not _HEX40.match(sha) or self.git.commit(sha) is None:
+            raise invalid(f"No commit found for SHA: {sha}", "head_sha")
+        status = body.get("status", "queued")
+        conclusion = body.get("conclusion")
+        if status not in CHECK_STATUSES or (conclusion is not None and conclusion not in CHECK_CONCLUSIONS):
+            raise invalid("status or conclusion is not one GitHub knows", "conclusion")
+        if conclusion is not None:
+            status = "completed"
+        output, annotations = self._check_output(body)
+        rec = {"id": self._new_id(), "name": name, "status": status, "conclusion": conclusion,
+               "details_url": body.get("details_url"), "run_id": None, "head_sha": sha,
+               "external_id": str(body.get("external_id") or ""), "output": output or {}, "annotations": annotations}
+        self._check_runs.setdefault(sha, []).append(rec)
+        self._effect(EFFECT_CHECK_RUN_CREATED, req.actor, id=rec["id"], name=name, sha=sha, conclusion=conclusion,
+                     output=dict(rec["output"]), annotations=annotations)
+        return Response(201, self.check_run_json(rec))
+
+    def h_check_run_update(self, req: Request) -> Response:
+        self._check_repo(req)
+        rec = self._find_check_run(self._int(req, "check_run_id"))
+        body = req.body if isinstance(req.body, dict) else {}
+        output, annotations = self._check_output(body)
+        if body.get("conclusion") is not None:
+            if body["conclusion"] not in CHECK_CONCLUSIONS:
+                raise invalid("conclusion is not one GitHub knows", "conclusion")
+            rec["conclusion"], rec["status"] = body["conclusion"], "completed"
+        if output is not None:
+            rec["output"] = output
+        # GitHub appends the annotations of each update to the run's.
+        rec["annotations"] = list(rec.get("annotations") or []) + annotations
+        self._effect(EFFECT_CHECK_RUN_UPDATED, req.actor, id=rec["id"], conclusion=rec["conclusion"],
+                     output=dict(rec["output"]), annotations=annotations)
+        return Response(200, self.check_run_json(rec))
+
+    def h_check_run_annotations(self, req: Request) -> Response:
+        self._check_repo(req)
+        rec = self._find_check_run(self._int(req, "check_run_id"))
+        return self.listing(req, list(rec.get("annotations") or []), lambda a: {
+            **{k: a.get(k) for k in ("path", "start_line", "end_line", "annotation_level", "message", "title")},
+            "blob_href": self.web(f"/blob/{rec['head_sha']}/{a.get('path')}")})
 
     def h_statuses(self, req: Request) -> Response:
         self._check_repo(req)
