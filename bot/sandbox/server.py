@@ -71,6 +71,19 @@ PREBUILT_ZIP_SUFFIX = ".zip"
 # Request bodies kept in the request log (a long comment body is cut, not dropped).
 LOGGED_BODY_MAX = 70_000
 
+# The `*_url` templates of GitHub's repository objects (name -> path under the repository URL).
+REPO_URL_TEMPLATES = {
+    "archive": "{archive_format}{/ref}", "assignees": "assignees{/user}", "blobs": "git/blobs{/sha}",
+    "branches": "branches{/branch}", "collaborators": "collaborators{/collaborator}",
+    "comments": "comments{/number}", "compare": "compare/{base}...{head}", "contributors": "contributors",
+    "deployments": "deployments", "downloads": "downloads", "events": "events", "forks": "forks",
+    "git_commits": "git/commits{/sha}", "git_refs": "git/refs{/sha}", "git_tags": "git/tags{/sha}",
+    "hooks": "hooks", "issue_comment": "issues/comments{/number}", "issue_events": "issues/events{/number}",
+    "keys": "keys{/key_id}", "languages": "languages", "merges": "merges", "milestones": "milestones{/number}",
+    "notifications": "notifications{?since,all,participating}", "releases": "releases{/id}",
+    "stargazers": "stargazers", "subscribers": "subscribers", "subscription": "subscription", "tags": "tags",
+    "teams": "teams", "trees": "git/trees{/sha}",
+}
 MSG_NOT_FOUND = "Not Found"
 MSG_NO_AUTH = "Requires authentication"
 MSG_BAD_CREDENTIALS = "Bad credentials"
@@ -241,6 +254,7 @@ class Emulator:
         limit_status: int = 403,
         rate_limit_first: int = 0,
         run_details: bool = True,
+        record_responses: bool = False,
     ):
         self.world_dir = Path(world_dir)
         self.strict = strict
@@ -258,6 +272,9 @@ class Emulator:
         # False: a server from before `return_run_details` (GitHub Enterprise Server), which
         # refuses the unknown key with 422.
         self.run_details = run_details
+        # (route template, status, JSON body) of every answer, for the OpenAPI contract tests.
+        self.record_responses = record_responses
+        self.responses: list[tuple[str, int, Any]] = []
         self._rng = random.Random(seed)
         # At most `ghost_write_limit` ghosts (None: no cap), only on writes whose "METHOD route"
         # (e.g. "POST /repos/{owner}/{repo}/issues/{number}/comments") contains `ghost_write_only`.
@@ -567,7 +584,27 @@ class Emulator:
                 "avatar_url": f"https://avatars.githubusercontent.com/u/{uid}?v=4", "gravatar_id": "",
                 "url": api, "html_url": f"{WEB}/{login}", "followers_url": f"{api}/followers",
                 "repos_url": f"{api}/repos", "organizations_url": f"{api}/orgs", "events_url": f"{api}/events{{/privacy}}",
-                "received_events_url": f"{api}/received_events", "user_view_type": "public"}
+                "received_events_url": f"{api}/received_events", "user_view_type": "public",
+                "following_url": f"{api}/following{{/other_user}}", "gists_url": f"{api}/gists{{/gist_id}}",
+                "starred_url": f"{api}/starred{{/owner}}{{/repo}}", "subscriptions_url": f"{api}/subscriptions"}
+
+    def org_json(self, org: str) -> dict:
+        """GitHub's organization-full shape (GET /orgs/{org}; a team's `organization`)."""
+        api = f"{self.api}/orgs/{org}"
+        base = self.user(org, "Organization")
+        return {**base, "url": api, "repos_url": f"{api}/repos", "events_url": f"{api}/events",
+                "hooks_url": f"{api}/hooks", "issues_url": f"{api}/issues", "members_url": f"{api}/members{{/member}}",
+                "public_members_url": f"{api}/public_members{{/member}}", "description": None, "name": org,
+                "has_organization_projects": True, "has_repository_projects": True, "public_repos": 1,
+                "public_gists": 0, "followers": 0, "following": 0, "created_at": iso(self.pr_created - timedelta(days=700)),
+                "updated_at": iso(self.pr_created), "archived_at": None}
+
+    # What GitHub's integration (App) objects carry besides id, slug, name and owner.
+    def app_json(self, app_id: int, slug: str, name: str, owner: dict, permissions: dict | None = None) -> dict:
+        return {"id": app_id, "slug": slug, "node_id": node_id("App", app_id), "name": name, "owner": owner,
+                "description": "", "external_url": WEB, "html_url": f"{WEB}/apps/{slug}",
+                "created_at": iso(self.pr_created - timedelta(days=700)), "updated_at": iso(self.pr_created),
+                "permissions": permissions or {"checks": "write", "metadata": "read"}, "events": []}
 
     def repo_json(self, full_name: str) -> dict:
         owner, name = full_name.split("/", 1)
@@ -586,6 +623,13 @@ class Emulator:
             "created_at": iso(self.pr_created - timedelta(days=365)), "updated_at": iso(self._clock),
             "pushed_at": iso(self._clock), "archived": False, "disabled": False, "has_issues": True,
             "topics": [], "language": "Python", "size": self._size_kb() if is_world else 0,
+            # The rest of GitHub's repository shape (REST "full-repository").
+            **{f"{k}_url": f"{api}/{v}" for k, v in REPO_URL_TEMPLATES.items()},
+            "ssh_url": f"git@github.com:{full_name}.git", "svn_url": f"{WEB}/{full_name}", "homepage": None,
+            "mirror_url": None, "license": None, "forks": 0, "forks_count": 0, "open_issues": 1,
+            "open_issues_count": 1, "stargazers_count": 0, "watchers": 0, "watchers_count": 0,
+            "has_downloads": True, "has_pages": False, "has_projects": True, "has_wiki": False,
+            "has_discussions": False, "network_count": 0, "subscribers_count": 0,
         }
 
     def _size_kb(self) -> int:
@@ -660,7 +704,8 @@ class Emulator:
                           "message": info["message"], "comment_count": 0,
                           "tree": {"sha": info["tree"], "url": f"{self.repo_api}/git/trees/{info['tree']}"},
                           "url": f"{self.repo_api}/git/commits/{sha}",
-                          "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None}},
+                          "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None,
+                                           "verified_at": None}},
                "author": gh_user(info["author"]), "committer": gh_user(info["committer"]),
                "parents": [{"sha": p, "url": f"{self.repo_api}/commits/{p}", "html_url": self.web(f"/commit/{p}")}
                            for p in info["parents"]]}
@@ -762,6 +807,7 @@ class Emulator:
             "_links": {"self": {"href": url}, "html": {"href": self.web(f"/pull/{n}")},
                        "issue": {"href": issue_url}, "comments": {"href": f"{issue_url}/comments"},
                        "review_comments": {"href": f"{url}/comments"}, "commits": {"href": f"{url}/commits"},
+                       "review_comment": {"href": f"{self.repo_api}/pulls/comments{{/number}}"},
                        "statuses": {"href": f"{self.repo_api}/statuses/{head}"}},
             "author_association": self._association(pr.author), "auto_merge": None, "draft": pr.draft,
             "merged": False, "mergeable": True, "rebaseable": True, "mergeable_state": "clean", "merged_by": None,
@@ -783,7 +829,8 @@ class Emulator:
                     "events_url": f"{pr['issue_url']}/events", "state_reason": None,
                     "pull_request": {"url": pr["url"], "html_url": pr["html_url"], "diff_url": pr["diff_url"],
                                      "patch_url": pr["patch_url"], "merged_at": None},
-                    "reactions": {"url": f"{self.repo_api}/issues/{n}/reactions", "total_count": 0}})
+                    "reactions": {"url": f"{self.repo_api}/issues/{n}/reactions", "total_count": 0,
+                                  **{r: 0 for r in REACTIONS}}})
         return out
 
     def _association(self, login: str) -> str:
@@ -815,8 +862,7 @@ class Emulator:
                            "annotations_count": len(rec.get("annotations") or []),
                            "annotations_url": f"{url}/annotations"},
                 "name": rec["name"], "check_suite": {"id": (rec["run_id"] or rec["id"]) + 1},
-                "app": {"id": 15368, "slug": "github-actions", "name": "GitHub Actions", "node_id": node_id("App", 15368),
-                        "owner": self.user("github", "Organization")},
+                "app": self.app_json(15368, "github-actions", "GitHub Actions", self.user("github", "Organization")),
                 "pull_requests": []}
 
     def job_json(self, rec: dict) -> dict:
@@ -1032,7 +1078,11 @@ class Emulator:
     # ----- handlers: identity, app auth, org -----------------------------------------------
 
     def h_user(self, req: Request) -> Response:
-        return Response(200, {**self.user(req.actor or ""), "name": req.actor})
+        # GitHub's public-user shape (the bot's own profile).
+        return Response(200, {**self.user(req.actor or ""), "name": req.actor, "company": None, "blog": "",
+                              "location": None, "email": None, "hireable": None, "bio": None,
+                              "public_repos": 0, "public_gists": 0, "followers": 0, "following": 0,
+                              "created_at": iso(self.pr_created - timedelta(days=900)), "updated_at": iso(self.pr_created)})
 
     def h_users(self, req: Request) -> Response:
         return Response(200, self.user(req.params["login"]))
@@ -1114,8 +1164,7 @@ class Emulator:
         known = {k.split("/", 1)[0].lower() for k in self.world.teams} | {self.world.owner.lower()}
         if org.lower() not in known:
             raise not_found()
-        return Response(200, {**self.user(org, "Organization"), "url": f"{self.api}/orgs/{org}",
-                              "description": None, "name": org})
+        return Response(200, self.org_json(org))
 
     def _team_members(self, req: Request) -> list[str]:
         key = f"{req.params['org']}/{req.params['slug']}".lower()
@@ -1132,8 +1181,10 @@ class Emulator:
         return Response(200, {"id": tid, "node_id": node_id("Team", tid), "name": slug, "slug": slug, "url": url,
                               "html_url": f"{WEB}/orgs/{org}/teams/{slug}", "description": None,
                               "privacy": "closed", "permission": "pull", "members_url": f"{url}/members{{/member}}",
-                              "repositories_url": f"{url}/repos", "parent": None,
-                              "organization": {**self.user(org, "Organization"), "url": f"{self.api}/orgs/{org}"}})
+                              "repositories_url": f"{url}/repos", "parent": None, "type": "organization",
+                              "members_count": len(self._team_members(req)), "repos_count": 1,
+                              "created_at": iso(self.pr_created - timedelta(days=300)), "updated_at": iso(self.pr_created),
+                              "organization": self.org_json(org)})
 
     def _is_team_member(self, req: Request) -> bool:
         return req.params["user"].lower() in {m.lower() for m in self._team_members(req)}
@@ -1176,10 +1227,26 @@ class Emulator:
                 "merged_at": u.get("merged_at") or (iso(self.pr_created) if merged else None),
                 "created_at": iso(self.pr_created - timedelta(days=7)), "updated_at": iso(self.pr_created),
                 "closed_at": iso(self.pr_created) if u.get("state", "") == "closed" or merged else None,
-                "head": {"ref": u.get("head_ref", "patch"), "sha": u.get("head_sha", "0" * 40), "label": "", "user": who, "repo": None},
+                "head": {"ref": u.get("head_ref", "patch"), "sha": u.get("head_sha", "0" * 40), "label": "", "user": who,
+                         "repo": self.repo_json(repo)},
                 "base": {"ref": "main", "sha": "0" * 40, "label": "", "user": who, "repo": self.repo_json(repo)},
                 "draft": False, "changed_files": len(u.get("files") or {}), "commits": 1,
-                "author_association": "CONTRIBUTOR"}
+                "author_association": "CONTRIBUTOR",
+                # The rest of GitHub's pull-request shape.
+                "diff_url": f"{WEB}/{repo}/pull/{n}.diff", "patch_url": f"{WEB}/{repo}/pull/{n}.patch",
+                "commits_url": f"{url}/commits", "review_comments_url": f"{url}/comments",
+                "review_comment_url": f"{self.api}/repos/{repo}/pulls/comments{{/number}}",
+                "comments_url": f"{self.api}/repos/{repo}/issues/{n}/comments",
+                "statuses_url": f"{self.api}/repos/{repo}/statuses/{u.get('head_sha', '0' * 40)}",
+                "locked": False, "milestone": None, "assignee": None, "assignees": [], "auto_merge": None,
+                "merge_commit_sha": None, "mergeable": None, "mergeable_state": "unknown",
+                "merged_by": who if merged else None, "maintainer_can_modify": False, "comments": 0,
+                "review_comments": 0, "additions": 0, "deletions": 0,
+                "_links": {k: {"href": h} for k, h in (
+                    ("self", url), ("html", f"{WEB}/{repo}/pull/{n}"), ("issue", f"{self.api}/repos/{repo}/issues/{n}"),
+                    ("comments", f"{self.api}/repos/{repo}/issues/{n}/comments"), ("review_comments", f"{url}/comments"),
+                    ("review_comment", f"{self.api}/repos/{repo}/pulls/comments{{/number}}"),
+                    ("commits", f"{url}/commits"), ("statuses", f"{self.api}/repos/{repo}/statuses/0"))}}
 
     def h_pull(self, req: Request) -> Response:
         up = self._upstream_pr(req)
@@ -1781,7 +1848,7 @@ class Emulator:
         # A public repository: anyone without a grant can still read.
         perm = (entry or {}).get("permission", "read")
         role = (entry or {}).get("role_name", perm)
-        return Response(200, {"permission": perm, "role_name": role, "user": {**self.user(login), "permissions": {
+        return Response(200, {"permission": perm, "role_name": role, "user": {**self.user(login), "role_name": role, "permissions": {
             "admin": perm == "admin", "maintain": role in ("admin", "maintain"),
             "push": perm in ("admin", "write"), "triage": perm in ("admin", "write") or role == "triage",
             "pull": perm != "none"}}})
@@ -1852,6 +1919,8 @@ class Emulator:
             resp = Response(500, {"message": MSG_SERVER_ERROR[500], "documentation_url": DOCS, "status": "500"})
         with self._lock:
             resp.headers.update(self._rate_headers(actor))
+            if self.record_responses and isinstance(resp.body, (dict, list)):
+                self.responses.append((template, resp.status, json.loads(json.dumps(resp.body, default=str))))
         self._record(method, raw_path, template, resp.status, actor, body)
         return resp
 
