@@ -21,6 +21,7 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	$(PY) -m bot demo
+	$(PY) -m bot demo --scenario suggestion
 
 inspect: $(STAMP)
 	$(PY) -m bot inspect $(or $(REPO),../shared/inferencex)

@@ -56,6 +56,9 @@ ANNOTATION_TITLE = "Check {n} ({name}): {status}"
 ANNOTATION_LEVEL = {Status.FAIL: "failure", Status.WARN: "warning"}
 CONCLUSION = {VerdictStatus.PASS: "success", VerdictStatus.WARN: "neutral", VerdictStatus.REJECTED: "failure"}
 EXTRA_CHECK_RUN = "check run"
+EXTRA_SUGGESTIONS = "{n} suggestion(s)"
+MSG_SUGGESTION_SKIPPED = "no suggestion for %s:%s: %s"
+MSG_SUGGESTIONS_FAILED = "could not post the suggested fixes on %s#%s: %s"
 MSG_CHECK_RUN_FAILED = "could not publish the check run on %s: %s"
 SIGNOFF_STAMP_RE = re.compile(r"<!-- infx-review signoff-version=(\S+) -->")
 
@@ -303,6 +306,50 @@ class Publisher:
         except Exception as exc:  # the status is the gate; the check run only shows findings on the diff
             log.warning(MSG_CHECK_RUN_FAILED, verdict.head_sha[:12], describe_error(exc))
             return False
+
+    def publish_suggestions(self, verdict: Verdict, snapshot) -> int:
+        """Best effort: each mechanical fix the verdict offers (bot/fixes.py) as one review comment
+        with a ```suggestion block on its line of the assessed head, for files the PR changes;
+        found again by its marker among the bot's own review comments, never posted twice.
+        Returns how many were posted. Logged, never raised."""
+        from bot.fixes import FixError, fixes_of, suggestion_comment
+
+        fixes = fixes_of(verdict)
+        if not fixes:
+            return 0
+        changed = {f.path for f in snapshot.files} if isinstance(snapshot.files, list) else set()
+        posted = 0
+        try:
+            me = self.api.login().lower()
+            mine = {(c.get("body") or "").split("\n", 1)[0]
+                    for c in self.api.list(f"{self.r}/pulls/{self.number}/comments")
+                    if str((c.get("user") or {}).get("login", "")).lower() == me}
+            for fix in fixes:
+                if fix.path not in changed:
+                    log.info(MSG_SUGGESTION_SKIPPED, fix.path, fix.line, "not a file of this PR")
+                    continue
+                try:
+                    text = snapshot.head.read(fix.path).decode("utf-8")
+                    marker, body = suggestion_comment(fix, text)
+                except (FixError, UnicodeDecodeError, OSError, AttributeError, ValueError) as exc:
+                    log.info(MSG_SUGGESTION_SKIPPED, fix.path, fix.line, exc)
+                    continue
+                if marker in mine:
+                    continue
+
+                def find(marker=marker) -> dict | None:
+                    return next((c for c in self.api.list(f"{self.r}/pulls/{self.number}/comments")
+                                 if (c.get("body") or "").split("\n", 1)[0] == marker
+                                 and str((c.get("user") or {}).get("login", "")).lower() == me), None)
+
+                create_once(marker, lambda body=body, fix=fix: self.api.post(
+                    f"{self.r}/pulls/{self.number}/comments",
+                    {"body": body, "commit_id": verdict.head_sha, "path": fix.path, "line": fix.line, "side": "RIGHT"}),
+                    find, policy=getattr(self.api, "policy", None))
+                posted += 1
+        except Exception as exc:  # suggestions are a courtesy; the verdict and status stand
+            log.warning(MSG_SUGGESTIONS_FAILED, self.repo, self.number, describe_error(exc))
+        return posted
 
     def publish_incomplete(self, head_sha: str, reason: str, *, signoff_key: str | None = None) -> Published:
         """When building or evaluating failed: a REJECTED comment saying so and a failure status."""

@@ -125,6 +125,7 @@ EFFECT_LABEL_ADDED = "label_added"
 EFFECT_LABEL_REMOVED = "label_removed"
 EFFECT_WORKFLOW_DISPATCHED = "workflow_dispatched"
 EFFECT_CHECK_RUN_CREATED = "check_run_created"
+EFFECT_REVIEW_COMMENT_CREATED = "review_comment_created"
 EFFECT_CHECK_RUN_UPDATED = "check_run_updated"
 # GitHub's checks API limits (REST "Create a check run").
 MAX_CHECK_OUTPUT = 65535
@@ -674,12 +675,15 @@ class Emulator:
         url = f"{self.repo_api}/pulls/comments/{rec['id']}"
         pr_url = f"{self.repo_api}/pulls/{self.pr_number}"
         html = self.web(f"/pull/{self.pr_number}#discussion_r{rec['id']}")
-        files = self._diff(self.base_sha, self.head_sha)
-        path = files[0]["filename"] if files else "README.md"
+        if rec.get("path"):
+            path, line, commit = rec["path"], rec["line"], rec["commit_id"]
+        else:
+            files = self._diff(self.base_sha, self.head_sha)
+            path, line, commit = (files[0]["filename"] if files else "README.md"), 1, self.head_sha
         return {"id": rec["id"], "node_id": node_id("PullRequestReviewComment", rec["id"]), "url": url,
                 "pull_request_review_id": None, "diff_hunk": "@@ -1 +1 @@", "path": path, "position": 1,
-                "original_position": 1, "line": 1, "original_line": 1, "side": "RIGHT",
-                "commit_id": self.head_sha, "original_commit_id": self.head_sha,
+                "original_position": 1, "line": line, "original_line": line, "side": "RIGHT",
+                "commit_id": commit, "original_commit_id": commit,
                 "user": self.user(rec["author"], rec["user_type"]), "body": rec["body"],
                 "created_at": iso(rec["created_at"]), "updated_at": iso(rec["updated_at"]), "html_url": html,
                 "pull_request_url": pr_url, "author_association": rec["association"],
@@ -1022,6 +1026,7 @@ class Emulator:
             ("GET", f"{R}/pulls/{{number}}/reviews", self.h_reviews),
             ("GET", f"{R}/pulls/{{number}}/reviews/{{review_id}}", self.h_review),
             ("GET", f"{R}/pulls/{{number}}/comments", self.h_review_comments),
+            ("POST", f"{R}/pulls/{{number}}/comments", self.h_review_comment_create),
             ("GET", f"{R}/issues/comments/{{comment_id}}", self.h_comment_get),
             ("PATCH", f"{R}/issues/comments/{{comment_id}}", self.h_comment_edit),
             ("DELETE", f"{R}/issues/comments/{{comment_id}}", self.h_comment_delete),
@@ -1289,6 +1294,37 @@ class Emulator:
     def h_review_comments(self, req: Request) -> Response:
         self._check_pr(req)
         return self.listing(req, _ordered(self._review_comments), self.review_comment_json)
+
+    def h_review_comment_create(self, req: Request) -> Response:
+        """An inline comment on one line of the head's diff (GitHub: `commit_id`, `path`, `line`,
+        `side`; the line must be in the file at that commit)."""
+        self._check_pr(req)
+        body = req.body if isinstance(req.body, dict) else {}
+        text, path, line, commit = body.get("body"), body.get("path"), body.get("line"), body.get("commit_id")
+        if not isinstance(text, str) or not text:
+            raise invalid("body is missing", "body", "missing_field")
+        if len(text) > MAX_COMMENT_BODY:
+            raise invalid("body is too long (maximum is 65536 characters)", "body", "custom")
+        if not isinstance(commit, str) or commit not in self._chain:
+            raise invalid("commit_id is not part of the pull request", "commit_id")
+        changed = {f["filename"] for f in self._diff(self.base_sha, commit)}
+        if not isinstance(path, str) or path not in changed:
+            raise invalid("path is not part of the diff", "path")
+        entry = self.git.files(commit).get(path)
+        found = self.git.read(entry["sha"]) if entry else None
+        n_lines = len(found[1].splitlines()) if found else None
+        if not isinstance(line, int) or line < 1 or (n_lines is not None and line > n_lines):
+            raise invalid("line must be part of the diff", "line")
+        if body.get("side", "RIGHT") != "RIGHT":
+            raise invalid("side must be RIGHT for a new line", "side")
+        actor = req.actor or ""
+        now = self._tick()
+        rec = {"id": self._new_id(), "author": actor, "association": "NONE" if actor.endswith("[bot]") else self._association(actor),
+               "body": text, "created_at": now, "updated_at": now, "user_type": self._actor_type(actor),
+               "path": path, "line": line, "commit_id": commit}
+        self._review_comments[rec["id"]] = rec
+        self._effect(EFFECT_REVIEW_COMMENT_CREATED, actor, id=rec["id"], path=path, line=line, commit=commit, body=text)
+        return Response(201, self.review_comment_json(rec))
 
     def h_review_comment(self, req: Request) -> Response:
         self._check_repo(req)
