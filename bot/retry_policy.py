@@ -35,7 +35,6 @@ from urllib3.exceptions import (
     HTTPError,
     MaxRetryError,
     NewConnectionError,
-    ProtocolError,
     ResponseError,
 )
 from urllib3.util.retry import RequestHistory, Retry

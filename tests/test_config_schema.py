@@ -3,7 +3,6 @@ sweep is not started in the mode the typo fell back to); `python -m bot config-s
 JSON Schema, which accepts the defaults and rejects the typo too."""
 from __future__ import annotations
 
-import base64
 import json
 import shutil
 from pathlib import Path

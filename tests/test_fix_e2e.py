@@ -3,7 +3,6 @@ finding's line (once, however often it runs); in local mode `check --local --fix
 line in the working tree, and the fixed commit passes the check."""
 from __future__ import annotations
 
-import argparse
 import subprocess
 from datetime import date
 
