@@ -21,7 +21,8 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	$(PY) -m bot demo
-	$(PY) -m bot demo --scenario suggestion
+	@# REJECTED (exit 1) is this scenario's verdict: the check run and the suggestion are the point.
+	$(PY) -m bot demo --scenario suggestion || test $$? -eq 1
 
 inspect: $(STAMP)
 	$(PY) -m bot inspect $(or $(REPO),../shared/inferencex)
