@@ -21,6 +21,8 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	$(PY) -m bot demo
+	@# REJECTED (exit 1) is this scenario's verdict: the check run and the suggestion are the point.
+	$(PY) -m bot demo --scenario suggestion || test $$? -eq 1
 
 inspect: $(STAMP)
 	$(PY) -m bot inspect $(or $(REPO),../shared/inferencex)

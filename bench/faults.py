@@ -24,10 +24,14 @@ in total:
   the bot created more than one comment with it (a ghost write repeated blindly).
 - no status (must be 0): the run ended without the bot's commit status on the PR head.
 
-Waits: GitHub asks for 1-60 s after a secondary rate limit and the client honours up to 5 s
-(`bot/github_client.py`). By default the emulator here asks for 0 s (`--retry-after 0`), so the
-200 runs measure retry decisions rather than sleeping; backoff between retries is the client's
-own (0, 0.5, 1, 2 s). `--retry-after 1` gives GitHub's usual value (about 4x slower).
+- past timeout (must be 0): the run's time, its real seconds plus every wait the retry policy
+  made on the virtual clock, passed the review job's timeout (15 minutes).
+
+Waits: the client follows GitHub's rules (`bot/retry_policy.py`): it waits Retry-After, at least a
+minute without it, and until x-ratelimit-reset on a primary limit, within the job's budget. Every
+run uses a virtual clock shared by the emulator and the client, so those waits cost no real time:
+`--retry-after 60` (GitHub's worst usual answer) runs as fast as `--retry-after 0`, and the
+"virtual s" columns say how long the job would really have taken.
 """
 from __future__ import annotations
 
@@ -63,10 +67,13 @@ ORDER = {"PASS": 2, "WARN": 1, "REJECTED": 0}
 PASSING_ROWS = {"PASS", "N/A"}
 STATE_SUCCESS = "success"
 EXPLAINED_WORDS = ("could not", "unverifiable", "unavailable", "not verified")
-COUNTERS = ("runs", "equal", "unavailable", "unexplained", "wrong_pass", "duplicate_comments", "no_status")
-MUST_BE_ZERO = ("unexplained", "wrong_pass", "duplicate_comments", "no_status")
+COUNTERS = ("runs", "equal", "unavailable", "unexplained", "wrong_pass", "duplicate_comments", "no_status",
+            "past_timeout")
+MUST_BE_ZERO = ("unexplained", "wrong_pass", "duplicate_comments", "no_status", "past_timeout")
 TABLE_HEADER = ("world", "runs", "equal", "unavailable", "unexplained", "wrong PASS", "dup comments",
-                "no status", "median s", "max s")
+                "no status", "past timeout", "median s", "max s", "median virtual s", "max virtual s")
+# The review job's `timeout-minutes` in .github/workflows/review.yml.
+JOB_TIMEOUT_S = 15 * 60
 MSG_FAILED = "FAILED: {names} must be 0"
 
 
@@ -88,6 +95,8 @@ class Outcome:
     head_sha: str = ""
     ghost_writes: int = 0
     created_marker_comments: int = 0
+    # Seconds the job would have taken: real time plus the policy's waits on the virtual clock.
+    virtual_seconds: float = 0.0
 
 
 @dataclass
@@ -107,15 +116,17 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
     """One review with posting; `seed=None` is the fault-free run."""
     from bot.commands.check import review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
+    from bot.retry_policy import VirtualClock
     from bot.sandbox import Emulator
     from bot.sandbox import server as srv
     from checks.render import MARKER
 
     knobs = dict(FAULT_KNOBS, seed=seed, retry_after_s=retry_after_s, ghost_write_rate=ghost_write_rate) \
         if seed is not None else {}
-    start = time.perf_counter()
-    with Emulator(WORLDS_DIR / world, strict=True, **knobs) as emu:
-        api = GitHubApi(make_github(emu.url, auth=token_auth(emu.world.bot.token), env={}))
+    clock = VirtualClock()
+    with Emulator(WORLDS_DIR / world, strict=True, clock=clock, **knobs) as emu:
+        start = time.perf_counter()
+        api = GitHubApi(make_github(emu.url, auth=token_auth(emu.world.bot.token), env={}, clock=clock))
         try:
             review = review_pr(api, emu.world.repo, emu.world.pr.number, post=True, review_date=REVIEW_DATE)
         finally:
@@ -156,7 +167,8 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
     return Outcome(world=world, seed=seed, verdict=verdict.status.value if verdict else None, rows=rows,
                    unavailable_rows=unavailable_rows, reasons=reasons, statuses=statuses,
                    marker_comments=marker_comments, error=review.error, seconds=seconds, requests=requests,
-                   head_sha=head_sha, ghost_writes=ghosts, created_marker_comments=created)
+                   head_sha=head_sha, ghost_writes=ghosts, created_marker_comments=created,
+                   virtual_seconds=seconds + clock.slept)
 
 
 def judge(run: Outcome, clean: Outcome) -> Judged:
@@ -207,7 +219,7 @@ def run_bench(runs: int = DEFAULT_RUNS, *, jobs: int = DEFAULT_JOBS, retry_after
     problems: list[dict] = []
     for w in worlds:
         counts = dict.fromkeys(COUNTERS, 0)
-        seconds, ghosts = [], 0
+        seconds, virtual, ghosts = [], [], 0
         for o in (o for o in outcomes if o.world == w):
             j = judge(o, clean[w])
             counts["runs"] += 1
@@ -217,13 +229,17 @@ def run_bench(runs: int = DEFAULT_RUNS, *, jobs: int = DEFAULT_JOBS, retry_after
             counts["wrong_pass"] += bool(j.wrong_pass)
             counts["duplicate_comments"] += j.duplicate_comments
             counts["no_status"] += j.no_status
+            counts["past_timeout"] += o.virtual_seconds > JOB_TIMEOUT_S
             seconds.append(o.seconds)
+            virtual.append(o.virtual_seconds)
             ghosts += o.ghost_writes
             if j.unexplained or j.wrong_pass or j.duplicate_comments or j.no_status:
                 problems.append({"world": w, "seed": o.seed, **asdict(j), "error": o.error})
         per_world[w] = {**counts, "fault_free_verdict": clean[w].verdict, "ghost_writes": ghosts,
                         "median_s": round(statistics.median(seconds), 3) if seconds else 0.0,
-                        "max_s": round(max(seconds), 3) if seconds else 0.0}
+                        "max_s": round(max(seconds), 3) if seconds else 0.0,
+                        "median_virtual_s": round(statistics.median(virtual), 1) if virtual else 0.0,
+                        "max_virtual_s": round(max(virtual), 1) if virtual else 0.0}
     total = {k: sum(per_world[w][k] for w in worlds) for k in COUNTERS}
     return {"runs_per_world": runs, "fault_knobs": FAULT_KNOBS, "retry_after_s": retry_after_s,
             "ghost_write_rate": ghost_write_rate, "ghost_writes": sum(c["ghost_writes"] for c in per_world.values()),
@@ -234,11 +250,13 @@ def format_table(summary: dict) -> str:
     lines = ["| " + " | ".join(TABLE_HEADER) + " |", "|" + "---|" * len(TABLE_HEADER)]
     for w, c in summary["worlds"].items():
         cells = [f"{w} ({c['fault_free_verdict']})", c["runs"], c["equal"], c["unavailable"], c["unexplained"],
-                 c["wrong_pass"], c["duplicate_comments"], c["no_status"], c["median_s"], c["max_s"]]
+                 c["wrong_pass"], c["duplicate_comments"], c["no_status"], c["past_timeout"], c["median_s"],
+                 c["max_s"], c["median_virtual_s"], c["max_virtual_s"]]
         lines.append("| " + " | ".join(str(x) for x in cells) + " |")
     t = summary["total"]
     lines.append("| " + " | ".join(str(x) for x in ["total", t["runs"], t["equal"], t["unavailable"], t["unexplained"],
-                                                       t["wrong_pass"], t["duplicate_comments"], t["no_status"], "", ""])
+                                                       t["wrong_pass"], t["duplicate_comments"], t["no_status"],
+                                                       t["past_timeout"], "", "", "", ""])
                  + " |")
     return "\n".join(lines)
 

@@ -21,6 +21,8 @@ COMMANDS = (
      "handle one GitHub webhook event (default: $GITHUB_EVENT_NAME and $GITHUB_EVENT_PATH)"),
     ("route-event", "bot.commands.route_event",
      "print which workflow job handles one GitHub event (review, sweep or skip)"),
+    ("config-schema", "bot.commands.config_schema",
+     "print the JSON Schema of .github/infx-review.yml, or --check a file against it"),
     ("sandbox", "bot.commands.sandbox",
      "serve a world directory as a local GitHub REST API emulator"),
 )

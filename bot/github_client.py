@@ -136,7 +136,8 @@ def auth_from_env(env: Mapping[str, str] = os.environ, *, policy: RetryPolicy | 
             raise ClientError(MSG_APP_KEY_UNREADABLE.format(path=path, error=e.strerror or e)) from None
     if not key or not env.get(APP_ID_ENV) or not env.get(APP_INSTALLATION_ENV):
         raise ClientError(MSG_APP_INCOMPLETE)
-    app = Auth.AppAuth(_app_number(env, APP_ID_ENV), key)
+    # The App id as a string: PyJWT >= 2.10 refuses a numeric `iss` claim, and PyGithub passes it through.
+    app = Auth.AppAuth(str(_app_number(env, APP_ID_ENV)), key)
     return JobInstallationAuth(app, _app_number(env, APP_INSTALLATION_ENV), job_permissions(env))
 
 

@@ -3,6 +3,8 @@ hidden marker among the bot's own comments), the commit status on the assessed h
 GitHub Actions a copy of the verdict in the job summary (spec 11.2, 11.3 generation B)."""
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import re
@@ -40,6 +42,24 @@ MSG_MARKED_COMMENT = "the comment {marker} on {repo}#{number}"
 # The last line of a verdict comment: which version of the sign-off it assessed, so any later job
 # can tell a current verdict from a stale one (bot/handlers/catchup.py).
 SIGNOFF_STAMP = "<!-- infx-review signoff-version={version} -->"
+# The check run on the assessed head, beside the status (rulesets require the status): the
+# verdict as its summary, the rows as its text, one annotation per cited file:line so findings
+# show on the diff. GitHub takes at most 50 annotations per request and 65535 characters of text.
+CHECK_RUN_NAME = STATUS_CONTEXT
+CHECK_TITLE = "Sign-off verification: {status}"
+CHECK_SUMMARY = "{header}\n\nAssessed commit `{sha}`; the verdict comment: {link}."
+CHECK_LINK_NONE = "none (no sign-off to key it by)"
+CHECK_TEXT_MAX = 65535
+ANNOTATIONS_PER_REQUEST = 50
+ANNOTATION_MESSAGE_MAX = 4000
+ANNOTATION_TITLE = "Check {n} ({name}): {status}"
+ANNOTATION_LEVEL = {Status.FAIL: "failure", Status.WARN: "warning"}
+CONCLUSION = {VerdictStatus.PASS: "success", VerdictStatus.WARN: "neutral", VerdictStatus.REJECTED: "failure"}
+EXTRA_CHECK_RUN = "check run"
+EXTRA_SUGGESTIONS = "{n} suggestion(s)"
+MSG_SUGGESTION_SKIPPED = "no suggestion for %s:%s: %s"
+MSG_SUGGESTIONS_FAILED = "could not post the suggested fixes on %s#%s: %s"
+MSG_CHECK_RUN_FAILED = "could not publish the check run on %s: %s"
 SIGNOFF_STAMP_RE = re.compile(r"<!-- infx-review signoff-version=(\S+) -->")
 
 
@@ -138,6 +158,37 @@ def create_marked(api: GitHubApi, repo: str, number: int, login: str, marker: st
                        policy=getattr(api, "policy", None))
 
 
+def annotations_for(verdict: Verdict) -> list[dict]:
+    """One annotation per distinct cited file:line of every row (failure for FAIL, warning for
+    WARN, notice otherwise), in row order."""
+    out, seen = [], set()
+    for row in verdict.rows:
+        for e in row.evidence:
+            if not e.path or not e.line or e.line < 1 or e.unavailable:
+                continue
+            key = (row.number, e.path, e.line)
+            if key in seen:
+                continue
+            seen.add(key)
+            message = row.reason + (f" ({e.note})" if e.note else "")
+            out.append({"path": e.path, "start_line": e.line, "end_line": e.line,
+                        "annotation_level": ANNOTATION_LEVEL.get(row.status, "notice"),
+                        "title": ANNOTATION_TITLE.format(n=row.number, name=row.name, status=row.status.value),
+                        "message": message[:ANNOTATION_MESSAGE_MAX]})
+    return out
+
+
+def check_run_output(verdict: Verdict, comment_url: str | None, annotations: list[dict]) -> dict:
+    """The check run's output: the verdict as summary, the rows (the verdict text) as text."""
+    text = render_markdown(verdict)
+    if len(text) > CHECK_TEXT_MAX:
+        text = render_markdown(verdict, with_details=False)[:CHECK_TEXT_MAX]
+    link = f"[verdict]({comment_url})" if comment_url else CHECK_LINK_NONE
+    return {"title": CHECK_TITLE.format(status=verdict.status.value),
+            "summary": CHECK_SUMMARY.format(header=HEADERS[verdict.status], sha=verdict.head_sha, link=link),
+            "text": text, "annotations": annotations}
+
+
 class Publisher:
     """Writes for one PR. Only comments authored by the bot's own login are ever edited, so a
     user pasting the marker into their own comment changes nothing."""
@@ -222,6 +273,83 @@ class Publisher:
         if extra:
             out.extras.append(extra)
         return out
+
+    def publish_check_run(self, verdict: Verdict, comment_url: str | None) -> bool:
+        """Best effort, after the status: the check run on the assessed head. Unchanged when the
+        newest run of ours on that head already says the same; otherwise a new run (GitHub shows
+        the newest by name; updating an old one would append its annotations twice), its first 50
+        annotations in the creation and the rest in updates of 50. Logged, never raised."""
+        annotations = annotations_for(verdict)
+        output = check_run_output(verdict, comment_url, annotations[:ANNOTATIONS_PER_REQUEST])
+        conclusion = CONCLUSION[verdict.status]
+        digest = hashlib.sha256(json.dumps([conclusion, output, annotations], sort_keys=True).encode()).hexdigest()[:16]
+        external_id = f"{verdict.signoff.key if verdict.signoff else 'none'}:{digest}"
+        runs_path = f"{self.r}/commits/{verdict.head_sha}/check-runs"
+        try:
+            def find() -> dict | None:
+                runs = self.api.list(runs_path, {"check_name": CHECK_RUN_NAME, "filter": "latest"}, key="check_runs")
+                return next((r for r in runs if r.get("external_id") == external_id), None)
+
+            if find() is not None:
+                return False
+            body = {"name": CHECK_RUN_NAME, "head_sha": verdict.head_sha, "status": "completed",
+                    "conclusion": conclusion, "external_id": external_id, "output": output}
+            if comment_url:
+                body["details_url"] = comment_url
+            run = create_once(f"the check run on {verdict.head_sha[:12]}", lambda: self.api.post(f"{self.r}/check-runs", body),
+                              find, policy=getattr(self.api, "policy", None))
+            for start in range(ANNOTATIONS_PER_REQUEST, len(annotations), ANNOTATIONS_PER_REQUEST):
+                batch = annotations[start:start + ANNOTATIONS_PER_REQUEST]
+                self.api.patch(f"{self.r}/check-runs/{run['id']}", {"output": {
+                    "title": output["title"], "summary": output["summary"], "annotations": batch}})
+            return True
+        except Exception as exc:  # the status is the gate; the check run only shows findings on the diff
+            log.warning(MSG_CHECK_RUN_FAILED, verdict.head_sha[:12], describe_error(exc))
+            return False
+
+    def publish_suggestions(self, verdict: Verdict, snapshot) -> int:
+        """Best effort: each mechanical fix the verdict offers (bot/fixes.py) as one review comment
+        with a ```suggestion block on its line of the assessed head, for files the PR changes;
+        found again by its marker among the bot's own review comments, never posted twice.
+        Returns how many were posted. Logged, never raised."""
+        from bot.fixes import FixError, fixes_of, suggestion_comment
+
+        fixes = fixes_of(verdict)
+        if not fixes:
+            return 0
+        changed = {f.path for f in snapshot.files} if isinstance(snapshot.files, list) else set()
+        posted = 0
+        try:
+            me = self.api.login().lower()
+            mine = {(c.get("body") or "").split("\n", 1)[0]
+                    for c in self.api.list(f"{self.r}/pulls/{self.number}/comments")
+                    if str((c.get("user") or {}).get("login", "")).lower() == me}
+            for fix in fixes:
+                if fix.path not in changed:
+                    log.info(MSG_SUGGESTION_SKIPPED, fix.path, fix.line, "not a file of this PR")
+                    continue
+                try:
+                    text = snapshot.head.read(fix.path).decode("utf-8")
+                    marker, body = suggestion_comment(fix, text)
+                except (FixError, UnicodeDecodeError, OSError, AttributeError, ValueError) as exc:
+                    log.info(MSG_SUGGESTION_SKIPPED, fix.path, fix.line, exc)
+                    continue
+                if marker in mine:
+                    continue
+
+                def find(marker=marker) -> dict | None:
+                    return next((c for c in self.api.list(f"{self.r}/pulls/{self.number}/comments")
+                                 if (c.get("body") or "").split("\n", 1)[0] == marker
+                                 and str((c.get("user") or {}).get("login", "")).lower() == me), None)
+
+                create_once(marker, lambda body=body, fix=fix: self.api.post(
+                    f"{self.r}/pulls/{self.number}/comments",
+                    {"body": body, "commit_id": verdict.head_sha, "path": fix.path, "line": fix.line, "side": "RIGHT"}),
+                    find, policy=getattr(self.api, "policy", None))
+                posted += 1
+        except Exception as exc:  # suggestions are a courtesy; the verdict and status stand
+            log.warning(MSG_SUGGESTIONS_FAILED, self.repo, self.number, describe_error(exc))
+        return posted
 
     def publish_incomplete(self, head_sha: str, reason: str, *, signoff_key: str | None = None) -> Published:
         """When building or evaluating failed: a REJECTED comment saying so and a failure status."""

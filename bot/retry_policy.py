@@ -35,7 +35,6 @@ from urllib3.exceptions import (
     HTTPError,
     MaxRetryError,
     NewConnectionError,
-    ProtocolError,
     ResponseError,
 )
 from urllib3.util.retry import RequestHistory, Retry
@@ -98,32 +97,45 @@ class SystemClock:
 
 class VirtualClock:
     """A clock whose `sleep` returns at once and moves time forward: tests and benchmarks see every
-    wait GitHub's rules ask for without spending it. Shared by threads (waits add up: a bound)."""
+    wait GitHub's rules ask for without spending it. Threads wait in parallel, as they would: each
+    has its own timeline, starting where the furthest one stood when it first asked the time, and
+    `slept` is the furthest timeline (how long the job would have taken in waits)."""
 
     def __init__(self, start: float | None = None):
         self._epoch = time.time() if start is None else start
-        self._elapsed = 0.0
         self._lock = threading.Lock()
+        self._local = threading.local()
+        self._furthest = 0.0
         self.sleeps: list[float] = []
 
+    def _elapsed(self) -> float:
+        value = getattr(self._local, "elapsed", None)
+        if value is None:
+            with self._lock:
+                value = self._local.elapsed = self._furthest
+        return value
+
     def monotonic(self) -> float:
-        with self._lock:
-            return self._elapsed
+        return self._elapsed()
 
     def time(self) -> float:
+        """Wall time is one for everyone (the emulator's rate window, reset instants): the
+        furthest timeline, so no thread sees GitHub's clock run backwards."""
+        own = self._elapsed()
         with self._lock:
-            return self._epoch + self._elapsed
+            return self._epoch + max(own, self._furthest)
 
     def sleep(self, seconds: float) -> None:
+        seconds = max(0.0, seconds)
+        self._local.elapsed = self._elapsed() + seconds
         with self._lock:
-            if seconds > 0:
-                self._elapsed += seconds
-            self.sleeps.append(max(0.0, seconds))
+            self._furthest = max(self._furthest, self._local.elapsed)
+            self.sleeps.append(seconds)
 
     @property
     def slept(self) -> float:
         with self._lock:
-            return sum(self.sleeps)
+            return self._furthest
 
 
 SYSTEM_CLOCK = SystemClock()
@@ -212,10 +224,12 @@ class RetryPolicy:
         return 0.0 if attempt <= 1 else min(factor * 2 ** (attempt - 1), BACKOFF_MAX_S)
 
     def wait_for(self, kind: str, attempt: int, headers: Mapping[str, str] | None, *,
-                 call_started: float, limited: int = 1) -> float | None:
+                 transient_spent: float = 0.0, limited: int = 1) -> float | None:
         """Seconds to wait before attempt `attempt + 1` after a failure of `kind`, or None when
         it may not be sent again (attempts spent, or the wait would end past the budget).
-        `limited` counts this call's rate-limit refusals so far (this one included)."""
+        `limited` counts this call's rate-limit refusals so far (this one included);
+        `transient_spent` the seconds it already waited after transient failures (rate-limit
+        waits do not count against the per-call transient budget, only against the job's)."""
         now = self.clock.monotonic()
         if kind == PRIMARY:
             if limited > self.rate_limit_retries:
@@ -232,7 +246,7 @@ class RetryPolicy:
             if attempt > self.transient_retries:
                 return None
             wait = self.backoff(attempt)
-            if now + wait > call_started + self.transient_budget_s:
+            if transient_spent + wait > self.transient_budget_s:
                 return None
         if now + wait > self.deadline:
             log.warning(MSG_GIVE_UP, kind, wait)
@@ -306,7 +320,7 @@ class RetryPolicy:
         limits being handled below it), `find()` looks for what it would have created and that is
         adopted; only when `find()` says there is none is it posted again, within `attempts` and
         the transient rules. If `find()` itself fails the original error is raised."""
-        started = self.clock.monotonic()
+        spent = 0.0
         for attempt in range(1, attempts + 1):
             try:
                 return post()
@@ -321,9 +335,10 @@ class RetryPolicy:
                 if found is not None:
                     log.info(MSG_WRITE_ADOPTED, what, _describe(exc))
                     return found
-                wait = self.wait_for(TRANSIENT, attempt, getattr(exc, "headers", None), call_started=started)
+                wait = self.wait_for(TRANSIENT, attempt, getattr(exc, "headers", None), transient_spent=spent)
                 if attempt == attempts or wait is None:
                     raise
+                spent += wait
                 log.info(MSG_WAIT, TRANSIENT, "POST", what, wait, attempt)
                 self.clock.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
@@ -356,10 +371,10 @@ class PolicyRetry(GithubRetry):
     sleeps on the policy's clock."""
 
     def __init__(self, *, policy: RetryPolicy, attempt: int = 0, limited: int = 0,
-                 started: float | None = None, wait: float = 0.0, **kwargs: Any):
+                 spent: float = 0.0, wait: float = 0.0, **kwargs: Any):
         self.policy = policy
         self.attempt, self.limited, self.wait = attempt, limited, wait
-        self.started = policy.clock.monotonic() if started is None else started
+        self.spent = spent  # seconds waited after transient failures in this request chain
         kwargs.setdefault("total", policy.transient_retries + policy.rate_limit_retries)
         kwargs.setdefault("raise_on_status", False)
         kwargs.setdefault("respect_retry_after_header", False)
@@ -369,7 +384,7 @@ class PolicyRetry(GithubRetry):
         self.secondary_rate_wait = policy.secondary_min_wait_s
 
     def new(self, **kw: Any) -> "PolicyRetry":
-        for name in ("attempt", "limited", "started", "wait"):
+        for name in ("attempt", "limited", "spent", "wait"):
             kw.setdefault(name, getattr(self, name))
         kw["policy"] = self.policy
         return Retry.new(self, **kw)  # type: ignore[return-value] - GithubRetry.new adds its own knobs
@@ -410,12 +425,14 @@ class PolicyRetry(GithubRetry):
             raise MaxRetryError(_pool, url, error or ResponseError("not retried"))
         attempt = self.attempt + 1
         limited = self.limited + (kind != TRANSIENT)
-        wait = self.policy.wait_for(kind, attempt, headers, call_started=self.started, limited=limited)
+        # Transient failures are counted apart from rate-limit refusals: each has its own bound.
+        wait = self.policy.wait_for(kind, attempt - limited, headers, transient_spent=self.spent, limited=limited)
         if wait is None:
             raise MaxRetryError(_pool, url, error or ResponseError(f"{kind}: not sent again"))
         log.info(MSG_WAIT, kind, method, url, wait, attempt)
         history = self.history + (RequestHistory(method, url, error, response.status if response is not None else None, None),)
-        return self.new(attempt=attempt, limited=limited, wait=wait, history=history)
+        spent = self.spent + (wait if kind == TRANSIENT else 0.0)
+        return self.new(attempt=attempt, limited=limited, wait=wait, spent=spent, history=history)
 
     def sleep(self, response: Any = None) -> None:
         self.policy.clock.sleep(self.wait)

@@ -118,10 +118,18 @@ class Context:
     _pulls: dict[int, dict] = field(default_factory=dict)
     # PRs this job has verified a sign-off of (the catch-up handler leaves them alone).
     verified: set[int] = field(default_factory=set)
+    _config_problems: list[str] = field(default_factory=list)
 
     @property
     def r(self) -> str:
         return f"/repos/{self.repo}"
+
+    @property
+    def config_problems(self) -> list[str]:
+        """`file:line: message` for every problem of the repository's config file (the defaults
+        apply meanwhile); writes that depend on it (starting a sweep) refuse to act on it."""
+        self.config  # noqa: B018 - loads it
+        return list(self._config_problems)
 
     @cached_property
     def config(self) -> RepoConfig:
@@ -138,6 +146,7 @@ class Context:
         config, findings = load_repo_config(data, CONFIG_PATH)
         for f in findings:
             log.warning("%s", f)
+        self._config_problems = [str(f) for f in findings]
         return config
 
     @cached_property

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 
 from checks.launch_path import VIA_RUN_BY
+from checks.fixes import FIXES_KEY, value_fix
 from checks.result import CheckResult, Evidence
 from checks.serving import (
     ServingView,
@@ -51,6 +52,10 @@ from checks.serving import (
 from recipes.srt import AGENTIC_CLIENT
 
 CHAT_ENV = "USE_CHAT_TEMPLATE"
+# The one value a mechanical fix writes, and the kinds of hits that are YAML mapping entries.
+CHAT_ON = "true"
+YAML_KINDS = ("client-env", "setting", "env")
+FIX_WHY = "speculative points use the chat template: {env} must be \"true\" (Check 9)"
 CHAT_FLAG = "--use-chat-template"
 PRINT_COMMANDS = frozenset({"echo", "printf", ":", "true", "logger"})
 _ECHO_IF_ARRAY = re.compile(
@@ -170,6 +175,7 @@ class SpecDecodeChatTemplateCheck:
         if missing is not None:
             return missing
         problems: list[tuple[str, Evidence]] = []
+        fixes: list[dict] = []
         agentic: list[ServingView] = []
         by_env: list[tuple[ServingView, str]] = []
         by_flag: list[tuple[ServingView, str]] = []
@@ -200,6 +206,8 @@ class SpecDecodeChatTemplateCheck:
                 else:
                     problems.append((MSG_ENV_OFF.format(where=h.where, env=CHAT_ENV, value=h.value, key=v.config_key),
                                      h.evidence()))
+                    if h.kind in YAML_KINDS:
+                        fixes += value_fix(h.path, h.line, h.name, CHAT_ON, FIX_WHY.format(env=CHAT_ENV))
                 continue
             flag = _chat_flag_line(v)
             if flag is not None:
@@ -217,7 +225,9 @@ class SpecDecodeChatTemplateCheck:
         problems = dedupe(problems)
         if problems:
             shown = items_text(t for t, _ in problems)
-            return CheckResult.failed(MSG_FAIL.format(items=shown, env=CHAT_ENV, flag=CHAT_FLAG), *[e for _, e in problems])
+            extra = {FIXES_KEY: fixes} if fixes else {}
+            return CheckResult.failed(MSG_FAIL.format(items=shown, env=CHAT_ENV, flag=CHAT_FLAG), *[e for _, e in problems],
+                                      **extra)
         parts = []
         if agentic:
             parts.append(MSG_PASS_AGENTIC.format(keys=keys_text(v.config_key for v in agentic), client=AGENTIC_CLIENT))

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 
+from checks.fixes import FIXES_KEY, value_fix
 from checks.golden_al import (
     INJECTOR, MSG_NO_K, fmt_number, golden_in_force, golden_lookup, injected_acceptance, thinking_mode,
 )
@@ -62,6 +63,9 @@ EVAL_GUARD = "EVAL_ONLY"
 SYNTHETIC_METHOD = "synthetic"
 # How a hand-written value maps to an AL (spec 5.3): as is, minus one (TRT), or a rate.
 AL_AS_IS = "al"
+# Hits that are YAML mapping entries (a mechanical fix can set their value).
+AL_FIX_KINDS = ("env", "client-env", "setting", "recipe")
+FIX_WHY = "simulated acceptance must pin the golden AL {al} ({golden}) (Check 11)"
 AL_MINUS_ONE = "al-1"
 AL_RATE = "rate"
 WRITTEN_AL = {
@@ -151,6 +155,23 @@ def _written_al(h: Hit, k: int | None) -> float | None:
     if rule == AL_RATE:
         return 1 + value * k if k else None
     return value
+
+
+def _al_fix(h: Hit, al: float, k: int | None, golden: str) -> list[dict]:
+    """The value `h` must hold to pin the golden AL `al` (the inverse of _written_al), as a fix of
+    its YAML line; none for a flag inside a command string or a value in a script."""
+    rule = next((r for n, r in WRITTEN_AL.items() if norm_name(n) == norm_name(h.name)), None)
+    if rule is None or h.kind not in AL_FIX_KINDS or as_float(h.value) is None:
+        return []
+    if rule == AL_MINUS_ONE:
+        value = al - 1
+    elif rule == AL_RATE:
+        if not k:
+            return []
+        value = (al - 1) / k
+    else:
+        value = al
+    return value_fix(h.path, h.line, h.name, fmt_number(value), FIX_WHY.format(golden=golden, al=fmt_number(al)))
 
 
 def _synthetic_hits(ctx, v: ServingView) -> list[Hit]:
@@ -274,9 +295,11 @@ class AgenticGoldenAlCheck:
                 return CheckResult.failed(MSG_UNRESOLVED.format(key=v.config_key, where=h.where, setting=h.shown),
                                           h.evidence())
             if abs(written - al) > tolerance:
+                fix = _al_fix(h, al, k, golden_text)
                 return CheckResult.failed(MSG_WRONG_AL.format(key=v.config_key, written=fmt_number(written), where=h.where,
                                                               setting=h.shown, al=fmt_number(al), golden=golden_text),
-                                          h.evidence(), *([golden_ev] if golden_ev else []))
+                                          h.evidence(), *([golden_ev] if golden_ev else []),
+                                          **({FIXES_KEY: fix} if fix else {}))
         if v.variant is not None and v.variant.legacy:
             # The older srt-slurm format predates the injector: the recipe pins the value itself
             # (`backend.<role>_environment`, or the engine's JSON/flag), so the value written is judged.

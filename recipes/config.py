@@ -2,7 +2,7 @@
 an optional `.github/infx-review.yml` in the benchmark repository."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -11,6 +11,17 @@ from .yamlio import load_yaml
 from .errors import RecipeError
 
 CONFIG_PATH = ".github/infx-review.yml"
+SCHEMA_ID = "https://github.com/SemiAnalysisAI/infx-review/blob/main/docs/infx-review.schema.json"
+
+# Enumerations are Literals, so a typo (`mode: dispach`) is an error naming its line instead of
+# silently meaning something else.
+SweepMode = Literal["label", "dispatch"]
+SWEEP_MODES: tuple[str, ...] = get_args(SweepMode)
+# GitHub's `author_association` values (REST API, "issue comment" schema).
+AuthorAssociation = Literal["COLLABORATOR", "CONTRIBUTOR", "FIRST_TIMER", "FIRST_TIME_CONTRIBUTOR",
+                            "MANNEQUIN", "MEMBER", "NONE", "OWNER"]
+# E2EL percentiles the throughput artifacts carry for AgentX curves (spec 10.1).
+AgenticPercentile = Literal["p50", "p75", "p90", "p95", "p99"]
 
 
 class Paths(BaseModel):
@@ -36,7 +47,7 @@ class SweepPolicy(BaseModel):
     workflow: str = ".github/workflows/run-sweep.yml"
     # "label": the sweep workflow starts itself on labels (InferenceX run-sweep.yml);
     # "dispatch": the bot calls workflow_dispatch on `workflow`.
-    mode: str = "label"
+    mode: SweepMode = "label"
     primary_labels: list[str] = [
         "full-sweep-fail-fast",
         "full-sweep-enabled",
@@ -86,7 +97,7 @@ class Policy(BaseModel):
         "trt": "trtllm", "dynamo-trt": "trtllm", "atom": "atom", "atom-disagg": "atom",
         "tilert": "tilert",
     }
-    authorized_associations: list[str] = ["OWNER", "MEMBER", "COLLABORATOR"]
+    authorized_associations: list[AuthorAssociation] = ["OWNER", "MEMBER", "COLLABORATOR"]
     bot_logins: list[str] = ["github-actions[bot]", "infx-review[bot]", "Klaud-Cold"]
     core_teams: list[str] = ["@InferenceX/core", "@SemiAnalysisAI/core", "@InferenceMAX/Core"]
     # Knobs that change model architecture (Check 8).
@@ -171,7 +182,7 @@ class Policy(BaseModel):
     pareto_min_frontier: int = 5
     pareto_escalation: list[str] = ["@functionstackx", "@cquil11", "@Oseltamivir", "@adibarra"]
     # AgentX curves are judged at this E2EL percentile (spec 10.1; fixed-seq always uses p50).
-    pareto_agentic_percentile: str = "p90"
+    pareto_agentic_percentile: AgenticPercentile = "p90"
     # An admin records a Check 14 bypass with a comment holding this phrase and the assessed SHA.
     pareto_bypass_phrase: str = "pareto bypass"
     # Two AL values closer than this are the same claim (goldens carry two decimals; Check 15).
@@ -222,6 +233,13 @@ class RepoConfig(BaseModel):
     paths: Paths = Field(default_factory=Paths)
     policy: Policy = Field(default_factory=Policy)
     sweep: SweepPolicy = Field(default_factory=SweepPolicy)
+
+
+def config_json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of `.github/infx-review.yml`, from the models themselves."""
+    schema = RepoConfig.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+            "title": "infx-review repository configuration (.github/infx-review.yml)", **schema}
 
 
 def load_repo_config(data: bytes | None, path: str = CONFIG_PATH) -> tuple[RepoConfig, list[Finding]]:

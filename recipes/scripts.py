@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 

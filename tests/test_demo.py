@@ -26,7 +26,7 @@ def test_demo_json_reports_verdict_checks_effects_and_requests(capsys):
     assert code == 0
     assert set(data) == {"verdict", "checks", "effects", "requests"}
     assert data["verdict"] == "WARN" and [c["number"] for c in data["checks"]] == sorted(CHECK_NUMBERS)
-    assert [e["kind"] for e in data["effects"]] == ["comment_created", "status_set"]
+    assert [e["kind"] for e in data["effects"]] == ["comment_created", "status_set", "check_run_created"]
     assert data["effects"][0]["body"].startswith("<!-- codeowner-signoff-verify signoff=issuecomment-4401 -->")
     assert 0 < data["requests"] <= MAX_DEMO_REQUESTS
 

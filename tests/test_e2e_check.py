@@ -105,7 +105,7 @@ def test_comment_created_then_left_alone_then_edited_in_place(capsys, monkeypatc
         code, out, err = check(emu, capsys, monkeypatch, "--post")
         assert code == 0 and out.startswith("## ⚠️ **Verdict: WARN** ⚠️")
         first = bot_effects(emu)
-        assert [e["kind"] for e in first] == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+        assert [e["kind"] for e in first] == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
         comment_id = first[0]["id"]
         assert first[0]["body"].startswith(f"<!-- codeowner-signoff-verify signoff=issuecomment-{SIGNOFF_ID} -->\n")
         assert first[1]["state"] == "success" and first[1]["sha"] == emu.head_sha
@@ -121,7 +121,7 @@ def test_comment_created_then_left_alone_then_edited_in_place(capsys, monkeypatc
         human.patch(path, {"body": body.split("### Additional detail section:")[0]})
         code, _, _ = check(emu, capsys, monkeypatch, "--post")
         later = bot_effects(emu)[len(first):]
-        assert [e["kind"] for e in later] == [srv.EFFECT_COMMENT_EDITED, srv.EFFECT_STATUS_SET]
+        assert [e["kind"] for e in later] == [srv.EFFECT_COMMENT_EDITED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
         assert later[0]["id"] == comment_id and later[0]["author"] == emu.world.bot.login
         assert later[1]["state"] == "failure" and code == 1
 
@@ -142,7 +142,7 @@ def test_forged_marker_in_a_user_comment_is_ignored(capsys, monkeypatch):
                             {"body": f"<!-- codeowner-signoff-verify signoff=issuecomment-{SIGNOFF_ID} -->\nPASS"})
         check(emu, capsys, monkeypatch, "--post")
         mine = bot_effects(emu)
-        assert [e["kind"] for e in mine] == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+        assert [e["kind"] for e in mine] == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
         assert mine[0]["id"] != forged["id"]
         emu.assert_clean()
 

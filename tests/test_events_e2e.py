@@ -84,7 +84,7 @@ def test_conversation_comment_signoff_is_verified_and_published(monkeypatch):
         assert send(emu, monkeypatch, PAYLOADS / "issue_comment.signoff-created.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
     body = effects[0]["body"]
     assert body.startswith(MARKER.format(key=SEED_SIGNOFF) + "\n" + HEADERS[VerdictStatus.WARN])
     assert effects[1]["state"] == "success" and effects[1]["sha"] == emu.head_sha
@@ -96,7 +96,7 @@ def test_review_summary_signoff_is_verified(monkeypatch):
         assert send(emu, monkeypatch, PAYLOADS / "pull_request_review.signoff-submitted.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key="pullrequestreview-5120") + "\n" + HEADERS[VerdictStatus.REJECTED])
     assert effects[1]["state"] == "failure"
 
@@ -111,7 +111,7 @@ def test_inline_review_comment_signoff_is_verified(monkeypatch, tmp_path):
         assert send(emu, monkeypatch, PAYLOADS / "pull_request_review_comment.signoff-created.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key="discussion_r4401") + "\n")
 
 
@@ -121,7 +121,7 @@ def test_manual_dispatch_by_url_overrides_the_draft_gate(monkeypatch):
         assert send(emu, monkeypatch, PAYLOADS / "workflow_dispatch.signoff-url.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key=SEED_SIGNOFF))
 
 
@@ -168,7 +168,7 @@ def test_a_comment_on_a_pr_whose_signoff_job_was_lost_verifies_that_signoff(monk
         assert send(emu, monkeypatch, PAYLOADS / "issue_comment.plain-comment.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key=SEED_SIGNOFF) + "\n")
 
 
@@ -198,12 +198,13 @@ def test_head_moved_during_the_run_is_named_and_marked_for_a_fresh_verification(
         emu.assert_clean()
         effects = bot_effects(emu)
     assert handled.ok and api.pushed_sha and api.pushed_sha != pinned
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED,
+                              srv.EFFECT_STATUS_SET]
     assert HEAD_MOVED_LINE.format(sha=api.pushed_sha) in effects[0]["body"]
     assert f"Assessed commit: `{pinned}`." in effects[0]["body"]
-    assert effects[1]["sha"] == pinned
-    assert (effects[2]["sha"], effects[2]["state"]) == (api.pushed_sha, STATE_FRESH_REQUIRED)
-    assert effects[2]["description"] == DESC_FRESH_REQUIRED.format(sha=api.pushed_sha[:12])
+    assert effects[1]["sha"] == pinned and effects[2]["sha"] == pinned, "the check run is on the assessed head"
+    assert (effects[3]["sha"], effects[3]["state"]) == (api.pushed_sha, STATE_FRESH_REQUIRED)
+    assert effects[3]["description"] == DESC_FRESH_REQUIRED.format(sha=api.pushed_sha[:12])
 
 
 def test_a_crash_still_publishes_a_failing_status(monkeypatch):
@@ -277,7 +278,7 @@ def test_sweep_completion_reverifies_and_updates_the_existing_verdict(monkeypatc
         assert send(emu, monkeypatch, PAYLOADS / "workflow_run.sweep-completed.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu, since)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_EDITED, srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [srv.EFFECT_COMMENT_EDITED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["id"] == stale["id"]
     assert effects[0]["body"].startswith(MARKER.format(key=SEED_SIGNOFF) + "\n" + HEADERS[VerdictStatus.WARN])
 
@@ -290,7 +291,7 @@ def test_sweep_completion_without_a_verdict_catches_up_and_another_workflow_does
         # The seed sign-off has no verdict (its job was lost): the completion's job verifies it.
         assert send(emu, monkeypatch, PAYLOADS / "workflow_run.sweep-completed.json") == 0
         emu.assert_clean()
-        assert kinds(bot_effects(emu)) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+        assert kinds(bot_effects(emu)) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
 
 
 def test_redelivered_signoff_event_writes_nothing_twice(monkeypatch):
@@ -299,7 +300,7 @@ def test_redelivered_signoff_event_writes_nothing_twice(monkeypatch):
         send(emu, monkeypatch, PAYLOADS / "issue_comment.signoff-created.json")
         send(emu, monkeypatch, PAYLOADS / "issue_comment.signoff-edited.json")  # the edit leaves the text as it was
         emu.assert_clean()
-        assert kinds(bot_effects(emu)) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+        assert kinds(bot_effects(emu)) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
 
 
 # ---------------------------------------------------------------- reuse commands

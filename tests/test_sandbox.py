@@ -331,7 +331,7 @@ def test_github_app_installation_token_flow(emu):
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption()).decode()
-    app_auth = github.Auth.AppAuth(srv.APP_ID, pem)
+    app_auth = github.Auth.AppAuth(str(srv.APP_ID), pem)  # PyJWT >= 2.10 wants a string issuer
     integration = github.GithubIntegration(base_url=emu.url, auth=app_auth, retry=None, **NO_THROTTLE)
     installation = integration.get_repo_installation("SemiAnalysisAI", "InferenceX")
     assert installation.id == srv.INSTALLATION_ID

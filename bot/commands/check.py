@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+from pathlib import Path
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Callable
@@ -72,6 +73,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--github-url", metavar="URL", help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com)")
     p.add_argument("--post", action="store_true", help="publish the verdict comment and commit status (GitHub mode)")
     p.add_argument("--signoff", metavar="URL_OR_KEY", help="the sign-off comment to verify (default: the newest one)")
+    p.add_argument("--fix", action="store_true",
+                   help="local mode: apply the mechanical fixes findings offer to the working tree of PATH")
 
 
 def parse_only(text: str | None) -> set[int] | None:
@@ -126,7 +129,30 @@ def run_local(args: argparse.Namespace) -> int:
         log.exception("evaluating %s failed", snapshot.repo)
         return _fail("internal error while evaluating (traceback logged above)")
     print(out)
+    if getattr(args, "fix", False):
+        _apply_local_fixes(Path(args.local), verdict)
     return exit_code(verdict.status)
+
+
+MSG_FIXED = "fixed {path}:{line}: {key} set to {value!r} (Check {check}); review and commit it"
+MSG_NOT_FIXED = "not fixed {path}:{line} (Check {check}): {why}"
+MSG_NO_FIXES = "no finding offers a mechanical fix"
+
+
+def _apply_local_fixes(root: Path, verdict) -> None:
+    """`--fix`: the verdict's mechanical fixes edited into the working tree (one line each, every
+    other byte kept); what was done goes to stderr, the verdict (of --head) is unchanged."""
+    from bot.fixes import apply_to_tree, fixes_of
+
+    fixes = fixes_of(verdict)
+    if not fixes:
+        print(MSG_NO_FIXES, file=sys.stderr)
+    for fix, why in apply_to_tree(root, fixes):
+        if why is None:
+            print(MSG_FIXED.format(path=fix.path, line=fix.line, key=fix.key, value=fix.value, check=fix.check),
+                  file=sys.stderr)
+        else:
+            print(MSG_NOT_FIXED.format(path=fix.path, line=fix.line, check=fix.check, why=why), file=sys.stderr)
 
 
 def progress_printer(stream=None) -> Callable[[str], None] | None:
@@ -165,7 +191,7 @@ def review_pr(
     failure status (and an incomplete-verification comment) naming the stage. `pin_head` is
     the head an event saw when it started; a later head is named as not assessed."""
     from bot.github_client import describe_error
-    from bot.publisher import Publisher
+    from bot.publisher import EXTRA_CHECK_RUN, EXTRA_SUGGESTIONS, Publisher
     from bot.snapshot_builder import SnapshotError
 
     publisher = Publisher(api, repo, number)
@@ -192,6 +218,12 @@ def review_pr(
             progress("publishing the verdict")
         try:
             published = publisher.publish(verdict, signoff=snapshot.signoff)
+            # Best effort, after the gate (the status): the check run with its annotations.
+            if publisher.publish_check_run(verdict, published.comment_url):
+                published.extras.append(EXTRA_CHECK_RUN)
+            suggested = publisher.publish_suggestions(verdict, snapshot)
+            if suggested:
+                published.extras.append(EXTRA_SUGGESTIONS.format(n=suggested))
         except Exception as exc:
             log.exception("publishing the verdict on %s#%s failed", repo, number)
             return Review(verdict, None, EXIT_ERROR, f"publishing failed: {describe_error(exc)}")

@@ -32,9 +32,37 @@ TITLE_REPLIES = "Comments the bot wrote (hidden marker line left out):"
 REPLY_LINE = "--- comment {id} ({kind})"
 
 
+# Worlds derived from a bundled one by a one-line edit: (base world, file, line after which, line).
+# `suggestion`: the seed PR with a hand-written simulated-acceptance knob off the golden AL 3.51,
+# so Check 11 fails with a mechanical fix the bot offers as a GitHub suggestion.
+SEED_RECIPE = "commits/c1/inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"
+DERIVED = {
+    "suggestion": ("seed", SEED_RECIPE, "        ATOM_DISABLE_MMAP: 'true'\n", "        SGLANG_SIMULATE_ACC_LEN: '3.40'\n"),
+}
+
+
 def scenarios() -> dict[str, Path]:
     """Every bundled world, by folder name."""
     return {p.name: p for p in sorted(WORLDS_DIR.iterdir()) if (p / "world.yaml").is_file()}
+
+
+def derived_world(name: str) -> Path:
+    """A temporary copy of a bundled world with its one-line edit (removed when the process ends)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    base, rel, after, line = DERIVED[name]
+    tmp = Path(tempfile.mkdtemp(prefix=f"infx-demo-{name}-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    dest = tmp / name
+    shutil.copytree(scenarios()[base], dest)
+    target = dest / rel
+    text = target.read_text(encoding="utf-8")
+    if after not in text:
+        raise ValueError(f"{rel}: the line to edit after is gone")
+    target.write_text(text.replace(after, after + line, 1), encoding="utf-8")
+    return dest
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,8 +73,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--review-date", metavar="YYYY-MM-DD", type=day_arg, help=f"the review date (default: {DEMO_REVIEW_DATE})")
 
 
+ANNOTATION_LINE = "    - {path}:{start_line} {annotation_level}: {title}"
+CHECK_RUN_DETAIL = "name={name}, sha={sha}, conclusion={conclusion}, title={title!r}, annotations={count}"
+
+
 def describe_effect(effect: dict) -> str:
-    """One line per write, without the (long) comment bodies."""
+    """One line per write, without the (long) comment bodies; a check run with its annotations."""
+    if effect.get("kind") == "review_comment_created":
+        suggestion = (effect.get("body") or "").split("```suggestion\n", 1)[-1].split("\n```", 1)[0]
+        return EFFECT_LINE.format(kind=effect["kind"], actor=effect.get("actor"),
+                                  detail=f"{effect.get('path')}:{effect.get('line')} suggests `{suggestion.strip()}`")
+    if "output" in effect and "annotations" in effect:
+        head = EFFECT_LINE.format(kind=effect["kind"], actor=effect.get("actor"), detail=CHECK_RUN_DETAIL.format(
+            name=effect.get("name", effect.get("id")), sha=effect.get("sha", ""), conclusion=effect.get("conclusion"),
+            title=(effect.get("output") or {}).get("title"), count=len(effect["annotations"])))
+        return "\n".join([head, *(ANNOTATION_LINE.format(**{"title": "", **a}) for a in effect["annotations"])])
     detail = {k: v for k, v in effect.items() if k not in ("kind", "actor", "body", "previous_body")}
     if "body" in effect:
         detail["chars"] = len(effect["body"])
@@ -62,8 +103,10 @@ def resolve_world(args: argparse.Namespace) -> Path:
         return path
     name = args.scenario or DEFAULT_SCENARIO
     known = scenarios()
+    if name in DERIVED:
+        return derived_world(name)
     if name not in known:
-        raise ValueError(MSG_UNKNOWN.format(name=name, names=", ".join(known)))
+        raise ValueError(MSG_UNKNOWN.format(name=name, names=", ".join([*known, *DERIVED])))
     return known[name]
 
 

@@ -32,8 +32,8 @@ log = logging.getLogger(__name__)
 MODE_DISPATCH = "dispatch"
 MODE_LABEL = "label"
 # What start_sweep did.
-ALREADY, NOTHING, DISPATCHED, LABELED, LABEL_PRESENT, LABEL_MODE = (
-    "already", "nothing", "dispatched", "labeled", "label-present", "label-mode")
+ALREADY, NOTHING, DISPATCHED, LABELED, LABEL_PRESENT, LABEL_MODE, CONFIG_ERROR = (
+    "already", "nothing", "dispatched", "labeled", "label-present", "label-mode", "config-error")
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
 WRITE_PERMISSIONS = frozenset({"admin", "write"})
 FAIL_FAST_ARG = "fail-fast"
@@ -59,6 +59,10 @@ INPUT_FAIL_FAST = "fail-fast"
 SWEEP_MARKER = "<!-- infx-review sweep head={head} labels={labels} -->"
 SWEEP_MARKER_PREFIX = "<!-- infx-review sweep head="
 SWEEP_COMMAND_MARKER = "<!-- infx-review sweep-command comment={key} -->"
+CONFIG_ERROR_MARKER = "<!-- infx-review config-error head={head} -->"
+TEXT_CONFIG_ERROR = ("No sweep was started for commit `{sha}` (asked for by {trigger}): the repository's "
+                     "`.github/infx-review.yml` is invalid. Fix it on the default branch "
+                     "(`python -m bot config-schema --check .github/infx-review.yml`):\n\n{problems}\n")
 # Lets a job recognise its own claim among racing jobs' claims when the claim's POST answered an
 # error after it landed; the completed reply drops it.
 CLAIM_NONCE = "<!-- infx-review claim={nonce} -->"
@@ -247,7 +251,7 @@ def on_labeled(event: PullRequestEvent, ctx: Context) -> None:
     if ctx.is_ignored_author(event.sender.login, event.sender.is_bot):
         log.info(MSG_BOT_LABEL, event.describe(), event.label)
         return
-    if sweep.mode != MODE_DISPATCH:
+    if sweep.mode != MODE_DISPATCH and not ctx.config_problems:
         log.info(MSG_LABEL_MODE, event.describe(), event.label, event.sender.login)
         return
     start_sweep(ctx, event.number, event.label, fail_fast=event.label == sweep.fail_fast_label,
@@ -262,6 +266,12 @@ def start_sweep(ctx: Context, number: int, label: str, *, fail_fast: bool, trigg
     sweep = ctx.config.sweep
     pr = ctx.pull(number, fresh=True)
     head = pr["head"]["sha"]
+    if ctx.config_problems:
+        # A typo in the config (`mode: dispach`) must not start a sweep in the other mode.
+        problems = "\n".join(f"- `{escape_inline(p, PROBLEM_MAX)}`" for p in ctx.config_problems[:10])
+        reply, _ = ctx.upsert_marked(number, CONFIG_ERROR_MARKER.format(head=head), TEXT_CONFIG_ERROR.format(
+            sha=head[:12], trigger=trigger, problems=problems))
+        return CONFIG_ERROR, str(reply.get("html_url") or "")
     present = [lb.get("name", "") for lb in pr.get("labels") or []]
     labels = sorted({lb for lb in present if lb in sweep.primary_labels} | {label})
     marker = SWEEP_MARKER.format(head=head, labels=",".join(labels))

@@ -71,6 +71,19 @@ PREBUILT_ZIP_SUFFIX = ".zip"
 # Request bodies kept in the request log (a long comment body is cut, not dropped).
 LOGGED_BODY_MAX = 70_000
 
+# The `*_url` templates of GitHub's repository objects (name -> path under the repository URL).
+REPO_URL_TEMPLATES = {
+    "archive": "{archive_format}{/ref}", "assignees": "assignees{/user}", "blobs": "git/blobs{/sha}",
+    "branches": "branches{/branch}", "collaborators": "collaborators{/collaborator}",
+    "comments": "comments{/number}", "compare": "compare/{base}...{head}", "contributors": "contributors",
+    "deployments": "deployments", "downloads": "downloads", "events": "events", "forks": "forks",
+    "git_commits": "git/commits{/sha}", "git_refs": "git/refs{/sha}", "git_tags": "git/tags{/sha}",
+    "hooks": "hooks", "issue_comment": "issues/comments{/number}", "issue_events": "issues/events{/number}",
+    "keys": "keys{/key_id}", "languages": "languages", "merges": "merges", "milestones": "milestones{/number}",
+    "notifications": "notifications{?since,all,participating}", "releases": "releases{/id}",
+    "stargazers": "stargazers", "subscribers": "subscribers", "subscription": "subscription", "tags": "tags",
+    "teams": "teams", "trees": "git/trees{/sha}",
+}
 MSG_NOT_FOUND = "Not Found"
 MSG_NO_AUTH = "Requires authentication"
 MSG_BAD_CREDENTIALS = "Bad credentials"
@@ -111,6 +124,16 @@ EFFECT_REACTION_REMOVED = "reaction_removed"
 EFFECT_LABEL_ADDED = "label_added"
 EFFECT_LABEL_REMOVED = "label_removed"
 EFFECT_WORKFLOW_DISPATCHED = "workflow_dispatched"
+EFFECT_CHECK_RUN_CREATED = "check_run_created"
+EFFECT_REVIEW_COMMENT_CREATED = "review_comment_created"
+EFFECT_CHECK_RUN_UPDATED = "check_run_updated"
+# GitHub's checks API limits (REST "Create a check run").
+MAX_CHECK_OUTPUT = 65535
+MAX_CHECK_TITLE = 255
+MAX_ANNOTATIONS_PER_REQUEST = 50
+CHECK_STATUSES = ("queued", "in_progress", "completed", "waiting", "requested", "pending")
+CHECK_CONCLUSIONS = ("action_required", "cancelled", "failure", "neutral", "success", "skipped", "stale", "timed_out")
+ANNOTATION_LEVELS = ("notice", "warning", "failure")
 
 FAULT_DROP = "drop"
 FAULT_RATE_LIMIT = "rate_limit"
@@ -230,6 +253,9 @@ class Emulator:
         rate_limit: int = RATE_LIMIT,
         rate_window_s: int = RATE_WINDOW_S,
         limit_status: int = 403,
+        rate_limit_first: int = 0,
+        run_details: bool = True,
+        record_responses: bool = False,
     ):
         self.world_dir = Path(world_dir)
         self.strict = strict
@@ -242,6 +268,14 @@ class Emulator:
         # limit answers `limit_status` (GitHub uses 403 and 429) with x-ratelimit-remaining 0.
         self.clock = clock
         self.rate_limit, self.rate_window_s, self.limit_status = rate_limit, rate_window_s, limit_status
+        # The next `rate_limit_first` requests answer a secondary limit, then the knobs above apply.
+        self.rate_limit_first = rate_limit_first
+        # False: a server from before `return_run_details` (GitHub Enterprise Server), which
+        # refuses the unknown key with 422.
+        self.run_details = run_details
+        # (route template, status, JSON body) of every answer, for the OpenAPI contract tests.
+        self.record_responses = record_responses
+        self.responses: list[tuple[str, int, Any]] = []
         self._rng = random.Random(seed)
         # At most `ghost_write_limit` ghosts (None: no cap), only on writes whose "METHOD route"
         # (e.g. "POST /repos/{owner}/{repo}/issues/{number}/comments") contains `ghost_write_only`.
@@ -441,6 +475,9 @@ class Emulator:
 
     def _draw_fault(self) -> str | int | None:
         with self._lock:
+            if self.rate_limit_first > 0:
+                self.rate_limit_first -= 1
+                return FAULT_RATE_LIMIT
             if not (self.drop_rate or self.fail_rate or self.rate_limit_rate):
                 return None
             u = self._rng.random()
@@ -548,7 +585,27 @@ class Emulator:
                 "avatar_url": f"https://avatars.githubusercontent.com/u/{uid}?v=4", "gravatar_id": "",
                 "url": api, "html_url": f"{WEB}/{login}", "followers_url": f"{api}/followers",
                 "repos_url": f"{api}/repos", "organizations_url": f"{api}/orgs", "events_url": f"{api}/events{{/privacy}}",
-                "received_events_url": f"{api}/received_events", "user_view_type": "public"}
+                "received_events_url": f"{api}/received_events", "user_view_type": "public",
+                "following_url": f"{api}/following{{/other_user}}", "gists_url": f"{api}/gists{{/gist_id}}",
+                "starred_url": f"{api}/starred{{/owner}}{{/repo}}", "subscriptions_url": f"{api}/subscriptions"}
+
+    def org_json(self, org: str) -> dict:
+        """GitHub's organization-full shape (GET /orgs/{org}; a team's `organization`)."""
+        api = f"{self.api}/orgs/{org}"
+        base = self.user(org, "Organization")
+        return {**base, "url": api, "repos_url": f"{api}/repos", "events_url": f"{api}/events",
+                "hooks_url": f"{api}/hooks", "issues_url": f"{api}/issues", "members_url": f"{api}/members{{/member}}",
+                "public_members_url": f"{api}/public_members{{/member}}", "description": None, "name": org,
+                "has_organization_projects": True, "has_repository_projects": True, "public_repos": 1,
+                "public_gists": 0, "followers": 0, "following": 0, "created_at": iso(self.pr_created - timedelta(days=700)),
+                "updated_at": iso(self.pr_created), "archived_at": None}
+
+    # What GitHub's integration (App) objects carry besides id, slug, name and owner.
+    def app_json(self, app_id: int, slug: str, name: str, owner: dict, permissions: dict | None = None) -> dict:
+        return {"id": app_id, "slug": slug, "node_id": node_id("App", app_id), "name": name, "owner": owner,
+                "description": "", "external_url": WEB, "html_url": f"{WEB}/apps/{slug}",
+                "created_at": iso(self.pr_created - timedelta(days=700)), "updated_at": iso(self.pr_created),
+                "permissions": permissions or {"checks": "write", "metadata": "read"}, "events": []}
 
     def repo_json(self, full_name: str) -> dict:
         owner, name = full_name.split("/", 1)
@@ -567,6 +624,13 @@ class Emulator:
             "created_at": iso(self.pr_created - timedelta(days=365)), "updated_at": iso(self._clock),
             "pushed_at": iso(self._clock), "archived": False, "disabled": False, "has_issues": True,
             "topics": [], "language": "Python", "size": self._size_kb() if is_world else 0,
+            # The rest of GitHub's repository shape (REST "full-repository").
+            **{f"{k}_url": f"{api}/{v}" for k, v in REPO_URL_TEMPLATES.items()},
+            "ssh_url": f"git@github.com:{full_name}.git", "svn_url": f"{WEB}/{full_name}", "homepage": None,
+            "mirror_url": None, "license": None, "forks": 0, "forks_count": 0, "open_issues": 1,
+            "open_issues_count": 1, "stargazers_count": 0, "watchers": 0, "watchers_count": 0,
+            "has_downloads": True, "has_pages": False, "has_projects": True, "has_wiki": False,
+            "has_discussions": False, "network_count": 0, "subscribers_count": 0,
         }
 
     def _size_kb(self) -> int:
@@ -611,12 +675,15 @@ class Emulator:
         url = f"{self.repo_api}/pulls/comments/{rec['id']}"
         pr_url = f"{self.repo_api}/pulls/{self.pr_number}"
         html = self.web(f"/pull/{self.pr_number}#discussion_r{rec['id']}")
-        files = self._diff(self.base_sha, self.head_sha)
-        path = files[0]["filename"] if files else "README.md"
+        if rec.get("path"):
+            path, line, commit = rec["path"], rec["line"], rec["commit_id"]
+        else:
+            files = self._diff(self.base_sha, self.head_sha)
+            path, line, commit = (files[0]["filename"] if files else "README.md"), 1, self.head_sha
         return {"id": rec["id"], "node_id": node_id("PullRequestReviewComment", rec["id"]), "url": url,
                 "pull_request_review_id": None, "diff_hunk": "@@ -1 +1 @@", "path": path, "position": 1,
-                "original_position": 1, "line": 1, "original_line": 1, "side": "RIGHT",
-                "commit_id": self.head_sha, "original_commit_id": self.head_sha,
+                "original_position": 1, "line": line, "original_line": line, "side": "RIGHT",
+                "commit_id": commit, "original_commit_id": commit,
                 "user": self.user(rec["author"], rec["user_type"]), "body": rec["body"],
                 "created_at": iso(rec["created_at"]), "updated_at": iso(rec["updated_at"]), "html_url": html,
                 "pull_request_url": pr_url, "author_association": rec["association"],
@@ -641,7 +708,8 @@ class Emulator:
                           "message": info["message"], "comment_count": 0,
                           "tree": {"sha": info["tree"], "url": f"{self.repo_api}/git/trees/{info['tree']}"},
                           "url": f"{self.repo_api}/git/commits/{sha}",
-                          "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None}},
+                          "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None,
+                                           "verified_at": None}},
                "author": gh_user(info["author"]), "committer": gh_user(info["committer"]),
                "parents": [{"sha": p, "url": f"{self.repo_api}/commits/{p}", "html_url": self.web(f"/commit/{p}")}
                            for p in info["parents"]]}
@@ -743,6 +811,7 @@ class Emulator:
             "_links": {"self": {"href": url}, "html": {"href": self.web(f"/pull/{n}")},
                        "issue": {"href": issue_url}, "comments": {"href": f"{issue_url}/comments"},
                        "review_comments": {"href": f"{url}/comments"}, "commits": {"href": f"{url}/commits"},
+                       "review_comment": {"href": f"{self.repo_api}/pulls/comments{{/number}}"},
                        "statuses": {"href": f"{self.repo_api}/statuses/{head}"}},
             "author_association": self._association(pr.author), "auto_merge": None, "draft": pr.draft,
             "merged": False, "mergeable": True, "rebaseable": True, "mergeable_state": "clean", "merged_by": None,
@@ -764,7 +833,8 @@ class Emulator:
                     "events_url": f"{pr['issue_url']}/events", "state_reason": None,
                     "pull_request": {"url": pr["url"], "html_url": pr["html_url"], "diff_url": pr["diff_url"],
                                      "patch_url": pr["patch_url"], "merged_at": None},
-                    "reactions": {"url": f"{self.repo_api}/issues/{n}/reactions", "total_count": 0}})
+                    "reactions": {"url": f"{self.repo_api}/issues/{n}/reactions", "total_count": 0,
+                                  **{r: 0 for r in REACTIONS}}})
         return out
 
     def _association(self, login: str) -> str:
@@ -785,16 +855,18 @@ class Emulator:
         url = f"{self.repo_api}/check-runs/{rec['id']}"
         done = rec["status"] == "completed"
         when = self._commit_date(rec["head_sha"]) + timedelta(minutes=5)
+        out = rec.get("output") or {}
         return {"id": rec["id"], "head_sha": rec["head_sha"], "node_id": node_id("CheckRun", rec["id"]),
-                "external_id": str(rec["id"]), "url": url, "html_url": self.web(f"/runs/{rec['id']}"),
+                "external_id": rec.get("external_id", str(rec["id"])), "url": url,
+                "html_url": self.web(f"/runs/{rec['id']}"),
                 "details_url": rec["details_url"] or None, "status": rec["status"],
                 "conclusion": rec["conclusion"] if done else None, "started_at": iso(when),
                 "completed_at": iso(when + timedelta(minutes=30)) if done else None,
-                "output": {"title": None, "summary": None, "text": None, "annotations_count": 0,
+                "output": {"title": out.get("title"), "summary": out.get("summary"), "text": out.get("text"),
+                           "annotations_count": len(rec.get("annotations") or []),
                            "annotations_url": f"{url}/annotations"},
                 "name": rec["name"], "check_suite": {"id": (rec["run_id"] or rec["id"]) + 1},
-                "app": {"id": 15368, "slug": "github-actions", "name": "GitHub Actions", "node_id": node_id("App", 15368),
-                        "owner": self.user("github", "Organization")},
+                "app": self.app_json(15368, "github-actions", "GitHub Actions", self.user("github", "Organization")),
                 "pull_requests": []}
 
     def job_json(self, rec: dict) -> dict:
@@ -954,6 +1026,7 @@ class Emulator:
             ("GET", f"{R}/pulls/{{number}}/reviews", self.h_reviews),
             ("GET", f"{R}/pulls/{{number}}/reviews/{{review_id}}", self.h_review),
             ("GET", f"{R}/pulls/{{number}}/comments", self.h_review_comments),
+            ("POST", f"{R}/pulls/{{number}}/comments", self.h_review_comment_create),
             ("GET", f"{R}/issues/comments/{{comment_id}}", self.h_comment_get),
             ("PATCH", f"{R}/issues/comments/{{comment_id}}", self.h_comment_edit),
             ("DELETE", f"{R}/issues/comments/{{comment_id}}", self.h_comment_delete),
@@ -976,6 +1049,9 @@ class Emulator:
             ("GET", f"{R}/commits/{{ref}}", self.h_commit),
             ("GET", f"{R}/compare/{{basehead}}", self.h_compare),
             ("GET", f"{R}/check-runs/{{check_run_id}}", self.h_check_run),
+            ("POST", f"{R}/check-runs", self.h_check_run_create),
+            ("PATCH", f"{R}/check-runs/{{check_run_id}}", self.h_check_run_update),
+            ("GET", f"{R}/check-runs/{{check_run_id}}/annotations", self.h_check_run_annotations),
             ("GET", f"{R}/statuses/{{ref}}", self.h_statuses),
             ("POST", f"{R}/statuses/{{sha}}", self.h_status_create),
             ("GET", f"{R}/actions/runs", self.h_runs),
@@ -1007,7 +1083,11 @@ class Emulator:
     # ----- handlers: identity, app auth, org -----------------------------------------------
 
     def h_user(self, req: Request) -> Response:
-        return Response(200, {**self.user(req.actor or ""), "name": req.actor})
+        # GitHub's public-user shape (the bot's own profile).
+        return Response(200, {**self.user(req.actor or ""), "name": req.actor, "company": None, "blog": "",
+                              "location": None, "email": None, "hireable": None, "bio": None,
+                              "public_repos": 0, "public_gists": 0, "followers": 0, "following": 0,
+                              "created_at": iso(self.pr_created - timedelta(days=900)), "updated_at": iso(self.pr_created)})
 
     def h_users(self, req: Request) -> Response:
         return Response(200, self.user(req.params["login"]))
@@ -1089,8 +1169,7 @@ class Emulator:
         known = {k.split("/", 1)[0].lower() for k in self.world.teams} | {self.world.owner.lower()}
         if org.lower() not in known:
             raise not_found()
-        return Response(200, {**self.user(org, "Organization"), "url": f"{self.api}/orgs/{org}",
-                              "description": None, "name": org})
+        return Response(200, self.org_json(org))
 
     def _team_members(self, req: Request) -> list[str]:
         key = f"{req.params['org']}/{req.params['slug']}".lower()
@@ -1107,8 +1186,10 @@ class Emulator:
         return Response(200, {"id": tid, "node_id": node_id("Team", tid), "name": slug, "slug": slug, "url": url,
                               "html_url": f"{WEB}/orgs/{org}/teams/{slug}", "description": None,
                               "privacy": "closed", "permission": "pull", "members_url": f"{url}/members{{/member}}",
-                              "repositories_url": f"{url}/repos", "parent": None,
-                              "organization": {**self.user(org, "Organization"), "url": f"{self.api}/orgs/{org}"}})
+                              "repositories_url": f"{url}/repos", "parent": None, "type": "organization",
+                              "members_count": len(self._team_members(req)), "repos_count": 1,
+                              "created_at": iso(self.pr_created - timedelta(days=300)), "updated_at": iso(self.pr_created),
+                              "organization": self.org_json(org)})
 
     def _is_team_member(self, req: Request) -> bool:
         return req.params["user"].lower() in {m.lower() for m in self._team_members(req)}
@@ -1151,10 +1232,26 @@ class Emulator:
                 "merged_at": u.get("merged_at") or (iso(self.pr_created) if merged else None),
                 "created_at": iso(self.pr_created - timedelta(days=7)), "updated_at": iso(self.pr_created),
                 "closed_at": iso(self.pr_created) if u.get("state", "") == "closed" or merged else None,
-                "head": {"ref": u.get("head_ref", "patch"), "sha": u.get("head_sha", "0" * 40), "label": "", "user": who, "repo": None},
+                "head": {"ref": u.get("head_ref", "patch"), "sha": u.get("head_sha", "0" * 40), "label": "", "user": who,
+                         "repo": self.repo_json(repo)},
                 "base": {"ref": "main", "sha": "0" * 40, "label": "", "user": who, "repo": self.repo_json(repo)},
                 "draft": False, "changed_files": len(u.get("files") or {}), "commits": 1,
-                "author_association": "CONTRIBUTOR"}
+                "author_association": "CONTRIBUTOR",
+                # The rest of GitHub's pull-request shape.
+                "diff_url": f"{WEB}/{repo}/pull/{n}.diff", "patch_url": f"{WEB}/{repo}/pull/{n}.patch",
+                "commits_url": f"{url}/commits", "review_comments_url": f"{url}/comments",
+                "review_comment_url": f"{self.api}/repos/{repo}/pulls/comments{{/number}}",
+                "comments_url": f"{self.api}/repos/{repo}/issues/{n}/comments",
+                "statuses_url": f"{self.api}/repos/{repo}/statuses/{u.get('head_sha', '0' * 40)}",
+                "locked": False, "milestone": None, "assignee": None, "assignees": [], "auto_merge": None,
+                "merge_commit_sha": None, "mergeable": None, "mergeable_state": "unknown",
+                "merged_by": who if merged else None, "maintainer_can_modify": False, "comments": 0,
+                "review_comments": 0, "additions": 0, "deletions": 0,
+                "_links": {k: {"href": h} for k, h in (
+                    ("self", url), ("html", f"{WEB}/{repo}/pull/{n}"), ("issue", f"{self.api}/repos/{repo}/issues/{n}"),
+                    ("comments", f"{self.api}/repos/{repo}/issues/{n}/comments"), ("review_comments", f"{url}/comments"),
+                    ("review_comment", f"{self.api}/repos/{repo}/pulls/comments{{/number}}"),
+                    ("commits", f"{url}/commits"), ("statuses", f"{self.api}/repos/{repo}/statuses/0"))}}
 
     def h_pull(self, req: Request) -> Response:
         up = self._upstream_pr(req)
@@ -1197,6 +1294,37 @@ class Emulator:
     def h_review_comments(self, req: Request) -> Response:
         self._check_pr(req)
         return self.listing(req, _ordered(self._review_comments), self.review_comment_json)
+
+    def h_review_comment_create(self, req: Request) -> Response:
+        """An inline comment on one line of the head's diff (GitHub: `commit_id`, `path`, `line`,
+        `side`; the line must be in the file at that commit)."""
+        self._check_pr(req)
+        body = req.body if isinstance(req.body, dict) else {}
+        text, path, line, commit = body.get("body"), body.get("path"), body.get("line"), body.get("commit_id")
+        if not isinstance(text, str) or not text:
+            raise invalid("body is missing", "body", "missing_field")
+        if len(text) > MAX_COMMENT_BODY:
+            raise invalid("body is too long (maximum is 65536 characters)", "body", "custom")
+        if not isinstance(commit, str) or commit not in self._chain:
+            raise invalid("commit_id is not part of the pull request", "commit_id")
+        changed = {f["filename"] for f in self._diff(self.base_sha, commit)}
+        if not isinstance(path, str) or path not in changed:
+            raise invalid("path is not part of the diff", "path")
+        entry = self.git.files(commit).get(path)
+        found = self.git.read(entry["sha"]) if entry else None
+        n_lines = len(found[1].splitlines()) if found else None
+        if not isinstance(line, int) or line < 1 or (n_lines is not None and line > n_lines):
+            raise invalid("line must be part of the diff", "line")
+        if body.get("side", "RIGHT") != "RIGHT":
+            raise invalid("side must be RIGHT for a new line", "side")
+        actor = req.actor or ""
+        now = self._tick()
+        rec = {"id": self._new_id(), "author": actor, "association": "NONE" if actor.endswith("[bot]") else self._association(actor),
+               "body": text, "created_at": now, "updated_at": now, "user_type": self._actor_type(actor),
+               "path": path, "line": line, "commit_id": commit}
+        self._review_comments[rec["id"]] = rec
+        self._effect(EFFECT_REVIEW_COMMENT_CREATED, actor, id=rec["id"], path=path, line=line, commit=commit, body=text)
+        return Response(201, self.review_comment_json(rec))
 
     def h_review_comment(self, req: Request) -> Response:
         self._check_repo(req)
@@ -1472,6 +1600,84 @@ class Emulator:
                     return Response(200, self.check_run_json(r))
         raise not_found()
 
+    def _find_check_run(self, cid: int) -> dict:
+        for runs in self._check_runs.values():
+            for r in runs:
+                if r["id"] == cid:
+                    return r
+        raise not_found()
+
+    def _check_output(self, body: dict) -> tuple[dict | None, list[dict]]:
+        """GitHub's validation of a check run's `output` (its limits answer 422)."""
+        out = body.get("output")
+        if out is None:
+            return None, []
+        if not isinstance(out, dict) or not isinstance(out.get("title"), str) or not isinstance(out.get("summary"), str):
+            raise invalid("output needs a title and a summary", "output", "missing_field")
+        if len(out["title"]) > MAX_CHECK_TITLE:
+            raise invalid("output.title is too long", "output.title", "custom")
+        for key in ("summary", "text"):
+            if out.get(key) is not None and len(out[key]) > MAX_CHECK_OUTPUT:
+                raise invalid(f"output.{key} is too long (maximum is {MAX_CHECK_OUTPUT} characters)",
+                              f"output.{key}", "custom")
+        annotations = out.get("annotations") or []
+        if len(annotations) > MAX_ANNOTATIONS_PER_REQUEST:
+            raise invalid(f"at most {MAX_ANNOTATIONS_PER_REQUEST} annotations per request", "output.annotations", "custom")
+        for a in annotations:
+            if not (isinstance(a, dict) and isinstance(a.get("path"), str) and isinstance(a.get("start_line"), int)
+                    and isinstance(a.get("end_line"), int) and a.get("annotation_level") in ANNOTATION_LEVELS
+                    and isinstance(a.get("message"), str) and a["start_line"] >= 1 and a["end_line"] >= a["start_line"]):
+                raise invalid("an annotation needs path, start_line <= end_line, annotation_level and message",
+                              "output.annotations", "invalid")
+        return {k: out.get(k) for k in ("title", "summary", "text")}, [dict(a) for a in annotations]
+
+    def h_check_run_create(self, req: Request) -> Response:
+        self._check_repo(req)
+        body = req.body if isinstance(req.body, dict) else {}
+        name, sha = body.get("name"), body.get("head_sha")
+        if not isinstance(name, str) or not name:
+            raise invalid("name is missing", "name", "missing_field")
+        if not isinstance(sha, str) or not _HEX40.match(sha) or self.git.commit(sha) is None:
+            raise invalid(f"No commit found for SHA: {sha}", "head_sha")
+        status = body.get("status", "queued")
+        conclusion = body.get("conclusion")
+        if status not in CHECK_STATUSES or (conclusion is not None and conclusion not in CHECK_CONCLUSIONS):
+            raise invalid("status or conclusion is not one GitHub knows", "conclusion")
+        if conclusion is not None:
+            status = "completed"
+        output, annotations = self._check_output(body)
+        rec = {"id": self._new_id(), "name": name, "status": status, "conclusion": conclusion,
+               "details_url": body.get("details_url"), "run_id": None, "head_sha": sha,
+               "external_id": str(body.get("external_id") or ""), "output": output or {}, "annotations": annotations}
+        self._check_runs.setdefault(sha, []).append(rec)
+        self._effect(EFFECT_CHECK_RUN_CREATED, req.actor, id=rec["id"], name=name, sha=sha, conclusion=conclusion,
+                     output=dict(rec["output"]), annotations=annotations)
+        return Response(201, self.check_run_json(rec))
+
+    def h_check_run_update(self, req: Request) -> Response:
+        self._check_repo(req)
+        rec = self._find_check_run(self._int(req, "check_run_id"))
+        body = req.body if isinstance(req.body, dict) else {}
+        output, annotations = self._check_output(body)
+        if body.get("conclusion") is not None:
+            if body["conclusion"] not in CHECK_CONCLUSIONS:
+                raise invalid("conclusion is not one GitHub knows", "conclusion")
+            rec["conclusion"], rec["status"] = body["conclusion"], "completed"
+        if output is not None:
+            rec["output"] = output
+        # GitHub appends the annotations of each update to the run's.
+        rec["annotations"] = list(rec.get("annotations") or []) + annotations
+        self._effect(EFFECT_CHECK_RUN_UPDATED, req.actor, id=rec["id"], conclusion=rec["conclusion"],
+                     output=dict(rec["output"]), annotations=annotations)
+        return Response(200, self.check_run_json(rec))
+
+    def h_check_run_annotations(self, req: Request) -> Response:
+        self._check_repo(req)
+        rec = self._find_check_run(self._int(req, "check_run_id"))
+        return self.listing(req, list(rec.get("annotations") or []), lambda a: {
+            **{k: a.get(k) for k in ("path", "start_line", "end_line", "annotation_level", "message", "title")},
+            "blob_href": self.web(f"/blob/{rec['head_sha']}/{a.get('path')}")})
+
     def h_statuses(self, req: Request) -> Response:
         self._check_repo(req)
         sha = self._commit_or_404(req.params["ref"])
@@ -1657,6 +1863,8 @@ class Emulator:
         sha = self.resolve_ref(ref)
         if sha is None:
             raise invalid(f"No ref found for: {ref}", "ref")
+        if "return_run_details" in body and not self.run_details:
+            raise invalid("return_run_details is not a permitted key.", "return_run_details")
         inputs = body.get("inputs") or {}
         run_id = self._new_id()
         self._runs[run_id] = {"id": run_id, "name": wf["name"], "workflow_id": wf["id"], "path": wf["path"],
@@ -1676,7 +1884,7 @@ class Emulator:
         # A public repository: anyone without a grant can still read.
         perm = (entry or {}).get("permission", "read")
         role = (entry or {}).get("role_name", perm)
-        return Response(200, {"permission": perm, "role_name": role, "user": {**self.user(login), "permissions": {
+        return Response(200, {"permission": perm, "role_name": role, "user": {**self.user(login), "role_name": role, "permissions": {
             "admin": perm == "admin", "maintain": role in ("admin", "maintain"),
             "push": perm in ("admin", "write"), "triage": perm in ("admin", "write") or role == "triage",
             "pull": perm != "none"}}})
@@ -1747,6 +1955,8 @@ class Emulator:
             resp = Response(500, {"message": MSG_SERVER_ERROR[500], "documentation_url": DOCS, "status": "500"})
         with self._lock:
             resp.headers.update(self._rate_headers(actor))
+            if self.record_responses and isinstance(resp.body, (dict, list)):
+                self.responses.append((template, resp.status, json.loads(json.dumps(resp.body, default=str))))
         self._record(method, raw_path, template, resp.status, actor, body)
         return resp
 
