@@ -50,6 +50,8 @@ from checks.serving import (
 from recipes.srt import AGENTIC_CLIENT
 
 CHAT_ENV = "USE_CHAT_TEMPLATE"
+# The AgentX replay clients: single-node srt (`srt_agentic.sh`) and multi-node (`agentic_srt.sh`).
+AGENTIC_CLIENTS = (AGENTIC_CLIENT, "agentic_srt.sh")
 CHAT_FLAG = "--use-chat-template"
 PRINT_COMMANDS = frozenset({"echo", "printf", ":", "true", "logger"})
 _ECHO_IF_ARRAY = re.compile(
@@ -84,7 +86,7 @@ def _uses_agentic_client(v: ServingView) -> bool:
         return False
     cmd = v.variant.benchmark_command if v.variant is not None else None
     if isinstance(cmd, str) and cmd.strip():
-        return cmd.strip().split()[-1].endswith(AGENTIC_CLIENT)
+        return cmd.strip().split()[-1].rsplit("/", 1)[-1] in AGENTIC_CLIENTS
     # Old launchers and recipes that leave the command to the harness: AgentX points always
     # run the shared AgentX client (spec 2.3: the client is chosen by the scenario).
     return True
