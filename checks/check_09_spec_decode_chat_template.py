@@ -46,6 +46,7 @@ from checks.serving import (
     launch_evidence,
     norm_name,
     serving_views,
+    unlisted_agentic_views,
 )
 from recipes.srt import AGENTIC_CLIENT
 
@@ -153,15 +154,16 @@ class SpecDecodeChatTemplateCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        if not ctx.affected.points:
+        views = serving_views(ctx) + unlisted_agentic_views(ctx)
+        if not views:
             return MSG_NA
-        return None if any(v.is_speculative for v in serving_views(ctx)) else MSG_NA
+        return None if any(v.is_speculative for v in views) else MSG_NA
 
     def evaluate(self, ctx) -> CheckResult:
         unavailable = changed_files_unavailable(ctx)
         if unavailable is not None:
             return unavailable
-        views = [v for v in serving_views(ctx) if v.is_speculative]
+        views = [v for v in serving_views(ctx) + unlisted_agentic_views(ctx) if v.is_speculative]
         missing = first_unavailable(views)
         if missing is not None:
             return missing

@@ -50,6 +50,7 @@ from checks.serving import (
     launch_evidence,
     resolve_reference,
     serving_views,
+    unlisted_agentic_views,
 )
 from recipes.scripts import package_name
 from recipes.waivers import Waiver, parse_waiver, waiver_path
@@ -265,13 +266,15 @@ class NoEnginePatchesCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        return MSG_NA if not ctx.affected.points and not _diff_patches(ctx) else None
+        if ctx.affected.points or _diff_patches(ctx) or unlisted_agentic_views(ctx):
+            return None
+        return MSG_NA
 
     def evaluate(self, ctx) -> CheckResult:
         unavailable = changed_files_unavailable(ctx)
         if unavailable is not None:
             return unavailable
-        views = serving_views(ctx)
+        views = serving_views(ctx) + unlisted_agentic_views(ctx)
         missing = first_unavailable(views, scripts=True)
         if missing is not None:
             return missing

@@ -54,6 +54,7 @@ from checks.serving import (
     keys_text,
     norm_name,
     serving_views,
+    unlisted_agentic_views,
 )
 from checks.text import escape_inline
 from recipes.golden import DEFAULT_THINKING_MODE, DSPARK, SAMPLE_PROBABILISTIC
@@ -271,9 +272,9 @@ class AgenticGoldenAlCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        if not ctx.affected.points:
+        views = serving_views(ctx) + unlisted_agentic_views(ctx)
+        if not views:
             return MSG_NA
-        views = serving_views(ctx)
         if any(v.is_agentic and v.is_speculative for v in views):
             return None
         return None if any(_synthetic_hits(ctx, v) for v in views if not v.is_agentic) else MSG_NA
@@ -282,7 +283,7 @@ class AgenticGoldenAlCheck:
         unavailable = changed_files_unavailable(ctx)
         if unavailable is not None:
             return unavailable
-        views = serving_views(ctx)
+        views = serving_views(ctx) + unlisted_agentic_views(ctx)
         bad = [(v, h) for v in views if not v.is_agentic for h in _synthetic_hits(ctx, v)]
         if bad:
             items = list(dict.fromkeys(f"{h.where} sets {h.shown}" for _, h in bad))
