@@ -173,8 +173,13 @@ def _script_patches(ctx, views) -> list[Patch]:
     out: dict[tuple, Patch] = {}
     for v in views:
         for use in v.scripts:
+            bodies = {}
+            for h in use.analysis.heredocs:
+                bodies.setdefault(h.line, []).append(h.body)
             for p in use.analysis.patches:
-                if _client_only(ctx, p.target, p.text) or _applies_client_patch(ctx, p.text, use.path):
+                # A heredoc written by the op (`cat > x/sitecustomize.py <<'PY'`) is part of what it patches.
+                body = " ".join(bodies.get(p.line, []))
+                if _client_only(ctx, p.target, p.text, body) or _applies_client_patch(ctx, p.text, use.path):
                     continue  # the eval/benchmark client, not the serving stack
                 resolved = _expand(use.analysis, p.target) if p.target else None
                 target = f" {resolved}" if resolved else ""
