@@ -261,6 +261,8 @@ class ModelsDoc:
             if item.precision is not None and item.precision != prec:
                 continue
             what = _describe(key, item.precision)
+            if item.arm is not None:
+                what += f" ({'non-' if item.negated else ''}{item.arm} arm, this point: {method or 'method unknown'})"
             if item.effective is None or on >= item.effective:
                 since = f" (from {item.effective.isoformat()})" if item.effective else ""
                 return Deprecation(True, f"{what} is a deprecated scenario of `{prefix}`{since} ({where})", row.line, "deprecated")
