@@ -7,7 +7,9 @@ What it checks:
     must link an upstream source of that family (policy `upstream_recipe_family_sources`,
     restricted to `upstream_recipe_repos` / `upstream_recipe_sites`): a vllm-project/recipes or
     sgl-project/sglang pull request, or a published recipes.vllm.ai / docs.sglang.io cookbook
-    page. Other links are ignored. A linked PR must be merged (snapshot.upstream[url].merged);
+    page. Other links are ignored. A linked PR must be merged (snapshot.upstream[url].merged)
+    for reviews on or after the MERGED sub-rule (2026-07-14, checks.policy); before it, an open
+    upstream PR whose text documents the config counts;
     a link the snapshot could not resolve is "could not verify". The production-useful
     arguments of each config's effective serving config (ctx.head_repo.effective) must appear
     in the text of at least one accepted source (the page, or the PR's recipe files): the model
@@ -38,6 +40,7 @@ import fnmatch
 import re
 from dataclasses import dataclass
 
+from checks.policy import in_force
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable, UpstreamRef
 from checks.serving import engine_name
@@ -69,6 +72,7 @@ MSG_NOT_FETCHED = "the snapshot holds no data for it"
 MSG_NO_TEXT = "its recipe text was not fetched"
 MSG_MERGE_UNKNOWN = "its merge state is unknown"
 STATE_MERGED = "merged"
+MERGED_RULE = "upstream-recipe-merged"
 STATE_PAGE = "published page"
 MSG_FILES_UNAVAILABLE = (
     "could not verify: the changed-file list is unavailable ({reason}), so changed vLLM/SGLang recipes are unknown."
@@ -297,13 +301,15 @@ class UpstreamRecipeCheck:
                 continue
             accepted: list[tuple[Link, UpstreamRef]] = []
             problems: list[tuple[str, Evidence]] = []
+            # "MERGED before this PR merges" is a sub-rule of 2026-07-14 (checks.policy).
+            merged_required = in_force(ctx, MERGED_RULE)
             for link in fam_links:
                 ref = resolve(link, ctx.snapshot.upstream)
                 if ref is None or ref.unavailable:
                     why = ref.unavailable if ref is not None and ref.unavailable else MSG_NOT_FETCHED
                     problems.append((MSG_UNRESOLVED.format(ref=link.label, why=why),
                                      Evidence(url=link.url, note=link.label, unavailable=True)))
-                elif ref.kind == "pull" and ref.merged is not True:
+                elif ref.kind == "pull" and ref.merged is not True and merged_required:
                     if ref.merged is None:
                         problems.append((MSG_UNRESOLVED.format(ref=link.label, why=MSG_MERGE_UNKNOWN),
                                          Evidence(url=link.url, note=link.label, unavailable=True)))

@@ -33,11 +33,14 @@ How to fix:
 """
 from __future__ import annotations
 
+from checks.policy import BY_KEY, in_force
 from checks.result import CheckResult, Evidence
 from checks.serving import engine_name
 from recipes.master import MasterEntry, normalize_image
 from recipes.points import sku_of
 
+IMAGES_RULE = "upstream-images"
+ORDERING_RULE = "engine-first-ordering"
 MSG_NO_CHANGES = "No master-config entry is added or changed."
 MSG_NEW_SKUS_ONLY = (
     "The added or changed entries run only on SKUs outside the established list ({skus}), "
@@ -47,6 +50,7 @@ MSG_UNPARSED = "could not verify: {finding}; fix the master config so its entrie
 MSG_UNREADABLE = "could not verify: {path} could not be read ({reason})."
 
 MSG_A_NA = "(a) Not applicable to {article} {engine} entry."
+MSG_A_NOT_IN_FORCE = "(a) The upstream-image rule was not in force yet (since {since}, {source})."
 MSG_A_OK = "(a) {key} uses the upstream image {image} (org {org}/)."
 MSG_A_EXC_HW = "(a) {key} uses {image}, accepted as new hardware ({token} in runner {runner})."
 MSG_A_EXC_TEXT = (
@@ -148,6 +152,7 @@ class UpstreamImagesOrderingCheck:
         existing.update(ctx.target_repo.entries)
         entries = self._changed(ctx)
         many = len(entries) > 1
+        images_rule, ordering_rule = in_force(ctx, IMAGES_RULE), in_force(ctx, ORDERING_RULE)
         failures: list[str] = []
         notes: list[str] = []
         evidence: list[Evidence] = []
@@ -161,7 +166,8 @@ class UpstreamImagesOrderingCheck:
                 continue
             parts: list[str] = []
             family = policy.framework_family.get(framework)
-            orgs = policy.upstream_image_orgs.get(family or "", [])
+            # Each half of the check is its own rule with its own date (checks.policy).
+            orgs = policy.upstream_image_orgs.get(family or "", []) if images_rule else []
             image_ev = Evidence(path=entry.path, line=entry.line_of("image"), note=f"{entry.key} image")
             if orgs:
                 org_text = " or ".join(f"{o}/" for o in orgs)
@@ -185,11 +191,14 @@ class UpstreamImagesOrderingCheck:
                         failures.append(MSG_A_FORK.format(key=entry.key, framework=framework, sku=sku,
                                                           image=entry.image, orgs=org_text))
                         fail_evidence.append(image_ev)
+            elif not images_rule:
+                parts.append(MSG_A_NOT_IN_FORCE.format(since=BY_KEY[IMAGES_RULE].since.isoformat(),
+                                                       source=BY_KEY[IMAGES_RULE].source))
             else:
                 engine = engine_name(framework or "unknown", policy)
                 parts.append(MSG_A_NA.format(article=_article(engine), engine=engine))
 
-            if framework in policy.vendor_frameworks:
+            if framework in policy.vendor_frameworks and ordering_rule:
                 oss = [
                     k for k, e in existing.items()
                     if e.framework in policy.open_source_frameworks

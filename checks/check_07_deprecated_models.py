@@ -65,6 +65,7 @@ class Unit:
     prefix: str
     scenario: str
     precision: str | None
+    method: str | None = None  # speculative method of the points ("none"), None when unknown
     sources: list[Evidence] = field(default_factory=list)
 
     def subject(self) -> str:
@@ -105,6 +106,18 @@ def recipe_unit(path: str) -> tuple[str, str, str | None] | None:
     return prefix, scenario, precision
 
 
+def _method(ctx, point) -> str | None:
+    """The point's speculative method as its serving config states it ("none" without
+    speculation), for MODELS.md items that deprecate one arm of a scenario."""
+    if (point.spec_decoding or "none") == "none":
+        return "none"
+    try:
+        value = ctx.head_repo.effective(point).value("spec_method")
+    except Exception:  # an unreadable launch path leaves the method unknown (arm items apply)
+        return None
+    return str(value).lower() if value else None
+
+
 def _scenario_text(key: str) -> str:
     return "agentic coding" if key == AGENTIC else f"single-turn {key}"
 
@@ -119,10 +132,10 @@ class DeprecatedModelsCheck:
     def _units(self, ctx) -> list[Unit]:
         units: dict[tuple, Unit] = {}
 
-        def add(prefix: str | None, scenario: str, precision: str | None, ev: Evidence) -> None:
+        def add(prefix: str | None, scenario: str, precision: str | None, ev: Evidence, method: str | None = None) -> None:
             if not prefix:
                 return
-            key = (prefix, scenario, precision.lower() if precision else None)
+            key = (prefix, scenario, precision.lower() if precision else None, method)
             unit = units.setdefault(key, Unit(*key))
             if ev not in unit.sources:
                 unit.sources.append(ev)
@@ -144,7 +157,7 @@ class DeprecatedModelsCheck:
                 continue
             scen = scenario_name(p.scenario, p.isl, p.osl)
             add(p.model_prefix, scen, p.precision,
-                Evidence(path=p.source_path, line=p.source_line, note=p.config_key))
+                Evidence(path=p.source_path, line=p.source_line, note=p.config_key), _method(ctx, p))
         files = ctx.snapshot.files
         if not isinstance(files, Unavailable):
             for f in files:
@@ -189,13 +202,14 @@ class DeprecatedModelsCheck:
 
         by_prefix_active: dict[str, list[str]] = {}
         for unit in self._units(ctx):
-            dep = doc.is_deprecated(unit.prefix, unit.scenario, on=on, precision=unit.precision)
+            dep = doc.is_deprecated(unit.prefix, unit.scenario, on=on, precision=unit.precision, method=unit.method)
             row_ev = Evidence(path=doc.path, line=dep.line, note=f"MODELS.md {unit.prefix}")
             if dep.deprecated:
                 failures.append(MSG_DEPRECATED.format(subject=unit.subject(), reason=dep.reason))
                 fail_ev.extend([row_ev, *unit.sources])
             elif dep.status in ("unlisted-model", "unlisted-scenario"):
-                head_dep = head_doc.is_deprecated(unit.prefix, unit.scenario, on=on, precision=unit.precision) if head_doc else None
+                head_dep = head_doc.is_deprecated(unit.prefix, unit.scenario, on=on, precision=unit.precision,
+                                                  method=unit.method) if head_doc else None
                 if head_dep is not None and head_dep.status == "active" and not head_dep.deprecated:
                     passes.append(MSG_NEW_ROW.format(what=unit.what(), where=f"{head_doc.path}:{head_dep.line}"))
                     pass_ev.append(Evidence(path=head_doc.path, line=head_dep.line, note="PR's MODELS.md"))

@@ -48,6 +48,7 @@ from checks.serving import (
     launch_evidence,
     norm_name,
     serving_views,
+    unlisted_agentic_views,
 )
 from recipes.srt import AGENTIC_CLIENT
 
@@ -56,6 +57,8 @@ CHAT_ENV = "USE_CHAT_TEMPLATE"
 CHAT_ON = "true"
 YAML_KINDS = ("client-env", "setting", "env")
 FIX_WHY = "speculative points use the chat template: {env} must be \"true\" (Check 9)"
+# The AgentX replay clients: single-node srt (`srt_agentic.sh`) and multi-node (`agentic_srt.sh`).
+AGENTIC_CLIENTS = (AGENTIC_CLIENT, "agentic_srt.sh")
 CHAT_FLAG = "--use-chat-template"
 PRINT_COMMANDS = frozenset({"echo", "printf", ":", "true", "logger"})
 _ECHO_IF_ARRAY = re.compile(
@@ -90,7 +93,7 @@ def _uses_agentic_client(v: ServingView) -> bool:
         return False
     cmd = v.variant.benchmark_command if v.variant is not None else None
     if isinstance(cmd, str) and cmd.strip():
-        return cmd.strip().split()[-1].endswith(AGENTIC_CLIENT)
+        return cmd.strip().split()[-1].rsplit("/", 1)[-1] in AGENTIC_CLIENTS
     # Old launchers and recipes that leave the command to the harness: AgentX points always
     # run the shared AgentX client (spec 2.3: the client is chosen by the scenario).
     return True
@@ -162,15 +165,16 @@ class SpecDecodeChatTemplateCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        if not ctx.affected.points:
+        views = serving_views(ctx) + unlisted_agentic_views(ctx)
+        if not views:
             return MSG_NA
-        return None if any(v.is_speculative for v in serving_views(ctx)) else MSG_NA
+        return None if any(v.is_speculative for v in views) else MSG_NA
 
     def evaluate(self, ctx) -> CheckResult:
         unavailable = changed_files_unavailable(ctx)
         if unavailable is not None:
             return unavailable
-        views = [v for v in serving_views(ctx) if v.is_speculative]
+        views = [v for v in serving_views(ctx) + unlisted_agentic_views(ctx) if v.is_speculative]
         missing = first_unavailable(views)
         if missing is not None:
             return missing

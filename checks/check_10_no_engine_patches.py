@@ -50,6 +50,7 @@ from checks.serving import (
     launch_evidence,
     resolve_reference,
     serving_views,
+    unlisted_agentic_views,
 )
 from recipes.scripts import package_name
 from recipes.waivers import Waiver, parse_waiver, waiver_path
@@ -172,8 +173,13 @@ def _script_patches(ctx, views) -> list[Patch]:
     out: dict[tuple, Patch] = {}
     for v in views:
         for use in v.scripts:
+            bodies = {}
+            for h in use.analysis.heredocs:
+                bodies.setdefault(h.line, []).append(h.body)
             for p in use.patches:
-                if _client_only(ctx, p.target, p.text) or _applies_client_patch(ctx, p.text, use.path):
+                # A heredoc written by the op (`cat > x/sitecustomize.py <<'PY'`) is part of what it patches.
+                body = " ".join(bodies.get(p.line, []))
+                if _client_only(ctx, p.target, p.text, body) or _applies_client_patch(ctx, p.text, use.path):
                     continue  # the eval/benchmark client, not the serving stack
                 resolved = _expand(use.analysis, p.target) if p.target else None
                 target = f" {resolved}" if resolved else ""
@@ -266,13 +272,15 @@ class NoEnginePatchesCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        return MSG_NA if not ctx.affected.points and not _diff_patches(ctx) else None
+        if ctx.affected.points or _diff_patches(ctx) or unlisted_agentic_views(ctx):
+            return None
+        return MSG_NA
 
     def evaluate(self, ctx) -> CheckResult:
         unavailable = changed_files_unavailable(ctx)
         if unavailable is not None:
             return unavailable
-        views = serving_views(ctx)
+        views = serving_views(ctx) + unlisted_agentic_views(ctx)
         missing = first_unavailable(views, scripts=True)
         if missing is not None:
             return missing

@@ -6,8 +6,10 @@ What it checks:
     (spec 5.4): `injected_acceptance` reproduces the injector's decision (engine known, an
     AgentX throughput run, `spec-decoding` not none, speculative args on the generation role)
     and its golden lookup. Older-format recipes (`backend.<role>_environment`, pre-schema-2)
-    predate the injector: the recipe itself must pin the engine's knob, and the value written is
-    judged. For old-layout launchers the script itself must set the engine's
+    predate the srt-slurm injector: the recipe itself must pin the engine's knob, or the master
+    config opts in with `SYNTHETIC_ACCEPTANCE=true` for the runner-side injector
+    (`runners/inject_synthetic_acceptance.py`, July 2026); the value written (recipe knob or
+    `SYNTHETIC_ACCEPTANCE_LENGTH`) is judged. For old-layout launchers the script itself must set the engine's
     knob (spec 5.3: SGLang `SGLANG_SIMULATE_ACC_LEN`, vLLM `synthetic_acceptance_length` in
     `--speculative-config`, TRT-LLM `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM
     `--spec-decode-acceptance-length`, TileRT `TILERT_SIMULATE_ACC_LEN`), and only when
@@ -56,9 +58,11 @@ from checks.serving import (
     keys_text,
     norm_name,
     serving_views,
+    unlisted_agentic_views,
 )
 from checks.text import escape_inline
 
+RUNNER_INJECTOR = "runners/inject_synthetic_acceptance.py"
 EVAL_GUARD = "EVAL_ONLY"
 SYNTHETIC_METHOD = "synthetic"
 # How a hand-written value maps to an AL (spec 5.3): as is, minus one (TRT), or a rate.
@@ -127,6 +131,10 @@ MSG_NOT_PINNED_LEGACY = (
 MSG_PASS_LEGACY = (
     "{recipe} (older srt-slurm format, no injector) sets {setting} for {key} ({where}): {curve} {mode} K={k} = {al}"
 )
+MSG_PASS_RUNNER = (
+    "{injector} injects simulated acceptance into {key} because the master config opts in ({where}: {setting}): "
+    "{curve} {mode} K={k} = {al}"
+)
 MSG_UNGUARDED = (
     "{key} sets {setting} at {where} without an {guard} guard, so eval runs would use simulated "
     "acceptance; set it only when {guard} is not true."
@@ -189,6 +197,18 @@ def _synthetic_hits(ctx, v: ServingView) -> list[Hit]:
     return out
 
 
+def _runner_injection(ctx, v: ServingView) -> tuple[Hit, str] | None:
+    """The master-config opt-in `SYNTHETIC_ACCEPTANCE=true` of an older-format multi-node recipe,
+    with the runner-side injector that acts on it (`runners/inject_synthetic_acceptance.py`,
+    from July 2026): it writes the AL (SYNTHETIC_ACCEPTANCE_LENGTH or the golden lookup) into
+    the recipe at launch, so a written SYNTHETIC_ACCEPTANCE_LENGTH is what gets judged."""
+    injector = ctx.head_repo.layout.rel(RUNNER_INJECTOR)
+    if not ctx.head_repo.exists(injector):
+        return None
+    on = [h for h in v.hits("SYNTHETIC_ACCEPTANCE", kinds=("setting",)) if is_enabled(h.value)]
+    return (on[-1], injector) if on else None
+
+
 def _source_line(ctx) -> str | None:
     for line in ctx.additional_detail.splitlines():
         if _AL_WORDS.search(line) and _AL_SOURCE.search(line):
@@ -209,9 +229,9 @@ class AgenticGoldenAlCheck:
         in_force = golden_in_force(ctx)
         if in_force is not None and in_force.changes:
             return None  # a PR that edits the reference values is judged whatever it affects
-        if not ctx.affected.points:
+        views = serving_views(ctx) + unlisted_agentic_views(ctx)
+        if not views:
             return MSG_NA
-        views = serving_views(ctx)
         if any(v.is_agentic and v.is_speculative for v in views):
             return None
         return None if any(_synthetic_hits(ctx, v) for v in views if not v.is_agentic) else MSG_NA
@@ -220,7 +240,7 @@ class AgenticGoldenAlCheck:
         unavailable = changed_files_unavailable(ctx)
         if unavailable is not None:
             return unavailable
-        views = serving_views(ctx)
+        views = serving_views(ctx) + unlisted_agentic_views(ctx)
         bad = [(v, h) for v in views if not v.is_agentic for h in _synthetic_hits(ctx, v)]
         if bad:
             items = list(dict.fromkeys(f"{h.where} sets {h.shown}" for _, h in bad))
@@ -305,6 +325,14 @@ class AgenticGoldenAlCheck:
             # (`backend.<role>_environment`, or the engine's JSON/flag), so the value written is judged.
             knob = ENGINE_KNOB.get(v.engine)
             hits = [h for h in v.hits(knob) if h.kind in ("env", "arg", "json")] if knob else []
+            runner = _runner_injection(ctx, v)
+            if not hits and runner is not None:
+                h, injector = runner
+                parts.setdefault(MSG_PASS_RUNNER.format(injector=injector, setting=h.shown, where=h.where, key=v.config_key,
+                                                        curve=found.curve + ".yaml" if found else "", mode=mode, k=k,
+                                                        al=fmt_number(al)), None)
+                evidence.extend([h.evidence(), Evidence(path=injector)] + ([golden_ev] if golden_ev else []))
+                return None
             if not hits:
                 return CheckResult.failed(MSG_NOT_PINNED_LEGACY.format(key=v.config_key, recipe=v.variant.path,
                                                                        knob=knob or "a simulated-acceptance knob",

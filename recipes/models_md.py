@@ -127,6 +127,21 @@ class DeprecatedItem:
     precision: str | None
     effective: date | None
     text: str
+    # "Agentic coding non-DSpark arm": the item covers only one arm of the scenario, named by
+    # its speculative method (lower case); `negated` for "non-<method> arm".
+    arm: str | None = None
+    negated: bool = False
+
+    def covers(self, method: str | None) -> bool:
+        """Whether the item applies to a point whose speculative method is `method` ("none"
+        when it does not speculate; None when unknown, which an arm item covers)."""
+        if self.arm is None or method is None:
+            return True
+        hit = method.strip().lower() == self.arm
+        return not hit if self.negated else hit
+
+
+_ARM = re.compile(r"\b(non-)?([a-z][a-z0-9.+]*)\s+arm\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -195,13 +210,16 @@ class ModelsDoc:
         precision: str | None = None,
         isl: int | None = None,
         osl: int | None = None,
+        method: str | None = None,
     ) -> Deprecation:
         """Whether (prefix, scenario[, precision]) is deprecated on day `on` (UTC review date).
 
         A dated notice takes effect after its last day; a row's "(removed YYYY-MM-DD)" from that
         day; a retired model from its retirement date. A deprecation dated in the future is
         "scheduled" and not yet in force. `scenario` may be a key ("8k1k") or a master-config
-        scenario with `isl`/`osl` ("fixed-seq-len", 8192, 1024).
+        scenario with `isl`/`osl` ("fixed-seq-len", 8192, 1024). `method` is the point's
+        speculative method ("none" when it does not speculate): an item naming one arm
+        ("Agentic coding non-DSpark arm") covers only the points of that arm.
         """
         key = scenario_name(scenario, isl, osl)
         prec = precision.strip().lower() if precision else None
@@ -238,9 +256,13 @@ class ModelsDoc:
         for item in row.deprecated_items:
             if item.scenario not in (key, EVERY_SCENARIO):
                 continue
+            if not item.covers(method):
+                continue
             if item.precision is not None and item.precision != prec:
                 continue
             what = _describe(key, item.precision)
+            if item.arm is not None:
+                what += f" ({'non-' if item.negated else ''}{item.arm} arm, this point: {method or 'method unknown'})"
             if item.effective is None or on >= item.effective:
                 since = f" (from {item.effective.isoformat()})" if item.effective else ""
                 return Deprecation(True, f"{what} is a deprecated scenario of `{prefix}`{since} ({where})", row.line, "deprecated")
@@ -292,8 +314,10 @@ def _deprecated_items(cell: str) -> tuple[DeprecatedItem, ...]:
             for p in precisions:
                 out.append(DeprecatedItem(EVERY_SCENARIO, p, eff, item))
             continue
+        arm = _ARM.search(head)
         for s in scenarios:
-            out.append(DeprecatedItem(s, None, eff, item))
+            out.append(DeprecatedItem(s, None, eff, item, arm=arm.group(2).lower() if arm else None,
+                                      negated=bool(arm and arm.group(1))))
     return tuple(out)
 
 

@@ -110,3 +110,43 @@ def test_a_clean_setup_script_in_the_configs_folder_passes():
 def test_a_setup_script_found_nowhere_is_a_could_not_verify():
     row = _row10(None)
     assert row.status.value == "FAIL" and "could not verify" in row.reason and "kimik3-config-compat.sh" in row.reason
+
+
+HELPER_LIB = "benchmarks/benchmark_lib.sh"
+SN_MASTER = """dsv4-fp8-mi300x-sglang:
+  image: lmsysorg/sglang:v0.5.12-rocm700-mi30x
+  model: deepseek-ai/DeepSeek-V4-Pro
+  model-prefix: dsv4
+  runner: mi300x
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 8, ep: 1, conc-start: 4, conc-end: 4 }
+"""
+SN_SCRIPT = "benchmarks/single_node/fixed_seq_len/dsv4_fp8_mi300x_sglang.sh"
+
+
+def _row10_helper(body: str):
+    helper = ("_patch_lm_eval() {\n    local patch_dir\n    patch_dir=\"$(mktemp -d)\"\n"
+              "    cat > \"$patch_dir/sitecustomize.py\" <<'PY'\n" + body + "PY\n"
+              "    export PYTHONPATH=\"${patch_dir}${PYTHONPATH:+:${PYTHONPATH}}\"\n}\n")
+    launcher = ("#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n"
+                "python3 -m sglang.launch_server --model-path $MODEL --tp 8 &\n")
+    snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n", HELPER_LIB: helper},
+                           "head": {"configs/amd-master.yaml": SN_MASTER, SN_SCRIPT: launcher}})
+    return evaluate(snap, only={10}).row(10)
+
+
+def test_a_heredoc_sitecustomize_that_patches_lm_eval_is_not_an_engine_patch():
+    row = _row10_helper("from lm_eval.models.openai_completions import LocalChatCompletion as _LCC\n")
+    assert row.status.value == "PASS", row.reason
+
+
+def test_a_heredoc_sitecustomize_that_patches_the_engine_is():
+    row = _row10_helper("import sglang.srt.server_args as sa\nsa.ServerArgs.enable_x = True\n")
+    assert row.status.value == "FAIL" and f"{HELPER_LIB}:4" in row.reason, row.reason
