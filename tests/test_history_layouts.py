@@ -135,8 +135,9 @@ def _row10_helper(body: str):
     helper = ("_patch_lm_eval() {\n    local patch_dir\n    patch_dir=\"$(mktemp -d)\"\n"
               "    cat > \"$patch_dir/sitecustomize.py\" <<'PY'\n" + body + "PY\n"
               "    export PYTHONPATH=\"${patch_dir}${PYTHONPATH:+:${PYTHONPATH}}\"\n}\n")
+    # The launcher calls the helper: only a called function is on the executed launch path.
     launcher = ("#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n"
-                "python3 -m sglang.launch_server --model-path $MODEL --tp 8 &\n")
+                "_patch_lm_eval\npython3 -m sglang.launch_server --model-path $MODEL --tp 8 &\n")
     snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n", HELPER_LIB: helper},
                            "head": {"configs/amd-master.yaml": SN_MASTER, SN_SCRIPT: launcher}})
     return evaluate(snap, only={10}).row(10)
