@@ -104,12 +104,41 @@ class LaunchPath:
 
     files: dict[str, PathFile] = field(default_factory=dict)
     called: dict[str, set[str]] = field(default_factory=dict)  # path -> its functions that run
+    # Scripts the path runs whose name is built from a variable the bot cannot resolve:
+    # (referring path, line, reference as written). Their code is unknown, so the checks that
+    # read script bodies cannot verify the point (never a PASS).
+    unresolved: list[tuple[str, int, str]] = field(default_factory=list)
 
     def executes(self, path: str, function: str | None) -> bool:
         """Whether code of `path` inside `function` (None: top level) runs on this path."""
         if path not in self.files:
             return False
         return function is None or function in self.called.get(path, set())
+
+
+_LAST_DYNAMIC = re.compile(r"""^.*(?:\$\{[^}]*\}|\$\w+|\$\([^)]*\)|`[^`]*`)["']?/""")
+
+
+def _is_dynamic(ref: str) -> bool:
+    """A reference built from a variable or a command substitution (after known ones resolved)."""
+    return "$" in ref or "`" in ref
+
+
+def _sibling(repo: Any, ref: str, referrer: str) -> str | None:
+    """`$WS_PATH/env.sh`: a workspace variable in front of a file that sits next to the referring
+    script (the harness copies a script's folder as its workspace). Only an exact file of that
+    folder counts; anything else stays unresolved."""
+    if not _is_dynamic(ref):
+        return None
+    m = _LAST_DYNAMIC.match(ref.strip().strip("'\""))
+    if m is None:
+        return None
+    tail = ref.strip().strip("'\"")[m.end():].strip("'\"")
+    if not tail or _is_dynamic(tail) or tail.startswith("/"):
+        return None
+    here = posixpath.dirname(referrer)
+    candidate = posixpath.normpath(posixpath.join(here, tail)) if here else posixpath.normpath(tail)
+    return candidate if not candidate.startswith("..") and repo.exists(candidate) else None
 
 
 def _read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
@@ -164,9 +193,12 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
         if unit is None:
             continue
         for ref in unit.sources:
-            target = resolve_ref(repo, mounts, ref.resolved or ref.value, path)
+            written = ref.resolved or ref.value
+            target = resolve_ref(repo, mounts, written, path) or _sibling(repo, written, path)
             if target is not None:
                 add_file(target, f"{VIA_RUN_BY}{path}")
+            elif _is_dynamic(written):
+                out.unresolved.append((path, ref.line, ref.value))
         # A function runs when an executed command names it: `fn`, `retry fn`, `timeout 9 fn`.
         for word in unit.words - names_called:
             names_called.add(word)

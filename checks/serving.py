@@ -58,6 +58,8 @@ MSG_MISSING_SCRIPT = (
     "or fix the reference."
 )
 
+MSG_UNRESOLVED_SCRIPT = ("could not verify: {where} runs {ref}, a script whose name is built from a variable the "
+                         "bot cannot resolve, so its code is unknown; name the script by a path in the repository.")
 MSG_SCRIPT_UNREADABLE = "could not verify: {message}; fix the script so bash reads it plainly."
 
 MEMO_VIEWS = "serving.views"
@@ -494,6 +496,10 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
             view.script_gap = MSG_MISSING_SCRIPT.format(ref=ref, where=f"{holder}:{line}")
             view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
     path = launch_path(ctx, roots)
+    for holder, line, ref in path.unresolved[:1]:
+        if view.script_gap is None:
+            view.script_gap = MSG_UNRESOLVED_SCRIPT.format(ref=ref, where=f"{holder}:{line}")
+            view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
     for pf in path.files.values():
         _check_readable(ctx, view, pf.path)
         if pf.analysis is not None:
