@@ -438,9 +438,20 @@ def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
     return ctx.memo(MEMO_SCRIPT.format(path=path), build)
 
 
-def _add_use(view: ServingView, use: ScriptUse) -> None:
+_URL = re.compile(r"https?://[^\s'\"|;&)]+")
+
+
+def _trusted_download(analysis: ScriptAnalysis, line: int | None, trusted: Iterable[str]) -> bool:
+    """A download piped to a shell whose every URL is a trusted tooling installer's."""
+    text = analysis.opaque_texts.get(line or 0)
+    urls = _URL.findall(text or "")
+    return bool(urls) and all(any(u.startswith(p) for p in trusted) for u in urls)
+
+
+def _add_use(view: ServingView, use: ScriptUse, trusted: Iterable[str] = ()) -> None:
     view.scripts.append(use)
-    bad = next((f for f in use.analysis.findings if f.code in UNREADABLE_CODES and use.line_runs(f.line)), None)
+    bad = next((f for f in use.analysis.findings if f.code in UNREADABLE_CODES and use.line_runs(f.line)
+                and not _trusted_download(use.analysis, f.line, trusted)), None)
     if bad is not None and view.script_gap is None:
         # Only this script is blind: the checks that read script bodies say so for this point.
         view.script_gap = MSG_SCRIPT_UNREADABLE.format(message=bad.message)
@@ -504,10 +515,12 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
         _check_readable(ctx, view, pf.path)
         if pf.analysis is not None:
             _add_use(view, ScriptUse(path=pf.path, analysis=pf.analysis, via=pf.via,
-                                     executed=frozenset(path.called.get(pf.path, ()))))
+                                     executed=frozenset(path.called.get(pf.path, ()))),
+                     ctx.config.policy.trusted_installers)
     for holder, analysis in roots.commands:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via="benchmark.command",
-                                 executed=frozenset(path.called.get(holder, ()))))
+                                 executed=frozenset(path.called.get(holder, ()))),
+                 ctx.config.policy.trusted_installers)
     return view
 
 

@@ -143,6 +143,10 @@ class Policy(BaseModel):
     ]
     # srt `setup_script`s that srtctl itself ships (not in the benchmark repository): a missing
     # file matching one of these is not a blind spot (Checks 8, 10, 13).
+    # Downloads piped to a shell that only install benchmark tooling (URL prefixes): uv's own
+    # installer, which benchmark_lib.sh pipes to `sh` for the AgentX client. Any other download
+    # run by the launch path stays "could not verify".
+    trusted_installers: list[str] = ["https://astral.sh/uv/"]
     harness_setup_scripts: list[str] = [r"vllm-router(?:-[0-9.]+)?\.sh", r"sglang-router(?:-[0-9.]+)?\.sh"]
     # Container paths of the benchmark checkout; `<mount>/x` is `<layout root>/x` (Checks 8-13).
     workspace_mounts: list[str] = ["/infmax-workspace", "/workspace"]

@@ -251,6 +251,9 @@ class ScriptAnalysis:
     findings: list[Finding] = field(default_factory=list)
     partial: bool = False
     functions: dict[str, FunctionDef] = field(default_factory=dict)
+    # What each "shell-opaque" line runs, whole (line -> command text): callers that trust a
+    # known tooling installer (recipes.config Policy.trusted_installers) read the URLs in it.
+    opaque_texts: dict[int, str] = field(default_factory=dict)
 
     @property
     def unreadable(self) -> Finding | None:
@@ -561,7 +564,7 @@ class _Analyzer:
                 fetched = True
             elif fetched and (head in ("bash", "sh", "zsh", "source") or _PYTHON.match(head)) and \
                     not any(not a.startswith("-") for a in args if a not in ("-s", "-")):
-                self.opaque(self.line(node), MSG_OPAQUE_RUN.format(text=_short(self.raw(node))))
+                self.opaque(self.line(node), MSG_OPAQUE_RUN.format(text=_short(self.raw(node))), self.raw(node))
                 break
         for c in node.named_children:
             self.walk(c, ctx)
@@ -986,9 +989,11 @@ class _Analyzer:
         self.detect_pip(cmd, argv)
         self.detect_patches(cmd, cmd.argv, cmd.argv[0].rsplit("/", 1)[-1])
 
-    def opaque(self, line: int, message: str) -> None:
+    def opaque(self, line: int, message: str, text: str | None = None) -> None:
         """Something on the path runs code the bot cannot read: a "could not verify" finding."""
         self.out.partial = True
+        if text is not None:
+            self.out.opaque_texts[line] = text
         self.out.findings.append(Finding(path=self.path, line=line, code="shell-opaque", severity="warning",
                                          message=MSG_OPAQUE.format(line=line, path=self.path, what=message)))
 
