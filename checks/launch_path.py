@@ -120,14 +120,17 @@ _LAST_DYNAMIC = re.compile(r"""^.*(?:\$\{[^}]*\}|\$\w+|\$\([^)]*\)|`[^`]*`)["']?
 
 
 def _is_dynamic(ref: str) -> bool:
-    """A reference built from a variable or a command substitution (after known ones resolved)."""
-    return "$" in ref or "`" in ref
+    """A reference built from a variable or a command substitution the bot does not know (the
+    spellings of "my own directory" are known: such a path is judged as a plain path)."""
+    rest = _SELF_DIR.sub("", ref)
+    return "$" in rest or "`" in rest
 
 
 def _sibling(repo: Any, ref: str, referrer: str) -> str | None:
-    """`$WS_PATH/env.sh`: a workspace variable in front of a file that sits next to the referring
-    script (the harness copies a script's folder as its workspace). Only an exact file of that
-    folder counts; anything else stays unresolved."""
+    """`$WS_PATH/env.sh`, `$INFERENCEX_ROOT/benchmarks/benchmark_lib.sh`: a workspace or root
+    variable in front of a path that exists relative to the referring script's folder or the
+    nearest of its ancestors (the harness copies a script's folder as its workspace; a root
+    variable names the checkout). Only an existing file counts; anything else stays unresolved."""
     if not _is_dynamic(ref):
         return None
     m = _LAST_DYNAMIC.match(ref.strip().strip("'\""))
@@ -137,8 +140,13 @@ def _sibling(repo: Any, ref: str, referrer: str) -> str | None:
     if not tail or _is_dynamic(tail) or tail.startswith("/"):
         return None
     here = posixpath.dirname(referrer)
-    candidate = posixpath.normpath(posixpath.join(here, tail)) if here else posixpath.normpath(tail)
-    return candidate if not candidate.startswith("..") and repo.exists(candidate) else None
+    while True:
+        candidate = posixpath.normpath(posixpath.join(here, tail)) if here else posixpath.normpath(tail)
+        if not candidate.startswith("..") and repo.exists(candidate):
+            return candidate
+        if not here:
+            return None
+        here = posixpath.dirname(here)
 
 
 def _read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
