@@ -149,6 +149,31 @@ def _sibling(repo: Any, ref: str, referrer: str) -> str | None:
         here = posixpath.dirname(here)
 
 
+_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(\S.*?)\s*$", re.M)
+GITMODULES = ".gitmodules"
+
+
+def submodule_paths(src: Any) -> tuple[str, ...]:
+    """The folders `.gitmodules` declares: their files are not in the tree, so the bot cannot
+    read what a script there runs."""
+    try:
+        data = src.read(GITMODULES)
+    except Exception:  # noqa: BLE001 - an unreadable .gitmodules declares nothing readable
+        return ()
+    if not data:
+        return ()
+    return tuple(p.strip("/") for p in _SUBMODULE_PATH.findall(data.decode("utf-8", "replace")))
+
+
+def _in_submodule(ref: str, referrer: str, submodules: tuple[str, ...]) -> bool:
+    ref = ref.strip().strip("'\"")
+    if not submodules or not ref or ref.startswith("/") or _is_dynamic(ref):
+        return False
+    here = posixpath.dirname(referrer)
+    paths = {posixpath.normpath(ref), posixpath.normpath(posixpath.join(here, ref)) if here else ref}
+    return any(p == s or p.startswith(s + "/") for p in paths for s in submodules)
+
+
 def _read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
     try:
         data = src.read(path)
@@ -164,6 +189,7 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
     """The launch path from `roots` ((path, via) of files that run from their top) and inline
     command strings (`commands`: (holder path, analysis), e.g. a recipe's benchmark.command)."""
     mounts = tuple(mounts)
+    submodules = submodule_paths(src)
     out = LaunchPath()
     defined: dict[str, list[str]] = {}  # function name -> paths on the path defining it
     names_called: set[str] = set()
@@ -205,7 +231,7 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
             target = resolve_ref(repo, mounts, written, path) or _sibling(repo, written, path)
             if target is not None:
                 add_file(target, f"{VIA_RUN_BY}{path}")
-            elif _is_dynamic(written):
+            elif _is_dynamic(written) or _in_submodule(written, path, submodules):
                 out.unresolved.append((path, ref.line, ref.value))
         # A function runs when an executed command names it: `fn`, `retry fn`, `timeout 9 fn`.
         for word in unit.words - names_called:

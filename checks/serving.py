@@ -59,7 +59,8 @@ MSG_MISSING_SCRIPT = (
 )
 
 MSG_UNRESOLVED_SCRIPT = ("could not verify: {where} runs {ref}, a script whose name is built from a variable the "
-                         "bot cannot resolve, so its code is unknown; name the script by a path in the repository.")
+                         "bot cannot resolve or that lives in a git submodule, so its code is unknown; name a script "
+                         "committed in the repository.")
 MSG_SCRIPT_UNREADABLE = "could not verify: {message}; fix the script so bash reads it plainly."
 
 MEMO_VIEWS = "serving.views"
