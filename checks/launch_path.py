@@ -116,7 +116,8 @@ class LaunchPath:
         return function is None or function in self.called.get(path, set())
 
 
-_LAST_DYNAMIC = re.compile(r"""^.*(?:\$\{[^}]*\}|\$\w+|\$\([^)]*\)|`[^`]*`)["']?/""")
+# The plain path after the last dynamic part of a reference: `.../pwd)/benchmarks/lib.sh` -> `benchmarks/lib.sh`.
+_PLAIN_TAIL = re.compile(r"""[)}`'"]?/([A-Za-z0-9_.+\-]+(?:/[A-Za-z0-9_.+\-]+)*)["']?$""")
 
 
 def _is_dynamic(ref: str) -> bool:
@@ -133,12 +134,10 @@ def _sibling(repo: Any, ref: str, referrer: str) -> str | None:
     variable names the checkout). Only an existing file counts; anything else stays unresolved."""
     if not _is_dynamic(ref):
         return None
-    m = _LAST_DYNAMIC.match(ref.strip().strip("'\""))
+    m = _PLAIN_TAIL.search(ref.strip())
     if m is None:
         return None
-    tail = ref.strip().strip("'\"")[m.end():].strip("'\"")
-    if not tail or _is_dynamic(tail) or tail.startswith("/"):
-        return None
+    tail = m.group(1)
     here = posixpath.dirname(referrer)
     while True:
         candidate = posixpath.normpath(posixpath.join(here, tail)) if here else posixpath.normpath(tail)
