@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from .errors import Finding, RecipeError
 from .yamlio import MAX_YAML_BYTES, YamlDoc, load_yaml
@@ -227,6 +227,10 @@ class ScenarioItem(_Sourced):
 
 
 class MasterEntry(_Sourced):
+    # The YAML mapping the entry was read from (plain data, no positions): two entries with
+    # equal mappings are the same entry wherever they sit in the file.
+    _raw: dict | None = PrivateAttr(default=None)
+
     key: str
     image: str | None = None
     model: str | None = None
@@ -354,7 +358,9 @@ def _entry(reader: _Reader, key: str, raw: dict) -> MasterEntry:
                 ))
                 continue
             scenarios.append(_item(reader, name, i, item, kp, item_line))
-    return MasterEntry(key=key, path=doc.path, line=entry_line, lines=lines, extra=extra, scenarios=scenarios, **known)
+    entry = MasterEntry(key=key, path=doc.path, line=entry_line, lines=lines, extra=extra, scenarios=scenarios, **known)
+    entry._raw = raw
+    return entry
 
 
 def _item(reader: _Reader, name: str, index: int, raw: dict, kp: tuple, item_line: int | None) -> ScenarioItem:

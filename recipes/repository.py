@@ -270,16 +270,28 @@ class Repository:
         with gc_paused():
             return bind_points(points, recipes)
 
+    def _binding_of(self, point: BenchmarkPoint, recipe: Recipe):
+        """One point's binding. It depends only on the point and its own recipe (spec 2.3), so a
+        review binds the points it reads instead of parsing every recipe of the repository; the
+        whole table is used when something already built it."""
+        if "bindings" in self.__dict__:
+            return self.bindings.by_point.get(point.point_id)
+        cache = self.__dict__.setdefault("_point_bindings", {})
+        if point.point_id not in cache:
+            with gc_paused():
+                cache[point.point_id] = bind_points([point], {point.launcher.path: recipe}).by_point.get(point.point_id)
+        return cache[point.point_id]
+
     def variant_for(self, point: BenchmarkPoint) -> Variant | None:
         """The srt variant serving a point: the bound one (single node) or the selected one."""
         launcher = point.launcher
         if launcher is None or launcher.kind == "script":
             return None
-        recipe = self.recipes.get(launcher.path) or self.recipe(launcher.path)
+        recipe = self.recipe(launcher.path)
         if recipe is None:
             return None
         if not point.multinode:
-            b = self.bindings.by_point.get(point.point_id)
+            b = self._binding_of(point, recipe)
             if b is not None and b.variant is not None:
                 return next((v for v in recipe.variants if (v.selector or v.name) == b.variant), None)
             return None
