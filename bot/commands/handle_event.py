@@ -73,15 +73,25 @@ def handle_event(api, name: str, payload: Any, *, delivery: str | None = None, r
     return Handled(event, (router or build_router()).dispatch(event, ctx))
 
 
-def run(args: argparse.Namespace) -> int:
-    from bot.events import EventError, load_payload
-    from bot.github_client import ClientError, GitHubApi, make_github
-
+def event_source(args: argparse.Namespace) -> tuple[str, str] | None:
+    """(event name, payload path) from the flags or the Actions environment; None (and the
+    usage error printed) when either is missing. Shared by handle-event and route-event."""
     name = args.event_name or os.environ.get(EVENT_NAME_ENV)
     path = args.event_path or os.environ.get(EVENT_PATH_ENV)
     if not name or not path:
         print(f"error: {MSG_NEED_EVENT}", file=sys.stderr)
+        return None
+    return name, path
+
+
+def run(args: argparse.Namespace) -> int:
+    from bot.events import EventError, load_payload
+    from bot.github_client import ClientError, GitHubApi, make_github
+
+    source = event_source(args)
+    if source is None:
         return EXIT_ERROR
+    name, path = source
     review_date = args.review_date
     try:
         payload = load_payload(path)

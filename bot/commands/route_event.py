@@ -21,15 +21,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.commands.handle_event import EVENT_NAME_ENV, EVENT_PATH_ENV, MSG_NEED_EVENT
+    from bot.commands.handle_event import event_source
     from bot.events import EventError, load_payload
     from bot.routing import github_output, route_event
 
-    name = args.event_name or os.environ.get(EVENT_NAME_ENV)
-    path = args.event_path or os.environ.get(EVENT_PATH_ENV)
-    if not name or not path:
-        print(f"error: {MSG_NEED_EVENT}", file=sys.stderr)
+    source = event_source(args)
+    if source is None:
         return EXIT_ERROR
+    name, path = source
     try:
         payload = load_payload(path)
     except EventError as exc:
