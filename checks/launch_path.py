@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units
+from recipes.repository import SRT_RECIPE_DIRS
 from recipes.yamlio import load_yaml
 
 MAX_PATH_FILES = 64
@@ -173,7 +174,9 @@ def _in_submodule(ref: str, referrer: str, submodules: tuple[str, ...]) -> bool:
     return any(p == s or p.startswith(s + "/") for p in paths for s in submodules)
 
 
-def _read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
+def read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
+    """The analysis of a shell file as the source holds it (None: absent or unreadable, which
+    the checks that read it report). Analyses are memoized per (path, text) in recipes.scripts."""
     try:
         data = src.read(path)
     except Exception:  # noqa: BLE001 - an unreadable file is reported by the checks that read it
@@ -206,7 +209,7 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
     def add_file(path: str, via: str) -> None:
         if path in out.files or len(out.files) >= MAX_PATH_FILES:
             return
-        analysis = _read_analysis(src, path) if path.endswith(SHELL_SUFFIXES) or "." not in path.rsplit("/", 1)[-1] else None
+        analysis = read_analysis(src, path) if path.endswith(SHELL_SUFFIXES) or "." not in path.rsplit("/", 1)[-1] else None
         out.files[path] = PathFile(path=path, via=via, analysis=analysis)
         if analysis is None:
             return
@@ -468,7 +471,6 @@ def runner_scripts(repo: Any, nodes: dict[str, list[str]], label: str | None) ->
 
 
 SETUP_SCRIPT_KEY = "setup_script"
-SRT_RECIPE_ROOTS = ("multi_node/srt-slurm-recipes", "single_node/srt-slurm-recipes")
 MEMO_PATH = "launch_path:{key}"
 MEMO_ROOT = "launch_path.root:{key}"
 MEMO_RUNNERS = "launch_path.runners"
@@ -490,7 +492,7 @@ class PointRoots:
 def srt_config_script(repo: Any, ref: str, recipe_path: str) -> str | None:
     """srtctl runs a recipe's `setup_script` from the `configs/` folder of the srt-slurm recipes
     checkout: `<recipes root>/configs/<name>` (e.g. kimik3-dspark-config-compat.sh)."""
-    for sub in SRT_RECIPE_ROOTS:
+    for sub in SRT_RECIPE_DIRS:
         root = "/".join(p for p in (repo.layout.scripts_dir, sub) if p)
         if recipe_path.startswith(root + "/"):
             candidate = f"{root}/configs/{ref.strip().strip(chr(39) + chr(34)).rsplit('/', 1)[-1]}"

@@ -22,10 +22,10 @@ from typing import Any, Iterable
 
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
-from checks.launch_path import launch_path, point_roots, resolve_ref
-from recipes.effective import MAX_SCRIPT_BYTES, MSG_SCRIPT_TOO_LARGE
+from checks.launch_path import launch_path, point_roots, read_analysis, resolve_ref
+from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.points import TOO_MANY_POINTS
-from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_script
+from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis
 from recipes.srt import FRAMEWORK_ENGINE, keypath_kind
 
 SETUP_SCRIPT_KEY = "setup_script"
@@ -430,11 +430,13 @@ def resolve_reference(ctx: Any, ref: str, referrer: str) -> str | None:
 
 
 def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
+    """The launch path's reader (checks.launch_path), except that a script over the cap is
+    None here: `_check_readable` names it as too large for the point."""
     def build() -> ScriptAnalysis | None:
         data = ctx.snapshot.head.read(path)
-        if data is None or len(data) > MAX_SCRIPT_BYTES:  # too large: _check_readable says so
+        if data is None or len(data) > MAX_SCRIPT_CHARS:
             return None
-        return analyze_script(data.decode("utf-8", "replace"), path)
+        return read_analysis(ctx.snapshot.head, path)
 
     return ctx.memo(MEMO_SCRIPT.format(path=path), build)
 
@@ -463,8 +465,8 @@ def _check_readable(ctx: Any, view: ServingView, path: str) -> None:
     reason = ctx.snapshot.unreadable.get(path)
     if not reason and not path.endswith((".yaml", ".yml")):
         data = ctx.snapshot.head.read(path)
-        if data is not None and len(data) > MAX_SCRIPT_BYTES:
-            reason = MSG_SCRIPT_TOO_LARGE.format(path=path, size=len(data), limit=MAX_SCRIPT_BYTES)
+        if data is not None and len(data) > MAX_SCRIPT_CHARS:
+            reason = MSG_SCRIPT_TOO_LARGE.format(path=path, size=len(data), limit=MAX_SCRIPT_CHARS)
     if reason and view.unavailable is None:
         view.unavailable = MSG_FILE_UNREADABLE.format(path=path, reason=reason)
         view.unavailable_evidence = Evidence(path=path, unavailable=True, note=reason)

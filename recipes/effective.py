@@ -16,8 +16,7 @@ EffectiveSource = Literal["srt-recipe", "multinode-recipe", "script", "master"]
 # Flag spellings per concern, across engines (spec 3.4).
 # Real launch scripts are tens of KB; a bigger one is not analysed (bash parsing is superlinear
 # in the worst case: a 2.6 MB launcher took 161 s) and its serving config is unknown.
-# One cap for launch scripts, the analyser's own (recipes.scripts): a larger script is not parsed.
-MAX_SCRIPT_BYTES = MAX_SCRIPT_CHARS
+# The launch-script cap is the analyser's own (recipes.scripts.MAX_SCRIPT_CHARS).
 MSG_SCRIPT_TOO_LARGE = "{path} is {size} bytes, over the {limit}-byte limit for launch scripts; it was not analysed"
 
 TP_FLAGS = ("tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp")
@@ -182,12 +181,12 @@ def _from_script(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: s
     out.source = "script"
     out.launcher = path
     out.launch_command = Origin(value=f"bash {path}", path=path, line=1)
-    if len(text) > MAX_SCRIPT_BYTES:
+    if len(text) > MAX_SCRIPT_CHARS:
         out.findings.append(Finding(path=path, line=None, code="too-large",
-                                    message=MSG_SCRIPT_TOO_LARGE.format(path=path, size=len(text), limit=MAX_SCRIPT_BYTES)))
+                                    message=MSG_SCRIPT_TOO_LARGE.format(path=path, size=len(text), limit=MAX_SCRIPT_CHARS)))
         return
     analysis = analyze_script(text, path)
-    out.findings.extend(getattr(analysis, "findings", []) or [])
+    out.findings.extend(analysis.findings)
     # The script's Origins are the same for every point it serves (frozen, so shared).
     cached = analysis.__dict__.get("_effective_origins")
     if cached is None:
