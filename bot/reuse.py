@@ -6,12 +6,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from checks.commands import find_reuse_command
 from checks.snapshot import Artifact, Comment, ReuseSource, SweepRun, Unavailable
-# The rule itself (spec 9.3) lives beside the sweep-run choice it feeds; the bot's command
-# handlers and the snapshot builder apply the same function.
-from checks.sweep_runs import (  # noqa: F401 - the names callers read as bot.reuse.*
-    COMPLETED, EXPIRED, FAILED, PULL_REQUEST_EVENT, SUCCESS, MSG_COMMITS, MSG_NO_ELIGIBLE, MSG_NOT_REUSABLE_PR, NO_ELIGIBLE_RUN, NOT_REUSABLE_PR,
-    NOT_SWEEP, NOT_THIS_PR, UNKNOWN_RUN, Refusal, is_reusable_artifact, reuse_problem,
-)
+# The rule itself (spec 9.3) lives beside the sweep-run choice it feeds (checks/sweep_runs.py).
+from checks.sweep_runs import EXPIRED, MSG_NOT_REUSABLE_PR, NOT_REUSABLE_PR, Refusal, reuse_problem
 from recipes.config import Policy, SweepPolicy
 
 

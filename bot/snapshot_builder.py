@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 import github
 
 from bot.github_client import GitHubApi, describe_error, fetch, parse_time
-from bot.reuse import artifacts_from, pick_reusable, reuse_problem, sweep_run_from
+from bot.reuse import artifacts_from, pick_reusable, sweep_run_from
 from bot.dates import review_day
 from bot.remote_source import (
     BlobStore,
@@ -34,7 +34,7 @@ from bot.remote_source import (
     git_blob_sha,
 )
 # Check 1 decides which run it reads; the builder fetches that run (and no other) by the same rule.
-from checks.sweep_runs import group_runs, run_id_of, workflow_problem
+from checks.sweep_runs import group_runs, reuse_problem, run_id_of, workflow_problem
 from checks.commands import find_reuse_command
 from checks.snapshot import (
     Artifact,

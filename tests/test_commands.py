@@ -92,6 +92,7 @@ def test_help_is_generated_from_the_command_table():
 from pathlib import Path  # noqa: E402
 
 from bot import reuse  # noqa: E402
+from checks import sweep_runs  # noqa: E402
 from bot.handlers.commands import asks_help, bare_use_line, declarations, help_markdown, mentions_command  # noqa: E402
 from bot.handlers.sweep import SWEEP_COMMANDS, parse_sweep_command, plan_sweep  # noqa: E402
 from checks.snapshot import Artifact, SweepRun, Unavailable  # noqa: E402
@@ -115,21 +116,21 @@ def _run(run_id=1, *, sha="a" * 40, event="pull_request", status="completed", co
 
 
 @pytest.mark.parametrize("run, code", [
-    (None, reuse.UNKNOWN_RUN),
-    (Unavailable(reason="HTTP 502"), reuse.UNKNOWN_RUN),
-    (_run(path=".github/workflows/e2e-tests.yml"), reuse.NOT_SWEEP),
-    (_run(event="workflow_dispatch"), reuse.NOT_SWEEP),
-    (_run(status="in_progress", conclusion=None), reuse.FAILED),
-    (_run(conclusion="cancelled"), reuse.FAILED),
-    (_run(sha="c" * 40), reuse.NOT_THIS_PR),
-    (_run(sha=""), reuse.NOT_THIS_PR),
-    (_run(artifacts=(("results_bmk", True), ("server_logs_x", False))), reuse.EXPIRED),
-    (_run(artifacts=Unavailable(reason="HTTP 500")), reuse.EXPIRED),
+    (None, sweep_runs.UNKNOWN_RUN),
+    (Unavailable(reason="HTTP 502"), sweep_runs.UNKNOWN_RUN),
+    (_run(path=".github/workflows/e2e-tests.yml"), sweep_runs.NOT_SWEEP),
+    (_run(event="workflow_dispatch"), sweep_runs.NOT_SWEEP),
+    (_run(status="in_progress", conclusion=None), sweep_runs.FAILED),
+    (_run(conclusion="cancelled"), sweep_runs.FAILED),
+    (_run(sha="c" * 40), sweep_runs.NOT_THIS_PR),
+    (_run(sha=""), sweep_runs.NOT_THIS_PR),
+    (_run(artifacts=(("results_bmk", True), ("server_logs_x", False))), sweep_runs.EXPIRED),
+    (_run(artifacts=Unavailable(reason="HTTP 500")), sweep_runs.EXPIRED),
     (_run(artifacts=(("bmk_agentic_x", False),)), None),
     (_run(path=WORKFLOW + "@refs/heads/main"), None),
 ])
 def test_reuse_problem_fails_closed_for_each_reason(run, code):
-    refusal = reuse.reuse_problem(run, SWEEP, run_id=1, pr_shas=PR_SHAS)
+    refusal = sweep_runs.reuse_problem(run, SWEEP, run_id=1, pr_shas=PR_SHAS)
     assert (refusal.code if refusal else None) == code
     if refusal:
         assert refusal.reason and "1" in refusal.reason
@@ -137,8 +138,8 @@ def test_reuse_problem_fails_closed_for_each_reason(run, code):
 
 def test_reuse_problem_without_commits_or_outcome_tests_for_check_1():
     failed_elsewhere = _run(sha="c" * 40, conclusion="failure")
-    assert reuse.reuse_problem(failed_elsewhere, SWEEP, run_id=1, require_success=False) is None
-    assert reuse.reuse_problem(_run(), SWEEP, run_id=1, pr_shas=Unavailable(reason="x")).code == reuse.NOT_THIS_PR
+    assert sweep_runs.reuse_problem(failed_elsewhere, SWEEP, run_id=1, require_success=False) is None
+    assert sweep_runs.reuse_problem(_run(), SWEEP, run_id=1, pr_shas=Unavailable(reason="x")).code == sweep_runs.NOT_THIS_PR
 
 
 def test_pick_reusable_takes_the_newest_eligible_run_and_reads_artifacts_sparingly():
@@ -165,7 +166,7 @@ def test_pick_reusable_takes_the_newest_eligible_run_and_reads_artifacts_sparing
 
 def test_not_reusable_labels_block_reuse():
     assert reuse.pr_labels_problem(["full-sweep-enabled"], SWEEP) is None
-    assert reuse.pr_labels_problem(["agentx-fast"], SWEEP).code == reuse.NOT_REUSABLE_PR
+    assert reuse.pr_labels_problem(["agentx-fast"], SWEEP).code == sweep_runs.NOT_REUSABLE_PR
 
 
 @pytest.mark.parametrize("body, expected", [

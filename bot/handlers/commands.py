@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from github import GithubException
 
 from bot import reuse
+from checks import sweep_runs
 from bot.events import ACTION_CREATED, ACTION_EDITED, EVENT_COMMENT, CommentEvent
 from bot.github_client import describe_error, fetch
 from bot.handlers import (
@@ -72,7 +73,7 @@ class Decision:
 
     command: str
     run_id: int | None = None
-    refusal: reuse.Refusal | None = None
+    refusal: sweep_runs.Refusal | None = None
 
     @property
     def accepted(self) -> bool:
@@ -140,12 +141,12 @@ def _current(ctx: Context, event: CommentEvent) -> Comment | None:
 
 
 def decide(ctx: Context, number: int, comment: Comment, command: ReuseCommand) -> Decision:
-    """Authorization, then the fail-closed run validation of bot/reuse.py."""
+    """Authorization, then the fail-closed run validation of checks/sweep_runs.py."""
     policy, sweep = ctx.config.policy, ctx.config.sweep
     if not is_authorized(comment, policy.authorized_associations):
         names = list(policy.authorized_associations)
         who = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
-        return Decision(command.command, command.run_id, reuse.Refusal(UNAUTHORIZED, MSG_UNAUTHORIZED.format(
+        return Decision(command.command, command.run_id, sweep_runs.Refusal(UNAUTHORIZED, MSG_UNAUTHORIZED.format(
             who=who, author=comment.author, association=comment.association)))
     pr = ctx.pull(number)
     blocked = reuse.pr_labels_problem([lb.get("name", "") for lb in pr.get("labels") or []], sweep)
@@ -156,7 +157,7 @@ def decide(ctx: Context, number: int, comment: Comment, command: ReuseCommand) -
     if command.run_id is None:
         return _decide_bare(ctx, pr, command, shas)
     run = _read_run(ctx, command.run_id)
-    problem = reuse.reuse_problem(run, sweep, run_id=command.run_id, pr_shas=shas)
+    problem = sweep_runs.reuse_problem(run, sweep, run_id=command.run_id, pr_shas=shas)
     return Decision(command.command, command.run_id, problem)
 
 
@@ -181,17 +182,17 @@ def _artifacts(ctx: Context, run_id: int):
 def _decide_bare(ctx: Context, pr: dict, command: ReuseCommand, shas) -> Decision:
     sweep = ctx.config.sweep
     if isinstance(shas, Unavailable):
-        return Decision(command.command, None, reuse.Refusal(reuse.NOT_THIS_PR, reuse.MSG_COMMITS.format(why=shas.reason)))
+        return Decision(command.command, None, sweep_runs.Refusal(sweep_runs.NOT_THIS_PR, sweep_runs.MSG_COMMITS.format(why=shas.reason)))
     workflow = sweep.workflow.rsplit("/", 1)[-1]
     runs = fetch("the sweep workflow's runs", lambda: ctx.api.list(
         f"{ctx.r}/actions/workflows/{workflow}/runs",
-        {"branch": (pr.get("head") or {}).get("ref") or "", "event": reuse.PULL_REQUEST_EVENT, "status": reuse.COMPLETED},
+        {"branch": (pr.get("head") or {}).get("ref") or "", "event": sweep_runs.PULL_REQUEST_EVENT, "status": sweep_runs.COMPLETED},
         key="workflow_runs"))
     if isinstance(runs, Unavailable):
-        return Decision(command.command, None, reuse.Refusal(reuse.UNKNOWN_RUN, runs.reason))
+        return Decision(command.command, None, sweep_runs.Refusal(sweep_runs.UNKNOWN_RUN, runs.reason))
     picked = reuse.pick_reusable(runs, shas, sweep, lambda rid: _artifacts(ctx, rid))
     if picked is None:
-        return Decision(command.command, None, reuse.Refusal(reuse.NO_ELIGIBLE_RUN, reuse.MSG_NO_ELIGIBLE))
+        return Decision(command.command, None, sweep_runs.Refusal(sweep_runs.NO_ELIGIBLE_RUN, sweep_runs.MSG_NO_ELIGIBLE))
     return Decision(command.command, picked, None)
 
 
@@ -212,7 +213,7 @@ def on_comment(event: CommentEvent, ctx: Context) -> None:
     if command is None:
         bare = bare_use_line(comment.body)
         if bare is not None:
-            _refuse(ctx, event, marker, bare, reuse.Refusal(USAGE, MSG_USAGE))
+            _refuse(ctx, event, marker, bare, sweep_runs.Refusal(USAGE, MSG_USAGE))
         elif event.action == ACTION_EDITED:
             # The edit removed the command: withdraw our acknowledgement with it.
             set_reaction(ctx, event, None)
@@ -230,7 +231,7 @@ def on_comment(event: CommentEvent, ctx: Context) -> None:
     _refuse(ctx, event, marker, command.text, decision.refusal)
 
 
-def _refuse(ctx: Context, event: CommentEvent, marker: str, line: str, refusal: reuse.Refusal) -> None:
+def _refuse(ctx: Context, event: CommentEvent, marker: str, line: str, refusal: sweep_runs.Refusal) -> None:
     log.info(MSG_REFUSED, event.describe(), line, refusal.reason)
     set_reaction(ctx, event, REACTION_REFUSED)
     ctx.upsert_marked(event.number, marker, TEXT_REFUSED.format(
