@@ -171,11 +171,16 @@ def _unreadable(ctx: Any) -> Any:
     return getattr(ctx.snapshot, "unreadable", None) or {}
 
 
+# A policy file that raised while being read is not an absent one: the rule stays in force and
+# the check that needs the file reports it (missing evidence is never an N/A).
+_UNREADABLE = object()
+
+
 def _attr(repo: Any, name: str) -> Any:
     try:
         return getattr(repo, name)
     except Exception:
-        return None
+        return _UNREADABLE
 
 
 def _policy_path(repo: Any, name: str) -> str:

@@ -95,3 +95,21 @@ def test_each_check_is_na_before_any_of_its_rules(check):
     row = evaluate(_snap(day), only={check}).row(check)
     assert row.status.value == "N/A", row.reason
     assert "not in force" in row.reason
+
+
+def test_a_policy_file_that_raises_is_not_an_absent_one():
+    class Target:
+        checklist_template = None
+
+        @property
+        def models(self):
+            raise OSError("GitHub answered 502 for MODELS.md")
+
+    class Missing:
+        checklist_template = None
+        models = None
+
+    rule = BY_KEY["deprecated-models"]
+    day = date(2026, 9, 1)
+    assert why_not(rule, day, Target()) is None  # in force: Check 7 itself reports the read failure
+    assert "which has none" in why_not(rule, day, Missing())
