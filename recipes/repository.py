@@ -235,13 +235,14 @@ class Repository:
     def recipes(self) -> dict[str, Recipe]:
         """Every srt-slurm recipe a point references (single- and multi-node), by path."""
         out: dict[str, Recipe] = {}
-        for p in self.points:
-            for launcher in (p.launcher, p.eval_launcher):
-                if launcher is None or launcher.kind == "script" or launcher.path in out:
-                    continue
-                r = self.recipe(launcher.path)
-                if r is not None:
-                    out[launcher.path] = r
+        with gc_paused():  # one pause for the whole batch, not a young collection per recipe
+            for p in self.points:
+                for launcher in (p.launcher, p.eval_launcher):
+                    if launcher is None or launcher.kind == "script" or launcher.path in out:
+                        continue
+                    r = self.recipe(launcher.path)
+                    if r is not None:
+                        out[launcher.path] = r
         return out
 
     @cached_property
