@@ -350,6 +350,12 @@ def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
     return _evaluate_condition(cond, tuple(sorted(env.items())))
 
 
+@functools.lru_cache(maxsize=1024)
+def _compiled(code: str) -> Any:
+    # Conditions reduce to a few shapes (`( _a0 and _a1 )`), shared by every script.
+    return compile(code, "<condition>", "eval")
+
+
 @functools.lru_cache(maxsize=8192)
 def _evaluate_condition(cond: str, env_items: tuple[tuple[str, str], ...]) -> bool | None:
     # Every point of a config asks about the same conditions with the same few variables.
@@ -405,7 +411,7 @@ def _evaluate_condition(cond: str, env_items: tuple[tuple[str, str], ...]) -> bo
         return None
     results = set()
     try:
-        compiled = compile(code, "<condition>", "eval")
+        compiled = _compiled(code)
         for combo in itertools.product((True, False), repeat=len(unknown)):
             values = {f"_a{i}": (a if a is not None else False) for i, a in enumerate(atoms)}
             values.update({f"_a{i}": v for i, v in zip(unknown, combo)})
