@@ -14,7 +14,7 @@ from .config import CONFIG_PATH, RepoConfig, load_repo_config
 from .effective import EffectiveConfig, effective_config
 from .errors import Finding
 from .layout import Layout, detect_layout
-from .master import MasterEntry, MasterFile, parse_master
+from .master import MasterEntry, MasterFile, clear_entry_cache, parse_master
 from .points import BenchmarkPoint, expand_entry
 from .source import DirSource, FileSource, GitSource
 from .srt import Bindings, Recipe, Variant, bind_points, parse_recipe
@@ -71,6 +71,7 @@ EXPANSION_CACHE_SIZE = 4096
 def clear_parse_cache() -> None:
     _PARSE_CACHE.clear()
     _EXPANSION_CACHE.clear()
+    clear_entry_cache()
     clear_scalar_caches()
 
 

@@ -71,7 +71,7 @@ try:  # libyaml is ~20x faster than the pure-Python parser on the 750 KB changel
 except AttributeError:  # pragma: no cover - wheels ship libyaml
     _Loader = yaml.SafeLoader
 # An alias needs an anchor; without one the expansion bound cannot be exceeded.
-_ANCHOR_RE = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
+ANCHOR_RE = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
 
 Key = str | int
 
@@ -257,7 +257,7 @@ def load_yaml(
         return YamlDoc(path=path, data=None)
     builder = _Builder(path, max_nodes)
     try:
-        if "&" in text and _ANCHOR_RE.search(text) and builder.size(node) > max_nodes:
+        if "&" in text and ANCHOR_RE.search(text) and builder.size(node) > max_nodes:
             raise RecipeError.at(
                 path, None, f"YAML expands to more than {max_nodes} nodes (alias bomb?)", "alias-bomb"
             )
