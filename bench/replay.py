@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -71,6 +72,9 @@ class Replayed:
     wall: float
     rows: list[dict] = field(default_factory=list)
     error: str = ""
+    # CPU seconds (user + system) of the verdict process and the git processes it waited for:
+    # unlike wall time, barely moved by other work sharing the machine.
+    cpu: float | None = None
 
 
 def git(repo: str, *args: str, check: bool = True) -> str:
@@ -163,21 +167,50 @@ def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str, bot: 
     cmd = [sys.executable, "-m", "bot", "check", "--local", repo, "--base", f"{sha}^1", "--head", sha,
            "--pr", path, "--review-date", date[:10], "--format", "json"]
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, cwd=bot, capture_output=True, text=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return Replayed(sha, date, pr["number"], -1, time.perf_counter() - start, error="timeout")
+    code, stdout, stderr, cpu = run_measured(cmd, bot, TIMEOUT_S)
     wall = time.perf_counter() - start
+    if code is None:
+        return Replayed(sha, date, pr["number"], -1, wall, error="timeout", cpu=cpu)
     rows: list[dict] = []
     error = ""
-    if proc.returncode in (0, 1):
+    if code in (0, 1):
         try:
-            rows = json.loads(proc.stdout)["checks"]
+            rows = json.loads(stdout)["checks"]
         except (ValueError, KeyError) as e:
             error = f"unreadable output: {e}"
     else:
-        error = proc.stderr.strip()[-800:]
-    return Replayed(sha, date, pr["number"], proc.returncode, wall, rows, error)
+        error = stderr.strip()[-800:]
+    return Replayed(sha, date, pr["number"], code, wall, rows, error, cpu)
+
+
+def run_measured(cmd: list[str], cwd: Path, timeout: float) -> tuple[int | None, str, str, float]:
+    """(exit code or None on timeout, stdout, stderr, CPU seconds) of one process. The child is
+    reaped with `os.wait4`, whose resource usage is that child's own (with the processes it
+    waited for), so parallel jobs do not mix their figures."""
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    killed = threading.Event()
+
+    def kill() -> None:
+        killed.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    err: list[bytes] = []
+    reader = threading.Thread(target=lambda: err.append(proc.stderr.read()))
+    reader.start()
+    try:
+        out = proc.stdout.read()
+        reader.join()
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
+    proc.returncode = code = os.waitstatus_to_exitcode(status)
+    proc.stdout.close()
+    proc.stderr.close()
+    cpu = usage.ru_utime + usage.ru_stime
+    stdout, stderr = out.decode("utf-8", "replace"), (err[0] if err else b"").decode("utf-8", "replace")
+    return (None if killed.is_set() else code), stdout, stderr, cpu
 
 
 _TREES: dict[str, set[str]] = {}
@@ -228,6 +261,7 @@ def summarize(repo: str, results: list[Replayed]) -> dict:
             elif COULD_NOT_VERIFY in reason.lower() and bot_caused(repo, r.sha, reason):
                 caused.append({"sha": r.sha[:10], "pr": r.pr, "check": row["number"], "reason": reason})
     walls = [r.wall for r in results]
+    cpus = [r.cpu for r in results if r.cpu is not None]
     slowest = sorted(results, key=lambda r: -r.wall)[:SLOWEST]
     return {
         "commits": len(results),
@@ -241,8 +275,15 @@ def summarize(repo: str, results: list[Replayed]) -> dict:
                    for r in results if r.code not in (0, 1)],
         "wall_s": {"median": statistics.median(walls) if walls else 0.0, "p95": pct(walls, 0.95),
                    "max": max(walls, default=0.0)},
-        "slowest": [{"sha": r.sha[:10], "pr": r.pr, "wall_s": round(r.wall, 2)} for r in slowest],
+        "cpu_s": _spread(cpus),
+        "slowest": [{"sha": r.sha[:10], "pr": r.pr, "wall_s": round(r.wall, 2),
+                     "cpu_s": round(r.cpu, 2) if r.cpu is not None else None} for r in slowest],
     }
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values) if values else 0.0, "p95": pct(values, 0.95),
+            "max": max(values, default=0.0)}
 
 
 def print_text(s: dict) -> None:
@@ -264,6 +305,9 @@ def print_text(s: dict) -> None:
             print(f"  {e['sha']} #{e['pr']} exit {e['code']}: {e['error'][-200:]}")
     w = s["wall_s"]
     print(f"wall s per verdict: median {w['median']:.2f}, p95 {w['p95']:.2f}, max {w['max']:.2f}")
+    c = s.get("cpu_s")
+    if c and c["max"]:
+        print(f"CPU s per verdict: median {c['median']:.2f}, p95 {c['p95']:.2f}, max {c['max']:.2f}")
     print("slowest: " + ", ".join(f"{x['sha']} #{x['pr']} {x['wall_s']}s" for x in s["slowest"]))
 
 
@@ -295,12 +339,16 @@ def compare(before_dir: str, after_dir: str) -> dict:
                                 "before": b.get("status", "-"), "after": a.get("status", "-"),
                                 "reason": a.get("reason", "")[:200]})
     walls = {k: [d[s]["wall"] for s in common] for k, d in (("before", before), ("after", after))}
+    # Older folders have no CPU figure; compare it only where both sides have it.
+    timed = [s for s in common if before[s].get("cpu") is not None and after[s].get("cpu") is not None]
+    cpus = {k: [d[s]["cpu"] for s in timed] for k, d in (("before", before), ("after", after))}
     return {
         "commits": len(common),
         "per_check": {n: {k: dict(v) for k, v in c.items()} for n, c in sorted(counts.items())},
         "changed_rows": changed,
-        "wall_s": {k: {"median": statistics.median(v) if v else 0.0, "p95": pct(v, 0.95), "max": max(v, default=0.0)}
-                   for k, v in walls.items()},
+        "wall_s": {k: _spread(v) for k, v in walls.items()},
+        "cpu_s": {k: _spread(v) for k, v in cpus.items()},
+        "cpu_commits": len(timed),
     }
 
 
@@ -315,6 +363,11 @@ def print_compare(c: dict) -> None:
     for side in ("before", "after"):
         w = c["wall_s"][side]
         print(f"wall s {side}: median {w['median']:.2f}, p95 {w['p95']:.2f}, max {w['max']:.2f}")
+    if c.get("cpu_commits"):
+        for side in ("before", "after"):
+            u = c["cpu_s"][side]
+            print(f"CPU s {side} ({c['cpu_commits']} commits): median {u['median']:.2f}, p95 {u['p95']:.2f}, "
+                  f"max {u['max']:.2f}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from bot.github_client import GitHubApi, describe_error
-from recipes.source import LINK_MODE, resolve_links
+from recipes.source import LINK_MODE, PathIndex, resolve_links
 
 log = logging.getLogger(__name__)
 
@@ -267,6 +267,8 @@ class RemoteTree:
         self._lock = threading.Lock()
         # Files that exist but could not be read, with the reason (PRSnapshot.unreadable).
         self.failures: dict[str, str] = {}
+        self._index: PathIndex | None = None
+        self._index_of: dict | None = None
 
     def _tree(self) -> dict[str, tuple[str, int]]:
         if self._entries is None:
@@ -343,9 +345,10 @@ class RemoteTree:
         return RemoteReadError(reason)
 
     def list(self, directory: str) -> list[str]:
-        directory = directory.strip("/")
-        prefix = f"{directory}/" if directory else ""
-        return sorted(p for p in self._tree() if p.startswith(prefix))
+        tree = self._tree()
+        if self._index is None or self._index_of is not tree:
+            self._index, self._index_of = PathIndex(tree), tree
+        return self._index.under(directory)
 
     def prefetch(self, paths: Iterable[str], pool: ThreadPoolExecutor) -> None:
         """Read these files in parallel now (missing or failing ones are left for later reads)."""

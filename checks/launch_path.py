@@ -29,6 +29,7 @@ function of a sourced library that the path never calls is not on the executed l
 """
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -284,8 +285,18 @@ def _changed_lines(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]
     """Head-side line numbers (1-based) of changed code; a deletion marks its neighbours."""
     import difflib
 
+    # The common head and tail are equal by definition: matching only what lies between keeps
+    # an edit to a long shared library from costing a quadratic match over the whole file.
+    lead, n_old, n_new = 0, len(old), len(new)
+    while lead < n_old and lead < n_new and old[lead] == new[lead]:
+        lead += 1
+    tail = 0
+    while tail < n_old - lead and tail < n_new - lead and old[n_old - 1 - tail] == new[n_new - 1 - tail]:
+        tail += 1
+    mid_old, mid_new = old[lead:n_old - tail], new[lead:n_new - tail]
     out: set[int] = set()
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, mid_old, mid_new, autojunk=False).get_opcodes():
+        i1, i2, j1, j2 = i1 + lead, i2 + lead, j1 + lead, j2 + lead
         if op == "equal":
             continue
         if op in ("replace", "insert"):
@@ -336,9 +347,22 @@ def _atom(text: str, env: dict[str, str]) -> bool | None:
 def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
     """Whether a recorded shell condition (if/elif/else chains, `X matches P` case arms) holds
     for these variables: True, False, or None when it depends on something else."""
+    return _evaluate_condition(cond, tuple(sorted(env.items())))
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(code: str) -> Any:
+    # Conditions reduce to a few shapes (`( _a0 and _a1 )`), shared by every script.
+    return compile(code, "<condition>", "eval")
+
+
+@functools.lru_cache(maxsize=8192)
+def _evaluate_condition(cond: str, env_items: tuple[tuple[str, str], ...]) -> bool | None:
+    # Every point of a config asks about the same conditions with the same few variables.
     import fnmatch
     import itertools
 
+    env = dict(env_items)
     atoms: list[bool | None] = []
 
     def test(m: re.Match) -> str:
@@ -387,11 +411,12 @@ def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
         return None
     results = set()
     try:
+        compiled = _compiled(code)
         for combo in itertools.product((True, False), repeat=len(unknown)):
             values = {f"_a{i}": (a if a is not None else False) for i, a in enumerate(atoms)}
             values.update({f"_a{i}": v for i, v in zip(unknown, combo)})
-            results.add(bool(eval(code, {"__builtins__": {}}, values)))  # noqa: S307 - only _aN/and/or/not/()
-    except SyntaxError:
+            results.add(bool(eval(compiled, {"__builtins__": {}}, values)))  # noqa: S307 - only _aN/and/or/not/()
+    except (SyntaxError, RecursionError, MemoryError):  # e.g. parentheses nested past the compiler's limit
         return None
     return results.pop() if len(results) == 1 else None
 

@@ -1,12 +1,14 @@
 """Master configs (`*-master.yaml`): config key -> entry, parsed leniently with a line for every value."""
 from __future__ import annotations
 
+import re
+from collections import OrderedDict
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from .errors import Finding, RecipeError
-from .yamlio import MAX_YAML_BYTES, YamlDoc, load_yaml
+from .yamlio import ANCHOR_RE, MAX_YAML_BYTES, YamlDoc, load_yaml
 
 SCENARIO_FIXED = "fixed-seq-len"
 SCENARIO_AGENTIC = "agentic-coding"
@@ -297,11 +299,86 @@ def parse_master(data: bytes | str, path: str) -> MasterFile:
         # Composing YAML costs about 9 us a node; a real master config has a few thousand.
         return MasterFile(path=path, findings=[Finding(path=path, line=None, code="too-large",
                                                        message=MSG_TOO_MANY_VALUES.format(n=values, limit=MAX_MASTER_VALUES))])
+    chunked = _parse_by_entry(data, path)
+    if chunked is not None:
+        return chunked
     try:
         doc = load_yaml(data, path)
     except RecipeError as e:
         return MasterFile(path=path, findings=[e.finding])
     return master_from_doc(doc)
+
+
+# --- parsing entry by entry ------------------------------------------------------------------
+# A PR changes a few entries of a master config of hundreds: its head, base and target views
+# differ in those entries only. A master config is a block mapping of config keys, each entry
+# independent of the others (no anchors are used), so each top-level block is parsed on its own
+# (lines shifted to the file's) and kept by its text: an unchanged entry is parsed once per
+# process and is the same object in every view, and so is its expansion into points
+# (recipes.repository). Anything but that plain shape is parsed whole, as is any file whose
+# blocks do not all parse: the whole parse is then the one that reports.
+_TOP_KEY_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+/-]*:[ \t]*(?:#.*)?")
+_ENTRY_CACHE: "OrderedDict[tuple[str, str, int], tuple[dict[str, MasterEntry], list[Finding]]]" = OrderedDict()
+ENTRY_CACHE_SIZE = 4096
+
+
+def clear_entry_cache() -> None:
+    _ENTRY_CACHE.clear()
+
+
+def _top_level_blocks(text: str) -> list[tuple[int, str, str]] | None:
+    """(first line, key, text) of each top-level entry, or None unless the file is a plain
+    block mapping whose keys are simple names written alone on their line."""
+    if text.startswith("\ufeff") or "\r" in text or ANCHOR_RE.search(text):
+        return None
+    lines = text.split("\n")
+    starts: list[tuple[int, str]] = []
+    for i, line in enumerate(lines):
+        if not line or line[0] in " \t#":
+            continue
+        if not _TOP_KEY_RE.fullmatch(line):
+            return None  # `---`, a flow mapping, a quoted or complex key, a sequence at column 0
+        starts.append((i, line.split(":", 1)[0]))
+    if len(starts) < 2:
+        return None
+    keys = [k for _, k in starts]
+    if len(set(keys)) != len(keys):
+        return None  # the whole parse reports the duplicate
+    ends = [i for i, _ in starts[1:]] + [len(lines)]
+    return [(i + 1, key, "\n".join(lines[i:end])) for (i, key), end in zip(starts, ends)]
+
+
+def _parse_by_entry(data: bytes | str, path: str) -> MasterFile | None:
+    try:
+        text = data if isinstance(data, str) else data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\0" in text or len(text) > MAX_YAML_BYTES:
+        return None
+    blocks = _top_level_blocks(text)
+    if blocks is None:
+        return None
+    entries: dict[str, MasterEntry] = {}
+    findings: list[Finding] = []
+    for first, key, block in blocks:
+        cache_key = (path, block, first)
+        hit = _ENTRY_CACHE.get(cache_key)
+        if hit is None:
+            try:
+                doc = load_yaml(block, path, line_offset=first - 1)
+            except RecipeError:
+                return None
+            if not isinstance(doc.data, dict) or list(doc.data) != [key]:
+                return None
+            part = master_from_doc(doc)
+            hit = _ENTRY_CACHE[cache_key] = (part.entries, part.findings)
+            if len(_ENTRY_CACHE) > ENTRY_CACHE_SIZE:
+                _ENTRY_CACHE.popitem(last=False)
+        else:
+            _ENTRY_CACHE.move_to_end(cache_key)
+        entries.update(hit[0])
+        findings.extend(hit[1])
+    return MasterFile(path=path, entries=entries, findings=findings)
 
 
 def master_from_doc(doc: YamlDoc) -> MasterFile:

@@ -14,7 +14,7 @@ from .config import CONFIG_PATH, RepoConfig, load_repo_config
 from .effective import EffectiveConfig, effective_config
 from .errors import Finding
 from .layout import Layout, detect_layout
-from .master import MasterEntry, MasterFile, parse_master
+from .master import MasterEntry, MasterFile, clear_entry_cache, parse_master
 from .points import BenchmarkPoint, expand_entry
 from .source import DirSource, FileSource, GitSource
 from .srt import Bindings, Recipe, Variant, bind_points, parse_recipe
@@ -71,6 +71,7 @@ EXPANSION_CACHE_SIZE = 4096
 def clear_parse_cache() -> None:
     _PARSE_CACHE.clear()
     _EXPANSION_CACHE.clear()
+    clear_entry_cache()
     clear_scalar_caches()
 
 
@@ -235,13 +236,14 @@ class Repository:
     def recipes(self) -> dict[str, Recipe]:
         """Every srt-slurm recipe a point references (single- and multi-node), by path."""
         out: dict[str, Recipe] = {}
-        for p in self.points:
-            for launcher in (p.launcher, p.eval_launcher):
-                if launcher is None or launcher.kind == "script" or launcher.path in out:
-                    continue
-                r = self.recipe(launcher.path)
-                if r is not None:
-                    out[launcher.path] = r
+        with gc_paused():  # one pause for the whole batch, not a young collection per recipe
+            for p in self.points:
+                for launcher in (p.launcher, p.eval_launcher):
+                    if launcher is None or launcher.kind == "script" or launcher.path in out:
+                        continue
+                    r = self.recipe(launcher.path)
+                    if r is not None:
+                        out[launcher.path] = r
         return out
 
     @cached_property

@@ -8,13 +8,14 @@ fetched from the GitHub API.
 from __future__ import annotations
 
 import atexit
+import bisect
 import os
 import posixpath
 import subprocess
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Callable, Protocol, runtime_checkable
+from typing import Callable, Iterable, Protocol, runtime_checkable
 
 # Symbolic links are followed the way a checkout on the runner follows them, inside the
 # repository only: a link (or a `..` path) that leaves it is refused and reported.
@@ -88,9 +89,25 @@ def resolve_links(path: str, link_text: Callable[[str], str | None]) -> tuple[st
     return "/".join(done), None
 
 
-def _under(directory: str, path: str) -> bool:
-    directory = _norm(directory)
-    return not directory or path == directory or path.startswith(directory + "/")
+class PathIndex:
+    """The sorted paths of a fixed tree, listed by directory with a binary search: checks list
+    directories once per (point, setting), so a scan of every path per call was quadratic."""
+
+    def __init__(self, paths: Iterable[str]):
+        self._sorted = sorted(paths)
+
+    def under(self, directory: str) -> list[str]:
+        """Every path below `directory` (all of them for the root), sorted; never `directory` itself."""
+        directory = _norm(directory)
+        if not directory:
+            return list(self._sorted)
+        prefix = directory + "/"
+        lo = bisect.bisect_left(self._sorted, prefix)
+        hi = lo
+        n = len(self._sorted)
+        while hi < n and self._sorted[hi].startswith(prefix):
+            hi += 1
+        return self._sorted[lo:hi]
 
 
 class MemorySource:
@@ -100,12 +117,15 @@ class MemorySource:
         self._files = {
             _norm(k): (v.encode() if isinstance(v, str) else v) for k, v in files.items()
         }
+        self._index: PathIndex | None = None
 
     def read(self, path: str) -> bytes | None:
         return self._files.get(_norm(path))
 
     def list(self, directory: str) -> list[str]:
-        return sorted(p for p in self._files if _under(directory, p) and p != _norm(directory))
+        if self._index is None:
+            self._index = PathIndex(self._files)
+        return self._index.under(directory)
 
     def paths(self) -> list[str]:
         return sorted(self._files)
@@ -246,6 +266,7 @@ class GitSource:
                 if parts[0].decode() == LINK_MODE:
                     self._links.add(path)
         self._cache: dict[str, bytes] = {}
+        self._index: PathIndex | None = None
 
     def _git(self, *args: str) -> bytes:
         return subprocess.run(
@@ -288,7 +309,9 @@ class GitSource:
         return out
 
     def list(self, directory: str) -> list[str]:
-        return sorted(p for p in self._blobs if _under(directory, p) and p != _norm(directory))
+        if self._index is None:
+            self._index = PathIndex(self._blobs)
+        return self._index.under(directory)
 
     def blob_sha(self, path: str) -> str | None:
         return self._blobs.get(_norm(path))

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import Finding, RecipeError
 from .master import images_match
@@ -252,8 +253,6 @@ class Variant(BaseModel):
     line: int | None = None  # line of the block that defines the variant
     # Key path (inside `data`) -> line where the effective value was written.
     origins: dict[KeyPath, int] = Field(default_factory=dict)
-    _spec: "SpecDecode | None" = PrivateAttr(default=None)
-    _facts: "_BindFacts | None" = PrivateAttr(default=None)
 
     def line_of(self, *keys: Any) -> int | None:
         k = tuple(keys)
@@ -271,7 +270,7 @@ class Variant(BaseModel):
             node = node[k]
         return node
 
-    @property
+    @cached_property
     def engine(self) -> str | None:
         e = self.data.get("engine")
         if e is None and isinstance(self.data.get("backend"), dict):
@@ -306,7 +305,9 @@ class Variant(BaseModel):
     # under `backend.{aggregated,prefill,decode}_environment`. Every reader below (roles, args,
     # env, gpus, tp, spec_decode, the key paths `role_path` gives) answers for both, so no
     # check ever reads the raw format.
-    @property
+    # `data` never changes after parsing, so what is derived from it is computed once per
+    # variant (binding asks for it once per (point, variant) pair).
+    @cached_property
     def legacy(self) -> bool:
         """True for the older `backend.*_config` / `*_environment` format."""
         if isinstance(self.data.get("roles"), dict):
@@ -316,6 +317,10 @@ class Variant(BaseModel):
             isinstance(k, str) and (k.endswith(LEGACY_CONFIG_SUFFIX) or k.endswith(LEGACY_ENV_SUFFIX)) for k in backend)
 
     def _legacy_config_key(self) -> str | None:
+        return self._legacy_key
+
+    @cached_property
+    def _legacy_key(self) -> str | None:
         """`sglang_config` / `vllm_config` / `trtllm_config`: the engine-args block of the backend."""
         backend = self.data.get("backend")
         if not isinstance(backend, dict):
@@ -464,17 +469,14 @@ class Variant(BaseModel):
                               draft_model=cfg.get("speculative_model"), line=self.line_of(*kp, "speculative_config"))
         return SpecDecode()
 
-    @property
+    @cached_property
     def speculates(self) -> bool:
-        if self._spec is None:  # binding asks this for every (point, variant) pair
-            self._spec = self.spec_decode()
-        return self._spec.method is not None
+        return self.spec_decode().method is not None
 
+    @cached_property
     def _binding_facts(self) -> "_BindFacts":
         """What binding compares with every point, derived from `data` once."""
-        if self._facts is None:
-            self._facts = _BindFacts(self)
-        return self._facts
+        return _BindFacts(self)
 
 
 class Recipe(BaseModel):
@@ -642,7 +644,7 @@ def mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
     The container is deliberately not compared here: a stale container is reported as its own
     finding, so that the point still binds and the mismatch names the right variant.
     """
-    f = variant._binding_facts()
+    f = variant._binding_facts
     why: list[str] = []
     want_engine = FRAMEWORK_ENGINE.get(point.framework or "")
     if f.engine and want_engine and f.engine != want_engine:

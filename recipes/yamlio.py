@@ -61,12 +61,17 @@ def _resolve(self: Any, kind: type, value: str, implicit: tuple[bool, bool]) -> 
     return _SEQ_TAG if kind is SequenceNode else _MAP_TAG
 
 
+# libyaml's composer also calls `descend_resolver(parent, index)` and `ascend_resolver()` for
+# every node; they only serve path resolvers, which SafeLoader has none of. Builtins that
+# accept those arguments and ignore the result cost a fraction of the Python no-op methods.
+_IGNORE_ARGS = {"descend_resolver": slice, "ascend_resolver": tuple}
+
 try:  # libyaml is ~20x faster than the pure-Python parser on the 750 KB changelog
-    _Loader: type = type("_Loader", (yaml.CSafeLoader,), {"resolve": _resolve})
+    _Loader: type = type("_Loader", (yaml.CSafeLoader,), {"resolve": _resolve, **_IGNORE_ARGS})
 except AttributeError:  # pragma: no cover - wheels ship libyaml
     _Loader = yaml.SafeLoader
 # An alias needs an anchor; without one the expansion bound cannot be exceeded.
-_ANCHOR_RE = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
+ANCHOR_RE = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
 
 Key = str | int
 
@@ -252,7 +257,7 @@ def load_yaml(
         return YamlDoc(path=path, data=None)
     builder = _Builder(path, max_nodes)
     try:
-        if "&" in text and _ANCHOR_RE.search(text) and builder.size(node) > max_nodes:
+        if "&" in text and ANCHOR_RE.search(text) and builder.size(node) > max_nodes:
             raise RecipeError.at(
                 path, None, f"YAML expands to more than {max_nodes} nodes (alias bomb?)", "alias-bomb"
             )

@@ -110,6 +110,7 @@ def test_a_replayed_commit_gives_a_verdict_and_a_summary(history):
     with_tmp.mkdir()
     result = replay.replay_one(str(history), sha, date, subject, str(with_tmp))
     assert result.code in (0, 1), result.error
+    assert result.cpu is not None and 0 < result.cpu
     assert sorted(row["number"] for row in result.rows) == list(range(16))
     summary = replay.summarize(str(history), [result])
     assert summary["commits"] == 1 and summary["rows"] == 16
@@ -131,3 +132,21 @@ def test_compare_reports_status_changes_between_two_runs(history, tmp_path):
     assert c["commits"] == 1
     assert c["per_check"][7] == {"before": {"FAIL": 1}, "after": {"N/A": 1}}
     assert [(r["check"], r["before"], r["after"]) for r in c["changed_rows"]] == [(7, "FAIL", "N/A")]
+
+
+def test_each_process_reports_its_own_cpu_time(tmp_path):
+    import sys
+
+    busy = "import sys; x = sum(i * i for i in range(3_000_000)); print('out'); print('err', file=sys.stderr); sys.exit(1)"
+    code, out, err, cpu = replay.run_measured([sys.executable, "-c", busy], tmp_path, 60)
+    assert (code, out.strip(), err.strip()) == (1, "out", "err")
+    idle = replay.run_measured([sys.executable, "-c", "import time; time.sleep(0.3)"], tmp_path, 60)[3]
+    # The busy child's CPU time is its own; a sleeping child uses almost none.
+    assert cpu > 0.05 and idle < cpu
+
+
+def test_a_process_past_the_timeout_is_killed_and_reported(tmp_path):
+    import sys
+
+    code, _, _, _ = replay.run_measured([sys.executable, "-c", "import time; time.sleep(30)"], tmp_path, 0.5)
+    assert code is None
