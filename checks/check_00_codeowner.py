@@ -108,29 +108,65 @@ class _Outcome:
 
 
 class _Membership:
-    """Team membership answers for one signer: True, False, or the reason it is unknown."""
+    """Team membership answers for one signer, asked of the snapshot as the rules need them:
+    True, False, or the reason it is unknown."""
 
-    def __init__(self, team_members: dict, signer: str):
-        self._teams = {k.lower().lstrip("@"): v for k, v in team_members.items()}
-        self._signer = signer.lower()
+    def __init__(self, snapshot, signer: str):
+        self._snapshot = snapshot
+        self._signer = signer
 
-    def of(self, team: str) -> bool | str:
-        members = self._teams.get(team.lower().lstrip("@"))
-        if members is None:
+    def of(self, team: str, settle: bool = False) -> bool | str:
+        """`settle`: the answer decides the row, so an unknown one is worth one more read."""
+        answer = self._snapshot.is_team_member(team.lstrip("@"), self._signer, settle=settle)
+        if answer is None:
             return MSG_TEAM_NOT_FETCHED.format(team=team)
-        if isinstance(members, Unavailable):
-            return members.reason
-        return self._signer in {m.lower().lstrip("@") for m in members}
+        if isinstance(answer, Unavailable):
+            return answer.reason
+        return bool(answer)
+
+    def settled(self, unknown: list[str], reason: str) -> tuple[str | None, list[str], str]:
+        """When no team answered yes: the unknown teams asked again with `settle` (a source may
+        turn "unknown" into a definite answer). (the team that counts the signer in, the teams
+        still unknown, the first reason)."""
+        still, first = [], ""
+        for team in unknown:
+            answer = self.of(team, settle=True)
+            if answer is True:
+                return team, [], ""
+            if isinstance(answer, str):
+                still.append(team)
+                first = first or answer
+        return None, still, first if still else reason
 
 
-def _is_exempt(owner: str, core: set[str], users: dict) -> bool:
-    """Whether an owner token exempts a path from sign-off (core team or a verified admin)."""
-    if owner.lower() in core:
-        return True
-    if is_user(owner):
-        access = users.get(owner[1:].lower())
-        return isinstance(access, UserAccess) and access.permission == ADMIN and access.role_name == ADMIN
-    return False  # other teams and e-mail owners always need a sign-off
+# At most this many owners' repository access is asked to decide exemptions (each is a request).
+MAX_EXEMPTION_LOOKUPS = 10
+
+
+class _Exemptions:
+    """Whether an owner token exempts a path from sign-off (core team or a verified admin);
+    a user's access is asked only when the line's other owners do not already decide."""
+
+    def __init__(self, snapshot, core: set[str]):
+        self._snapshot, self._core = snapshot, core
+        self._asked: dict[str, bool] = {}
+
+    def _is_admin(self, login: str) -> bool:
+        key = login.lower()
+        if key not in self._asked:
+            if len(self._asked) >= MAX_EXEMPTION_LOOKUPS:
+                return False  # unknown access never exempts
+            access = self._snapshot.user_access(login)
+            self._asked[key] = isinstance(access, UserAccess) and access.permission == ADMIN \
+                and access.role_name == ADMIN
+        return self._asked[key]
+
+    def needs_signoff(self, owners: list[str]) -> bool:
+        """Some owner on the line is neither the core team nor a verified admin. Teams and e-mail
+        owners decide without a lookup, so users are asked only when nothing else does."""
+        if any(o.lower() not in self._core and not is_user(o) for o in owners):
+            return True
+        return any(not self._is_admin(o[1:]) for o in owners if is_user(o) and o.lower() not in self._core)
 
 
 class CodeownerCheck:
@@ -163,9 +199,8 @@ class CodeownerCheck:
         matches = {p: co.owners_of(p) for p in sorted(paths)}
 
         core = {t.lower() if t.startswith("@") else "@" + t.lower() for t in ctx.config.policy.core_teams}
-        users = {k.lower(): v for k, v in ctx.snapshot.users.items()}
-        needing = [p for p, m in matches.items()
-                   if m is not None and any(not _is_exempt(o, core, users) for o in m.owners)]
+        exemptions = _Exemptions(ctx.snapshot, core)
+        needing = [p for p, m in matches.items() if m is not None and exemptions.needs_signoff(m.owners)]
         if not needing:
             return CheckResult.passed(MSG_NOT_REQUIRED.format(path=co.path), Evidence(path=co.path),
                                       required=False)
@@ -178,7 +213,7 @@ class CodeownerCheck:
             return CheckResult.failed(MSG_NO_SIGNOFF.format(owners=" ".join(owners)), Evidence(path=co.path))
 
         signer = signoff.author.lstrip("@")
-        member = _Membership(ctx.snapshot.team_members, signer)
+        member = _Membership(ctx.snapshot, signer)
         out = self._resolve(matches, co, signer, member)
         evidence = [Evidence(path=co.path, line=r.line, note=f"{r.pattern} {' '.join(r.owners)}")
                     for r in sorted(out.rules.values(), key=lambda r: r.line)]
@@ -239,6 +274,9 @@ class CodeownerCheck:
                 if isinstance(answer, str):
                     unknown.append(team)
                     reason = reason or answer
+            via, unknown, reason = member.settled(unknown, reason)
+            if via is not None:
+                return True, "", []
             return False, reason, unknown
 
         for path, match in matches.items():
@@ -270,6 +308,8 @@ class CodeownerCheck:
                 if isinstance(answer, str):
                     unknown.append(team)
                     reason = reason or answer
+            if via is None and unknown:
+                via, unknown, reason = member.settled(unknown, reason)
             if via is not None:
                 out.by_team.setdefault(via, []).append(path)
             elif unknown:
