@@ -69,11 +69,18 @@ class GitHubData(PRData):
     workflow's runs); `pool` runs the independent reads of one answer in parallel."""
 
     def __init__(self, api: GitHubApi, repo: str, config: RepoConfig, *, head_ref: str = "",
-                 pool: ThreadPoolExecutor | None = None):
+                 pool: ThreadPoolExecutor | None = None, _once: _Once | None = None):
         self.api, self.repo, self.config, self.head_ref = api, repo, config, head_ref
         self.r = f"/repos/{repo}"
         self._pool = pool or ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="infx-data")
-        self._once = _Once()
+        self._once = _once or _Once()
+        # What a run's rows depend on (artifact names, the workflow): part of its cache key.
+        self._sweep_key = config.sweep.model_dump_json()
+
+    def for_config(self, config: RepoConfig) -> "GitHubData":
+        """The same PR under another policy, sharing every read already made (a provisional
+        policy's answers are never served under the real one where they depend on it)."""
+        return GitHubData(self.api, self.repo, config, head_ref=self.head_ref, pool=self._pool, _once=self._once)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
@@ -81,6 +88,10 @@ class GitHubData(PRData):
     def _parallel(self, *calls: Callable[[], Any]) -> list[Any]:
         futures = [self._pool.submit(c) for c in calls]
         return [f.result() for f in futures]
+
+    def ask_together(self, questions) -> None:
+        for future in [self._pool.submit(q) for q in questions]:
+            future.result()
 
     # ----- owners and users ------------------------------------------------------------------
 
@@ -149,10 +160,10 @@ class GitHubData(PRData):
             return [sweep_run_from(run, Unavailable(reason=f"the artifacts of run {run.get('id')} were not listed"))
                     for run in runs]
 
-        return self._once.get(("workflow_runs",), read)
+        return self._once.get(("workflow_runs", self.config.sweep.workflow), read)
 
     def sweep_run(self, run_id: int) -> SweepRun:
-        return self._once.get(("run", run_id), lambda: self._sweep_run(run_id))
+        return self._once.get(("run", run_id, self._sweep_key), lambda: self._sweep_run(run_id))
 
     def _sweep_run(self, run_id: int) -> SweepRun:
         run, arts = self._listing(run_id)

@@ -25,16 +25,20 @@ from bot.github_client import GitHubApi, describe_error, fetch, parse_time
 from bot.github_data import GitHubData
 from bot.remote_source import (
     BlobStore,
+    Failures,
+    Gate,
     RemoteReadError,
     RemoteTree,
     apply_patch,
+    mark_builder_thread,
     archive_mismatch,
     candidates,
     fetch_archive,
     git_blob_sha,
 )
+from checks.context import ReviewContext
 from checks.snapshot import ChangedFile, CheckRun, Comment, Commit, PRSnapshot, Unavailable
-from checks.sweep_runs import run_id_of
+from checks.sweep_runs import reuse_source, run_id_of, sweep_choice
 from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
 from recipes.layout import detect_layout
 from recipes.markdown import strip_quotes_and_code
@@ -205,6 +209,9 @@ class _Builder:
             elif pin_head and pin_head != current_head:
                 raise SnapshotError(MSG_PIN_NOT_IN_PR.format(sha=pin_head, repo=self.repo, number=n))
         f_checks = self.stage.submit(self._check_runs, commits)
+        data = GitHubData(self.api, self.repo, RepoConfig(), head_ref=(pr.get("head") or {}).get("ref") or "",
+                          pool=self.data_pool)
+        self.stage.submit(self._warm_sweep_choice, pr, commits, f_checks, f_lists, data, review_date)
         files = f_files.result()
         # Once the PR has moved past the assessed head, its file list may describe the newer
         # commit; the changes up to the assessed head come from a compare instead.
@@ -239,11 +246,15 @@ class _Builder:
         signoff = self._signoff(signoff_ref, by_kind, policy)
         self.progress("reading the files")
         f_head.result()
-        f_prefetch = self.stage.submit(self._prefetch, target, base, head, files, config)
         check_runs = f_checks.result()
-        f_prefetch.result()
+        # The prefetch goes on while the checks start (those waiting on runs or teams need no
+        # file); tree reads and `unreadable` wait for it behind one gate.
+        gate = Gate()
+        for tree in (target, base, head):
+            tree.gate = gate
+        self.stage.submit(self._prefetch_then_open, gate, target, base, head, files, config)
         # What the prefetch could not read, named for the checks that read those files (head wins).
-        unreadable = {**target.failures, **base.failures, **head.failures}
+        unreadable = Failures([target, base, head], gate)
 
         return PRSnapshot(
             repo=self.repo,
@@ -270,8 +281,26 @@ class _Builder:
             config=config,
             unreadable=unreadable,
             html_url=pr.get("html_url") or "",
-        ).with_data(GitHubData(self.api, self.repo, config, head_ref=(pr.get("head") or {}).get("ref") or "",
-                               pool=self.data_pool))
+        ).with_data(data.for_config(config))
+
+    def _warm_sweep_choice(self, pr: dict, commits, f_checks: Future, f_lists: dict[str, Future],
+                           data: GitHubData, review_date: date | None) -> None:
+        """Start the sweep run reads before the target's policy arrives (the run chain, run ->
+        artifact -> download, is the longest wait of a review): Check 1's own choice
+        (checks.sweep_runs) over a provisional snapshot judged by the default policy. Nothing
+        of it reaches the verdict; the checks choose again under the real policy, and answers
+        that depend on the policy are cached per policy."""
+        try:
+            comments, _ = self._comments(f_lists)
+            provisional = PRSnapshot(
+                repo=self.repo, number=self.number, head_sha=pr["head"]["sha"], commits=commits,
+                comments=comments, check_runs=f_checks.result(), review_date=review_day(review_date),
+            ).with_data(data)
+            ctx = ReviewContext(provisional)
+            reuse_source(ctx)
+            sweep_choice(ctx)
+        except Exception as exc:  # an optimisation only: evaluation reads what it needs anyway
+            log.debug("warming the sweep run failed: %s", exc)
 
     # ----- the target tree: one archive when the repository is small enough ------------------
 
@@ -424,6 +453,16 @@ class _Builder:
 
     # ----- files ----------------------------------------------------------------------------
 
+    def _prefetch_then_open(self, gate: Gate, *args: Any) -> None:
+        try:
+            self._prefetch(*args)
+        except Exception:  # prefetch is an optimisation; evaluation reads what it needs anyway
+            log.exception("prefetch failed")
+        finally:
+            gate.open()
+            self.leaf.shutdown(wait=False)
+            self.stage.shutdown(wait=False)
+
     def _prefetch(self, target: RemoteTree, base: RemoteTree, head: RemoteTree, files, config: RepoConfig) -> None:
         """Read in parallel what every review reads anyway (the changed files on both sides and the
         policy files of the layout), so evaluation does not wait on them one by one."""
@@ -469,13 +508,23 @@ def build_snapshot(
     (default: $INFX_ARCHIVE_MAX_KB, else 100 MB; 0: never)."""
     api = gh if isinstance(gh, GitHubApi) else GitHubApi(gh)
     cap = archive_max_kb if archive_max_kb is not None else archive_cap_from_env()
-    # The accessors' pool outlives the build: checks read through it while they are evaluated.
+    # The pools outlive the build: the prefetch goes on while checks are evaluated (it shuts
+    # them down when it is over), and the accessors read through `data_pool` on demand.
     data_pool = ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="infx-data")
-    with ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="infx-get") as leaf, \
-            ThreadPoolExecutor(STAGE_WORKERS, thread_name_prefix="infx-stage") as stage:
-        builder = _Builder(api, repo, pr_number, leaf, stage, progress, cap)
-        builder.data_pool = data_pool
+    leaf = ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="infx-get", initializer=mark_builder_thread)
+    stage = ThreadPoolExecutor(STAGE_WORKERS, thread_name_prefix="infx-stage", initializer=mark_builder_thread)
+    builder = _Builder(api, repo, pr_number, leaf, stage, progress, cap)
+    builder.data_pool = data_pool
+    mark_builder_thread()
+    try:
         return builder.build(signoff_ref, review_date, pin_head)
+    except BaseException:
+        leaf.shutdown(wait=False, cancel_futures=True)
+        stage.shutdown(wait=False, cancel_futures=True)
+        data_pool.shutdown(wait=False)
+        raise
+    finally:
+        mark_builder_thread(False)
 
 
 def archive_cap_from_env(env: dict[str, str] | None = None) -> int:

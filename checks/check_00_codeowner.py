@@ -35,6 +35,7 @@ How to fix:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable, UserAccess
@@ -161,6 +162,12 @@ class _Exemptions:
                 and access.role_name == ADMIN
         return self._asked[key]
 
+    def first_lookup(self, owners: list[str]) -> str | None:
+        """The user `needs_signoff` asks first for this line, or None when it asks nobody."""
+        if any(o.lower() not in self._core and not is_user(o) for o in owners):
+            return None
+        return next((o[1:] for o in owners if is_user(o) and o.lower() not in self._core), None)
+
     def needs_signoff(self, owners: list[str]) -> bool:
         """Some owner on the line is neither the core team nor a verified admin. Teams and e-mail
         owners decide without a lookup, so users are asked only when nothing else does."""
@@ -200,6 +207,7 @@ class CodeownerCheck:
 
         core = {t.lower() if t.startswith("@") else "@" + t.lower() for t in ctx.config.policy.core_teams}
         exemptions = _Exemptions(ctx.snapshot, core)
+        self._ask_first_round(ctx.snapshot, co, matches, exemptions)
         needing = [p for p, m in matches.items() if m is not None and exemptions.needs_signoff(m.owners)]
         if not needing:
             return CheckResult.passed(MSG_NOT_REQUIRED.format(path=co.path), Evidence(path=co.path),
@@ -237,6 +245,31 @@ class CodeownerCheck:
             reason = " ".join(p for p in (reason if out.named or out.by_team or out.catch_all or out.unowned else "",
                                           self._unconfirmed_reason(out, co, signer)) if p)
         return CheckResult.passed(reason, *evidence, required=True)
+
+    @staticmethod
+    def _ask_first_round(snapshot, co, matches: dict, exemptions: "_Exemptions") -> None:
+        """One round of reads for what the rules below will certainly ask first: the first user
+        of each all-user line (an admin there exempts it) and the signer's membership in the
+        first team of each line that does not name them."""
+        signoff = snapshot.signoff
+        signer = signoff.author.lstrip("@") if signoff is not None else None
+        questions: dict[tuple, Any] = {}
+        for m in matches.values():
+            if m is None:
+                continue
+            user = exemptions.first_lookup(m.owners)
+            if user:
+                questions.setdefault(("user", user.lower()), lambda u=user: snapshot.user_access(u))
+            if signer is None:
+                continue
+            if m.is_catch_all:
+                teams = [] if signer.lower() in co.everyone_users() else sorted(co.everyone_teams())
+            else:
+                teams = [] if m.names_user(signer) else m.teams()
+            if teams:
+                questions.setdefault(("team", teams[0].lower()),
+                                     lambda t=teams[0]: snapshot.is_team_member(t.lstrip("@"), signer))
+        snapshot.ask_together(list(questions.values()))
 
     @staticmethod
     def _unconfirmed_reason(out: _Outcome, co, signer: str) -> str:

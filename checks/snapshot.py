@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from datetime import date, datetime
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SkipValidation
 
 from recipes.config import RepoConfig
 from recipes.source import FileSource, MemorySource
@@ -191,6 +192,12 @@ class PRData(ABC):
     def upstream_ref(self, url: str, repo: str | None = None, number: int | None = None) -> UpstreamRef | None:
         """The upstream recipe a link names: a pull request (`repo`, `number`) or a page (`url`)."""
 
+    def ask_together(self, questions: Iterable[Callable[[], Any]]) -> None:
+        """Ask these accessor calls at once (a source that reads lazily overlaps their waits);
+        their answers are then cached. A check calls it for what it will certainly ask."""
+        for question in questions:
+            question()
+
 
 MSG_RUNS_NOT_LISTED = "the sweep workflow's runs were not listed"
 
@@ -274,8 +281,9 @@ class PRSnapshot(_Frozen):
     # The day the review is judged on (UTC); the caller decides it, the core never reads the clock.
     review_date: date
     config: RepoConfig = Field(default_factory=RepoConfig)
-    # Files over the fetch cap or unreadable at a side: path -> reason.
-    unreadable: dict[str, str] = Field(default_factory=dict)
+    # Files over the fetch cap or unreadable at a side: path -> reason (a live mapping in GitHub
+    # mode, complete before any tree read returns).
+    unreadable: Annotated[Mapping[str, str], SkipValidation] = Field(default_factory=dict)
     html_url: str = ""
     # The accessors' implementation; None answers from the fields above (SnapshotData).
     _data: PRData | None = PrivateAttr(default=None)
@@ -312,6 +320,9 @@ class PRSnapshot(_Frozen):
 
     def upstream_ref(self, url: str, repo: str | None = None, number: int | None = None) -> UpstreamRef | None:
         return self.data.upstream_ref(url, repo, number)
+
+    def ask_together(self, questions: Iterable[Callable[[], Any]]) -> None:
+        self.data.ask_together(questions)
 
     @property
     def target_tree(self) -> FileSource:
