@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from github import GithubException
+from bot.github_client import GithubException
 
 from bot.github_client import GitHubApi, create_once, describe_error
 from bot.pipeline import Rendered

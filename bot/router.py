@@ -10,7 +10,7 @@ from datetime import date
 from functools import cached_property
 from typing import Any, Callable, Mapping
 
-from github import GithubException
+from bot.github_client import GithubException
 
 from bot.events import CommentEvent, Event
 from bot.github_client import GitHubApi, describe_error

@@ -18,8 +18,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime, timezone
 from typing import Any, Callable, Iterable
 
-import github
-
 from bot.dates import review_day
 from bot.github_client import GitHubApi, describe_error, fetch, parse_time
 from bot.github_data import GitHubData
@@ -491,7 +489,7 @@ class _Builder:
             log.debug("prefetch of recipes skipped: %s", exc)
 
 def build_snapshot(
-    gh: github.Github | GitHubApi,
+    gh: GitHubApi | Any,  # a GitHubApi, or a PyGithub client to wrap in one
     repo: str,
     pr_number: int,
     *,
