@@ -174,6 +174,7 @@ class _Builder:
         """Reads are started as soon as what they depend on is known, so the slowest chain
         (the target's archive -> its config) sets the pace, not the number of reads."""
         n, r = self.number, self.r
+        review_date = review_day(review_date)  # the pipeline gives it; direct callers may not
         self.progress(f"reading {self.repo}#{n}")
         f_pr = self.leaf.submit(self.api.get, f"{r}/pulls/{n}")
         f_files = self.submit(f"the changed files of {self.repo}#{n}", lambda: self.api.list(f"{r}/pulls/{n}/files"))
@@ -275,14 +276,14 @@ class _Builder:
             comments=comments,
             labels=[lb["name"] for lb in pr.get("labels") or []],
             check_runs=check_runs,
-            review_date=review_day(review_date),
+            review_date=review_date,
             config=config,
             unreadable=unreadable,
             html_url=pr.get("html_url") or "",
         ).with_data(data.for_config(config))
 
     def _warm_sweep_choice(self, pr: dict, commits, f_checks: Future, f_lists: dict[str, Future],
-                           data: GitHubData, review_date: date | None) -> None:
+                           data: GitHubData, review_date: date) -> None:
         """Start the sweep run reads before the target's policy arrives (the run chain, run ->
         artifact -> download, is the longest wait of a review): Check 1's own choice
         (checks.sweep_runs) over a provisional snapshot judged by the default policy. Nothing
@@ -292,7 +293,7 @@ class _Builder:
             comments, _ = self._comments(f_lists)
             provisional = PRSnapshot(
                 repo=self.repo, number=self.number, head_sha=pr["head"]["sha"], commits=commits,
-                comments=comments, check_runs=f_checks.result(), review_date=review_day(review_date),
+                comments=comments, check_runs=f_checks.result(), review_date=review_date,
             ).with_data(data)
             ctx = ReviewContext(provisional)
             reuse_source(ctx)

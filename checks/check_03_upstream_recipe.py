@@ -223,19 +223,19 @@ MAX_UPSTREAM_PULLS = 10
 
 
 def resolve_all(links: list[Link], snapshot) -> dict[str, UpstreamRef | None]:
-    """Each link's upstream recipe, asked of the snapshot (the first MAX_UPSTREAM_PULLS pull
-    requests; the rest stay unresolved)."""
-    out: dict[str, UpstreamRef | None] = {}
+    """Each link's upstream recipe, asked of the snapshot all at once (the first
+    MAX_UPSTREAM_PULLS pull requests; the rest stay unresolved)."""
+    asked: list[Link] = []
     pulls = 0
-    for link in links:
-        if link.url in out:
-            continue
+    for link in dict((link.url, link) for link in links).values():
         if link.repo:
             pulls += 1
             if pulls > MAX_UPSTREAM_PULLS:
-                out[link.url] = None
                 continue
-        out[link.url] = snapshot.upstream_ref(link.url, link.repo, link.number)
+        asked.append(link)
+    snapshot.ask_together([lambda link=link: snapshot.upstream_ref(link.url, link.repo, link.number) for link in asked])
+    out: dict[str, UpstreamRef | None] = {link.url: None for link in links}
+    out.update({link.url: snapshot.upstream_ref(link.url, link.repo, link.number) for link in asked})
     return out
 
 

@@ -274,6 +274,7 @@ class PRSnapshot(_Frozen):
     labels: list[str] | Unavailable = Field(default_factory=list)
     check_runs: dict[str, list[CheckRun] | Unavailable] | Unavailable = Field(default_factory=dict)
     sweep_runs: dict[int, SweepRun] | Unavailable = Field(default_factory=dict)
+    # An accepted reuse source given as data (tests); None: checks.sweep_runs.reuse_source decides.
     reuse: ReuseSource | None = None
     upstream: dict[str, UpstreamRef] = Field(default_factory=dict)
     users: dict[str, UserAccess | Unavailable] = Field(default_factory=dict)
