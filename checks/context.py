@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # written concurrently; imported lazily so this module always
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# How long a check waits for a shared fact another thread is computing before computing it too.
+LOCK_WAIT_S = 120.0
 
 
 class cached_property(functools.cached_property):  # noqa: N801 - a drop-in for functools'
@@ -31,10 +33,7 @@ class cached_property(functools.cached_property):  # noqa: N801 - a drop-in for 
         name = self.attrname
         if name in cache:
             return cache[name]
-        with instance._lock_for(name):
-            if name not in cache:
-                cache[name] = self.func(instance)
-            return cache[name]
+        return instance._once(name, cache, name, lambda: self.func(instance))
 
 # Keys that record where a value was written, not what it is: they shift when an unrelated
 # entry above is edited, so they must not make an entry look changed.
@@ -147,6 +146,20 @@ class ReviewContext:
     def _lock_for(self, key: str) -> threading.RLock:
         with self._locks_lock:
             return self._locks.setdefault(key, threading.RLock())
+
+    def _once(self, lock_key: str, cache: dict, key: str, fn: Callable[[], T]) -> T:
+        """`cache[key] = fn()` computed by one thread while the others wait. A wait past
+        LOCK_WAIT_S (two facts waiting on each other) computes it again rather than hang."""
+        lock = self._lock_for(lock_key)
+        if not lock.acquire(timeout=LOCK_WAIT_S):
+            log.warning("waited %s s for %s; computing it again", LOCK_WAIT_S, key)
+            return cache.setdefault(key, fn())
+        try:
+            if key not in cache:
+                cache[key] = fn()
+            return cache[key]
+        finally:
+            lock.release()
 
     # --- configuration -------------------------------------------------------------------
     @cached_property
@@ -313,7 +326,4 @@ class ReviewContext:
         reused by Checks 2 and 14). Exceptions are not cached. Safe across threads."""
         if key in self._memo:
             return self._memo[key]
-        with self._lock_for("memo:" + key):
-            if key not in self._memo:
-                self._memo[key] = fn()
-            return self._memo[key]
+        return self._once("memo:" + key, self._memo, key, fn)
