@@ -4,7 +4,7 @@ requests failing, counted against each world's fault-free verdict.
     python bench/faults.py [--runs N] [--json] [--jobs J] [--retry-after S] [--ghost-write-rate R]
 
 Each run serves a bundled world (`seed`, `rejected`) on a fresh emulator whose fault draw uses a
-different seed, and runs `bot.commands.check.review_pr(post=True)` over HTTP. Of the requests,
+different seed, and runs `bot.pipeline.review_pr(post=True)` over HTTP. Of the requests,
 10% answer 500/502/503, 5% a secondary-rate-limit 403 with `Retry-After`, and 5% drop the
 connection without an answer. With `--ghost-write-rate R`, a further fraction R of the writes
 that do get applied are answered 502 or with a dropped connection afterwards (a "ghost write":
@@ -114,7 +114,7 @@ class Judged:
 def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AFTER_S,
              ghost_write_rate: float = 0.0) -> Outcome:
     """One review with posting; `seed=None` is the fault-free run."""
-    from bot.commands.check import review_pr
+    from bot.pipeline import review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
     from bot.retry_policy import VirtualClock
     from bot.sandbox import Emulator

@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, TypeVar
 
 import github
 import requests
-from github import Auth, GithubException
+from github import Auth, GithubException  # re-exported: the error every GitHubApi call raises
 
 from bot.retry_policy import (
     CREATE_ATTEMPTS,

@@ -4,7 +4,8 @@ Trees come from git (`recipes.source.GitSource`): the merge base of BASE and HEA
 base, BASE itself is the target branch tip, HEAD is the assessed commit. The diff and the
 commit list come from git. Everything only GitHub knows (comments, labels, check runs, sweep
 runs and their artifacts, users, upstream PRs) comes from the `--pr` YAML (bot/prfile.py
-PRFile). A key absent from that file means "unknown" and becomes `Unavailable("not provided in
+PRFile); the snapshot's accessors (checks.snapshot.SnapshotData) answer from it, and the checks
+decide which of it matters (the accepted reuse source included: checks/sweep_runs.py). A key absent from that file means "unknown" and becomes `Unavailable("not provided in
 local mode: ...")`; an explicit empty list means "none".
 """
 from __future__ import annotations
@@ -21,7 +22,6 @@ from pydantic import ValidationError
 
 from recipes.artifacts import META_FILE, folder_files, json_rows, rows_from
 from bot.prfile import PRComment, PRFile, PRRun
-from bot.reuse import accepted_reuse
 from bot.dates import review_day
 from checks.snapshot import (
     Artifact,
@@ -416,8 +416,6 @@ def build_local_snapshot(
         sweep_runs = absent("runs")
 
     commits = commits_between(repo_path, base_tip, head_sha)
-    shas = commits if isinstance(commits, Unavailable) else [c.sha for c in commits]
-    reuse = accepted_reuse(comments, sweep_runs, shas, config.policy, config.sweep)
 
     return PRSnapshot(
         repo=name,
@@ -436,7 +434,6 @@ def build_local_snapshot(
         head=head_tree,
         target=target_tree,
         commits=commits,
-        reuse=reuse,
         signoff=signoff,
         comments=comments,
         labels=list(pr.labels) if "labels" in given else absent("labels"),

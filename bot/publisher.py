@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from github import GithubException
+from bot.github_client import GithubException
 
 from bot.github_client import GitHubApi, create_once, describe_error
+from bot.pipeline import Rendered
 from checks.engine import Verdict, VerdictStatus
-from checks.render import HEADERS, MARKER, FOOTER, render_comment, render_markdown
+from checks.render import HEADERS, MARKER, FOOTER, render_markdown
 from checks.result import Status
 from checks.text import COMMENT_MAX, escape_inline, status_description
 
@@ -178,9 +179,10 @@ def annotations_for(verdict: Verdict) -> list[dict]:
     return out
 
 
-def check_run_output(verdict: Verdict, comment_url: str | None, annotations: list[dict]) -> dict:
+def check_run_output(verdict: Verdict, comment_url: str | None, annotations: list[dict],
+                     rendered: Rendered | None = None) -> dict:
     """The check run's output: the verdict as summary, the rows (the verdict text) as text."""
-    text = render_markdown(verdict)
+    text = (rendered or Rendered(verdict)).markdown
     if len(text) > CHECK_TEXT_MAX:
         text = render_markdown(verdict, with_details=False)[:CHECK_TEXT_MAX]
     link = f"[verdict]({comment_url})" if comment_url else CHECK_LINK_NONE
@@ -246,14 +248,16 @@ class Publisher:
 
     # ----- whole publications -------------------------------------------------------------------
 
-    def publish(self, verdict: Verdict, *, signoff=None) -> Published:
+    def publish(self, verdict: Verdict, *, signoff=None, rendered: Rendered | None = None) -> Published:
         """The verdict comment (when there is a sign-off to key it by) and the status. `signoff`,
-        the sign-off comment itself (checks.snapshot.Comment), stamps the version assessed."""
+        the sign-off comment itself (checks.snapshot.Comment), stamps the version assessed;
+        `rendered` is the pipeline's one rendering of the verdict."""
         if verdict.partial:
             raise ValueError("a partial verdict (--only) is never published")
+        rendered = rendered or Rendered(verdict)
         out = Published()
         if verdict.signoff is not None:
-            body = render_comment(verdict, verdict.signoff.key)
+            body = rendered.comment
             if signoff is not None:
                 body = stamped(body, signoff)
             try:
@@ -269,18 +273,18 @@ class Publisher:
         out.status_state, out.status_description = status_for(verdict)
         out.status_written = self.set_status(verdict.head_sha, out.status_state, out.status_description,
                                              out.comment_url)
-        extra = self.append_summary(render_markdown(verdict))
+        extra = self.append_summary(rendered.markdown)
         if extra:
             out.extras.append(extra)
         return out
 
-    def publish_check_run(self, verdict: Verdict, comment_url: str | None) -> bool:
+    def publish_check_run(self, verdict: Verdict, comment_url: str | None, *, rendered: Rendered | None = None) -> bool:
         """Best effort, after the status: the check run on the assessed head. Unchanged when the
         newest run of ours on that head already says the same; otherwise a new run (GitHub shows
         the newest by name; updating an old one would append its annotations twice), its first 50
         annotations in the creation and the rest in updates of 50. Logged, never raised."""
         annotations = annotations_for(verdict)
-        output = check_run_output(verdict, comment_url, annotations[:ANNOTATIONS_PER_REQUEST])
+        output = check_run_output(verdict, comment_url, annotations[:ANNOTATIONS_PER_REQUEST], rendered)
         conclusion = CONCLUSION[verdict.status]
         digest = hashlib.sha256(json.dumps([conclusion, output, annotations], sort_keys=True).encode()).hexdigest()[:16]
         external_id = f"{verdict.signoff.key if verdict.signoff else 'none'}:{digest}"

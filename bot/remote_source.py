@@ -13,6 +13,7 @@ import tarfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, Callable, Iterable
 
 from bot.github_client import GitHubApi, describe_error
@@ -251,13 +252,65 @@ def archive_mismatch(archive: Archive, head: Entries, files: Iterable[Any]) -> s
     return None
 
 
+_builder = threading.local()
+
+
+def mark_builder_thread(active: bool = True) -> None:
+    """Mark the calling thread as one of the snapshot builder's: its reads never wait on a
+    tree's gate (they are what the gate waits for)."""
+    _builder.active = active
+
+
+class Gate:
+    """Opened once the builder's prefetch of a snapshot's trees is over: until then, readers other
+    than the builder wait, so a check never races the prefetch (a file is read once, and every
+    failure is named in the snapshot's `unreadable` before a check can look)."""
+
+    def __init__(self) -> None:
+        self._open = threading.Event()
+
+    def open(self) -> None:
+        self._open.set()
+
+    def wait(self) -> None:
+        if not getattr(_builder, "active", False):
+            self._open.wait()
+
+
+class Failures(Mapping):
+    """PRSnapshot.unreadable over the trees' `failures`, complete once the gate opens."""
+
+    def __init__(self, trees: Iterable["RemoteTree"], gate: Gate):
+        self._trees, self._gate = list(trees), gate
+
+    def _merged(self) -> dict[str, str]:
+        self._gate.wait()
+        out: dict[str, str] = {}
+        for tree in self._trees:  # later trees win (head last)
+            out.update(tree.failures)
+        return out
+
+    def __getitem__(self, key: str) -> str:
+        return self._merged()[key]
+
+    def __iter__(self):
+        return iter(self._merged())
+
+    def __len__(self) -> int:
+        return len(self._merged())
+
+    def __repr__(self) -> str:
+        return repr(self._merged())
+
+
 class RemoteTree:
     """The files of one commit. `derive(path, blob_sha)` may produce a file without a download
     (e.g. from the PR patch); its bytes are used only when their git SHA matches the tree's."""
 
     def __init__(self, api: GitHubApi, repo: str, sha: str, blobs: BlobStore, *, derive: Derive | None = None,
-                 entries: Entries | None = None, links: Iterable[str] = ()):
+                 entries: Entries | None = None, links: Iterable[str] = (), gate: Gate | None = None):
         self.api, self.repo, self.sha, self.blobs = api, repo, sha, blobs
+        self.gate = gate
         self.derive = derive
         # Given `entries` (a verified archive's file list), no tree listing is requested.
         self._entries: Entries | None = dict(entries) if entries is not None else None
@@ -271,6 +324,8 @@ class RemoteTree:
         self._index_of: dict | None = None
 
     def _tree(self) -> dict[str, tuple[str, int]]:
+        if self.gate is not None:
+            self.gate.wait()
         if self._entries is None:
             with self._lock:
                 if self._entries is None and self._error is None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from checks.commands import find_reuse_command
-from checks.snapshot import Artifact, Comment, ReuseSource, SweepRun, Unavailable
+from checks.snapshot import Artifact, SweepRun, Unavailable
 # The rule itself (spec 9.3) lives beside the sweep-run choice it feeds (checks/sweep_runs.py).
-from checks.sweep_runs import EXPIRED, MSG_NOT_REUSABLE_PR, NOT_REUSABLE_PR, Refusal, reuse_problem
-from recipes.config import Policy, SweepPolicy
+from checks.sweep_runs import MSG_NOT_REUSABLE_PR, NOT_REUSABLE_PR, Refusal
+from checks.sweep_runs import pick_reusable as pick_runs
+from recipes.config import SweepPolicy
 
 
 def _parse_time(value: Any):
@@ -48,43 +48,5 @@ def pr_labels_problem(labels: Iterable[str], sweep: SweepPolicy) -> Refusal | No
 
 def pick_reusable(runs: Iterable[Mapping[str, Any]], pr_shas: Sequence[str], sweep: SweepPolicy,
                   artifacts_of: Callable[[int], Sequence[Artifact] | Unavailable]) -> int | None:
-    """Bare `/reuse-sweep-run`: the newest run (by `created_at`, then id) that passes every rule.
-    `artifacts_of(run_id)` is called only for runs that pass the cheaper tests."""
-    def order(run: Mapping[str, Any]) -> tuple:
-        return (str(run.get("created_at") or ""), int(run.get("id") or 0))
-
-    for run in sorted(runs, key=order, reverse=True):
-        bare = sweep_run_from(run, [])
-        precheck = reuse_problem(bare, sweep, run_id=bare.run_id, pr_shas=pr_shas)
-        if precheck is not None and precheck.code != EXPIRED:
-            continue
-        full = sweep_run_from(run, artifacts_of(bare.run_id))
-        if reuse_problem(full, sweep, run_id=bare.run_id, pr_shas=pr_shas) is None:
-            return bare.run_id
-    return None
-
-
-def accepted_reuse(comments: Sequence[Comment] | Unavailable, runs: Mapping[int, SweepRun] | Unavailable,
-                   pr_shas: Sequence[str] | Unavailable, policy: Policy, sweep: SweepPolicy) -> ReuseSource | None:
-    """The reuse source when every run is already at hand (local mode): the newest authorized
-    command, its run (the bare form picks the newest eligible one), judged by the rules above
-    minus completion and in-PR commit, which Check 1 judges and explains itself."""
-    if isinstance(comments, Unavailable) or isinstance(runs, Unavailable):
-        return None
-    bots = {b.lower() for b in policy.bot_logins}
-    found = find_reuse_command([c for c in comments if c.author.lower() not in bots and not c.is_bot],
-                               policy.authorized_associations)
-    if found is None:
-        return None
-    comment, command = found
-    run_id = command.run_id
-    if run_id is None:
-        shas = [] if isinstance(pr_shas, Unavailable) else list(pr_shas)
-        eligible = [r for r in runs.values()
-                    if reuse_problem(r, sweep, run_id=r.run_id, pr_shas=shas) is None]
-        if not eligible:
-            return None
-        run_id = max(eligible, key=lambda r: (r.created_at.isoformat() if r.created_at else "", r.run_id)).run_id
-    if reuse_problem(runs.get(run_id), sweep, run_id=run_id, require_success=False) is not None:
-        return None
-    return ReuseSource(run_id=run_id, comment=comment, command=command.command, explicit=command.run_id is not None)
+    """Bare `/reuse-sweep-run` over REST run objects: checks.sweep_runs.pick_reusable, the one rule."""
+    return pick_runs([sweep_run_from(run, []) for run in runs], pr_shas, sweep, artifacts_of)

@@ -10,7 +10,7 @@ from datetime import date
 from functools import cached_property
 from typing import Any, Callable, Mapping
 
-from github import GithubException
+from bot.github_client import GithubException
 
 from bot.events import CommentEvent, Event
 from bot.github_client import GitHubApi, describe_error
@@ -113,7 +113,7 @@ class Context:
     default_branch: str = "main"
     review_date: date | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
-    # The verification pipeline (bot.commands.check.review_pr); tests may wrap it.
+    # The verification pipeline (bot.pipeline.review_pr); tests may wrap it.
     review: Review | None = None
     _pulls: dict[int, dict] = field(default_factory=dict)
     # PRs this job has verified a sign-off of (the catch-up handler leaves them alone).

@@ -3,9 +3,10 @@
 Each resource is fetched once. The target tree comes from one tarball when the repository is small
 enough (its file list trusted only when it agrees with the head tree), else file by file through
 `bot.remote_source.RemoteTree`; the PR's changed files at head are rebuilt from their patches.
-Check runs only for the PR's commits; Actions runs and artifacts only for the run Check 1 reads
-and the one a reuse command names; team memberships only until the signer is found an owner;
-independent reads in parallel. Whatever still fails after the client's retries becomes
+Check runs only for the PR's commits; independent reads in parallel. What only some checks need
+(team memberships, users' access, Actions runs and artifacts, upstream PRs) is not read here:
+the snapshot answers those accessors through `bot.github_data.GitHubData`, on first use by the
+check that decides it matters. Whatever still fails after the client's retries becomes
 `Unavailable` with the reason.
 """
 from __future__ import annotations
@@ -13,49 +14,33 @@ from __future__ import annotations
 import logging
 import os
 import re
-import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime, timezone
 from typing import Any, Callable, Iterable
 
-import github
-
-from bot.github_client import GitHubApi, describe_error, fetch, parse_time
-from bot.reuse import artifacts_from, pick_reusable, sweep_run_from
 from bot.dates import review_day
+from bot.github_client import GitHubApi, describe_error, fetch, parse_time
+from bot.github_data import GitHubData
 from bot.remote_source import (
     BlobStore,
+    Failures,
+    Gate,
     RemoteReadError,
     RemoteTree,
     apply_patch,
+    mark_builder_thread,
     archive_mismatch,
     candidates,
     fetch_archive,
     git_blob_sha,
 )
-# Check 1 decides which run it reads; the builder fetches that run (and no other) by the same rule.
-from checks.sweep_runs import group_runs, reuse_problem, run_id_of, workflow_problem
-from checks.commands import find_reuse_command
-from checks.snapshot import (
-    Artifact,
-    ChangedFile,
-    CheckRun,
-    Comment,
-    Commit,
-    PRSnapshot,
-    ReuseSource,
-    SweepRun,
-    Unavailable,
-    UpstreamRef,
-    UserAccess,
-)
-from recipes.artifacts import MAX_ARTIFACT_DOWNLOAD, META_FILE, json_rows, read_artifact_zip, rows_from
-from recipes.codeowners import parse_codeowners
-from recipes.errors import Finding
+from checks.context import ReviewContext
+from checks.snapshot import ChangedFile, CheckRun, Comment, Commit, PRSnapshot, Unavailable
+from checks.sweep_runs import reuse_source, run_id_of, sweep_choice
 from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
 from recipes.layout import detect_layout
+from recipes.markdown import strip_quotes_and_code
 from recipes.repository import Repository
-from recipes.markdown import find_section, github_pull, links, strip_quotes_and_code
 
 log = logging.getLogger(__name__)
 
@@ -65,21 +50,11 @@ STAGE_WORKERS = 16
 # many KB (the env variable overrides it; 0 turns archives off and reads files one by one).
 ARCHIVE_MAX_KB_ENV = "INFX_ARCHIVE_MAX_KB"
 DEFAULT_ARCHIVE_MAX_KB = 100 * 1024
-PULL_REQUEST_EVENT = "pull_request"
-DETAIL_SECTION_RE = r"additional detail"
-# At most this many users' permissions are looked up for bypass comments (a PR thread could
-# otherwise turn into hundreds of requests).
-MAX_BYPASS_USERS = 10
-MAX_UPSTREAM_PULLS = 10
-# Teams asked per CODEOWNERS line in the first waves of membership lookups (then doubling).
-TEAM_WAVE_WIDTHS = (1, 1)
 PREFETCH_SUFFIXES = (".yaml", ".yml", ".sh", ".json", ".py", ".patch")
 KEY_RE = re.compile(r"(issuecomment-|pullrequestreview-|discussion_r)([1-9][0-9]*)")
 KIND_BY_PREFIX = {"issuecomment-": "issue_comment", "pullrequestreview-": "review", "discussion_r": "review_comment"}
 
 COMPARE_FILES_CAP = 300
-# Candidate runs of other workflows read before Check 1 gives up (each costs one run read).
-MAX_SPOOF_CANDIDATES = 8
 MSG_FILES_CAPPED = "GitHub listed only {listed} of the PR's {declared} changed files (it lists at most 3000)"
 MSG_COMPARE_CAPPED = "GitHub's compare lists at most {cap} files, so the changes up to {sha} cannot be listed completely"
 MSG_PR = "pull request {repo}#{number} could not be fetched: {error}"
@@ -87,14 +62,6 @@ MSG_NOT_SIGNOFF = "{ref} does not name a comment (expected a URL or key with iss
 MSG_SIGNOFF_MISSING = "the sign-off {key} is not a comment on {repo}#{number}"
 MSG_PIN_NOT_IN_PR = "commit {sha} is not a commit of {repo}#{number}"
 MSG_SOME_COMMENTS = "{what} could not be listed: {reason}"
-MSG_TEAM_UNREADABLE = "membership of {login} in {team} could not be read ({error})"
-MSG_TEAM_NOT_ASKED = "membership of {login} in {team} is unknown (GitHub answered {error}); not asked further, as another team on the line decides"
-MSG_NOT_FETCHED = "artifact {name} of run {run} was not downloaded: {why}"
-MSG_EXPIRED = "artifact {name} of run {run} expired"
-MSG_ARTIFACT_CAP = "GitHub lists it at {size} bytes, over the {limit}-byte download cap"
-MSG_NOT_SWEEP_RUN = "run {run} is not a run of the sweep workflow, so its artifacts were not downloaded"
-MSG_PAGE = "published pages are not fetched by the bot; judge {url} from the sign-off text"
-MSG_UPSTREAM = "{url} could not be fetched: {error}"
 
 Progress = Callable[[str], None]
 
@@ -196,9 +163,7 @@ class _Builder:
         self.r = f"/repos/{repo}"
         self.blobs = BlobStore(api, repo)
         self.archive_max_kb = archive_max_kb
-        self._runs: dict[int, Future] = {}
-        self._listings: dict[int, Future] = {}
-        self._runs_lock = threading.Lock()
+        self.data_pool: ThreadPoolExecutor | None = None
 
     def submit(self, what: str, call: Callable[[], Any]) -> Future:
         return self.leaf.submit(fetch, what, call)
@@ -207,8 +172,9 @@ class _Builder:
 
     def build(self, signoff_ref: str | None, review_date: date | None, pin_head: str | None) -> PRSnapshot:
         """Reads are started as soon as what they depend on is known, so the slowest chain
-        (check runs -> run -> artifact -> download) sets the pace, not the number of reads."""
+        (the target's archive -> its config) sets the pace, not the number of reads."""
         n, r = self.number, self.r
+        review_date = review_day(review_date)  # the pipeline gives it; direct callers may not
         self.progress(f"reading {self.repo}#{n}")
         f_pr = self.leaf.submit(self.api.get, f"{r}/pulls/{n}")
         f_files = self.submit(f"the changed files of {self.repo}#{n}", lambda: self.api.list(f"{r}/pulls/{n}/files"))
@@ -222,7 +188,6 @@ class _Builder:
             pr = f_pr.result()
         except Exception as exc:
             raise SnapshotError(MSG_PR.format(repo=self.repo, number=n, error=describe_error(exc))) from None
-        self.stage.submit(self._speculate_reuse, f_lists)
         current_head = pr["head"]["sha"]
         target_sha = pr["base"]["sha"]
         head_sha = pin_head or current_head
@@ -243,6 +208,9 @@ class _Builder:
             elif pin_head and pin_head != current_head:
                 raise SnapshotError(MSG_PIN_NOT_IN_PR.format(sha=pin_head, repo=self.repo, number=n))
         f_checks = self.stage.submit(self._check_runs, commits)
+        data = GitHubData(self.api, self.repo, RepoConfig(), head_ref=(pr.get("head") or {}).get("ref") or "",
+                          pool=self.data_pool)
+        self.stage.submit(self._warm_sweep_choice, pr, commits, f_checks, f_lists, data, review_date)
         files = f_files.result()
         # Once the PR has moved past the assessed head, its file list may describe the newer
         # commit; the changes up to the assessed head come from a compare instead.
@@ -275,26 +243,17 @@ class _Builder:
         policy = config.policy
         comments, by_kind = self._comments(f_lists)
         signoff = self._signoff(signoff_ref, by_kind, policy)
-        reuse_found = None
-        if not isinstance(comments, Unavailable):
-            bots = {b.lower() for b in policy.bot_logins}
-            reuse_found = find_reuse_command([c for c in comments if c.author.lower() not in bots],
-                                             policy.authorized_associations)
-        if reuse_found and reuse_found[1].run_id is not None:
-            self._run_future(reuse_found[1].run_id, config)  # started now, read when the checks are in
-        f_runs = self.stage.submit(self._runs_of_checks, f_checks, commits, config)
-
-        self.progress("reading owners, permissions, runs and files")
-        f_teams = self.stage.submit(self._teams, target, files, signoff, config)
-        f_users = self.stage.submit(self._users, signoff, comments, config)
-        f_upstream = self.stage.submit(self._upstream, signoff, config)
+        self.progress("reading the files")
         f_head.result()
-        f_prefetch = self.stage.submit(self._prefetch, target, base, head, files, config)
         check_runs = f_checks.result()
-        sweep_runs, reuse = self._with_reuse(f_runs.result(), check_runs, reuse_found, commits, pr, config)
-        f_prefetch.result()
+        # The prefetch goes on while the checks start (those waiting on runs or teams need no
+        # file); tree reads and `unreadable` wait for it behind one gate.
+        gate = Gate()
+        for tree in (target, base, head):
+            tree.gate = gate
+        self.stage.submit(self._prefetch_then_open, gate, target, base, head, files, config)
         # What the prefetch could not read, named for the checks that read those files (head wins).
-        unreadable = {**target.failures, **base.failures, **head.failures}
+        unreadable = Failures([target, base, head], gate)
 
         return PRSnapshot(
             repo=self.repo,
@@ -317,16 +276,30 @@ class _Builder:
             comments=comments,
             labels=[lb["name"] for lb in pr.get("labels") or []],
             check_runs=check_runs,
-            sweep_runs=sweep_runs,
-            reuse=reuse,
-            upstream=f_upstream.result(),
-            users=f_users.result(),
-            team_members=f_teams.result(),
-            review_date=review_day(review_date),
+            review_date=review_date,
             config=config,
             unreadable=unreadable,
             html_url=pr.get("html_url") or "",
-        )
+        ).with_data(data.for_config(config))
+
+    def _warm_sweep_choice(self, pr: dict, commits, f_checks: Future, f_lists: dict[str, Future],
+                           data: GitHubData, review_date: date) -> None:
+        """Start the sweep run reads before the target's policy arrives (the run chain, run ->
+        artifact -> download, is the longest wait of a review): Check 1's own choice
+        (checks.sweep_runs) over a provisional snapshot judged by the default policy. Nothing
+        of it reaches the verdict; the checks choose again under the real policy, and answers
+        that depend on the policy are cached per policy."""
+        try:
+            comments, _ = self._comments(f_lists)
+            provisional = PRSnapshot(
+                repo=self.repo, number=self.number, head_sha=pr["head"]["sha"], commits=commits,
+                comments=comments, check_runs=f_checks.result(), review_date=review_date,
+            ).with_data(data)
+            ctx = ReviewContext(provisional)
+            reuse_source(ctx)
+            sweep_choice(ctx)
+        except Exception as exc:  # an optimisation only: evaluation reads what it needs anyway
+            log.debug("warming the sweep run failed: %s", exc)
 
     # ----- the target tree: one archive when the repository is small enough ------------------
 
@@ -477,158 +450,17 @@ class _Builder:
 
         return dict(zip([c.sha for c in commits], self.leaf.map(one, [c.sha for c in commits])))
 
-    def _teams(self, target: RemoteTree, files, signoff: Comment | None, config: RepoConfig) -> dict[str, list[str] | Unavailable]:
-        """Membership of the signer in the teams that could make the signer an owner of a changed
-        path: none when every deciding line names the signer; else each line's teams in order
-        until one counts the signer in."""
-        if signoff is None or isinstance(files, Unavailable):
-            return {}
-        try:
-            data = target.read(config.paths.codeowners)
-        except RemoteReadError as exc:
-            log.warning("%s", exc)
-            return {}
-        if data is None:
-            return {}
-        co = parse_codeowners(data.decode("utf-8", "replace"), config.paths.codeowners)
-        signer = signoff.author
-        groups: list[list[str]] = []
-        paths = {p for f in files for p in (f.path, f.previous_path) if p}
-        for path in sorted(paths):
-            m = co.owners_of(path)
-            if m is None:
-                continue
-            if m.is_catch_all:
-                if signer.lower() not in co.everyone_users():
-                    groups.append(sorted(co.everyone_teams()))
-            elif not m.names_user(signer):
-                groups.append(m.teams())
-        if not groups:
-            return {}
-
-        def ask(team: str) -> bool | Exception:
-            org, _, slug = team.partition("/")
-            try:
-                data = self.api.get(f"/orgs/{org}/teams/{slug}/memberships/{signer}")
-                return (data or {}).get("state") == "active"
-            except Exception as exc:
-                return exc
-
-        # Each path's teams in the line's order, stopping at the first that makes the signer an
-        # owner (Check 0 reads no further). A wave asks the next teams of every path still open:
-        # one, one, then twice as many as the wave before, so a long line costs few round trips.
-        answers: dict[str, bool | Exception] = {}
-        widths = iter(TEAM_WAVE_WIDTHS)
-        width = 1
-        while True:
-            width = next(widths, width * 2)
-            wave: list[str] = []
-            for group in groups:
-                if any(answers.get(t) is True for t in group):
-                    continue
-                wave.extend(t for t in [t for t in group if t not in answers][:width] if t not in wave)
-            if not wave:
-                break
-            answers.update(zip(wave, self.leaf.map(ask, wave)))
-        out: dict[str, list[str] | Unavailable] = {}
-        follow_up: list[str] = []
-        for group in groups:
-            if any(answers[t] is True for t in group):
-                continue
-            follow_up.extend(t for t in group if isinstance(answers[t], Exception))
-        follow_up = list(dict.fromkeys(follow_up))
-
-        def readable(team: str) -> bool | Exception:
-            org, _, slug = team.partition("/")
-            try:
-                self.api.get(f"/orgs/{org}/teams/{slug}")
-                return True
-            except Exception as exc:
-                return exc
-
-        visible = dict(zip(follow_up, self.leaf.map(readable, follow_up)))
-        for team, answer in answers.items():
-            if answer is True:
-                out[team] = [signer]
-            elif answer is False:
-                out[team] = []
-            elif team in visible and visible[team] is True and _is_404(answer):
-                out[team] = []  # the team is visible and GitHub says the signer is not in it
-            elif team in visible:
-                out[team] = Unavailable(reason=MSG_TEAM_UNREADABLE.format(login=signer, team=team,
-                                                                          error=describe_error(answer)))
-            else:
-                out[team] = Unavailable(reason=MSG_TEAM_NOT_ASKED.format(login=signer, team=team,
-                                                                         error=describe_error(answer)))
-        return out
-
-    def _users(self, signoff: Comment | None, comments, config: RepoConfig) -> dict[str, UserAccess | Unavailable]:
-        logins: list[str] = []
-        if signoff is not None:
-            logins.append(signoff.author)
-        if not isinstance(comments, Unavailable):
-            phrase = " ".join(config.policy.pareto_bypass_phrase.lower().split())
-            bots = {b.lower() for b in config.policy.bot_logins}
-            for c in reversed(comments):
-                if c.is_bot or c.author.lower() in bots:
-                    continue
-                live = " ".join(line for _, line in strip_quotes_and_code(c.body))
-                if phrase and phrase in " ".join(live.lower().split()):
-                    logins.append(c.author)
-        logins = list(dict.fromkeys(logins))[: MAX_BYPASS_USERS + 1]
-
-        def one(login: str) -> UserAccess | Unavailable:
-            data = fetch(f"the repository permission of {login}",
-                         lambda: self.api.get(f"{self.r}/collaborators/{login}/permission"))
-            if isinstance(data, Unavailable):
-                return data
-            return UserAccess(login=login, permission=data.get("permission"), role_name=data.get("role_name"))
-
-        return dict(zip(logins, self.leaf.map(one, logins)))
-
-    def _upstream(self, signoff: Comment | None, config: RepoConfig) -> dict[str, UpstreamRef]:
-        """Upstream recipe PRs and pages linked in the sign-off's Additional detail section."""
-        if signoff is None:
-            return {}
-        section = find_section(signoff.body, DETAIL_SECTION_RE)
-        if section is None:
-            return {}
-        repos = {r.lower() for r in config.policy.upstream_recipe_repos}
-        sites = [s.lower() for s in config.policy.upstream_recipe_sites]
-        pulls: list[tuple[str, str, int]] = []
-        out: dict[str, UpstreamRef] = {}
-        for url in links(section.text):
-            pull = github_pull(url)
-            if pull and pull[0].lower() in repos:
-                pulls.append((url, *pull))
-            elif any(site in url.lower() for site in sites):
-                out[url] = UpstreamRef(url=url, kind="page", unavailable=MSG_PAGE.format(url=url))
-
-        def one(item: tuple[str, str, int]) -> UpstreamRef:
-            url, repo, number = item
-            pr = fetch(url, lambda: self.api.get(f"/repos/{repo}/pulls/{number}"))
-            files = fetch(url, lambda: self.api.list(f"/repos/{repo}/pulls/{number}/files"))
-            if isinstance(pr, Unavailable):
-                return UpstreamRef(url=url, repo=repo, number=number, unavailable=pr.reason)
-            text = None
-            if not isinstance(files, Unavailable):
-                parts = []
-                for f in files:
-                    added = [ln[1:] for ln in (f.get("patch") or "").split("\n")
-                             if ln.startswith("+") and not ln.startswith("+++")]
-                    parts.append(f"{f['filename']}\n" + "\n".join(added))
-                text = "\n".join(parts)
-            return UpstreamRef(
-                url=url, kind="pull", repo=repo, number=number, state=pr.get("state"),
-                merged=bool(pr.get("merged") or pr.get("merged_at")), title=pr.get("title") or "", text=text,
-                unavailable=files.reason if isinstance(files, Unavailable) else None,
-            )
-
-        for ref in self.leaf.map(one, list(dict.fromkeys(pulls))[:MAX_UPSTREAM_PULLS]):
-            out[ref.url] = ref
-        return out
-
     # ----- files ----------------------------------------------------------------------------
+
+    def _prefetch_then_open(self, gate: Gate, *args: Any) -> None:
+        try:
+            self._prefetch(*args)
+        except Exception:  # prefetch is an optimisation; evaluation reads what it needs anyway
+            log.exception("prefetch failed")
+        finally:
+            gate.open()
+            self.leaf.shutdown(wait=False)
+            self.stage.shutdown(wait=False)
 
     def _prefetch(self, target: RemoteTree, base: RemoteTree, head: RemoteTree, files, config: RepoConfig) -> None:
         """Read in parallel what every review reads anyway (the changed files on both sides and the
@@ -657,207 +489,8 @@ class _Builder:
         except Exception as exc:  # prefetch is an optimisation; evaluation reads what it needs anyway
             log.debug("prefetch of recipes skipped: %s", exc)
 
-    # ----- Actions runs and artifacts ---------------------------------------------------------
-
-    def _run_future(self, run_id: int, config: RepoConfig) -> Future:
-        """Run `run_id` with its artifacts, fetched once however many reasons ask for it."""
-        with self._runs_lock:
-            if run_id not in self._runs:
-                self._runs[run_id] = self.stage.submit(self._sweep_run, run_id, config)
-            return self._runs[run_id]
-
-    def _runs_of_checks(self, f_checks: Future, commits, config: RepoConfig) -> dict[int, SweepRun]:
-        """The run Check 1 would pick from the check runs (newest in-PR commit first, the newest
-        run whose benchmark and eval jobs all passed and which is a run of the sweep workflow),
-        fetched as soon as the check runs are in. A candidate of another workflow (any workflow
-        can name its jobs `eval / x`) is kept without its artifacts, so Check 1 can name it;
-        runs it would not read (a reuse gate's, a failed one) are not fetched. At most
-        MAX_SPOOF_CANDIDATES foreign candidates are read; past them Check 1 cannot verify."""
-        check_runs = f_checks.result()
-        if isinstance(check_runs, Unavailable) or isinstance(commits, Unavailable):
-            return {}
-        found: dict[int, SweepRun] = {}
-        for commit in reversed(commits):
-            runs = check_runs.get(commit.sha)
-            if isinstance(runs, Unavailable) or not runs:
-                continue
-            for g in group_runs(runs, commit.sha, config):
-                if not g.qualifies or g.run_id is None or g.run_id in found:
-                    continue
-                if len(found) >= MAX_SPOOF_CANDIDATES:
-                    return found
-                run, arts = self._run_listing(g.run_id).result()
-                bare = SweepRun(run_id=g.run_id) if isinstance(run, Unavailable) else sweep_run_from(run, [])
-                if not isinstance(run, Unavailable) and workflow_problem(bare, config.sweep) is not None:
-                    skipped = Unavailable(reason=MSG_NOT_SWEEP_RUN.format(run=g.run_id))
-                    found[g.run_id] = bare.model_copy(update={
-                        "artifacts": arts if isinstance(arts, Unavailable) else artifacts_from(arts),
-                        "throughput": skipped, "evals": skipped})
-                    continue
-                found[g.run_id] = self._run_future(g.run_id, config).result()
-                return found
-        return found
-
-    def _with_reuse(self, sweep_runs: dict[int, SweepRun], check_runs, reuse_found, commits, pr: dict,
-                    config: RepoConfig) -> tuple[dict[int, SweepRun] | Unavailable, ReuseSource | None]:
-        """Add the reuse command's run (picked for a bare `/reuse-sweep-run`) and validate it."""
-        comment, command = reuse_found if reuse_found else (None, None)
-        run_id = None
-        if command is not None:
-            shas = [] if isinstance(commits, Unavailable) else [c.sha for c in commits]
-            run_id = command.run_id if command.run_id is not None else self._pick_reusable(pr, shas, config)
-        if run_id is not None and run_id not in sweep_runs:
-            sweep_runs = {**sweep_runs, run_id: self._run_future(run_id, config).result()}
-        if not sweep_runs and isinstance(check_runs, Unavailable):
-            return Unavailable(reason=check_runs.reason), None
-        reuse = None
-        if command is not None and run_id is not None:
-            problem = self._reuse_problem(sweep_runs.get(run_id), config)
-            if problem is None:
-                reuse = ReuseSource(run_id=run_id, comment=comment, command=command.command,
-                                    explicit=command.run_id is not None)
-            else:
-                log.warning("reuse command %s by %s not accepted: %s", command, comment.author, problem)
-        return sweep_runs, reuse
-
-    @staticmethod
-    def _reuse_problem(run: SweepRun | None, config: RepoConfig) -> str | None:
-        """bot/reuse.py's rules (spec 9.3, fail closed) minus completion and in-PR commit, which
-        Check 1 judges and explains itself."""
-        if run is None:
-            return "the run could not be read"
-        refusal = reuse_problem(run, config.sweep, run_id=run.run_id, require_success=False)
-        return refusal.reason if refusal else None
-
-    def _pick_reusable(self, pr: dict, shas: list[str], config: RepoConfig) -> int | None:
-        """Bare `/reuse-sweep-run`: the newest completed PR run of the sweep workflow on the head
-        branch that passes every rule of bot/reuse.py."""
-        workflow = config.sweep.workflow.rsplit("/", 1)[-1]
-        runs = fetch("the sweep workflow's runs", lambda: self.api.list(
-            f"{self.r}/actions/workflows/{workflow}/runs",
-            {"branch": pr["head"].get("ref") or "", "event": PULL_REQUEST_EVENT, "status": "completed"},
-            key="workflow_runs"))
-        if isinstance(runs, Unavailable):
-            return None
-
-        def artifacts_of(run_id: int):
-            items = fetch(f"the artifacts of run {run_id}", lambda: self.api.list(
-                f"{self.r}/actions/runs/{run_id}/artifacts", key="artifacts"))
-            return items if isinstance(items, Unavailable) else artifacts_from(items)
-
-        return pick_reusable(runs, shas, config.sweep, artifacts_of)
-
-    def _run_listing(self, run_id: int) -> Future:
-        """Run `run_id` and its artifact list (no policy needed), fetched once."""
-        with self._runs_lock:
-            if run_id not in self._listings:
-                self._listings[run_id] = self.stage.submit(self._fetch_run, run_id)
-            return self._listings[run_id]
-
-    def _fetch_run(self, run_id: int) -> tuple[Any, Any]:
-        f_run = self.submit(f"run {run_id}", lambda: self.api.get(f"{self.r}/actions/runs/{run_id}"))
-        arts = fetch(f"the artifacts of run {run_id}",
-                     lambda: self.api.list(f"{self.r}/actions/runs/{run_id}/artifacts", key="artifacts"))
-        return f_run.result(), arts
-
-    def _speculate_reuse(self, f_lists: dict[str, Future]) -> None:
-        """Start reading the run a `/reuse-sweep-run <id>` names as soon as the comments are in,
-        judged by the default policy: the target's policy arrives a round trip later, and decides
-        whether the run is used at all."""
-        comments, _ = self._comments(f_lists)
-        if isinstance(comments, Unavailable):
-            return
-        policy = RepoConfig().policy
-        bots = {b.lower() for b in policy.bot_logins}
-        found = find_reuse_command([c for c in comments if c.author.lower() not in bots and not c.is_bot],
-                                   policy.authorized_associations)
-        if found and found[1].run_id is not None:
-            self._run_listing(found[1].run_id)
-
-    def _sweep_run(self, run_id: int, config: RepoConfig) -> SweepRun | None:
-        run, arts = self._run_listing(run_id).result()
-        if isinstance(run, Unavailable):
-            missing = Unavailable(reason=run.reason)
-            return SweepRun(run_id=run_id, artifacts=missing, throughput=missing, evals=missing)
-        artifacts: list[Artifact] | Unavailable
-        fields: dict[str, Any] = {}
-        meta: dict[str, dict] = {}
-        if isinstance(arts, Unavailable):
-            artifacts = arts
-            fields = {"throughput": arts, "evals": arts}
-        else:
-            artifacts = [Artifact(name=a["name"], id=int(a["id"]), expired=bool(a.get("expired")),
-                                  size_in_bytes=int(a.get("size_in_bytes") or 0)) for a in arts]
-            fields, meta = self._artifact_rows(run_id, artifacts, config)
-        return SweepRun(
-            run_id=run_id,
-            head_sha=run.get("head_sha") or "",
-            event=run.get("event") or "",
-            status=run.get("status") or "",
-            conclusion=run.get("conclusion"),
-            workflow_path=run.get("path") or "",
-            created_at=parse_time(run.get("created_at")),
-            html_url=run.get("html_url") or "",
-            artifacts=artifacts,
-            meta=meta,
-            **fields,
-        )
-
-    def _artifact_rows(self, run_id: int, artifacts: list[Artifact], config: RepoConfig) -> tuple[dict, dict]:
-        """Download only what checks read: the aggregate throughput and eval artifacts (per-job
-        `bmk_*` / `eval_*` ones only without them), plus per-job `eval_*` for their metadata."""
-        sweep = config.sweep
-        names = {a.name for a in artifacts}
-        wanted = []
-        for aggregate, prefix in ((sweep.throughput_artifact, "bmk_"), (sweep.eval_artifact, "eval_")):
-            if aggregate in names:
-                wanted.append(aggregate)
-            else:
-                wanted.extend(sorted(n for n in names if n.startswith(prefix)))
-        wanted.extend(sorted(n for n in names if n.startswith("eval_") and n != sweep.eval_artifact))
-        wanted = list(dict.fromkeys(wanted))
-        by_name = {a.name: a for a in artifacts}
-
-        def one(name: str) -> tuple[list[dict] | Unavailable, dict | None]:
-            a = by_name[name]
-            if a.expired:
-                return Unavailable(reason=MSG_EXPIRED.format(name=name, run=run_id)), None
-            if a.size_in_bytes > MAX_ARTIFACT_DOWNLOAD:
-                return Unavailable(reason=MSG_NOT_FETCHED.format(
-                    name=name, run=run_id, why=MSG_ARTIFACT_CAP.format(size=a.size_in_bytes, limit=MAX_ARTIFACT_DOWNLOAD))), None
-            try:
-                url = self.api.redirect_target(f"{self.r}/actions/artifacts/{a.id}/zip")
-                data = self.api.download(url, max_bytes=MAX_ARTIFACT_DOWNLOAD)
-            except Exception as exc:
-                return Unavailable(reason=MSG_NOT_FETCHED.format(name=name, run=run_id, why=describe_error(exc))), None
-            members = read_artifact_zip(data, name)
-            del data
-            if isinstance(members, Finding):
-                return Unavailable(reason=members.message), None
-            rows, objects, problems = json_rows((f"{name}/{k}", v) for k, v in members.items())
-            if problems:
-                return Unavailable(reason=f"unreadable artifact file {problems[0]}"), objects.get(META_FILE)
-            return rows, objects.get(META_FILE)
-
-        per_artifact: dict[str, list[dict] | Unavailable] = {}
-        meta: dict[str, dict] = {}
-        for name, (rows, meta_env) in zip(wanted, self.leaf.map(one, wanted)):
-            per_artifact[name] = rows
-            if meta_env is not None:
-                meta[name] = meta_env
-        fields = {
-            "throughput": rows_from(per_artifact, sweep.throughput_artifact, "bmk_"),
-            "evals": rows_from(per_artifact, sweep.eval_artifact, "eval_"),
-        }
-        return fields, meta
-
-
-def _is_404(exc: Any) -> bool:
-    return isinstance(exc, github.GithubException) and exc.status == 404
-
-
 def build_snapshot(
-    gh: github.Github | GitHubApi,
+    gh: GitHubApi | Any,  # a GitHubApi, or a PyGithub client to wrap in one
     repo: str,
     pr_number: int,
     *,
@@ -874,9 +507,23 @@ def build_snapshot(
     (default: $INFX_ARCHIVE_MAX_KB, else 100 MB; 0: never)."""
     api = gh if isinstance(gh, GitHubApi) else GitHubApi(gh)
     cap = archive_max_kb if archive_max_kb is not None else archive_cap_from_env()
-    with ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="infx-get") as leaf, \
-            ThreadPoolExecutor(STAGE_WORKERS, thread_name_prefix="infx-stage") as stage:
-        return _Builder(api, repo, pr_number, leaf, stage, progress, cap).build(signoff_ref, review_date, pin_head)
+    # The pools outlive the build: the prefetch goes on while checks are evaluated (it shuts
+    # them down when it is over), and the accessors read through `data_pool` on demand.
+    data_pool = ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="infx-data")
+    leaf = ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="infx-get", initializer=mark_builder_thread)
+    stage = ThreadPoolExecutor(STAGE_WORKERS, thread_name_prefix="infx-stage", initializer=mark_builder_thread)
+    builder = _Builder(api, repo, pr_number, leaf, stage, progress, cap)
+    builder.data_pool = data_pool
+    mark_builder_thread()
+    try:
+        return builder.build(signoff_ref, review_date, pin_head)
+    except BaseException:
+        leaf.shutdown(wait=False, cancel_futures=True)
+        stage.shutdown(wait=False, cancel_futures=True)
+        data_pool.shutdown(wait=False)
+        raise
+    finally:
+        mark_builder_thread(False)
 
 
 def archive_cap_from_env(env: dict[str, str] | None = None) -> int:

@@ -35,6 +35,7 @@ How to fix:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable, UserAccess
@@ -108,29 +109,71 @@ class _Outcome:
 
 
 class _Membership:
-    """Team membership answers for one signer: True, False, or the reason it is unknown."""
+    """Team membership answers for one signer, asked of the snapshot as the rules need them:
+    True, False, or the reason it is unknown."""
 
-    def __init__(self, team_members: dict, signer: str):
-        self._teams = {k.lower().lstrip("@"): v for k, v in team_members.items()}
-        self._signer = signer.lower()
+    def __init__(self, snapshot, signer: str):
+        self._snapshot = snapshot
+        self._signer = signer
 
-    def of(self, team: str) -> bool | str:
-        members = self._teams.get(team.lower().lstrip("@"))
-        if members is None:
+    def of(self, team: str, settle: bool = False) -> bool | str:
+        """`settle`: the answer decides the row, so an unknown one is worth one more read."""
+        answer = self._snapshot.is_team_member(team.lstrip("@"), self._signer, settle=settle)
+        if answer is None:
             return MSG_TEAM_NOT_FETCHED.format(team=team)
-        if isinstance(members, Unavailable):
-            return members.reason
-        return self._signer in {m.lower().lstrip("@") for m in members}
+        if isinstance(answer, Unavailable):
+            return answer.reason
+        return bool(answer)
+
+    def settled(self, unknown: list[str], reason: str) -> tuple[str | None, list[str], str]:
+        """When no team answered yes: the unknown teams asked again with `settle` (a source may
+        turn "unknown" into a definite answer). (the team that counts the signer in, the teams
+        still unknown, the first reason)."""
+        still, first = [], ""
+        for team in unknown:
+            answer = self.of(team, settle=True)
+            if answer is True:
+                return team, [], ""
+            if isinstance(answer, str):
+                still.append(team)
+                first = first or answer
+        return None, still, first if still else reason
 
 
-def _is_exempt(owner: str, core: set[str], users: dict) -> bool:
-    """Whether an owner token exempts a path from sign-off (core team or a verified admin)."""
-    if owner.lower() in core:
-        return True
-    if is_user(owner):
-        access = users.get(owner[1:].lower())
-        return isinstance(access, UserAccess) and access.permission == ADMIN and access.role_name == ADMIN
-    return False  # other teams and e-mail owners always need a sign-off
+# At most this many owners' repository access is asked to decide exemptions (each is a request).
+MAX_EXEMPTION_LOOKUPS = 10
+
+
+class _Exemptions:
+    """Whether an owner token exempts a path from sign-off (core team or a verified admin);
+    a user's access is asked only when the line's other owners do not already decide."""
+
+    def __init__(self, snapshot, core: set[str]):
+        self._snapshot, self._core = snapshot, core
+        self._asked: dict[str, bool] = {}
+
+    def _is_admin(self, login: str) -> bool:
+        key = login.lower()
+        if key not in self._asked:
+            if len(self._asked) >= MAX_EXEMPTION_LOOKUPS:
+                return False  # unknown access never exempts
+            access = self._snapshot.user_access(login)
+            self._asked[key] = isinstance(access, UserAccess) and access.permission == ADMIN \
+                and access.role_name == ADMIN
+        return self._asked[key]
+
+    def first_lookup(self, owners: list[str]) -> str | None:
+        """The user `needs_signoff` asks first for this line, or None when it asks nobody."""
+        if any(o.lower() not in self._core and not is_user(o) for o in owners):
+            return None
+        return next((o[1:] for o in owners if is_user(o) and o.lower() not in self._core), None)
+
+    def needs_signoff(self, owners: list[str]) -> bool:
+        """Some owner on the line is neither the core team nor a verified admin. Teams and e-mail
+        owners decide without a lookup, so users are asked only when nothing else does."""
+        if any(o.lower() not in self._core and not is_user(o) for o in owners):
+            return True
+        return any(not self._is_admin(o[1:]) for o in owners if is_user(o) and o.lower() not in self._core)
 
 
 class CodeownerCheck:
@@ -163,9 +206,9 @@ class CodeownerCheck:
         matches = {p: co.owners_of(p) for p in sorted(paths)}
 
         core = {t.lower() if t.startswith("@") else "@" + t.lower() for t in ctx.config.policy.core_teams}
-        users = {k.lower(): v for k, v in ctx.snapshot.users.items()}
-        needing = [p for p, m in matches.items()
-                   if m is not None and any(not _is_exempt(o, core, users) for o in m.owners)]
+        exemptions = _Exemptions(ctx.snapshot, core)
+        self._ask_first_round(ctx.snapshot, co, matches, exemptions)
+        needing = [p for p, m in matches.items() if m is not None and exemptions.needs_signoff(m.owners)]
         if not needing:
             return CheckResult.passed(MSG_NOT_REQUIRED.format(path=co.path), Evidence(path=co.path),
                                       required=False)
@@ -178,7 +221,7 @@ class CodeownerCheck:
             return CheckResult.failed(MSG_NO_SIGNOFF.format(owners=" ".join(owners)), Evidence(path=co.path))
 
         signer = signoff.author.lstrip("@")
-        member = _Membership(ctx.snapshot.team_members, signer)
+        member = _Membership(ctx.snapshot, signer)
         out = self._resolve(matches, co, signer, member)
         evidence = [Evidence(path=co.path, line=r.line, note=f"{r.pattern} {' '.join(r.owners)}")
                     for r in sorted(out.rules.values(), key=lambda r: r.line)]
@@ -202,6 +245,31 @@ class CodeownerCheck:
             reason = " ".join(p for p in (reason if out.named or out.by_team or out.catch_all or out.unowned else "",
                                           self._unconfirmed_reason(out, co, signer)) if p)
         return CheckResult.passed(reason, *evidence, required=True)
+
+    @staticmethod
+    def _ask_first_round(snapshot, co, matches: dict, exemptions: "_Exemptions") -> None:
+        """One round of reads for what the rules below will certainly ask first: the first user
+        of each all-user line (an admin there exempts it) and the signer's membership in the
+        first team of each line that does not name them."""
+        signoff = snapshot.signoff
+        signer = signoff.author.lstrip("@") if signoff is not None else None
+        questions: dict[tuple, Any] = {}
+        for m in matches.values():
+            if m is None:
+                continue
+            user = exemptions.first_lookup(m.owners)
+            if user:
+                questions.setdefault(("user", user.lower()), lambda u=user: snapshot.user_access(u))
+            if signer is None:
+                continue
+            if m.is_catch_all:
+                teams = [] if signer.lower() in co.everyone_users() else sorted(co.everyone_teams())
+            else:
+                teams = [] if m.names_user(signer) else m.teams()
+            if teams:
+                questions.setdefault(("team", teams[0].lower()),
+                                     lambda t=teams[0]: snapshot.is_team_member(t.lstrip("@"), signer))
+        snapshot.ask_together(list(questions.values()))
 
     @staticmethod
     def _unconfirmed_reason(out: _Outcome, co, signer: str) -> str:
@@ -239,6 +307,9 @@ class CodeownerCheck:
                 if isinstance(answer, str):
                     unknown.append(team)
                     reason = reason or answer
+            via, unknown, reason = member.settled(unknown, reason)
+            if via is not None:
+                return True, "", []
             return False, reason, unknown
 
         for path, match in matches.items():
@@ -270,6 +341,8 @@ class CodeownerCheck:
                 if isinstance(answer, str):
                     unknown.append(team)
                     reason = reason or answer
+            if via is None and unknown:
+                via, unknown, reason = member.settled(unknown, reason)
             if via is not None:
                 out.by_team.setdefault(via, []).append(path)
             elif unknown:

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from checks.result import CheckResult, Evidence
-from checks.sweep_runs import MSG_NO_JOBS, SOURCE_REUSE, RunJobs, short_sha, sweep_choice
+from checks.sweep_runs import MSG_NO_JOBS, SOURCE_REUSE, RunJobs, reuse_source, short_sha, sweep_choice
 
 MSG_NO_PASS = "no passing sweep/eval on any commit in this PR"
 MSG_FIX = "run a sweep (add the `{label}` label) or re-anchor a passing run with `/use <run_id>`"
@@ -79,7 +79,7 @@ class SweepOnInPrCommitCheck:
         evidence = [Evidence(run_id=choice.run_id, url=choice.run.html_url if choice.run else None,
                              note=f"commit {choice.sha}")]
         if choice.source == SOURCE_REUSE:
-            reuse = ctx.snapshot.reuse
+            reuse = reuse_source(ctx)
             jobs = f": {_jobs_summary(choice.jobs)} succeeded" if choice.jobs and choice.jobs.qualifies else (
                 MSG_REUSE_COMPLETED
             )

@@ -7,7 +7,7 @@ What it checks:
     must link an upstream source of that family (policy `upstream_recipe_family_sources`,
     restricted to `upstream_recipe_repos` / `upstream_recipe_sites`): a vllm-project/recipes or
     sgl-project/sglang pull request, or a published recipes.vllm.ai / docs.sglang.io cookbook
-    page. Other links are ignored. A linked PR must be merged (snapshot.upstream[url].merged)
+    page. Other links are ignored. A linked PR must be merged (snapshot.upstream_ref(...).merged)
     for reviews on or after the MERGED sub-rule (2026-07-14, checks.policy); before it, an open
     upstream PR whose text documents the config counts;
     a link the snapshot could not resolve is "could not verify". The production-useful
@@ -218,15 +218,25 @@ def find_links(detail: str, policy) -> list[Link]:
     return list(out.values())
 
 
-def resolve(link: Link, upstream: dict[str, UpstreamRef]) -> UpstreamRef | None:
-    if link.url in upstream:
-        return upstream[link.url]
-    for ref in upstream.values():
-        if link.repo and ref.repo and ref.number == link.number and ref.repo.lower() == link.repo.lower():
-            return ref
-        if not link.repo and ref.url.rstrip("/").split("#")[0] == link.url.rstrip("/").split("#")[0]:
-            return ref
-    return None
+# At most this many linked upstream pull requests are read (each costs two requests).
+MAX_UPSTREAM_PULLS = 10
+
+
+def resolve_all(links: list[Link], snapshot) -> dict[str, UpstreamRef | None]:
+    """Each link's upstream recipe, asked of the snapshot all at once (the first
+    MAX_UPSTREAM_PULLS pull requests; the rest stay unresolved)."""
+    asked: list[Link] = []
+    pulls = 0
+    for link in dict((link.url, link) for link in links).values():
+        if link.repo:
+            pulls += 1
+            if pulls > MAX_UPSTREAM_PULLS:
+                continue
+        asked.append(link)
+    snapshot.ask_together([lambda link=link: snapshot.upstream_ref(link.url, link.repo, link.number) for link in asked])
+    out: dict[str, UpstreamRef | None] = {link.url: None for link in links}
+    out.update({link.url: snapshot.upstream_ref(link.url, link.repo, link.number) for link in asked})
+    return out
 
 
 class UpstreamRecipeCheck:
@@ -270,6 +280,7 @@ class UpstreamRecipeCheck:
     def evaluate(self, ctx) -> CheckResult:
         policy = ctx.config.policy
         links = find_links(ctx.additional_detail, policy)
+        resolved = resolve_all(links, ctx.snapshot)
         # family -> config key -> {argument signature: requirements}; concurrencies share one.
         groups: dict[str, dict[str, dict[tuple, list[Req]]]] = {}
         for p in self._serving_points(ctx):
@@ -304,7 +315,7 @@ class UpstreamRecipeCheck:
             # "MERGED before this PR merges" is a sub-rule of 2026-07-14 (checks.policy).
             merged_required = in_force(ctx, MERGED_RULE)
             for link in fam_links:
-                ref = resolve(link, ctx.snapshot.upstream)
+                ref = resolved.get(link.url)
                 if ref is None or ref.unavailable:
                     why = ref.unavailable if ref is not None and ref.unavailable else MSG_NOT_FETCHED
                     problems.append((MSG_UNRESOLVED.format(ref=link.label, why=why),

@@ -35,10 +35,9 @@ def _source_problem(ctx, run_id: int) -> tuple[str, bool] | None:
     """Why the named run is not a valid reuse source (spec 9.3, checks.sweep_runs.reuse_problem;
     completion is Check 1's to judge), and whether that is for lack of evidence; None when the
     merge could ingest it."""
-    runs = ctx.snapshot.sweep_runs
-    if isinstance(runs, Unavailable):
-        return REUSE_RUNS_UNAVAILABLE.format(run=run_id, reason=runs.reason), True
-    run = runs.get(run_id)
+    run = ctx.snapshot.sweep_run(run_id)
+    if isinstance(run, Unavailable):
+        return REUSE_RUNS_UNAVAILABLE.format(run=run_id, reason=run.reason), True
     if run is None:
         # GitHub mode always looks the named run up (an unknown id comes back unreadable);
         # a snapshot without it (local mode, a test) judges the command alone.

@@ -158,6 +158,10 @@ def _is_admin(access) -> bool:
     return isinstance(access, UserAccess) and access.permission == ADMIN and access.role_name == ADMIN
 
 
+# At most this many commenters' repository access is asked for bypass comments.
+MAX_BYPASS_USERS = 10
+
+
 def find_bypass(ctx) -> tuple[Comment | None, str]:
     """The admin comment recording a bypass for the assessed SHA, and the row's bypass phrase."""
     snap = ctx.snapshot
@@ -170,6 +174,7 @@ def find_bypass(ctx) -> tuple[Comment | None, str]:
         pool.append(snap.signoff)
     bots = {b.lower() for b in policy.bot_logins}
     phrase = policy.pareto_bypass_phrase.lower()
+    asked: set[str] = set()
     for c in sorted(pool, key=lambda c: (c.created_at is None, c.created_at), reverse=True):
         if c.is_bot or c.author.lower() in bots or c.author.lower().endswith("[bot]"):
             continue
@@ -178,7 +183,11 @@ def find_bypass(ctx) -> tuple[Comment | None, str]:
             continue
         if not _names_sha(text, snap.head_sha):
             continue
-        if _is_admin(snap.users.get(c.author)):
+        # Each author's access is one request: a thread of bypass comments asks a bounded few.
+        if c.author.lower() not in asked and len(asked) >= MAX_BYPASS_USERS:
+            break
+        asked.add(c.author.lower())
+        if _is_admin(snap.user_access(c.author)):
             return c, MSG_BYPASS_OK.format(login=c.author)
     return None, MSG_BYPASS_NONE
 

@@ -1,8 +1,9 @@
 """What all checks share for one evaluation: the snapshot plus lazily derived, cached facts."""
 from __future__ import annotations
 
+import functools
 import logging
-from functools import cached_property
+import threading
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,6 +18,22 @@ if TYPE_CHECKING:  # written concurrently; imported lazily so this module always
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# How long a check waits for a shared fact another thread is computing before computing it too.
+LOCK_WAIT_S = 120.0
+
+
+class cached_property(functools.cached_property):  # noqa: N801 - a drop-in for functools'
+    """functools.cached_property computed at most once even when checks run in several threads
+    (the engine evaluates them concurrently when the snapshot reads lazily)."""
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        cache = instance.__dict__
+        name = self.attrname
+        if name in cache:
+            return cache[name]
+        return instance._once(name, cache, name, lambda: self.func(instance))
 
 # Keys that record where a value was written, not what it is: they shift when an unrelated
 # entry above is edited, so they must not make an entry look changed.
@@ -123,6 +140,26 @@ class ReviewContext:
     def __init__(self, snapshot: PRSnapshot):
         self.snapshot = snapshot
         self._memo: dict[str, Any] = {}
+        self._locks: dict[str, threading.RLock] = {}
+        self._locks_lock = threading.Lock()
+
+    def _lock_for(self, key: str) -> threading.RLock:
+        with self._locks_lock:
+            return self._locks.setdefault(key, threading.RLock())
+
+    def _once(self, lock_key: str, cache: dict, key: str, fn: Callable[[], T]) -> T:
+        """`cache[key] = fn()` computed by one thread while the others wait. A wait past
+        LOCK_WAIT_S (two facts waiting on each other) computes it again rather than hang."""
+        lock = self._lock_for(lock_key)
+        if not lock.acquire(timeout=LOCK_WAIT_S):
+            log.warning("waited %s s for %s; computing it again", LOCK_WAIT_S, key)
+            return cache.setdefault(key, fn())
+        try:
+            if key not in cache:
+                cache[key] = fn()
+            return cache[key]
+        finally:
+            lock.release()
 
     # --- configuration -------------------------------------------------------------------
     @cached_property
@@ -286,7 +323,7 @@ class ReviewContext:
     # --- sharing between checks ------------------------------------------------------------
     def memo(self, key: str, fn: Callable[[], T]) -> T:
         """`fn()` computed once per evaluation under `key` (e.g. Check 1's chosen sweep run,
-        reused by Checks 2 and 14). Exceptions are not cached."""
-        if key not in self._memo:
-            self._memo[key] = fn()
-        return self._memo[key]
+        reused by Checks 2 and 14). Exceptions are not cached. Safe across threads."""
+        if key in self._memo:
+            return self._memo[key]
+        return self._once("memo:" + key, self._memo, key, fn)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
 from typing import Any, Iterable
 
@@ -18,6 +19,9 @@ log = logging.getLogger(__name__)
 UNEVALUATED_REASON = "could not be evaluated: {exc_type}: {message}"
 RETIRED_REASON = "retired check; kept so its number is never reused"
 EMPTY_REASON = "the check gave no reason"
+# Checks evaluated at once when the snapshot reads lazily: their reads (team memberships, runs,
+# artifacts, upstream PRs) then overlap instead of queueing behind each other.
+LAZY_WORKERS = 8
 
 
 class VerdictStatus(str, Enum):
@@ -207,7 +211,14 @@ def evaluate_context(
         unknown = set(only) - known
         if unknown:
             raise ValueError(f"no check numbered {', '.join(map(str, sorted(unknown)))}")
-    rows = [run_check(c, ctx) for c in checks if only is None or c.number in only]
+    selected = [c for c in checks if only is None or c.number in only]
+    if ctx.snapshot.is_lazy and len(selected) > 1:
+        # Checks are pure functions of the context (its shared facts are computed once under a
+        # lock), so their order of evaluation cannot change a row; the rows keep registry order.
+        with ThreadPoolExecutor(min(LAZY_WORKERS, len(selected)), thread_name_prefix="infx-check") as pool:
+            rows = list(pool.map(lambda c: run_check(c, ctx), selected))
+    else:
+        rows = [run_check(c, ctx) for c in selected]
     rows.sort(key=lambda r: r.number)
     snap = ctx.snapshot
     signoff = None

@@ -7,13 +7,21 @@ Guarantees:
 - Lists are in GitHub's order unless stated: commits oldest first, comments by creation time.
 - Anything GitHub (or the checkout) could not tell us is an `Unavailable` carrying the reason,
   never an empty list or a default. Checks turn `Unavailable` into non-passing evidence.
+- What only some checks need (team membership, a user's access, a sweep run with its artifacts,
+  an upstream recipe) is asked through the accessors of `PRData` (`snapshot.is_team_member(...)`,
+  `snapshot.sweep_run(...)`, ...), so the check that needs a fact is the one place deciding
+  which facts matter. Each answer is obtained at most once and is the same every time it is
+  asked. A snapshot built in memory (tests, local mode) answers from its fields; the GitHub
+  builder attaches a `PRData` that reads the API on first use (bot/github_data.py).
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from datetime import date, datetime
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SkipValidation
 
 from recipes.config import RepoConfig
 from recipes.source import FileSource, MemorySource
@@ -150,6 +158,97 @@ def _empty_source() -> FileSource:
     return MemorySource({})
 
 
+class PRData(ABC):
+    """The facts about a PR that checks ask for by name (policy-bot's `pull.Context`): pure
+    interface, no I/O here. An implementation answers each question at most once (cached,
+    safe to ask from several threads) and never raises: what it cannot tell is `Unavailable`
+    with the reason; None means it holds no answer at all (nothing was provided or fetched)."""
+
+    @abstractmethod
+    def is_team_member(self, team: str, login: str, *, settle: bool = False) -> bool | Unavailable | None:
+        """Whether `login` is an active member of `team` (`org/slug`). An unknown answer may be
+        settled by one more read when the caller says it decides something (`settle`): GitHub's
+        404 means "not a member" only for a team the token can see."""
+
+    @abstractmethod
+    def user_access(self, login: str) -> UserAccess | Unavailable | None:
+        """`login`'s permission and role on the repository."""
+
+    @abstractmethod
+    def sweep_run(self, run_id: int) -> SweepRun | Unavailable | None:
+        """Actions run `run_id` with its artifact list and, for a run of the sweep workflow, the
+        rows of the artifacts the checks read."""
+
+    @abstractmethod
+    def workflow_runs(self) -> list[SweepRun] | Unavailable:
+        """Completed `pull_request` runs of the sweep workflow on the PR's head branch (artifact
+        lists may be `Unavailable` until asked with `run_artifacts`)."""
+
+    @abstractmethod
+    def run_artifacts(self, run_id: int) -> list[Artifact] | Unavailable:
+        """The artifact list of run `run_id` (no contents)."""
+
+    @abstractmethod
+    def upstream_ref(self, url: str, repo: str | None = None, number: int | None = None) -> UpstreamRef | None:
+        """The upstream recipe a link names: a pull request (`repo`, `number`) or a page (`url`)."""
+
+    def ask_together(self, questions: Iterable[Callable[[], Any]]) -> None:
+        """Ask these accessor calls at once (a source that reads lazily overlaps their waits);
+        their answers are then cached. A check calls it for what it will certainly ask."""
+        for question in questions:
+            question()
+
+
+MSG_RUNS_NOT_LISTED = "the sweep workflow's runs were not listed"
+
+
+class SnapshotData(PRData):
+    """The accessors over the snapshot's own fields (tests, local mode, JSON fixtures)."""
+
+    def __init__(self, snapshot: "PRSnapshot"):
+        self.s = snapshot
+
+    def is_team_member(self, team: str, login: str, *, settle: bool = False) -> bool | Unavailable | None:
+        want = team.lower().lstrip("@")
+        for name, members in self.s.team_members.items():
+            if name.lower().lstrip("@") == want:
+                if isinstance(members, Unavailable):
+                    return members
+                return login.lower().lstrip("@") in {m.lower().lstrip("@") for m in members}
+        return None
+
+    def user_access(self, login: str) -> UserAccess | Unavailable | None:
+        users = self.s.users
+        if login in users:
+            return users[login]
+        return next((v for k, v in users.items() if k.lower() == login.lower()), None)
+
+    def sweep_run(self, run_id: int) -> SweepRun | Unavailable | None:
+        runs = self.s.sweep_runs
+        return runs if isinstance(runs, Unavailable) else runs.get(run_id)
+
+    def workflow_runs(self) -> list[SweepRun] | Unavailable:
+        runs = self.s.sweep_runs
+        return runs if isinstance(runs, Unavailable) else list(runs.values())
+
+    def run_artifacts(self, run_id: int) -> list[Artifact] | Unavailable:
+        run = self.sweep_run(run_id)
+        if run is None:
+            return Unavailable(reason=MSG_RUNS_NOT_LISTED)
+        return run if isinstance(run, Unavailable) else run.artifacts
+
+    def upstream_ref(self, url: str, repo: str | None = None, number: int | None = None) -> UpstreamRef | None:
+        upstream = self.s.upstream
+        if url in upstream:
+            return upstream[url]
+        for ref in upstream.values():
+            if repo and ref.repo and ref.number == number and ref.repo.lower() == repo.lower():
+                return ref
+            if not repo and ref.url.rstrip("/").split("#")[0] == url.rstrip("/").split("#")[0]:
+                return ref
+        return None
+
+
 class PRSnapshot(_Frozen):
     repo: str
     number: int
@@ -165,15 +264,17 @@ class PRSnapshot(_Frozen):
     files: list[ChangedFile] | Unavailable = Field(default_factory=list)
     # Trees: the merge base of the PR, the pinned head, and the tip of the target branch
     # (CODEOWNERS and the checklist template are read from the target branch, spec 7 and 8).
-    base: Any = Field(default_factory=_empty_source)
-    head: Any = Field(default_factory=_empty_source)
-    target: Any = None
+    # A tree may read lazily (GitHub mode); a file it cannot read raises OSError, never None.
+    base: FileSource = Field(default_factory=_empty_source)
+    head: FileSource = Field(default_factory=_empty_source)
+    target: FileSource | None = None
     commits: list[Commit] | Unavailable = Field(default_factory=list)
     signoff: Comment | None = None
     comments: list[Comment] | Unavailable = Field(default_factory=list)
     labels: list[str] | Unavailable = Field(default_factory=list)
     check_runs: dict[str, list[CheckRun] | Unavailable] | Unavailable = Field(default_factory=dict)
     sweep_runs: dict[int, SweepRun] | Unavailable = Field(default_factory=dict)
+    # An accepted reuse source given as data (tests); None: checks.sweep_runs.reuse_source decides.
     reuse: ReuseSource | None = None
     upstream: dict[str, UpstreamRef] = Field(default_factory=dict)
     users: dict[str, UserAccess | Unavailable] = Field(default_factory=dict)
@@ -181,9 +282,48 @@ class PRSnapshot(_Frozen):
     # The day the review is judged on (UTC); the caller decides it, the core never reads the clock.
     review_date: date
     config: RepoConfig = Field(default_factory=RepoConfig)
-    # Files over the fetch cap or unreadable at a side: path -> reason.
-    unreadable: dict[str, str] = Field(default_factory=dict)
+    # Files over the fetch cap or unreadable at a side: path -> reason (a live mapping in GitHub
+    # mode, complete before any tree read returns).
+    unreadable: Annotated[Mapping[str, str], SkipValidation] = Field(default_factory=dict)
     html_url: str = ""
+    # The accessors' implementation; None answers from the fields above (SnapshotData).
+    _data: PRData | None = PrivateAttr(default=None)
+
+    def with_data(self, data: PRData) -> "PRSnapshot":
+        """This snapshot answering its accessors from `data` (e.g. the GitHub API, lazily)."""
+        self._data = data
+        return self
+
+    @property
+    def data(self) -> PRData:
+        return self._data if self._data is not None else SnapshotData(self)
+
+    @property
+    def is_lazy(self) -> bool:
+        """Whether the accessors may wait on I/O (then checks are best evaluated concurrently)."""
+        return self._data is not None
+
+    # --- accessors (PRData): the checks' only way to the facts beyond the fields ----------
+    def is_team_member(self, team: str, login: str, *, settle: bool = False) -> bool | Unavailable | None:
+        return self.data.is_team_member(team, login, settle=settle)
+
+    def user_access(self, login: str) -> UserAccess | Unavailable | None:
+        return self.data.user_access(login)
+
+    def sweep_run(self, run_id: int) -> SweepRun | Unavailable | None:
+        return self.data.sweep_run(run_id)
+
+    def workflow_runs(self) -> list[SweepRun] | Unavailable:
+        return self.data.workflow_runs()
+
+    def run_artifacts(self, run_id: int) -> list[Artifact] | Unavailable:
+        return self.data.run_artifacts(run_id)
+
+    def upstream_ref(self, url: str, repo: str | None = None, number: int | None = None) -> UpstreamRef | None:
+        return self.data.upstream_ref(url, repo, number)
+
+    def ask_together(self, questions: Iterable[Callable[[], Any]]) -> None:
+        self.data.ask_together(questions)
 
     @property
     def target_tree(self) -> FileSource:

@@ -3,18 +3,29 @@ which run Checks 1, 2 and 14 read (spec 12, Check 1; spec 9.3 for reuse sources)
 
 A group of check runs counts only when its run belongs to the configured sweep workflow, started
 by `pull_request` (or `workflow_dispatch` in dispatch mode): any workflow can name its jobs
-`eval / x`. The choice is computed once per review (`sweep_choice`, memoized in the context).
+`eval / x`. The choice is computed once per review (`sweep_choice`, memoized in the context),
+and so is the accepted reuse source (`reuse_source`). The runs are asked of the snapshot
+(`snapshot.sweep_run(id)`) only as the choice reaches them, so GitHub mode reads exactly the
+runs this module looks at.
 """
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Iterable, Sequence
 
-from checks.snapshot import CheckRun, SweepRun, Unavailable
+from checks.commands import find_reuse_command
+from checks.snapshot import Artifact, CheckRun, ReuseSource, SweepRun, Unavailable
 from recipes.config import SweepPolicy
 
+log = logging.getLogger(__name__)
+
 MEMO_KEY = "sweep_run"
+MEMO_REUSE = "reuse_source"
+# Candidate runs whose jobs qualify read before the choice gives up (each costs a run read):
+# any workflow can name its jobs `eval / x`, so a PR could otherwise list hundreds.
+MAX_CANDIDATE_RUNS = 8
 SHORT_SHA = 8
 RUN_ID_RE = re.compile(r"/actions/runs/(\d+)")
 SUCCESS = "success"
@@ -222,6 +233,62 @@ def reuse_problem(run: SweepRun | Unavailable | None, sweep: SweepPolicy, *, run
     return None
 
 
+def pick_reusable(runs: Iterable[SweepRun], pr_shas: Sequence[str], sweep: SweepPolicy,
+                  artifacts_of: Callable[[int], Sequence[Artifact] | Unavailable]) -> int | None:
+    """Bare `/reuse-sweep-run`: the newest run (by `created_at`, then id) that passes every rule
+    of `reuse_problem`. `artifacts_of(run_id)` is called only for runs passing the cheaper tests."""
+    def order(run: SweepRun) -> tuple:
+        return (run.created_at.isoformat() if run.created_at else "", run.run_id)
+
+    for run in sorted(runs, key=order, reverse=True):
+        precheck = reuse_problem(run, sweep, run_id=run.run_id, pr_shas=pr_shas, require_artifacts=False)
+        if precheck is not None:
+            continue
+        artifacts = artifacts_of(run.run_id)
+        full = run.model_copy(update={"artifacts": artifacts if isinstance(artifacts, Unavailable) else list(artifacts)})
+        if reuse_problem(full, sweep, run_id=run.run_id, pr_shas=pr_shas) is None:
+            return run.run_id
+    return None
+
+
+def _find_reuse(ctx) -> ReuseSource | None:
+    snap = ctx.snapshot
+    if snap.reuse is not None:  # given as data (a test's snapshot)
+        return snap.reuse
+    comments = snap.comments
+    if isinstance(comments, Unavailable):
+        return None
+    policy, sweep = ctx.config.policy, ctx.config.sweep
+    bots = {b.lower() for b in policy.bot_logins}
+    found = find_reuse_command([c for c in comments if c.author.lower() not in bots and not c.is_bot],
+                               policy.authorized_associations)
+    if found is None:
+        return None
+    comment, command = found
+    run_id = command.run_id
+    if run_id is None:
+        runs = snap.workflow_runs()
+        if isinstance(runs, Unavailable):
+            return None
+        shas = snap.commit_shas
+        run_id = pick_reusable(runs, [] if isinstance(shas, Unavailable) else shas, sweep, snap.run_artifacts)
+        if run_id is None:
+            return None
+    # Completion and the in-PR commit are Check 1's to judge and explain (_check_reuse).
+    refusal = reuse_problem(snap.sweep_run(run_id), sweep, run_id=run_id, require_success=False)
+    if refusal is not None:
+        log.info("reuse command %s by %s not accepted: %s", command, comment.author, refusal)
+        return None
+    return ReuseSource(run_id=run_id, comment=comment, command=command.command, explicit=command.run_id is not None)
+
+
+def reuse_source(ctx) -> ReuseSource | None:
+    """The accepted `/use` or `/reuse-sweep-run` source of this review (spec 9.3): the newest
+    authorized command's run (the bare form picks the newest eligible run), when it is a run of
+    the sweep workflow started by `pull_request` with a reusable artifact. Computed once."""
+    return ctx.memo(MEMO_REUSE, lambda: _find_reuse(ctx))
+
+
 def short_sha(sha: str) -> str:
     return sha[:SHORT_SHA]
 
@@ -240,13 +307,12 @@ def _describe_rejected(g: RunJobs) -> str:
 
 def _check_reuse(ctx, shas: list[str]) -> tuple[SweepRun | None, str | None]:
     """The accepted reuse source's run when the spec 9.3 rules hold for it on this PR's commits."""
-    reuse = ctx.snapshot.reuse
+    reuse = reuse_source(ctx)
     if reuse is None:
         return None, None
-    runs = ctx.snapshot.sweep_runs
-    if isinstance(runs, Unavailable):
-        return None, REUSE_RUNS_UNAVAILABLE.format(run=reuse.run_id, reason=runs.reason)
-    run = runs.get(reuse.run_id)
+    run = ctx.snapshot.sweep_run(reuse.run_id)
+    if isinstance(run, Unavailable):
+        return None, REUSE_RUNS_UNAVAILABLE.format(run=reuse.run_id, reason=run.reason)
     if run is None:
         return None, REUSE_NOT_FOUND.format(run=reuse.run_id)
     refusal = reuse_problem(run, ctx.config.sweep, run_id=reuse.run_id, pr_shas=shas, require_artifacts=False)
@@ -285,14 +351,19 @@ def _choose(ctx) -> SweepChoice:
         return choice
 
     sweep = ctx.config.sweep
-    runs = snap.sweep_runs
+    asked = 0
     for sha in reversed(shas):  # newest commit first
         for g in per_commit.get(sha, []):
             if not (g.qualifies and g.run_id is not None):
                 choice.problems.append(_describe_rejected(g))
                 continue
             # The jobs' names prove nothing by themselves: their run must be a sweep run.
-            run = None if isinstance(runs, Unavailable) else runs.get(g.run_id)
+            run: SweepRun | Unavailable | None = None
+            if asked < MAX_CANDIDATE_RUNS:
+                asked += 1
+                run = snap.sweep_run(g.run_id)
+            runs = run if isinstance(run, Unavailable) else None
+            run = None if isinstance(run, Unavailable) else run
             problem = workflow_problem(run, sweep)
             if problem is not None:
                 kind, what = problem

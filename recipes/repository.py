@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import threading
 import importlib
 import os
 from collections import OrderedDict
@@ -25,18 +26,31 @@ from .yamlio import clear_scalar_caches
 # same bytes. Cached objects are shared, so callers must treat them as read-only.
 _PARSE_CACHE: "OrderedDict[tuple[str, str, str], Any]" = OrderedDict()
 PARSE_CACHE_SIZE = 512
+# The caches are shared by checks evaluated in several threads (checks/engine.py).
+_CACHE_LOCK = threading.Lock()
+
+
+def _touch(cache: OrderedDict, key: Any) -> None:
+    with _CACHE_LOCK:
+        if key in cache:
+            cache.move_to_end(key)
+
+
+def _put(cache: OrderedDict, key: Any, value: Any, size: int) -> None:
+    with _CACHE_LOCK:
+        cache[key] = value
+        while len(cache) > size:
+            cache.popitem(last=False)
 
 
 def _cached_parse(kind: str, path: str, data: bytes, parse: Any) -> Any:
     key = (kind, path, hashlib.blake2b(data, digest_size=16).hexdigest())
     hit = _PARSE_CACHE.get(key)
     if hit is not None:
-        _PARSE_CACHE.move_to_end(key)
+        _touch(_PARSE_CACHE, key)
         return hit
     value = parse(data, path)
-    _PARSE_CACHE[key] = value
-    if len(_PARSE_CACHE) > PARSE_CACHE_SIZE:
-        _PARSE_CACHE.popitem(last=False)
+    _put(_PARSE_CACHE, key, value, PARSE_CACHE_SIZE)
     return value
 
 
@@ -188,7 +202,7 @@ class Repository:
         key = (id(entry), self.layout)
         hit = _EXPANSION_CACHE.get(key)
         if hit is not None and hit[0] is entry and all(self.exists(p) == ok for p, ok in hit[1].items()):
-            _EXPANSION_CACHE.move_to_end(key)
+            _touch(_EXPANSION_CACHE, key)
             return hit[2], hit[3]
         asked: dict[str, bool] = {}
 
@@ -197,9 +211,7 @@ class Repository:
             return ok
 
         points, findings = expand_entry(entry, self.layout, exists)
-        _EXPANSION_CACHE[key] = (entry, asked, points, findings)
-        if len(_EXPANSION_CACHE) > EXPANSION_CACHE_SIZE:
-            _EXPANSION_CACHE.popitem(last=False)
+        _put(_EXPANSION_CACHE, key, (entry, asked, points, findings), EXPANSION_CACHE_SIZE)
         return points, findings
 
     @cached_property

@@ -18,7 +18,9 @@
     runs:   [{id, head, conclusion, status, event, workflow, created_at,
               artifacts: [name | {name, expired}], throughput: [row], evals: [row],
               meta: {artifact: {...}}}]
-    reuse:  {run_id, command, comment: {...}}
+    reuse:  {run_id, command, comment: {...}}   # an accepted source given as data; absent, Checks
+                                                # 1 and 4 derive it from comments and runs
+                                                # (checks.sweep_runs.reuse_source)
     upstream: [{url, kind, repo, number, state, merged, title, text}]
     users:  {login: {permission, role_name} | {unavailable: reason}}
     team_members: {team: [login] | {unavailable: reason}}
@@ -27,6 +29,8 @@
     unreadable: {path: reason}
 
 Any list- or dict-valued field may instead be `{unavailable: "reason"}`, giving `Unavailable`.
+`users`, `team_members`, `runs` and `upstream` answer the snapshot's accessors
+(checks.snapshot.SnapshotData): a login, team, run or link they do not hold is "not provided".
 """
 from __future__ import annotations
 

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from checks.check_03_upstream_recipe import Link, _flag_pattern, find_links, requirements, resolve
+from checks.check_03_upstream_recipe import MAX_UPSTREAM_PULLS, Link, _flag_pattern, find_links, requirements, resolve_all
 from checks.snapshot import UpstreamRef
+from tests.builders import build_snapshot
 from recipes.config import RepoConfig
 from recipes.effective import EffectiveConfig, Origin
 from recipes.master import MasterEntry
@@ -96,6 +97,27 @@ def test_requirements_cover_production_args_and_skip_harness_knobs():
 def test_resolve_by_repo_and_number_when_the_url_differs():
     ref = UpstreamRef(url="https://github.com/SGL-Project/sglang/pull/5", repo="SGL-Project/sglang", number=5, merged=True)
     link = Link(url="https://github.com/sgl-project/sglang/pull/5", family="sglang", repo="sgl-project/sglang", number=5)
-    assert resolve(link, {ref.url: ref}) is ref
-    assert resolve(Link(url="https://github.com/sgl-project/sglang/pull/6", family="sglang",
-                        repo="sgl-project/sglang", number=6), {ref.url: ref}) is None
+    other = Link(url="https://github.com/sgl-project/sglang/pull/6", family="sglang", repo="sgl-project/sglang", number=6)
+    snapshot = build_snapshot(upstream=[ref.model_dump()])
+    assert resolve_all([link, other], snapshot) == {link.url: ref, other.url: None}
+
+
+def test_resolve_asks_at_most_the_cap_of_pull_requests():
+    asked = []
+
+    class Counting:
+        def upstream_ref(self, url, repo=None, number=None):
+            asked.append(url)
+            return None
+
+        def ask_together(self, questions):
+            for q in questions:
+                q()
+
+    links = [Link(url=f"https://github.com/sgl-project/sglang/pull/{n}", family="sglang", repo="sgl-project/sglang",
+                  number=n) for n in range(1, MAX_UPSTREAM_PULLS + 3)]
+    page = Link(url="https://docs.sglang.io/x", family="sglang")
+    resolved = resolve_all(links + [page], Counting())
+    asked = list(dict.fromkeys(asked))
+    assert len(asked) == MAX_UPSTREAM_PULLS + 1 and asked[-1] == page.url
+    assert resolved[links[-1].url] is None

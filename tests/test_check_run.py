@@ -8,7 +8,7 @@ from pathlib import Path
 
 from github import Auth
 
-from bot.commands.check import review_pr
+from bot.pipeline import review_pr
 from bot.github_client import GitHubApi, make_github
 from bot.publisher import ANNOTATIONS_PER_REQUEST, CHECK_RUN_NAME, Publisher, annotations_for
 from bot.sandbox import Emulator

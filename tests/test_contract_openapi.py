@@ -15,7 +15,7 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from github import Auth  # noqa: E402
 
-from bot.commands.check import review_pr  # noqa: E402
+from bot.pipeline import review_pr  # noqa: E402
 from bot.commands.handle_event import handle_event  # noqa: E402
 from bot.events import event_name_from_filename, load_payload  # noqa: E402
 from bot.github_client import GitHubApi, make_github  # noqa: E402

@@ -208,7 +208,7 @@ def test_head_moved_during_the_run_is_named_and_marked_for_a_fresh_verification(
 
 
 def test_a_crash_still_publishes_a_failing_status(monkeypatch):
-    import bot.commands.check as check
+    import bot.pipeline as check
 
     def explode(*args, **kwargs):
         raise RuntimeError("boom")
@@ -224,7 +224,7 @@ def test_a_crash_still_publishes_a_failing_status(monkeypatch):
 
 
 def test_a_crash_building_the_snapshot_fails_the_pinned_head_not_a_later_one(monkeypatch):
-    import bot.commands.check as check
+    import bot.pipeline as check
 
     def explode(*args, **kwargs):
         raise RuntimeError("boom")

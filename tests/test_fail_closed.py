@@ -15,7 +15,7 @@ from recipes.master import MAX_MASTER_VALUES, parse_master
 
 
 def test_an_internal_error_in_a_command_exits_2(monkeypatch, tmp_path):
-    import bot.commands.check as check
+    import bot.pipeline as check
 
     def boom(*a, **k):
         raise RecursionError("maximum recursion depth exceeded")

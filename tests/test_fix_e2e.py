@@ -9,7 +9,7 @@ from datetime import date
 from github import Auth
 
 from bot.cli import main
-from bot.commands.check import review_pr
+from bot.pipeline import review_pr
 from bot.commands.demo import derived_world
 from bot.fixes import apply_suggestion
 from bot.github_client import GitHubApi, make_github

@@ -296,7 +296,7 @@ def run_local_case(case: dict, name: str, tmp_path: Path) -> None:
 
 
 def run_emulator_case(case: dict, name: str, tmp_path: Path) -> None:
-    from bot.commands.check import review_pr
+    from bot.pipeline import review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
     from bot.sandbox import Emulator
     from bot.sandbox import server as srv

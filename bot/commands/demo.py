@@ -132,7 +132,8 @@ def replay(api, world: Path, review_date: date) -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so `python -m bot --help` does not pay for the emulator and PyGithub.
-    from bot.commands.check import format_verdict, progress_printer, review_pr
+    from bot.commands.check import progress_printer
+    from bot.pipeline import review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
     from bot.sandbox import Emulator
     from recipes.errors import RecipeError
@@ -177,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         }, indent=2, ensure_ascii=False, default=str))
     else:
         if review.verdict is not None:
-            print(format_verdict(review.verdict, "markdown"))
+            print(review.rendered.markdown)
             print()
         print(TITLE_EFFECTS)
         for e in effects:

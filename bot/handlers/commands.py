@@ -7,7 +7,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from github import GithubException
+from bot.github_client import GithubException
 
 from bot import reuse
 from checks import sweep_runs

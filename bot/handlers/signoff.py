@@ -48,8 +48,8 @@ def register(router: Router) -> None:
 
 
 def _review_pr():
-    # Imported late: the CLI module pulls in the whole pipeline, which routing alone does not need.
-    from bot.commands.check import review_pr
+    # Imported late: the pipeline pulls in the checks, which routing alone does not need.
+    from bot.pipeline import review_pr
     return review_pr
 
 

@@ -9,7 +9,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from github import GithubException
+from bot.github_client import GithubException
 
 from bot.events import ACTION_CREATED, ACTION_LABELED, EVENT_COMMENT, EVENT_PULL_REQUEST, CommentEvent, PullRequestEvent
 from bot.github_client import create_once, describe_error, fetch, parse_time
