@@ -52,7 +52,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 if str(PROJECT) not in sys.path:
     sys.path.insert(0, str(PROJECT))
 
-WORLDS_DIR = PROJECT / "bot" / "sandbox" / "worlds"
+WORLDS_DIR = PROJECT / "ghsim" / "worlds"
 WORLDS = ("seed", "rejected")
 DEFAULT_RUNS = 100
 REVIEW_DATE = date(2026, 11, 29)
@@ -117,8 +117,8 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
     from bot.commands.check import review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
     from bot.retry_policy import VirtualClock
-    from bot.sandbox import Emulator
-    from bot.sandbox import server as srv
+    from ghsim import Emulator
+    from ghsim import server as srv
     from checks.render import MARKER
 
     knobs = dict(FAULT_KNOBS, seed=seed, retry_after_s=retry_after_s, ghost_write_rate=ghost_write_rate) \

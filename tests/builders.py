@@ -330,14 +330,14 @@ def all_status(value: Status, numbers: Iterable[int]) -> dict[int, str]:
     return {n: value.value for n in numbers}
 
 
-WORLDS_DIR = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
+WORLDS_DIR = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
 
 
 def world_snapshot(world: str | Path, dest: str | Path, *, review_date: date | None = None) -> PRSnapshot:
     """The snapshot local mode builds for a sandbox world (`seed`, `rejected`, or a directory),
     with no server: the world's git repo is built in `dest` (an empty directory, e.g. tmp_path)."""
     from bot.local import build_local_snapshot
-    from bot.sandbox.world import build_world_repo
+    from ghsim.world import build_world_repo
 
     world_dir = Path(world) if Path(world).is_dir() else WORLDS_DIR / str(world)
     built = build_world_repo(world_dir, dest)

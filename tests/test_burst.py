@@ -1,6 +1,6 @@
 """No sign-off is dropped: a burst of events (a push running, then the sign-off, 5 comments, and a
 review with 3 inline comments) replayed through a model of GitHub's concurrency groups
-(bot/sandbox/concurrency.py) against the strict emulator, with the routing of the real reusable
+(ghsim/concurrency.py) against the strict emulator, with the routing of the real reusable
 workflow (`route` job, then `review` or `sweep` in one group per PR)."""
 from __future__ import annotations
 
@@ -17,15 +17,15 @@ from bot.github_client import GitHubApi, make_github
 from bot.handlers import HANDLER_MODULES
 from bot.router import Router
 from bot.routing import JOB_REVIEW, JOB_SKIP, JOB_SWEEP, route_event
-from bot.sandbox import Emulator
-from bot.sandbox import server as srv
-from bot.sandbox.concurrency import QUEUE_LIMIT, QUEUE_MAX, QUEUE_SINGLE, Job, run_schedule
+from ghsim import Emulator
+from ghsim import server as srv
+from ghsim.concurrency import QUEUE_LIMIT, QUEUE_MAX, QUEUE_SINGLE, Job, run_schedule
 from checks.render import MARKER
 
 import importlib
 
 PROJECT = Path(__file__).resolve().parent.parent
-SEED = PROJECT / "bot" / "sandbox" / "worlds" / "seed"
+SEED = PROJECT / "ghsim" / "worlds" / "seed"
 REVIEW_WORKFLOW = PROJECT / ".github" / "workflows" / "review.yml"
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
 SIGNOFF_KEY = "issuecomment-4401"

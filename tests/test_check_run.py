@@ -11,13 +11,13 @@ from github import Auth
 from bot.commands.check import review_pr
 from bot.github_client import GitHubApi, make_github
 from bot.publisher import ANNOTATIONS_PER_REQUEST, CHECK_RUN_NAME, Publisher, annotations_for
-from bot.sandbox import Emulator
-from bot.sandbox import server as srv
+from ghsim import Emulator
+from ghsim import server as srv
 from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import HEADERS
 from checks.result import Evidence, Status
 
-WORLDS = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
+WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
 REVIEW_DATE = date(2026, 11, 29)
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.sandbox import Emulator
-from bot.sandbox import server as srv
+from ghsim import Emulator
+from ghsim import server as srv
 from recipes.config import SWEEP_MODES, RepoConfig, config_json_schema, load_repo_config
 
 PROJECT = Path(__file__).resolve().parent.parent
-WORLDS = PROJECT / "bot" / "sandbox" / "worlds"
+WORLDS = PROJECT / "ghsim" / "worlds"
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
 TYPO = b"""# repository policy
 sweep:

@@ -19,10 +19,10 @@ from bot.commands.check import review_pr  # noqa: E402
 from bot.commands.handle_event import handle_event  # noqa: E402
 from bot.events import event_name_from_filename, load_payload  # noqa: E402
 from bot.github_client import GitHubApi, make_github  # noqa: E402
-from bot.sandbox import Emulator  # noqa: E402
+from ghsim import Emulator  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-WORLDS = HERE.parent / "bot" / "sandbox" / "worlds"
+WORLDS = HERE.parent / "ghsim" / "worlds"
 SUBSET = HERE / "contract" / "github-rest-subset.json"
 REVIEW_DATE = date(2026, 11, 29)
 

@@ -15,7 +15,7 @@ from bot.events import event_name_from_filename, load_payload, parse_event
 from bot.routing import route_event
 
 HERE = Path(__file__).resolve().parent
-WORLDS = HERE.parent / "bot" / "sandbox" / "worlds"
+WORLDS = HERE.parent / "ghsim" / "worlds"
 CONTRACT = json.loads((HERE / "contract" / "github-webhook-paths.json").read_text(encoding="utf-8"))
 PAYLOADS = sorted((HERE / "payloads").glob("*.json")) + sorted(WORLDS.glob("*/events/*.json"))
 # The reusable workflow's callers may subscribe to pull_request_target instead (same payload).

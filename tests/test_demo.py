@@ -42,7 +42,7 @@ def test_demo_rejected_scenario_in_markdown(capsys):
 
 def test_demo_on_a_world_directory(tmp_path, capsys):
     world = tmp_path / "w"
-    shutil.copytree(PROJECT / "bot" / "sandbox" / "worlds" / "seed", world)
+    shutil.copytree(PROJECT / "ghsim" / "worlds" / "seed", world)
     assert main(["demo", "--world", str(world), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == "WARN"
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.sandbox import Emulator
-from bot.sandbox import server as srv
+from ghsim import Emulator
+from ghsim import server as srv
 
-WORLDS = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
+WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
 RUNS_ROUTE = "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"
 DISPATCH_ROUTE = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
 

@@ -11,14 +11,14 @@ from github import Auth
 from bench.verdict import generate_world
 from bot.cli import main
 from bot.github_client import GitHubApi, make_github
-from bot.sandbox import Emulator
-from bot.sandbox import server as srv
+from ghsim import Emulator
+from ghsim import server as srv
 
-WORLDS = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
+WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
 REVIEW_DATE = "2026-11-29"
 REVIEWER_TOKEN = "ghp_seed_reviewer"
 SIGNOFF_ID = 4401
-# The expected rows of bot/sandbox/worlds/README.md.
+# The expected rows of ghsim/worlds/README.md.
 SEED_ROWS = {0: "PASS", 1: "PASS", 2: "PASS", 3: "N/A", 4: "PASS", 5: "PASS", 6: "PASS", 7: "PASS", 8: "PASS",
              9: "PASS", 10: "PASS", 11: "PASS", 12: "N/A", 13: "PASS", 14: "PASS", 15: "WARN"}
 REJECTED_ROWS = {0: "FAIL", 1: "PASS", 2: "FAIL", 3: "FAIL", 4: "WARN", 5: "FAIL", 6: "FAIL", 7: "FAIL", 8: "FAIL",

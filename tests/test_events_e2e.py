@@ -15,13 +15,13 @@ from bot.commands.handle_event import handle_event
 from bot.events import event_name_from_filename, load_payload
 from bot.github_client import GitHubApi, make_github
 from bot.handlers.signoff import DESC_FRESH_REQUIRED, STATE_FRESH_REQUIRED
-from bot.sandbox import Emulator
-from bot.sandbox import server as srv
+from ghsim import Emulator
+from ghsim import server as srv
 from checks.render import HEADERS, HEAD_MOVED_LINE, MARKER
 from checks.engine import VerdictStatus
 
 PROJECT = Path(__file__).resolve().parent.parent
-WORLDS = PROJECT / "bot" / "sandbox" / "worlds"
+WORLDS = PROJECT / "ghsim" / "worlds"
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
 REVIEW_DATE = "2026-11-29"
 SEED_SIGNOFF = "issuecomment-4401"

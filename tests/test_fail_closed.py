@@ -158,7 +158,7 @@ def test_git_source_follows_in_repo_links_and_refuses_escaping_ones(tmp_path):
 
 
 def test_the_world_builder_copies_links_as_links_never_their_targets(tmp_path):
-    from bot.sandbox.world import _overlay
+    from ghsim.world import _overlay
 
     (tmp_path / "outside.txt").write_text("outside secret\n")
     src = tmp_path / "world"

@@ -13,7 +13,7 @@ from github import GithubException
 
 from bot import github_client, retry_policy
 from bot.github_client import CREATE_ATTEMPTS, GitHubApi, make_github, token_auth
-from bot.sandbox import Emulator
+from ghsim import Emulator
 from bot.publisher import STATE_FAILURE, Publisher
 from checks.engine import Row, Verdict, VerdictStatus
 from checks.result import Status
@@ -177,7 +177,7 @@ def test_a_verdict_comment_that_cannot_be_posted_still_gets_a_failure_status(no_
 def test_a_status_write_that_fails_once_is_tried_again(no_backoff):
     """A status POST answered 502 (here after landing) is repeated by the transport: it is one of the
     POSTs whose repeat is harmless."""
-    world = PROJECT / "bot" / "sandbox" / "worlds" / "seed"
+    world = PROJECT / "ghsim" / "worlds" / "seed"
     with Emulator(world, strict=True, ghost_write_rate=1.0, ghost_write_limit=1, ghost_write_only="statuses") as emu:
         api = GitHubApi(make_github(emu.url, auth=token_auth(emu.world.bot.token), env={}))
         try:

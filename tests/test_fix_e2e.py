@@ -13,8 +13,8 @@ from bot.commands.check import review_pr
 from bot.commands.demo import derived_world
 from bot.fixes import apply_suggestion
 from bot.github_client import GitHubApi, make_github
-from bot.sandbox import Emulator
-from bot.sandbox import server as srv
+from ghsim import Emulator
+from ghsim import server as srv
 
 REVIEW_DATE = date(2026, 11, 29)
 RECIPE = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"

@@ -17,14 +17,14 @@ from bot.events import load_payload
 from bot.github_client import GitHubApi, create_once, make_github, make_retry
 from bot.handlers import sweep as sweep_handler
 from bot.publisher import ACTION_CREATED, Publisher
-from bot.sandbox import Emulator
-from bot.sandbox import server as srv
+from ghsim import Emulator
+from ghsim import server as srv
 from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import MARKER
 from checks.result import Status
 from checks.registry import CHECK_NUMBERS
 
-WORLDS = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
+WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
 KEY = "issuecomment-4401"
 REVIEW_DATE = date(2026, 11, 29)
 COMMENT_CREATE = "POST /repos/{owner}/{repo}/issues/{number}/comments"

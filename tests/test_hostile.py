@@ -282,7 +282,7 @@ MEASURED: dict[str, float] = {}
 def run_local_case(case: dict, name: str, tmp_path: Path) -> None:
     world = derive_world(case["world"], case.get("edit") or {}, tmp_path / "world")
     from bot.local import build_local_snapshot
-    from bot.sandbox.world import build_world_repo
+    from ghsim.world import build_world_repo
 
     built = build_world_repo(world, tmp_path / "repo")
     start = time.perf_counter()
@@ -298,8 +298,8 @@ def run_local_case(case: dict, name: str, tmp_path: Path) -> None:
 def run_emulator_case(case: dict, name: str, tmp_path: Path) -> None:
     from bot.commands.check import review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
-    from bot.sandbox import Emulator
-    from bot.sandbox import server as srv
+    from ghsim import Emulator
+    from ghsim import server as srv
 
     world = derive_world(case["world"], case.get("edit") or {}, tmp_path / "world")
     expect = case["expect"]

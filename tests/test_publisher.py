@@ -19,15 +19,15 @@ from bot.publisher import (
     incomplete_comment,
     status_for,
 )
-from bot.sandbox import Emulator
-from bot.sandbox import server as srv
+from ghsim import Emulator
+from ghsim import server as srv
 from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import MARKER, render_comment
 from checks.result import Status
 from checks.text import STATUS_DESCRIPTION_MAX
 from checks.registry import CHECK_NUMBERS
 
-SEED = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds" / "seed"
+SEED = Path(__file__).resolve().parent.parent / "ghsim" / "worlds" / "seed"
 REVIEWER_TOKEN = "ghp_seed_reviewer"  # seungrokj in the seed world
 KEY = "issuecomment-4401"
 OTHER_KEY = "issuecomment-4400"

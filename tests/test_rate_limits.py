@@ -21,11 +21,11 @@ from bot.retry_policy import (
     VirtualClock,
     classify,
 )
-from bot.sandbox import Emulator
-from bot.sandbox import server as srv
+from ghsim import Emulator
+from ghsim import server as srv
 from checks.snapshot import Unavailable
 
-SEED = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds" / "seed"
+SEED = Path(__file__).resolve().parent.parent / "ghsim" / "worlds" / "seed"
 PR_ROUTE = "GET /repos/{owner}/{repo}/pulls/{number}"
 STATUS_ROUTE = "POST /repos/{owner}/{repo}/statuses/{sha}"
 COMMENT_ROUTE = "POST /repos/{owner}/{repo}/issues/{number}/comments"

@@ -22,9 +22,9 @@ from bot.remote_source import (
     git_blob_sha,
     read_archive,
 )
-from bot.sandbox import Emulator
+from ghsim import Emulator
 
-SEED = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds" / "seed"
+SEED = Path(__file__).resolve().parent.parent / "ghsim" / "worlds" / "seed"
 SHA = "a" * 40
 TOP = "Org-Repo-aaaaaaa"
 

@@ -25,7 +25,7 @@ from bot.router import Router
 
 PROJECT = Path(__file__).resolve().parent.parent
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
-WORLD_EVENTS = sorted((PROJECT / "bot" / "sandbox" / "worlds").glob("*/events/*.json"))
+WORLD_EVENTS = sorted((PROJECT / "ghsim" / "worlds").glob("*/events/*.json"))
 REVIEW_WORKFLOW = PROJECT / ".github" / "workflows" / "review.yml"
 
 
@@ -238,10 +238,10 @@ def test_a_reply_that_vanished_before_its_edit_is_posted_anew(monkeypatch):
 
     from bot.github_client import GitHubApi, make_github
     from bot.router import Context
-    from bot.sandbox import Emulator
+    from ghsim import Emulator
 
     marker = "<!-- infx-review command comment=issuecomment-1 -->"
-    with Emulator(PROJECT / "bot" / "sandbox" / "worlds" / "seed", strict=True) as emu:
+    with Emulator(PROJECT / "ghsim" / "worlds" / "seed", strict=True) as emu:
         api = GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
         try:
             ctx = Context(api=api, repo=emu.world.repo, env={})

@@ -21,8 +21,8 @@ import pytest
 from urllib3.util.retry import Retry
 
 from bot.commands import sandbox as sandbox_cmd
-from bot.sandbox import Emulator, build_world_repo, load_world
-from bot.sandbox import server as srv
+from ghsim import Emulator, build_world_repo, load_world
+from ghsim import server as srv
 from recipes.errors import RecipeError
 
 WORLD = Path(__file__).parent / "sandbox_world"

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bot.cli import main  # noqa: E402
 from bot.github_client import GitHubApi, describe_error, fetch, make_github, token_auth  # noqa: E402
 from bot.publisher import incomplete_comment, status_for  # noqa: E402
-from bot.sandbox import Emulator  # noqa: E402
+from ghsim import Emulator  # noqa: E402
 from checks.engine import HeadMoved, Row, SignoffRef, Verdict, overall_status  # noqa: E402
 from checks.render import (  # noqa: E402
     MARKER_RE,

@@ -10,7 +10,7 @@ from checks.engine import evaluate
 from tests.builders import build_snapshot, world_snapshot
 
 MINE = {3, 6, 7, 12}
-REVIEW_DATE = date(2026, 11, 29)  # bot/sandbox/worlds/README.md: after the dsv4 8k1k last day
+REVIEW_DATE = date(2026, 11, 29)  # ghsim/worlds/README.md: after the dsv4 8k1k last day
 
 
 @pytest.fixture(scope="module")

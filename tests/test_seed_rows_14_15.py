@@ -1,4 +1,4 @@
-"""The sandbox worlds give the expected Check 14 and 15 rows (bot/sandbox/worlds/README.md)."""
+"""The sandbox worlds give the expected Check 14 and 15 rows (ghsim/worlds/README.md)."""
 from __future__ import annotations
 
 import pytest

@@ -14,12 +14,12 @@ from github import Auth, GithubException
 from bot import github_client, snapshot_builder
 from bot.github_client import ClientError, GitHubApi, auth_from_env, fetch, make_github
 from bot.remote_source import RemoteReadError, apply_patch, candidates, git_blob_sha
-from bot.sandbox import Emulator
+from ghsim import Emulator
 from bot.snapshot_builder import SnapshotError, archive_cap_from_env, build_snapshot, find_signoff, parse_signoff_ref
 from checks.engine import evaluate
 from checks.snapshot import Comment, Unavailable
 
-WORLDS = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
+WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
 SEED = WORLDS / "seed"
 REVIEW_DATE = date(2026, 11, 29)
 SEED_RUN = 37597985033

@@ -12,7 +12,7 @@ import sys
 from bot import cli
 parser, runners = cli.build_parser({argv!r})
 {extra}
-heavy = [m for m in ("github", "bot.sandbox", "bot.github_client", "bot.publisher", "bot.snapshot_builder",
+heavy = [m for m in ("github", "ghsim", "bot.github_client", "bot.publisher", "bot.snapshot_builder",
                      "jinja2", "tree_sitter") if m in sys.modules]
 print(",".join(heavy))
 """

@@ -1,4 +1,4 @@
-"""The bundled sandbox worlds (bot/sandbox/worlds): valid, internally consistent, and carrying the
+"""The bundled sandbox worlds (ghsim/worlds): valid, internally consistent, and carrying the
 facts their README promises (the seed's 9-point frontier, its complete sign-off, the rejected
 world's deliberate failures)."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bot.prfile import PRFile
 from recipes.yamlio import load_yaml
 
 PROJECT = Path(__file__).resolve().parent.parent
-WORLDS_DIR = PROJECT / "bot" / "sandbox" / "worlds"
+WORLDS_DIR = PROJECT / "ghsim" / "worlds"
 WORLD_NAMES = ("seed", "rejected", "reuse", "sweep")
 # Worlds that carry a sign-off and a sweep with artifacts (the event worlds start before that).
 SIGNED_WORLDS = ("seed", "rejected")
@@ -160,12 +160,12 @@ def test_pr_part_validates_against_prfile(name):
 
 
 def test_world_validates_against_emulator_model(name):
-    from bot.sandbox import world as world_mod
+    from ghsim import world as world_mod
     world_mod.World.model_validate(load_world(name))
 
 
 def test_world_builds_into_a_git_repository(name, tmp_path):
-    from bot.sandbox import world as world_mod
+    from ghsim import world as world_mod
     built = world_mod.build_world_repo(world_dir(name), tmp_path / "repo")
     ids = [c["id"] for c in load_world(name)["commits"]]
     assert list(built.shas) == ids and built.head_sha == built.shas[ids[-1]]

@@ -15,9 +15,8 @@ from bot.dates import day_arg
 
 NAME = "demo"
 HELP = "run the full GitHub pipeline against a bundled sandbox world (no network needed)"
-WORLDS_DIR = Path(__file__).resolve().parent.parent / "sandbox" / "worlds"
 DEFAULT_SCENARIO = "seed"
-# The bundled worlds' expected rows assume a review on this date (bot/sandbox/worlds/README.md).
+# The bundled worlds' expected rows assume a review on this date (ghsim/worlds/README.md).
 DEMO_REVIEW_DATE = date(2026, 11, 29)
 FORMATS = ("markdown", "json")
 MSG_UNKNOWN = "unknown scenario {name!r}; bundled: {names}"
@@ -43,6 +42,8 @@ DERIVED = {
 
 def scenarios() -> dict[str, Path]:
     """Every bundled world, by folder name."""
+    from ghsim import WORLDS_DIR
+
     return {p.name: p for p in sorted(WORLDS_DIR.iterdir()) if (p / "world.yaml").is_file()}
 
 
@@ -134,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so `python -m bot --help` does not pay for the emulator and PyGithub.
     from bot.commands.check import format_verdict, progress_printer, review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
-    from bot.sandbox import Emulator
+    from ghsim import Emulator
     from recipes.errors import RecipeError
 
     try:

@@ -46,7 +46,7 @@ def run_checkout(args: argparse.Namespace) -> int:
 
     import yaml
 
-    from bot.sandbox.world import build_world_repo
+    from ghsim.world import build_world_repo
     from recipes.errors import RecipeError
 
     dest = Path(args.dest)
@@ -73,7 +73,7 @@ def run_checkout(args: argparse.Namespace) -> int:
 
 def run_serve(args: argparse.Namespace, *, stop: threading.Event | None = None) -> int:
     # Imported here so `python -m bot --help` does not pay for the emulator.
-    from bot.sandbox import Emulator
+    from ghsim import Emulator
     from recipes.errors import RecipeError
 
     try:
