@@ -18,7 +18,7 @@ from bot.handlers import HANDLER_MODULES
 from bot.router import Router
 from bot.routing import JOB_REVIEW, JOB_SKIP, JOB_SWEEP, route_event
 from ghsim import Emulator
-from ghsim import server as srv
+from ghsim import effects as fx
 from ghsim.concurrency import QUEUE_LIMIT, QUEUE_MAX, QUEUE_SINGLE, Job, run_schedule
 from checks.render import MARKER
 
@@ -126,9 +126,9 @@ def replay(emu: Emulator, *, queue: str, prefilter: bool, catchup: bool) -> dict
     emu.assert_clean()
     marker = MARKER.format(key=SIGNOFF_KEY)
     bot = emu.world.bot.login
-    created = [e for e in emu.effects if e["actor"] == bot and e["kind"] == srv.EFFECT_COMMENT_CREATED
+    created = [e for e in emu.effects if e["actor"] == bot and e["kind"] == fx.EFFECT_COMMENT_CREATED
                and e["body"].split("\n", 1)[0] == marker]
-    statuses = [e for e in emu.effects if e["actor"] == bot and e["kind"] == srv.EFFECT_STATUS_SET]
+    statuses = [e for e in emu.effects if e["actor"] == bot and e["kind"] == fx.EFFECT_STATUS_SET]
     return {"queued": len(jobs), "started": [j.name for j in schedule.started],
             "cancelled": [j.name for j in schedule.cancelled], "verdicts": len(created),
             "statuses": len(statuses), "requests": sum(emu.requests.values())}

@@ -12,7 +12,7 @@ from bot.commands.check import review_pr
 from bot.github_client import GitHubApi, make_github
 from bot.publisher import ANNOTATIONS_PER_REQUEST, CHECK_RUN_NAME, Publisher, annotations_for
 from ghsim import Emulator
-from ghsim import server as srv
+from ghsim import effects as fx
 from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import HEADERS
 from checks.result import Evidence, Status
@@ -26,7 +26,7 @@ def _api(emu: Emulator) -> GitHubApi:
 
 
 def _check_runs(emu: Emulator) -> list[dict]:
-    return [e for e in emu.effects if e["kind"] in (srv.EFFECT_CHECK_RUN_CREATED, srv.EFFECT_CHECK_RUN_UPDATED)]
+    return [e for e in emu.effects if e["kind"] in (fx.EFFECT_CHECK_RUN_CREATED, fx.EFFECT_CHECK_RUN_UPDATED)]
 
 
 def test_a_rejected_verdict_annotates_every_cited_line_and_fails_the_check_run():
@@ -99,4 +99,4 @@ def test_a_failing_check_run_never_fails_the_publication():
             api.close()
         kinds = [e["kind"] for e in emu.effects]
     assert review.error is None and review.published.status_state == "success"
-    assert kinds == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert kinds == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET]

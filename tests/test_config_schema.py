@@ -11,7 +11,7 @@ import pytest
 
 from bot.cli import main
 from ghsim import Emulator
-from ghsim import server as srv
+from ghsim import effects as fx
 from recipes.config import SWEEP_MODES, RepoConfig, config_json_schema, load_repo_config
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -69,7 +69,7 @@ def test_a_label_with_a_mistyped_mode_starts_nothing_and_says_why(tmp_path, monk
         emu.assert_clean()
         effects = [e for e in emu.effects if e["actor"] == emu.world.bot.login]
     assert code == 0
-    assert [e["kind"] for e in effects] == [srv.EFFECT_COMMENT_CREATED]
+    assert [e["kind"] for e in effects] == [fx.EFFECT_COMMENT_CREATED]
     body = effects[0]["body"]
     assert body.startswith("<!-- infx-review config-error head=") and "No sweep was started" in body
     assert ".github/infx-review.yml:4: sweep.mode: Input should be 'label' or 'dispatch'" in body

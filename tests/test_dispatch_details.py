@@ -9,7 +9,7 @@ import pytest
 
 from bot.cli import main
 from ghsim import Emulator
-from ghsim import server as srv
+from ghsim import effects as fx
 
 WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
 RUNS_ROUTE = "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"
@@ -30,8 +30,8 @@ def test_dispatch_reports_the_started_run_without_searching(monkeypatch, details
                      "--github-url", emu.url, "--review-date", "2026-11-29"]) == 0
         emu.assert_clean()
         bot = [e for e in emu.effects if e["actor"] == emu.world.bot.login]
-        dispatched = [e for e in bot if e["kind"] == srv.EFFECT_WORKFLOW_DISPATCHED]
-        reply = [e for e in bot if e["kind"] == srv.EFFECT_COMMENT_EDITED][-1]["body"]
+        dispatched = [e for e in bot if e["kind"] == fx.EFFECT_WORKFLOW_DISPATCHED]
+        reply = [e for e in bot if e["kind"] == fx.EFFECT_COMMENT_EDITED][-1]["body"]
         assert len(dispatched) == 1
         assert emu.requests[RUNS_ROUTE] == 0, "no search for the run"
         if details:

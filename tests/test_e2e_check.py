@@ -12,7 +12,7 @@ from bench.verdict import generate_world
 from bot.cli import main
 from bot.github_client import GitHubApi, make_github
 from ghsim import Emulator
-from ghsim import server as srv
+from ghsim import effects as fx
 
 WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
 REVIEW_DATE = "2026-11-29"
@@ -95,7 +95,7 @@ def test_rejected_world_rows_and_exit_code(capsys, monkeypatch):
     with open_world("rejected") as emu:
         code, out, _ = check(emu, capsys, monkeypatch, "--format", "json", "--post")
         emu.assert_clean()
-        statuses = [e for e in bot_effects(emu) if e["kind"] == srv.EFFECT_STATUS_SET]
+        statuses = [e for e in bot_effects(emu) if e["kind"] == fx.EFFECT_STATUS_SET]
     assert code == 1 and rows(out) == REJECTED_ROWS
     assert [s["state"] for s in statuses] == ["failure"]
 
@@ -105,7 +105,7 @@ def test_comment_created_then_left_alone_then_edited_in_place(capsys, monkeypatc
         code, out, err = check(emu, capsys, monkeypatch, "--post")
         assert code == 0 and out.startswith("## ⚠️ **Verdict: WARN** ⚠️")
         first = bot_effects(emu)
-        assert [e["kind"] for e in first] == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+        assert [e["kind"] for e in first] == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
         comment_id = first[0]["id"]
         assert first[0]["body"].startswith(f"<!-- codeowner-signoff-verify signoff=issuecomment-{SIGNOFF_ID} -->\n")
         assert first[1]["state"] == "success" and first[1]["sha"] == emu.head_sha
@@ -121,7 +121,7 @@ def test_comment_created_then_left_alone_then_edited_in_place(capsys, monkeypatc
         human.patch(path, {"body": body.split("### Additional detail section:")[0]})
         code, _, _ = check(emu, capsys, monkeypatch, "--post")
         later = bot_effects(emu)[len(first):]
-        assert [e["kind"] for e in later] == [srv.EFFECT_COMMENT_EDITED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+        assert [e["kind"] for e in later] == [fx.EFFECT_COMMENT_EDITED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
         assert later[0]["id"] == comment_id and later[0]["author"] == emu.world.bot.login
         assert later[1]["state"] == "failure" and code == 1
 
@@ -129,7 +129,7 @@ def test_comment_created_then_left_alone_then_edited_in_place(capsys, monkeypatc
         new_head = emu.push({"inferencex-e2e/docs/notes.md": "notes\n"})
         check(emu, capsys, monkeypatch, "--post")
         last = bot_effects(emu)[len(first) + len(later):]
-        assert last[0]["kind"] == srv.EFFECT_COMMENT_EDITED and last[0]["id"] == comment_id
+        assert last[0]["kind"] == fx.EFFECT_COMMENT_EDITED and last[0]["id"] == comment_id
         assert f"Assessed commit: `{new_head}`." in last[0]["body"]
         assert last[1]["sha"] == new_head
         emu.assert_clean()
@@ -142,7 +142,7 @@ def test_forged_marker_in_a_user_comment_is_ignored(capsys, monkeypatch):
                             {"body": f"<!-- codeowner-signoff-verify signoff=issuecomment-{SIGNOFF_ID} -->\nPASS"})
         check(emu, capsys, monkeypatch, "--post")
         mine = bot_effects(emu)
-        assert [e["kind"] for e in mine] == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+        assert [e["kind"] for e in mine] == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
         assert mine[0]["id"] != forged["id"]
         emu.assert_clean()
 
@@ -153,9 +153,9 @@ def test_twenty_percent_5xx_never_give_a_wrong_pass(seed, capsys, monkeypatch):
         code, out, err = check(emu, capsys, monkeypatch, "--post", "--format", "json")
         emu.assert_clean()
         effects = bot_effects(emu)
-    statuses = [e for e in effects if e["kind"] == srv.EFFECT_STATUS_SET]
+    statuses = [e for e in effects if e["kind"] == fx.EFFECT_STATUS_SET]
     assert len(statuses) == 1, err  # a status always goes out
-    assert sum(e["kind"] == srv.EFFECT_COMMENT_CREATED for e in effects) <= 1
+    assert sum(e["kind"] == fx.EFFECT_COMMENT_CREATED for e in effects) <= 1
     if code == 2:
         assert statuses[0]["state"] == "failure"
         return
@@ -193,5 +193,5 @@ def test_bad_signoff_ref_still_publishes_a_failure_status(capsys, monkeypatch):
         effects = bot_effects(emu)
         emu.assert_clean()
     assert code == 2 and "not a comment" in err
-    assert [e["kind"] for e in effects] == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert [e["kind"] for e in effects] == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET]
     assert effects[1]["state"] == "failure" and "could not complete" in effects[1]["description"]

@@ -16,7 +16,7 @@ from bot.events import event_name_from_filename, load_payload
 from bot.github_client import GitHubApi, make_github
 from bot.handlers.signoff import DESC_FRESH_REQUIRED, STATE_FRESH_REQUIRED
 from ghsim import Emulator
-from ghsim import server as srv
+from ghsim import effects as fx
 from checks.render import HEADERS, HEAD_MOVED_LINE, MARKER
 from checks.engine import VerdictStatus
 
@@ -84,7 +84,7 @@ def test_conversation_comment_signoff_is_verified_and_published(monkeypatch):
         assert send(emu, monkeypatch, PAYLOADS / "issue_comment.signoff-created.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
     body = effects[0]["body"]
     assert body.startswith(MARKER.format(key=SEED_SIGNOFF) + "\n" + HEADERS[VerdictStatus.WARN])
     assert effects[1]["state"] == "success" and effects[1]["sha"] == emu.head_sha
@@ -96,7 +96,7 @@ def test_review_summary_signoff_is_verified(monkeypatch):
         assert send(emu, monkeypatch, PAYLOADS / "pull_request_review.signoff-submitted.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key="pullrequestreview-5120") + "\n" + HEADERS[VerdictStatus.REJECTED])
     assert effects[1]["state"] == "failure"
 
@@ -111,7 +111,7 @@ def test_inline_review_comment_signoff_is_verified(monkeypatch, tmp_path):
         assert send(emu, monkeypatch, PAYLOADS / "pull_request_review_comment.signoff-created.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key="discussion_r4401") + "\n")
 
 
@@ -121,7 +121,7 @@ def test_manual_dispatch_by_url_overrides_the_draft_gate(monkeypatch):
         assert send(emu, monkeypatch, PAYLOADS / "workflow_dispatch.signoff-url.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key=SEED_SIGNOFF))
 
 
@@ -168,7 +168,7 @@ def test_a_comment_on_a_pr_whose_signoff_job_was_lost_verifies_that_signoff(monk
         assert send(emu, monkeypatch, PAYLOADS / "issue_comment.plain-comment.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key=SEED_SIGNOFF) + "\n")
 
 
@@ -198,8 +198,8 @@ def test_head_moved_during_the_run_is_named_and_marked_for_a_fresh_verification(
         emu.assert_clean()
         effects = bot_effects(emu)
     assert handled.ok and api.pushed_sha and api.pushed_sha != pinned
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED,
-                              srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED,
+                              fx.EFFECT_STATUS_SET]
     assert HEAD_MOVED_LINE.format(sha=api.pushed_sha) in effects[0]["body"]
     assert f"Assessed commit: `{pinned}`." in effects[0]["body"]
     assert effects[1]["sha"] == pinned and effects[2]["sha"] == pinned, "the check run is on the assessed head"
@@ -218,7 +218,7 @@ def test_a_crash_still_publishes_a_failing_status(monkeypatch):
         assert send(emu, monkeypatch, PAYLOADS / "issue_comment.signoff-created.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET]
     assert effects[1]["state"] == "failure" and "could not complete" in effects[1]["description"]
     assert "evaluating the checks failed (RuntimeError)" in effects[0]["body"]
 
@@ -241,7 +241,7 @@ def test_a_crash_building_the_snapshot_fails_the_pinned_head_not_a_later_one(mon
         emu.assert_clean()
         effects = bot_effects(emu)
     assert handled.ok and api.pushed_sha and api.pushed_sha != pinned
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET]
     assert (effects[1]["sha"], effects[1]["state"]) == (pinned, "failure")
     assert f"Assessed commit: `{pinned}`." in effects[0]["body"]
 
@@ -257,7 +257,7 @@ def test_push_after_a_verdict_requires_a_fresh_verification(monkeypatch, tmp_pat
         assert send(emu, monkeypatch, payload) == 0
         emu.assert_clean()
         effects = bot_effects(emu, since)
-    assert kinds(effects) == [srv.EFFECT_STATUS_SET]
+    assert kinds(effects) == [fx.EFFECT_STATUS_SET]
     assert (effects[0]["sha"], effects[0]["state"], effects[0]["target_url"]) == (new_head, STATE_FRESH_REQUIRED, verdict_url)
 
 
@@ -278,7 +278,7 @@ def test_sweep_completion_reverifies_and_updates_the_existing_verdict(monkeypatc
         assert send(emu, monkeypatch, PAYLOADS / "workflow_run.sweep-completed.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu, since)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_EDITED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_EDITED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["id"] == stale["id"]
     assert effects[0]["body"].startswith(MARKER.format(key=SEED_SIGNOFF) + "\n" + HEADERS[VerdictStatus.WARN])
 
@@ -291,7 +291,7 @@ def test_sweep_completion_without_a_verdict_catches_up_and_another_workflow_does
         # The seed sign-off has no verdict (its job was lost): the completion's job verifies it.
         assert send(emu, monkeypatch, PAYLOADS / "workflow_run.sweep-completed.json") == 0
         emu.assert_clean()
-        assert kinds(bot_effects(emu)) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+        assert kinds(bot_effects(emu)) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
 
 
 def test_redelivered_signoff_event_writes_nothing_twice(monkeypatch):
@@ -300,7 +300,7 @@ def test_redelivered_signoff_event_writes_nothing_twice(monkeypatch):
         send(emu, monkeypatch, PAYLOADS / "issue_comment.signoff-created.json")
         send(emu, monkeypatch, PAYLOADS / "issue_comment.signoff-edited.json")  # the edit leaves the text as it was
         emu.assert_clean()
-        assert kinds(bot_effects(emu)) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET, srv.EFFECT_CHECK_RUN_CREATED]
+        assert kinds(bot_effects(emu)) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
 
 
 # ---------------------------------------------------------------- reuse commands
@@ -315,7 +315,7 @@ def reuse_world():
 def effects_on(emu: Emulator, comment_id: int) -> tuple[list[str], list[str]]:
     """(reactions the bot added on the comment, bodies of the bot's replies keyed to it)."""
     marker = f"comment=issuecomment-{comment_id} -->"
-    reactions = [e["content"] for e in bot_effects(emu) if e["kind"] == srv.EFFECT_REACTION_ADDED and e["comment_id"] == comment_id]
+    reactions = [e["content"] for e in bot_effects(emu) if e["kind"] == fx.EFFECT_REACTION_ADDED and e["comment_id"] == comment_id]
     replies = [e["body"] for e in bot_effects(emu) if "body" in e and e["body"].split("\n", 1)[0].endswith(marker)]
     return reactions, replies
 
@@ -379,7 +379,7 @@ def test_edited_command_is_rechecked_and_the_stale_reaction_removed(monkeypatch)
     with world("reuse") as emu:
         assert send(emu, monkeypatch, PAYLOADS / "issue_comment.use-before-edit.json") == 0
         first = bot_effects(emu)
-        assert kinds(first) == [srv.EFFECT_REACTION_ADDED, srv.EFFECT_COMMENT_CREATED]
+        assert kinds(first) == [fx.EFFECT_REACTION_ADDED, fx.EFFECT_COMMENT_CREATED]
         assert first[0]["content"] == "-1"
         human = GitHubApi(make_github(emu.url, auth=Auth.Token(REUSE_REVIEWER_TOKEN)))
         human.patch(f"/repos/{emu.world.repo}/issues/comments/5011", {"body": f"/use {GOOD_RUN}"})
@@ -389,7 +389,7 @@ def test_edited_command_is_rechecked_and_the_stale_reaction_removed(monkeypatch)
         emu.assert_clean()
         after = bot_effects(emu, since)
     assert [(e["kind"], e.get("content")) for e in after] == [
-        (srv.EFFECT_REACTION_REMOVED, "-1"), (srv.EFFECT_REACTION_ADDED, "+1"), (srv.EFFECT_COMMENT_EDITED, None)]
+        (fx.EFFECT_REACTION_REMOVED, "-1"), (fx.EFFECT_REACTION_ADDED, "+1"), (fx.EFFECT_COMMENT_EDITED, None)]
     assert after[2]["id"] == first[1]["id"] and "**accepted**" in after[2]["body"]
 
 
@@ -402,7 +402,7 @@ def test_label_dispatches_the_sweep_with_the_pinned_head(monkeypatch):
         effects = bot_effects(emu)
         head = emu.head_sha
     # The reply that records the start is claimed first, then the dispatch, then the reply completed.
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_WORKFLOW_DISPATCHED, srv.EFFECT_COMMENT_EDITED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_WORKFLOW_DISPATCHED, fx.EFFECT_COMMENT_EDITED]
     marker = f"<!-- infx-review sweep head={head} labels=full-sweep-fail-fast -->\n"
     assert effects[0]["body"].startswith(marker) and effects[2]["id"] == effects[0]["id"]
     d = effects[1]
@@ -419,8 +419,8 @@ def test_redelivered_label_event_dispatches_once(monkeypatch):
         send(emu, monkeypatch, event("sweep", "labeled-full-sweep-fail-fast"))
         send(emu, monkeypatch, event("sweep", "labeled-redelivered"))
         emu.assert_clean()
-        assert kinds(bot_effects(emu)) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_WORKFLOW_DISPATCHED,
-                                           srv.EFFECT_COMMENT_EDITED]
+        assert kinds(bot_effects(emu)) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_WORKFLOW_DISPATCHED,
+                                           fx.EFFECT_COMMENT_EDITED]
 
 
 class ReplyFailsAfterStart(GitHubApi):
@@ -459,7 +459,7 @@ def test_a_job_that_dies_after_dispatching_is_not_redispatched_on_redelivery():
         emu.assert_clean()
         effects = bot_effects(emu)
     assert api.failed and not first.ok and second.ok
-    assert kinds(effects).count(srv.EFFECT_WORKFLOW_DISPATCHED) == 1
+    assert kinds(effects).count(fx.EFFECT_WORKFLOW_DISPATCHED) == 1
 
 
 class DispatchRefusedOnce(GitHubApi):
@@ -486,8 +486,8 @@ def test_a_refused_dispatch_leaves_no_record_so_a_retry_dispatches():
         emu.assert_clean()
         effects = bot_effects(emu)
     assert not first.ok and second.ok
-    assert kinds(effects).count(srv.EFFECT_WORKFLOW_DISPATCHED) == 1
-    failed = [e for e in effects if e["kind"] == srv.EFFECT_COMMENT_EDITED and "could not be started" in e["body"]]
+    assert kinds(effects).count(fx.EFFECT_WORKFLOW_DISPATCHED) == 1
+    failed = [e for e in effects if e["kind"] == fx.EFFECT_COMMENT_EDITED and "could not be started" in e["body"]]
     assert len(failed) == 1 and not failed[0]["body"].startswith("<!--") and "HTTP 422" in failed[0]["body"]
 
 
@@ -530,7 +530,7 @@ def test_concurrent_jobs_for_the_same_head_and_labels_dispatch_once():
         left = [c for c in bot_api(emu).list(f"/repos/{emu.world.repo}/issues/{emu.world.pr.number}/comments")
                 if c["body"].startswith(marker)]
     assert all(r is not None and r.ok for r in results)
-    assert kinds(effects).count(srv.EFFECT_WORKFLOW_DISPATCHED) == 1
+    assert kinds(effects).count(fx.EFFECT_WORKFLOW_DISPATCHED) == 1
     assert len(left) == 1, "one record of the sweep remains"
 
 
@@ -540,7 +540,7 @@ def test_sweep_command_dispatches_then_the_label_for_the_same_head_does_not(monk
         assert send(emu, monkeypatch, event("sweep", "labeled-full-sweep-fail-fast")) == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_WORKFLOW_DISPATCHED, srv.EFFECT_COMMENT_EDITED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_WORKFLOW_DISPATCHED, fx.EFFECT_COMMENT_EDITED]
     assert "asked for by [this comment]" in effects[2]["body"]
 
 
@@ -549,7 +549,7 @@ def test_sweep_command_without_write_permission_is_refused(monkeypatch):
         assert send(emu, monkeypatch, event("sweep", "sweep-no-permission")) == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED]
     assert "needs write, maintain or admin permission; drive-by-dev has read permission" in effects[0]["body"]
 
 
@@ -558,7 +558,7 @@ def test_label_mode_sweep_command_applies_the_primary_label(monkeypatch):
         assert send(emu, monkeypatch, PAYLOADS / "issue_comment.sweep-label-mode.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_LABEL_ADDED, srv.EFFECT_COMMENT_EDITED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_LABEL_ADDED, fx.EFFECT_COMMENT_EDITED]
     assert effects[1]["label"] == "full-sweep-fail-fast"
     assert "| `dsv41flash-fp4-mi355x-atom-agentic-dspark` | agentic-coding | 16 |" in effects[2]["body"]
 
@@ -578,5 +578,5 @@ def test_pr_without_a_new_changelog_entry_has_nothing_to_sweep(monkeypatch):
         assert send(emu, monkeypatch, PAYLOADS / "pull_request.labeled-full-sweep-enabled.json") == 0
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert kinds(effects) == [srv.EFFECT_COMMENT_CREATED]
+    assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED]
     assert "Nothing to sweep" in effects[0]["body"] and f"`{changelog}` has no new entry" in effects[0]["body"]

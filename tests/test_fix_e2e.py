@@ -14,7 +14,7 @@ from bot.commands.demo import derived_world
 from bot.fixes import apply_suggestion
 from bot.github_client import GitHubApi, make_github
 from ghsim import Emulator
-from ghsim import server as srv
+from ghsim import effects as fx
 
 REVIEW_DATE = date(2026, 11, 29)
 RECIPE = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"
@@ -35,7 +35,7 @@ def test_the_suggestion_is_posted_once_on_the_line_and_fixes_the_check():
         finally:
             api.close()
         emu.assert_clean()
-        posted = [e for e in emu.effects if e["kind"] == srv.EFFECT_REVIEW_COMMENT_CREATED]
+        posted = [e for e in emu.effects if e["kind"] == fx.EFFECT_REVIEW_COMMENT_CREATED]
     assert _row(first, 11).status.value == "FAIL" and "1 suggestion(s)" in first.published.extras
     assert "1 suggestion(s)" not in second.published.extras and len(posted) == 1
     (c,) = posted

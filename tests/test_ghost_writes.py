@@ -18,7 +18,8 @@ from bot.github_client import GitHubApi, create_once, make_github, make_retry
 from bot.handlers import sweep as sweep_handler
 from bot.publisher import ACTION_CREATED, Publisher
 from ghsim import Emulator
-from ghsim import server as srv
+from ghsim import effects as fx
+from ghsim.faults import FAULT_DROP
 from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import MARKER
 from checks.result import Status
@@ -70,13 +71,13 @@ def verdict(emu: Emulator) -> Verdict:
 
 # ---------------------------------------------------------------- the emulator's knob
 
-@pytest.mark.parametrize("seed, answer", [(SEED_502, 502), (SEED_DROP, srv.FAULT_DROP)])
+@pytest.mark.parametrize("seed, answer", [(SEED_502, 502), (SEED_DROP, FAULT_DROP)])
 def test_a_ghost_write_is_applied_and_then_answered_as_failed(seed, answer):
     with Emulator(WORLDS / "seed", strict=True, ghost_write_rate=1.0, ghost_write_limit=1, seed=seed) as emu:
         url = f"{emu.url}/repos/{emu.world.repo}/issues/{emu.world.pr.number}/comments"
         headers = {"Authorization": f"token {emu.world.bot.token}"}
         body = json.dumps({"body": "hello"})
-        if answer == srv.FAULT_DROP:
+        if answer == FAULT_DROP:
             with pytest.raises(requests.ConnectionError):
                 requests.post(url, data=body, headers=headers, timeout=5)
         else:
@@ -84,7 +85,7 @@ def test_a_ghost_write_is_applied_and_then_answered_as_failed(seed, answer):
         # The cap is reached: the next write is answered normally.
         assert requests.post(url, data=body, headers=headers, timeout=5).status_code == 201
         emu.assert_clean()
-        assert [e["body"] for e in bot_effects(emu, srv.EFFECT_COMMENT_CREATED)] == ["hello", "hello"]
+        assert [e["body"] for e in bot_effects(emu, fx.EFFECT_COMMENT_CREATED)] == ["hello", "hello"]
         assert [(m, a) for m, _, a in emu.ghost_writes] == [("POST", answer)]
 
 
@@ -101,7 +102,7 @@ def test_ghost_draws_repeat_with_the_seed_and_leave_reads_and_refusals_alone():
                     pass
             # A refused write was not applied, so it is never a ghost.
             assert requests.post(url, data="{}", headers=headers, timeout=5).status_code == 422
-            assert len(bot_effects(emu, srv.EFFECT_COMMENT_CREATED)) == 12
+            assert len(bot_effects(emu, fx.EFFECT_COMMENT_CREATED)) == 12
             return list(emu.ghost_writes)
 
     first = run(5)
@@ -141,7 +142,7 @@ def test_a_post_answered_502_after_landing_is_not_repeated():
         emu.assert_clean()
         assert err.value.status == 502
         assert emu.requests[COMMENT_CREATE] == 1
-        assert len(bot_effects(emu, srv.EFFECT_COMMENT_CREATED)) == 1
+        assert len(bot_effects(emu, fx.EFFECT_COMMENT_CREATED)) == 1
 
 
 class _Calls:
@@ -204,10 +205,10 @@ def test_a_verdict_whose_comment_post_landed_but_failed_creates_one_comment(seed
         emu.assert_clean()
         assert len(emu.ghost_writes) == 1
         assert out.comment_action == ACTION_CREATED and out.comment_url.endswith(
-            f"#issuecomment-{bot_effects(emu, srv.EFFECT_COMMENT_CREATED)[0]['id']}")
-        assert len(bot_effects(emu, srv.EFFECT_COMMENT_CREATED)) == 1
+            f"#issuecomment-{bot_effects(emu, fx.EFFECT_COMMENT_CREATED)[0]['id']}")
+        assert len(bot_effects(emu, fx.EFFECT_COMMENT_CREATED)) == 1
         assert len(live_bot_comments(emu, MARKER.format(key=KEY))) == 1
-        assert [e["state"] for e in bot_effects(emu, srv.EFFECT_STATUS_SET)] == ["success"]
+        assert [e["state"] for e in bot_effects(emu, fx.EFFECT_STATUS_SET)] == ["success"]
 
 
 def test_the_happy_path_makes_no_extra_request():
@@ -235,8 +236,8 @@ def test_a_whole_signoff_event_with_every_write_ghosted_at_a_seeded_rate(monkeyp
             emu.assert_clean()
             assert handled.ok, handled
             assert len(live_bot_comments(emu, MARKER.format(key=KEY))) == 1
-            assert len(bot_effects(emu, srv.EFFECT_COMMENT_CREATED)) == 1
-            assert bot_effects(emu, srv.EFFECT_STATUS_SET)[-1]["state"] == "success"
+            assert len(bot_effects(emu, fx.EFFECT_COMMENT_CREATED)) == 1
+            assert bot_effects(emu, fx.EFFECT_STATUS_SET)[-1]["state"] == "success"
 
 
 # ---------------------------------------------------------------- reply comments and reactions
@@ -254,9 +255,9 @@ def test_a_refusal_reply_whose_post_landed_but_failed_is_one_comment():
         emu.assert_clean()
         assert len(emu.ghost_writes) == 1
         assert first.ok and again.ok, (first, again)
-        replies = bot_effects(emu, srv.EFFECT_COMMENT_CREATED)
+        replies = bot_effects(emu, fx.EFFECT_COMMENT_CREATED)
         assert len(replies) == 1 and "comment=issuecomment-5005 -->" in replies[0]["body"].split("\n", 1)[0]
-        assert [e["content"] for e in bot_effects(emu, srv.EFFECT_REACTION_ADDED)] == ["-1"]
+        assert [e["content"] for e in bot_effects(emu, fx.EFFECT_REACTION_ADDED)] == ["-1"]
 
 
 @pytest.mark.parametrize("seed", [SEED_502, SEED_DROP])
@@ -281,8 +282,8 @@ def test_a_reaction_and_its_removal_landing_but_failing_are_harmless(seed):
         assert handled.ok, handled
         assert [m for m, _, _ in emu.ghost_writes] == ["DELETE", "POST"]
         after = [(e["kind"], e.get("content")) for e in emu.effects[since:] if e["actor"] == emu.world.bot.login]
-        assert after == [(srv.EFFECT_REACTION_REMOVED, "-1"), (srv.EFFECT_REACTION_ADDED, "+1"),
-                         (srv.EFFECT_COMMENT_EDITED, None)]
+        assert after == [(fx.EFFECT_REACTION_REMOVED, "-1"), (fx.EFFECT_REACTION_ADDED, "+1"),
+                         (fx.EFFECT_COMMENT_EDITED, None)]
 
 
 # ---------------------------------------------------------------- the sweep claim and dispatch
@@ -305,8 +306,8 @@ def test_a_sweep_whose_claim_or_dispatch_landed_but_failed_dispatches_once(only,
         emu.assert_clean()
         assert len(emu.ghost_writes) == 1
         assert first.ok and again.ok, (first, again)
-        assert len(bot_effects(emu, srv.EFFECT_WORKFLOW_DISPATCHED)) == 1
-        assert len(bot_effects(emu, srv.EFFECT_COMMENT_CREATED)) == 1
+        assert len(bot_effects(emu, fx.EFFECT_WORKFLOW_DISPATCHED)) == 1
+        assert len(bot_effects(emu, fx.EFFECT_COMMENT_CREATED)) == 1
         marker = sweep_handler.SWEEP_MARKER.format(head=emu.head_sha, labels="full-sweep-fail-fast")
         left = live_bot_comments(emu, marker)
         assert len(left) == 1 and "Started the sweep" in left[0]["body"]
@@ -337,6 +338,6 @@ def test_a_dispatch_that_did_not_land_is_repeated_once(monkeypatch):
             api.close()
         emu.assert_clean()
         assert api.failed == 1 and handled.ok, handled
-        assert len(bot_effects(emu, srv.EFFECT_WORKFLOW_DISPATCHED)) == 1
+        assert len(bot_effects(emu, fx.EFFECT_WORKFLOW_DISPATCHED)) == 1
         # The run list was read (once, and again after the settle wait) before dispatching again.
         assert emu.requests["GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"] == 2

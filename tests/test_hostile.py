@@ -299,7 +299,7 @@ def run_emulator_case(case: dict, name: str, tmp_path: Path) -> None:
     from bot.commands.check import review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
     from ghsim import Emulator
-    from ghsim import server as srv
+    from ghsim import effects as fx
 
     world = derive_world(case["world"], case.get("edit") or {}, tmp_path / "world")
     expect = case["expect"]
@@ -323,7 +323,7 @@ def run_emulator_case(case: dict, name: str, tmp_path: Path) -> None:
                     finally:
                         api.close()
                     MEASURED["seconds"] = MEASURED.get("seconds", 0.0) + time.perf_counter() - start
-                    statuses = [e for e in emu.effects if e["kind"] == srv.EFFECT_STATUS_SET and e["actor"] == bot]
+                    statuses = [e for e in emu.effects if e["kind"] == fx.EFFECT_STATUS_SET and e["actor"] == bot]
                     assert statuses and statuses[-1]["sha"] == emu.head_sha, f"{name}: no status on the head"
                 elif kind == "post_comment":
                     human.post(f"{issue}/{emu.world.pr.number}/comments", {"body": generate(arg)})
@@ -337,10 +337,10 @@ def run_emulator_case(case: dict, name: str, tmp_path: Path) -> None:
         emu.assert_clean()
         effects = emu.effects
     mine = [e for e in effects if e["actor"] == bot]
-    statuses = [e for e in mine if e["kind"] == srv.EFFECT_STATUS_SET]
+    statuses = [e for e in mine if e["kind"] == fx.EFFECT_STATUS_SET]
     live: dict[int, str] = {}
     for e in mine:
-        if e["kind"] in (srv.EFFECT_COMMENT_CREATED, srv.EFFECT_COMMENT_EDITED):
+        if e["kind"] in (fx.EFFECT_COMMENT_CREATED, fx.EFFECT_COMMENT_EDITED):
             live[e["id"]] = e["body"]
     markers = [b.split("\n", 1)[0] for b in live.values()]
     assert len(markers) == len(set(markers)), f"{name}: two bot comments for one sign-off"

@@ -20,7 +20,8 @@ from bot.publisher import (
     status_for,
 )
 from ghsim import Emulator
-from ghsim import server as srv
+from ghsim import effects as fx
+from ghsim.auth import APP_ID, INSTALLATION_ID
 from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import MARKER, render_comment
 from checks.result import Status
@@ -66,7 +67,7 @@ def test_created_then_unchanged_then_edited_in_place(emu):
     assert first.comment_action == ACTION_CREATED and first.status_state == "success"
     created = emu.effects[0]
     assert created["body"].split("\n", 1)[0] == MARKER.format(key=KEY)
-    assert kinds(emu) == [srv.EFFECT_COMMENT_CREATED, srv.EFFECT_STATUS_SET]
+    assert kinds(emu) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET]
 
     again = pub.publish(verdict(emu, {}))
     assert again.comment_action == ACTION_UNCHANGED and not again.status_written
@@ -75,7 +76,7 @@ def test_created_then_unchanged_then_edited_in_place(emu):
     third = pub.publish(verdict(emu, {2: Status.FAIL}))
     assert third.comment_action == ACTION_EDITED and third.comment_url == first.comment_url
     edit = emu.effects[2]
-    assert edit["kind"] == srv.EFFECT_COMMENT_EDITED and edit["id"] == created["id"]
+    assert edit["kind"] == fx.EFFECT_COMMENT_EDITED and edit["id"] == created["id"]
     assert emu.effects[3]["state"] == "failure" and emu.effects[3]["description"] == DESC_REJECTED
     assert emu.effects[3]["target_url"] == first.comment_url
 
@@ -84,7 +85,7 @@ def test_each_signoff_gets_its_own_comment(emu):
     pub = publisher(emu)
     pub.publish(verdict(emu, {}, key=KEY))
     pub.publish(verdict(emu, {}, key=OTHER_KEY))
-    created = [e for e in emu.effects if e["kind"] == srv.EFFECT_COMMENT_CREATED]
+    created = [e for e in emu.effects if e["kind"] == fx.EFFECT_COMMENT_CREATED]
     assert len(created) == 2 and created[0]["id"] != created[1]["id"]
 
 
@@ -94,7 +95,7 @@ def test_a_users_comment_with_the_marker_is_ignored(emu):
                        {"body": MARKER.format(key=KEY) + "\n## ✅✅✅ **Verdict: PASS** ✅✅✅\n"})
     out = publisher(emu).publish(verdict(emu, {2: Status.FAIL}))
     assert out.comment_action == ACTION_CREATED
-    edits = [e for e in emu.effects if e["kind"] == srv.EFFECT_COMMENT_EDITED]
+    edits = [e for e in emu.effects if e["kind"] == fx.EFFECT_COMMENT_EDITED]
     assert edits == []
     assert emu.effects[-2]["actor"] == emu.world.bot.login and emu.effects[-2]["id"] != forged["id"]
 
@@ -106,7 +107,7 @@ def test_of_several_own_comments_the_oldest_is_edited(emu):
     newer = bot.post(path, {"body": MARKER.format(key=KEY) + "\nnewer"})
     out = publisher(emu).publish(verdict(emu, {}))
     assert out.comment_action == ACTION_EDITED
-    edits = [e for e in emu.effects if e["kind"] == srv.EFFECT_COMMENT_EDITED]
+    edits = [e for e in emu.effects if e["kind"] == fx.EFFECT_COMMENT_EDITED]
     assert [e["id"] for e in edits] == [old["id"]] and newer["id"] != old["id"]
 
 
@@ -120,7 +121,7 @@ def test_a_vanished_comment_is_posted_anew(emu, monkeypatch):
     monkeypatch.setattr(GitHubApi, "patch", gone)
     out = pub.publish(verdict(emu, {3: Status.FAIL}))
     assert out.comment_action == ACTION_CREATED
-    assert kinds(emu).count(srv.EFFECT_COMMENT_CREATED) == 2
+    assert kinds(emu).count(fx.EFFECT_COMMENT_CREATED) == 2
 
 
 def test_status_descriptions_fit_and_name_the_warnings(emu):
@@ -136,7 +137,7 @@ def test_status_goes_on_the_assessed_head_not_the_current_one(emu):
     assessed = emu.head_sha
     emu.push({"inferencex-e2e/docs/notes.md": "later\n"})
     publisher(emu).publish(verdict(emu, {}, head=assessed))
-    status = [e for e in emu.effects if e["kind"] == srv.EFFECT_STATUS_SET][0]
+    status = [e for e in emu.effects if e["kind"] == fx.EFFECT_STATUS_SET][0]
     assert status["sha"] == assessed and status["context"] == STATUS_CONTEXT
 
 
@@ -180,8 +181,8 @@ def test_github_app_identity_is_the_bot_login(emu):
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption()).decode()
-    auth = auth_from_env({"INFX_APP_ID": str(srv.APP_ID), "INFX_APP_PRIVATE_KEY": pem,
-                          "INFX_APP_INSTALLATION_ID": str(srv.INSTALLATION_ID)})
+    auth = auth_from_env({"INFX_APP_ID": str(APP_ID), "INFX_APP_PRIVATE_KEY": pem,
+                          "INFX_APP_INSTALLATION_ID": str(INSTALLATION_ID)})
     api = GitHubApi(make_github(emu.url, auth=auth))
     assert api.login() == emu.world.bot.login
     Publisher(api, emu.world.repo, emu.world.pr.number, env={}).publish(verdict(emu, {}))

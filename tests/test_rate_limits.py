@@ -22,7 +22,8 @@ from bot.retry_policy import (
     classify,
 )
 from ghsim import Emulator
-from ghsim import server as srv
+from ghsim import effects as fx
+from ghsim.auth import APP_ID, INSTALLATION_ID
 from checks.snapshot import Unavailable
 
 SEED = Path(__file__).resolve().parent.parent / "ghsim" / "worlds" / "seed"
@@ -136,7 +137,7 @@ def test_a_rate_limited_post_is_repeated_and_lands_once():
             api.close()
         emu.assert_clean()
         assert statuses(emu, COMMENT_ROUTE) == [429, 201]
-        assert [e["kind"] for e in emu.effects] == [srv.EFFECT_COMMENT_CREATED]
+        assert [e["kind"] for e in emu.effects] == [fx.EFFECT_COMMENT_CREATED]
     assert clock.sleeps == [SECONDARY_MIN_WAIT_S]
 
 
@@ -147,8 +148,8 @@ def _app_env(job: str) -> dict[str, str]:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption()).decode()
-    return {"INFX_APP_ID": str(srv.APP_ID), "INFX_APP_PRIVATE_KEY": pem,
-            "INFX_APP_INSTALLATION_ID": str(srv.INSTALLATION_ID), "INFX_JOB": job}
+    return {"INFX_APP_ID": str(APP_ID), "INFX_APP_PRIVATE_KEY": pem,
+            "INFX_APP_INSTALLATION_ID": str(INSTALLATION_ID), "INFX_JOB": job}
 
 
 @pytest.mark.parametrize("job,answer", [("review", 403), ("sweep", 204)])

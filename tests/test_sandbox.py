@@ -22,7 +22,10 @@ from urllib3.util.retry import Retry
 
 from bot.commands import sandbox as sandbox_cmd
 from ghsim import Emulator, build_world_repo, load_world
-from ghsim import server as srv
+from ghsim import effects as fx
+from ghsim.auth import APP_ID, INSTALLATION_ID, MSG_BAD_CREDENTIALS, MSG_NO_AUTH, RATE_LIMIT
+from ghsim.faults import FAULT_DROP
+from ghsim.issues import MAX_COMMENT_BODY
 from recipes.errors import RecipeError
 
 WORLD = Path(__file__).parent / "sandbox_world"
@@ -157,7 +160,7 @@ def test_150_comments_paginate_with_link_headers(emu):
     assert 'rel="next"' in headers["Link"] and 'rel="prev"' in headers["Link"] and "page=4" in headers["Link"]
     status, headers, body = raw(emu, f"/repos/{REPO}/issues/{PR}/comments?per_page=50&page=4")
     assert len(json.loads(body)) == 2 and 'rel="next"' not in headers["Link"]
-    assert int(headers["X-RateLimit-Remaining"]) < srv.RATE_LIMIT
+    assert int(headers["X-RateLimit-Remaining"]) < RATE_LIMIT
 
 
 def test_create_edit_delete_comment_are_effects_and_visible(emu):
@@ -171,17 +174,17 @@ def test_create_edit_delete_comment_are_effects_and_visible(emu):
     assert bodies[-1] == "verdict v2" and "verdict v1" not in bodies
     assert again.get_issue_comment(created.id).body == "verdict v2"
     kinds = [(e["kind"], e["actor"]) for e in emu.effects]
-    assert kinds == [(srv.EFFECT_COMMENT_CREATED, BOT), (srv.EFFECT_COMMENT_EDITED, BOT)]
+    assert kinds == [(fx.EFFECT_COMMENT_CREATED, BOT), (fx.EFFECT_COMMENT_EDITED, BOT)]
     assert emu.effects[1]["previous_body"] == "verdict v1"
     created.delete()
     assert created.id not in [c.id for c in again.get_issue_comments()]
-    assert emu.effects[-1]["kind"] == srv.EFFECT_COMMENT_DELETED
+    assert emu.effects[-1]["kind"] == fx.EFFECT_COMMENT_DELETED
 
 
 def test_comment_body_limit_is_enforced(emu):
     pr = gh(emu).get_repo(REPO).get_pull(PR)
     with pytest.raises(github.GithubException) as ei:
-        pr.create_issue_comment("x" * (srv.MAX_COMMENT_BODY + 1))
+        pr.create_issue_comment("x" * (MAX_COMMENT_BODY + 1))
     assert ei.value.status == 422 and emu.effects == []
 
 
@@ -193,7 +196,7 @@ def test_status_set_shows_in_statuses(emu):
     combined = commit.get_combined_status()
     assert combined.state == "success" and [s.context for s in combined.statuses] == ["infx-review/signoff"]
     assert [s.description for s in commit.get_statuses()] == ["all rows pass"]
-    assert emu.effects[0] | {} == {"kind": srv.EFFECT_STATUS_SET, "sha": emu.head_sha, "state": "success",
+    assert emu.effects[0] | {} == {"kind": fx.EFFECT_STATUS_SET, "sha": emu.head_sha, "state": "success",
                                    "context": "infx-review/signoff", "description": "all rows pass",
                                    "target_url": "https://example.invalid/v", "actor": BOT}
     with pytest.raises(github.GithubException) as ei:
@@ -211,7 +214,7 @@ def test_labels_and_reactions(emu):
     comment.create_reaction("eyes")  # a repeat is not a second reaction
     assert [r.content for r in comment.get_reactions()] == ["eyes"]
     assert [e["kind"] for e in emu.effects] == [
-        srv.EFFECT_LABEL_ADDED, srv.EFFECT_LABEL_REMOVED, srv.EFFECT_REACTION_ADDED]
+        fx.EFFECT_LABEL_ADDED, fx.EFFECT_LABEL_REMOVED, fx.EFFECT_REACTION_ADDED]
     assert emu.effects[2]["comment_id"] == 4400
 
 
@@ -266,7 +269,7 @@ def test_workflow_dispatch_is_an_effect_and_a_queued_run(emu):
     assert wf.path == ".github/workflows/run-sweep.yml"
     assert wf.create_dispatch("feat/restore-dsv41flash-atom", {"reuse": str(RUN_ID)}) is True
     effect = emu.effects[-1]
-    assert (effect["kind"], effect["inputs"], effect["actor"]) == (srv.EFFECT_WORKFLOW_DISPATCHED, {"reuse": str(RUN_ID)}, BOT)
+    assert (effect["kind"], effect["inputs"], effect["actor"]) == (fx.EFFECT_WORKFLOW_DISPATCHED, {"reuse": str(RUN_ID)}, BOT)
     queued = list(repo.get_workflow_runs(event="workflow_dispatch"))
     assert [(r.status, r.head_sha) for r in queued] == [("queued", emu.head_sha)]
 
@@ -315,9 +318,9 @@ def test_enterprise_style_api_prefix(emu):
 
 def test_401_without_a_valid_token(emu):
     status, _, body = raw(emu, f"/repos/{REPO}", token=None)
-    assert status == 401 and json.loads(body)["message"] == srv.MSG_NO_AUTH
+    assert status == 401 and json.loads(body)["message"] == MSG_NO_AUTH
     status, _, body = raw(emu, f"/repos/{REPO}", token="nope")
-    assert status == 401 and json.loads(body)["message"] == srv.MSG_BAD_CREDENTIALS
+    assert status == 401 and json.loads(body)["message"] == MSG_BAD_CREDENTIALS
     with pytest.raises(github.BadCredentialsException):
         gh(emu, token="nope").get_repo(REPO)
     assert gh(emu, token="tok-alice").get_user().login == "alice"
@@ -331,15 +334,15 @@ def test_github_app_installation_token_flow(emu):
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption()).decode()
-    app_auth = github.Auth.AppAuth(str(srv.APP_ID), pem)  # PyJWT >= 2.10 wants a string issuer
+    app_auth = github.Auth.AppAuth(str(APP_ID), pem)  # PyJWT >= 2.10 wants a string issuer
     integration = github.GithubIntegration(base_url=emu.url, auth=app_auth, retry=None, **NO_THROTTLE)
     installation = integration.get_repo_installation("SemiAnalysisAI", "InferenceX")
-    assert installation.id == srv.INSTALLATION_ID
+    assert installation.id == INSTALLATION_ID
     g = github.Github(base_url=emu.url, auth=app_auth.get_installation_auth(installation.id), retry=None,
                       **NO_THROTTLE)
     g.get_repo(REPO).get_pull(PR).create_issue_comment("from the app")
     assert emu.effects[-1]["actor"] == BOT
-    status, _, _ = raw(emu, f"/app/installations/{srv.INSTALLATION_ID}/access_tokens", token=TOKEN, method="POST",
+    status, _, _ = raw(emu, f"/app/installations/{INSTALLATION_ID}/access_tokens", token=TOKEN, method="POST",
                        body={})
     assert status == 401  # installation tokens are minted only for a JWT
 
@@ -389,7 +392,7 @@ def test_secondary_rate_limit_and_dropped_connections(world_dir):
     with Emulator(world_dir, drop_rate=1.0) as e:
         with pytest.raises((urllib.error.URLError, http.client.RemoteDisconnected, ConnectionError)):
             urllib.request.urlopen(e.url + f"/repos/{REPO}", timeout=5)
-        assert e.request_log[-1]["status"] == srv.FAULT_DROP
+        assert e.request_log[-1]["status"] == FAULT_DROP
 
 
 def test_latency_is_added(world_dir):
@@ -439,7 +442,7 @@ def test_concurrent_writes_are_all_applied_once(emu):
         t.start()
     for t in threads:
         t.join(timeout=30)
-    created = [e for e in emu.effects if e["kind"] == srv.EFFECT_COMMENT_CREATED]
+    created = [e for e in emu.effects if e["kind"] == fx.EFFECT_COMMENT_CREATED]
     assert len(created) == 60 and len({e["id"] for e in created}) == 60
     bodies = {c.body for c in gh(emu, per_page=100).get_repo(REPO).get_pull(PR).get_issue_comments()}
     assert {f"t{k}-{i}" for k in range(6) for i in range(10)} <= bodies
