@@ -133,9 +133,13 @@ def replay(api, world: Path, review_date: date) -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so `python -m bot --help` does not pay for the emulator and PyGithub.
+    from bot.commands.sandbox import import_ghsim
+
+    ghsim = import_ghsim()
+    if ghsim is None:
+        return EXIT_ERROR
     from bot.commands.check import format_verdict, progress_printer, review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
-    from ghsim import Emulator
     from recipes.errors import RecipeError
 
     try:
@@ -145,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_ERROR
     try:
-        emu = Emulator(world, strict=True)
+        emu = ghsim.Emulator(world, strict=True)
     except (RecipeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_ERROR
