@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-PROJECT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).parent / "fixtures" / "repos"
+PROJECT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
 
 spec = importlib.util.spec_from_file_location("replay", PROJECT / "bench" / "replay.py")
 replay = importlib.util.module_from_spec(spec)

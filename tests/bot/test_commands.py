@@ -102,7 +102,7 @@ from recipes.source import MemorySource  # noqa: E402
 SWEEP = SweepPolicy()
 WORKFLOW = SWEEP.workflow
 PR_SHAS = ["a" * 40, "b" * 40]
-SEED = Path(__file__).resolve().parent.parent / "ghsim" / "worlds" / "seed"
+SEED = Path(__file__).resolve().parents[2] / "ghsim" / "worlds" / "seed"
 ATOM_KEY = "dsv41flash-fp4-mi355x-atom-agentic-dspark"
 CHANGELOG = "inferencex-e2e/perf-changelog.yaml"
 AMD_MASTER = "inferencex-e2e/configs/amd-master.yaml"

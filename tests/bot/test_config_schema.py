@@ -14,9 +14,9 @@ from ghsim import Emulator
 from ghsim import effects as fx
 from recipes.config import SWEEP_MODES, RepoConfig, config_json_schema, load_repo_config
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 WORLDS = PROJECT / "ghsim" / "worlds"
-PAYLOADS = Path(__file__).resolve().parent / "payloads"
+PAYLOADS = Path(__file__).resolve().parents[1] / "payloads"
 TYPO = b"""# repository policy
 sweep:
   workflow: .github/workflows/run-sweep.yml

@@ -14,7 +14,7 @@ import pytest
 from bot.events import event_name_from_filename, load_payload, parse_event
 from bot.routing import route_event
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 WORLDS = HERE.parent / "ghsim" / "worlds"
 CONTRACT = json.loads((HERE / "contract" / "github-webhook-paths.json").read_text(encoding="utf-8"))
 PAYLOADS = sorted((HERE / "payloads").glob("*.json")) + sorted(WORLDS.glob("*/events/*.json"))

@@ -14,7 +14,7 @@ from bot.fixes import Fix, FixError, apply_fix, apply_suggestion, apply_to_tree,
 from checks.engine import evaluate
 from tests.builders import build_snapshot
 
-CASES = Path(__file__).resolve().parent / "cases"
+CASES = Path(__file__).resolve().parents[1] / "cases"
 FIXABLE = {
     "check_09/fail_fixed_seq_chat_template_false.yaml": ("USE_CHAT_TEMPLATE", "'true'"),
     "check_11/fail_handwritten_al_differs.yaml": ("SGLANG_SIMULATE_ACC_LEN", "'3.51'"),

@@ -10,7 +10,7 @@ import pytest
 
 from bot.cli import main
 
-FIXTURES = Path(__file__).parent / "fixtures" / "repos"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
 CONTRACT = {"layout", "configs", "recipes", "points", "changelog_entries", "golden_curves", "errors"}
 
 

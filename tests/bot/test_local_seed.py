@@ -10,7 +10,7 @@ import pytest
 from bot.cli import main
 from checks.registry import CHECK_NUMBERS
 
-WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
+WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 
 # What the real verifier said on the seed thread (spec 11, ../shared/seed): WARN on 15 only,
 # N/A on 3 and 12, PASS elsewhere.

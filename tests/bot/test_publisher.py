@@ -28,7 +28,7 @@ from checks.result import Status
 from checks.text import STATUS_DESCRIPTION_MAX
 from checks.registry import CHECK_NUMBERS
 
-SEED = Path(__file__).resolve().parent.parent / "ghsim" / "worlds" / "seed"
+SEED = Path(__file__).resolve().parents[2] / "ghsim" / "worlds" / "seed"
 REVIEWER_TOKEN = "ghp_seed_reviewer"  # seungrokj in the seed world
 KEY = "issuecomment-4401"
 OTHER_KEY = "issuecomment-4400"

@@ -24,7 +24,7 @@ from bot.remote_source import (
 )
 from ghsim import Emulator
 
-SEED = Path(__file__).resolve().parent.parent / "ghsim" / "worlds" / "seed"
+SEED = Path(__file__).resolve().parents[2] / "ghsim" / "worlds" / "seed"
 SHA = "a" * 40
 TOP = "Org-Repo-aaaaaaa"
 

@@ -23,8 +23,8 @@ from bot.events import (
 from bot.handlers import HANDLER_MODULES, build_router
 from bot.router import Router
 
-PROJECT = Path(__file__).resolve().parent.parent
-PAYLOADS = Path(__file__).resolve().parent / "payloads"
+PROJECT = Path(__file__).resolve().parents[2]
+PAYLOADS = Path(__file__).resolve().parents[1] / "payloads"
 WORLD_EVENTS = sorted((PROJECT / "ghsim" / "worlds").glob("*/events/*.json"))
 REVIEW_WORKFLOW = PROJECT / ".github" / "workflows" / "review.yml"
 

@@ -19,7 +19,7 @@ from bot.snapshot_builder import SnapshotError, archive_cap_from_env, build_snap
 from checks.engine import evaluate
 from checks.snapshot import Comment, Unavailable
 
-WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
+WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 SEED = WORLDS / "seed"
 REVIEW_DATE = date(2026, 11, 29)
 SEED_RUN = 37597985033

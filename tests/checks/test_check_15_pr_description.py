@@ -8,7 +8,7 @@ from checks.check_15_pr_description import MAX_LISTED, PrDescriptionCheck
 from checks.context import ReviewContext
 from tests.builders import build_snapshot
 
-CASES = Path(__file__).resolve().parent / "cases" / "check_15"
+CASES = Path(__file__).resolve().parents[1] / "cases" / "check_15"
 
 
 def _snapshot(name: str, body: str):

@@ -9,7 +9,7 @@ import yaml
 from checks.engine import evaluate
 from tests.builders import build_snapshot
 
-CASES = Path(__file__).resolve().parent / "cases"
+CASES = Path(__file__).resolve().parents[1] / "cases"
 CASE_KEYS = {"description", "check", "snapshot", "expect"}
 EXPECT_KEYS = {"status", "reason_contains", "reason_excludes", "evidence_contains"}
 STATUSES = {"PASS", "FAIL", "WARN", "N/A"}

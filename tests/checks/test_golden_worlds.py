@@ -12,7 +12,7 @@ from checks.engine import evaluate
 from checks.render import render_comment, validate_comment
 from tests.builders import world_snapshot
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 REVIEW_DATE = date(2026, 10, 20)
 # The seed body's one contradiction (spec: Check 15 warns on it); restating the recipe's value

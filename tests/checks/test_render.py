@@ -22,7 +22,7 @@ from checks.text import COMMENT_MAX, STATUS_DESCRIPTION_MAX, escape_inline, stat
 from tests.builders import HEAD_SHA, build_snapshot, fake_checks
 from checks.registry import CHECK_NUMBERS, ADVISORY_NUMBERS
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 SIGNOFF = {"id": 4401, "author": "seungrokj", "association": "COLLABORATOR", "body": "As a PR reviewer and CODEOWNER"}
 RECIPE = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"

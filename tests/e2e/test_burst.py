@@ -24,10 +24,10 @@ from checks.render import MARKER
 
 import importlib
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 SEED = PROJECT / "ghsim" / "worlds" / "seed"
 REVIEW_WORKFLOW = PROJECT / ".github" / "workflows" / "review.yml"
-PAYLOADS = Path(__file__).resolve().parent / "payloads"
+PAYLOADS = Path(__file__).resolve().parents[1] / "payloads"
 SIGNOFF_KEY = "issuecomment-4401"
 REVIEW_DATE = "2026-11-29"
 PLAIN = ["Thanks, looks good.", "Could you rebase on main?", "Nit: the recipe comment has a typo.",

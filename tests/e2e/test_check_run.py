@@ -17,7 +17,7 @@ from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import HEADERS
 from checks.result import Evidence, Status
 
-WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
+WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 REVIEW_DATE = date(2026, 11, 29)
 
 

@@ -11,7 +11,7 @@ from bot.cli import main
 from bot.commands.demo import DEFAULT_SCENARIO, TITLE_EFFECTS, scenarios
 from checks.registry import CHECK_NUMBERS
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 # A verdict must stay cheap: the seed world's whole run (reads and both writes) stays under this.
 MAX_DEMO_REQUESTS = 60
 

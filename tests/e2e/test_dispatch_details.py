@@ -11,7 +11,7 @@ from bot.cli import main
 from ghsim import Emulator
 from ghsim import effects as fx
 
-WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
+WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 RUNS_ROUTE = "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"
 DISPATCH_ROUTE = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
 

@@ -14,7 +14,7 @@ from bot.github_client import GitHubApi, make_github
 from ghsim import Emulator
 from ghsim import effects as fx
 
-WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
+WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 REVIEW_DATE = "2026-11-29"
 REVIEWER_TOKEN = "ghp_seed_reviewer"
 SIGNOFF_ID = 4401

@@ -20,9 +20,9 @@ from ghsim import effects as fx
 from checks.render import HEADERS, HEAD_MOVED_LINE, MARKER
 from checks.engine import VerdictStatus
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 WORLDS = PROJECT / "ghsim" / "worlds"
-PAYLOADS = Path(__file__).resolve().parent / "payloads"
+PAYLOADS = Path(__file__).resolve().parents[1] / "payloads"
 REVIEW_DATE = "2026-11-29"
 SEED_SIGNOFF = "issuecomment-4401"
 REUSE_REVIEWER_TOKEN = "ghp_reuse_reviewer"

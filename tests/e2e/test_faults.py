@@ -19,7 +19,7 @@ from checks.engine import Row, Verdict, VerdictStatus
 from checks.result import Status
 from checks.registry import CHECK_NUMBERS
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 RUNS_PER_WORLD = 5
 HEAD = "a" * 40
 

@@ -25,12 +25,12 @@ from checks.render import MARKER
 from checks.result import Status
 from checks.registry import CHECK_NUMBERS
 
-WORLDS = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
+WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 KEY = "issuecomment-4401"
 REVIEW_DATE = date(2026, 11, 29)
 COMMENT_CREATE = "POST /repos/{owner}/{repo}/issues/{number}/comments"
 DISPATCH = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
-PAYLOADS = Path(__file__).resolve().parent / "payloads"
+PAYLOADS = Path(__file__).resolve().parents[1] / "payloads"
 REUSE_REVIEWER_TOKEN = "ghp_reuse_reviewer"
 GOOD_RUN = 37597985033
 # Seeds whose first ghost is a 502 and a dropped connection respectively (asserted below).

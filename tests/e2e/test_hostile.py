@@ -21,9 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from builders import WORLDS_DIR, build_snapshot, world_snapshot  # noqa: E402
+from tests.builders import WORLDS_DIR, build_snapshot, world_snapshot  # noqa: E402
 from checks.engine import UNEVALUATED_REASON, Verdict, evaluate  # noqa: E402
 from checks.render import (  # noqa: E402
     MARKER,
@@ -33,11 +31,13 @@ from checks.render import (  # noqa: E402
     validate_verdict_markdown,
 )
 
-CASES_DIR = Path(__file__).resolve().parent / "hostile"
+CASES_DIR = Path(__file__).resolve().parents[1] / "hostile"
 CASES = sorted(CASES_DIR.glob("*.yaml"))
 REVIEW_DATE = date(2026, 11, 29)
 CASE_KEYS = {"description", "kind", "snapshot", "only", "world", "edit", "run", "steps", "expect", "xfail", "limits"}
 LIMIT_KEYS = {"seconds", "peak_rss_mb"}
+# How a case with limits runs in its own interpreter (from the project root).
+CHILD_MODULE = "tests.e2e.test_hostile"
 EDIT_KEYS = {"files", "artifacts", "world_sub", "pr", "append_comments"}
 EXPECT_KEYS = {"verdict", "verdict_in", "rows", "status", "bot_comments", "rendered_excludes",
                "rendered_contains", "no_verdict", "error_contains"}
@@ -394,8 +394,8 @@ def run_case(path: Path, tmp_path: Path) -> None:
 def measure_in_child(path: Path, timeout: float = 600) -> dict:
     """Run one case in a fresh interpreter: its assertions, the bot's seconds and the process's
     peak RSS (resource.getrusage; big inputs are streamed to disk, never held in memory)."""
-    proc = subprocess.run([sys.executable, __file__, str(path)], capture_output=True, text=True, timeout=timeout,
-                          cwd=Path(__file__).resolve().parent.parent)
+    proc = subprocess.run([sys.executable, "-m", CHILD_MODULE, str(path)], capture_output=True, text=True,
+                          timeout=timeout, cwd=Path(__file__).resolve().parents[2])
     if proc.returncode != 0:
         raise AssertionError(f"{path.stem} failed in its own process:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -418,7 +418,7 @@ def test_hostile_case(path: Path, tmp_path: Path, caplog):
 
 
 def main(argv: list[str]) -> int:
-    """`python tests/test_hostile.py CASE.yaml`: run one case here, print seconds and peak RSS."""
+    """`python -m tests.e2e.test_hostile CASE.yaml`: run one case here, print seconds and peak RSS."""
     logging.disable(logging.CRITICAL)
     with tempfile.TemporaryDirectory(prefix="infx-hostile-") as tmp:
         run_case(Path(argv[0]), Path(tmp))

@@ -26,7 +26,7 @@ from ghsim import effects as fx
 from ghsim.auth import APP_ID, INSTALLATION_ID
 from checks.snapshot import Unavailable
 
-SEED = Path(__file__).resolve().parent.parent / "ghsim" / "worlds" / "seed"
+SEED = Path(__file__).resolve().parents[2] / "ghsim" / "worlds" / "seed"
 PR_ROUTE = "GET /repos/{owner}/{repo}/pulls/{number}"
 STATUS_ROUTE = "POST /repos/{owner}/{repo}/statuses/{sha}"
 COMMENT_ROUTE = "POST /repos/{owner}/{repo}/issues/{number}/comments"

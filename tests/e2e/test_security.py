@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 import traceback
 from pathlib import Path
 
 import pytest
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bot.cli import main  # noqa: E402
 from bot.github_client import GitHubApi, describe_error, fetch, make_github, token_auth  # noqa: E402
@@ -28,10 +25,10 @@ from checks.render import (  # noqa: E402
 )
 from checks.result import Evidence, Status  # noqa: E402
 from checks.text import STATUS_DESCRIPTION_MAX, escape_inline, safe_url, status_description  # noqa: E402
-from test_hostile import derive_world  # noqa: E402
+from tests.e2e.test_hostile import derive_world  # noqa: E402
 from checks.registry import CHECK_NUMBERS
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 WORKFLOWS = PROJECT / ".github" / "workflows"
 CANARY = "ghs_LEAKCANARY7f3a9c2e41d8b6057e9f"
 WRONG_CANARY = "ghp_WRONGCANARY0a1b2c3d4e5f60718293"

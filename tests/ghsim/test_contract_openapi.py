@@ -21,7 +21,7 @@ from bot.events import event_name_from_filename, load_payload  # noqa: E402
 from bot.github_client import GitHubApi, make_github  # noqa: E402
 from ghsim import Emulator  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 WORLDS = HERE.parent / "ghsim" / "worlds"
 SUBSET = HERE / "contract" / "github-rest-subset.json"
 REVIEW_DATE = date(2026, 11, 29)

@@ -17,7 +17,7 @@ import yaml
 from bot.prfile import PRFile
 from recipes.yamlio import load_yaml
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 WORLDS_DIR = PROJECT / "ghsim" / "worlds"
 WORLD_NAMES = ("seed", "rejected", "reuse", "sweep")
 # Worlds that carry a sign-off and a sweep with artifacts (the event worlds start before that).

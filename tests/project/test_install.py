@@ -12,7 +12,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 LOCK = PROJECT / "requirements.lock"
 LOWEST = PROJECT / "requirements-lowest.txt"
 CI = PROJECT / ".github" / "workflows" / "ci.yml"

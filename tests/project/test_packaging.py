@@ -11,7 +11,7 @@ import pytest
 from bot.cli import main
 from bot.commands.sandbox import MSG_NO_GHSIM
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 GHSIM = PROJECT / "ghsim"
 MAX_GHSIM_LINES = 400
 EMULATOR_MARKS = ("ghsim", "sandbox", "worlds")

@@ -7,7 +7,7 @@ import pytest
 
 from recipes.changelog import diff_changelog, parse_changelog, resolve_config_keys
 
-FIXTURE = Path(__file__).parent / "fixtures" / "parsers" / "perf-changelog.yaml"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "perf-changelog.yaml"
 PATH = "perf-changelog.yaml"
 NEW_ENTRY = (
     b"\n- config-keys:\n    - gamma-fp4-b200-sglang\n  description:\n    - \"Add gamma\"\n"

@@ -16,8 +16,8 @@ from recipes.checklist import (
     unchecked_explained,
 )
 
-FIX = Path(__file__).parent / "fixtures" / "parsers"
-SEED = Path(__file__).resolve().parent.parent.parent / "shared" / "seed" / "pr-thread-dsv41flash-atom.txt"
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers"
+SEED = Path(__file__).resolve().parents[3] / "shared" / "seed" / "pr-thread-dsv41flash-atom.txt"
 
 
 @pytest.fixture

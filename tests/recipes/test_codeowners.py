@@ -7,7 +7,7 @@ import pytest
 
 from recipes.codeowners import parse_codeowners
 
-FIXTURE = Path(__file__).parent / "fixtures" / "parsers" / "CODEOWNERS"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "CODEOWNERS"
 
 
 @pytest.fixture

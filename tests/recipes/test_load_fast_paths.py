@@ -17,7 +17,7 @@ from recipes.source import DirSource, MemorySource
 from recipes.srt import parse_recipe
 from recipes.yamlio import load_yaml
 
-FIXTURES = Path(__file__).parent / "fixtures" / "repos"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
 MASTER = "inferencex-e2e/configs/amd-master.yaml"
 ATOM_RECIPE = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"
 

@@ -7,7 +7,7 @@ import pytest
 
 from recipes.master import images_match, normalize_image, parse_master
 
-FIXTURES = Path(__file__).parent / "fixtures" / "repos"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
 NEW_MASTER = FIXTURES / "new-layout/inferencex-e2e/configs/amd-master.yaml"
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from recipes.models_md import parse_models, scenario_name
 
-FIXTURE = Path(__file__).parent / "fixtures" / "parsers" / "MODELS.md"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "MODELS.md"
 
 
 @pytest.fixture

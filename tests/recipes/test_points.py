@@ -10,7 +10,7 @@ from recipes.master import parse_master
 from recipes.points import expand_concurrency, expand_entry, script_candidates
 from recipes.source import DirSource, MemorySource
 
-FIXTURES = Path(__file__).parent / "fixtures" / "repos"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
 
 
 @pytest.mark.parametrize("start,end,expected", [

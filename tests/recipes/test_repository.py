@@ -6,7 +6,7 @@ from pathlib import Path
 from recipes.repository import Repository, clear_parse_cache
 from recipes.source import DirSource, MemorySource
 
-FIXTURES = Path(__file__).parent / "fixtures" / "repos"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
 ATOM_RECIPE = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"
 MASTER = "inferencex-e2e/configs/amd-master.yaml"
 

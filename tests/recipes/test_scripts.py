@@ -7,7 +7,7 @@ import pytest
 
 from recipes.scripts import analyze_command_line, analyze_script, normalise_flag, package_name
 
-FIXTURES = Path(__file__).parent / "fixtures" / "scripts"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "scripts"
 
 
 def load(name: str):

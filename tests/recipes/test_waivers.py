@@ -16,7 +16,7 @@ from recipes.waivers import (
     waiver_path,
 )
 
-FIX = Path(__file__).parent / "fixtures" / "parsers"
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "parsers"
 
 
 def test_waiver_path():
