@@ -86,7 +86,6 @@ MSG_PR = "pull request {repo}#{number} could not be fetched: {error}"
 MSG_NOT_SIGNOFF = "{ref} does not name a comment (expected a URL or key with issuecomment-, pullrequestreview- or discussion_r)"
 MSG_SIGNOFF_MISSING = "the sign-off {key} is not a comment on {repo}#{number}"
 MSG_PIN_NOT_IN_PR = "commit {sha} is not a commit of {repo}#{number}"
-MSG_SOME_COMMENTS = "{what} could not be listed: {reason}"
 MSG_TEAM_UNREADABLE = "membership of {login} in {team} could not be read ({error})"
 MSG_TEAM_NOT_ASKED = "membership of {login} in {team} is unknown (GitHub answered {error}); not asked further, as another team on the line decides"
 MSG_NOT_FETCHED = "artifact {name} of run {run} was not downloaded: {why}"
@@ -94,7 +93,6 @@ MSG_EXPIRED = "artifact {name} of run {run} expired"
 MSG_ARTIFACT_CAP = "GitHub lists it at {size} bytes, over the {limit}-byte download cap"
 MSG_NOT_SWEEP_RUN = "run {run} is not a run of the sweep workflow, so its artifacts were not downloaded"
 MSG_PAGE = "published pages are not fetched by the bot; judge {url} from the sign-off text"
-MSG_UPSTREAM = "{url} could not be fetched: {error}"
 
 Progress = Callable[[str], None]
 

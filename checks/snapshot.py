@@ -11,7 +11,7 @@ Guarantees:
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,14 +31,6 @@ class Unavailable(BaseModel):
 
     def __bool__(self) -> bool:  # so `if snapshot.comments:` never treats it as data
         return False
-
-
-T = TypeVar("T")
-Maybe = T | Unavailable
-
-
-def is_unavailable(value: Any) -> bool:
-    return isinstance(value, Unavailable)
 
 
 class _Frozen(BaseModel):
