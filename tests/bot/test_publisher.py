@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from github import Auth, GithubException
+from github import GithubException
 
 from bot.github_client import GitHubApi, make_github
 from bot.publisher import (
@@ -27,6 +27,7 @@ from checks.render import MARKER, render_comment
 from checks.result import Status
 from checks.text import STATUS_DESCRIPTION_MAX
 from checks.registry import CHECK_NUMBERS
+from tests.builders import emulator_api
 
 SEED = Path(__file__).resolve().parents[2] / "ghsim" / "worlds" / "seed"
 REVIEWER_TOKEN = "ghp_seed_reviewer"  # seungrokj in the seed world
@@ -42,7 +43,7 @@ def emu():
 
 
 def api_for(emu: Emulator, token: str | None = None) -> GitHubApi:
-    return GitHubApi(make_github(emu.url, auth=Auth.Token(token or emu.world.bot.token)))
+    return emulator_api(emu, token)
 
 
 def publisher(emu: Emulator, env: dict | None = None) -> Publisher:

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from github import Auth
 
-from bot.github_client import DownloadTooLarge, GitHubApi, make_github
+from bot.github_client import DownloadTooLarge
 from bot.remote_source import (
     Archive,
     BlobStore,
@@ -23,6 +22,7 @@ from bot.remote_source import (
     read_archive,
 )
 from ghsim import Emulator
+from tests.builders import emulator_api
 
 SEED = Path(__file__).resolve().parents[2] / "ghsim" / "worlds" / "seed"
 SHA = "a" * 40
@@ -154,13 +154,9 @@ def emu():
         yield e
 
 
-def _api(emu: Emulator) -> GitHubApi:
-    return GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
-
-
 def test_the_emulator_serves_github_shaped_tarballs_matching_the_tree(emu):
     emu.reset_counters()
-    api = _api(emu)
+    api = emulator_api(emu)
     for sha in (emu.base_sha, emu.head_sha):
         store = BlobStore(api, emu.world.repo)
         archive = fetch_archive(api, emu.world.repo, sha, store, 10 << 20)
@@ -178,12 +174,12 @@ def test_the_emulator_serves_github_shaped_tarballs_matching_the_tree(emu):
 
 
 def test_the_repository_reports_its_size(emu):
-    assert _api(emu).get(f"/repos/{emu.world.repo}")["size"] > 0
-    assert _api(emu).get(f"/repos/{emu.world.repo}/pulls/{emu.world.pr.number}")["base"]["repo"]["size"] > 0
+    assert emulator_api(emu).get(f"/repos/{emu.world.repo}")["size"] > 0
+    assert emulator_api(emu).get(f"/repos/{emu.world.repo}/pulls/{emu.world.pr.number}")["base"]["repo"]["size"] > 0
 
 
 def test_unknown_refs_and_forged_download_urls_are_404(emu):
-    api = _api(emu)
+    api = emulator_api(emu)
     with pytest.raises(RemoteReadError, match="404"):
         fetch_archive(api, emu.world.repo, "0" * 40, blobs(), 1 << 20)
     url = api.redirect_target(f"/repos/{emu.world.repo}/tarball/{emu.base_sha}")
@@ -192,7 +188,7 @@ def test_unknown_refs_and_forged_download_urls_are_404(emu):
 
 
 def test_a_download_over_the_cap_is_abandoned(emu):
-    api = _api(emu)
+    api = emulator_api(emu)
     url = api.redirect_target(f"/repos/{emu.world.repo}/tarball/{emu.base_sha}")
     with pytest.raises(DownloadTooLarge, match="over the 100-byte cap"):
         api.download(url, max_bytes=100)

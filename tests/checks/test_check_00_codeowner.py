@@ -1,10 +1,9 @@
 """Check 0 behaviour that case files cannot express: unreadable team membership."""
 from __future__ import annotations
 
-from checks.engine import evaluate
 from checks.result import Status
 from checks.snapshot import Unavailable
-from tests.builders import build_snapshot
+from tests.builders import build_snapshot, check_row
 
 CODEOWNERS = (
     "* @InferenceX/core\n"
@@ -19,7 +18,7 @@ def _row(team_members, signer="seungrokj"):
         "signoff": {"author": signer, "body": "As a PR reviewer and CODEOWNER, I have reviewed this and have:"},
     })
     snap = snap.model_copy(update={"team_members": team_members})
-    return evaluate(snap, only={0}).row(0)
+    return check_row(0, snap)
 
 
 def test_unreadable_team_is_not_a_failure_when_another_team_on_the_line_shows_membership():

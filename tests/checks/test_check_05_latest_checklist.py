@@ -6,10 +6,9 @@ import re
 import pytest
 
 from checks.check_05_latest_checklist import excerpt
-from checks.engine import evaluate
 from checks.result import Status
 from recipes.checklist import parse_template
-from tests.builders import build_snapshot
+from tests.builders import check_row
 
 TEMPLATE = "inferencex-e2e/docs/PR_REVIEW_CHECKLIST.md"
 
@@ -34,9 +33,8 @@ def _signed(template_text: str, drop: set[int] = frozenset(), uncheck: set[int] 
 
 
 def _row(template_text: str, body: str):
-    snap = build_snapshot({"base": {TEMPLATE: template_text, "inferencex-e2e/perf-changelog.yaml": "[]\n"},
-                           "signoff": {"author": "seungrokj", "body": body}})
-    return evaluate(snap, only={5}).row(5)
+    return check_row(5, {"base": {TEMPLATE: template_text, "inferencex-e2e/perf-changelog.yaml": "[]\n"},
+                         "signoff": {"author": "seungrokj", "body": body}})
 
 
 def test_template_copied_and_fully_checked_passes(template_text):

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from checks.engine import evaluate
 from checks.serving import is_disabled, is_enabled, norm_name
-from tests.builders import build_snapshot
+from tests.builders import RUNNERS, check_row, single_node_entry
 
 
 @pytest.mark.parametrize("value, on, off", [
@@ -22,28 +21,14 @@ def test_norm_name_unifies_spellings():
     assert norm_name("--Hf_Overrides") == norm_name("hf-overrides") == norm_name("HF_OVERRIDES")
 
 
-MASTER = """dsr1-fp4-mi355x-vllm:
-  image: vllm/vllm-openai-rocm:v0.11.2
-  model: amd/DeepSeek-R1-0528-MXFP4-Preview
-  model-prefix: dsr1
-  runner: mi355x
-  precision: fp4
-  framework: vllm
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 8192
-      osl: 1024
-      search-space:
-      - { tp: 8, ep: 1, conc-start: 4, conc-end: 4 }
-"""
+MASTER = single_node_entry("dsr1-fp4-mi355x-vllm", image="vllm/vllm-openai-rocm:v0.11.2", model="amd/DeepSeek-R1-0528-MXFP4-Preview",
+                           runner="mi355x", precision="fp4", framework="vllm")
 SCRIPT = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x_vllm.sh"
 
 
 def _row(script: str):
-    snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n"},
-                           "head": {"configs/amd-master.yaml": MASTER, SCRIPT: script}})
-    return evaluate(snap, only={8}).row(8)
+    return check_row(8, {"base": {**RUNNERS},
+                         "head": {"configs/amd-master.yaml": MASTER, SCRIPT: script}})
 
 
 def test_old_layout_launcher_flag_fails_with_line():

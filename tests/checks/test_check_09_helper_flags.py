@@ -3,23 +3,10 @@ chat template (`run_benchmark_serving --dsv4` in benchmark_lib.sh) counts like `
 from __future__ import annotations
 
 from checks.engine import evaluate
-from tests.builders import build_snapshot
+from tests.builders import RUNNERS, build_snapshot, check_row, single_node_entry
 
-MASTER = """dsv4-fp4-b200-vllm-mtp:
-  image: vllm/vllm-openai:v0.11
-  model: deepseek-ai/DeepSeek-V4-Pro
-  model-prefix: dsv4
-  runner: b200
-  precision: fp4
-  framework: vllm
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 8192
-      osl: 1024
-      search-space:
-      - { tp: 8, ep: 1, spec-decoding: mtp, conc-start: 4, conc-end: 4 }
-"""
+MASTER = single_node_entry("dsv4-fp4-b200-vllm-mtp", image="vllm/vllm-openai:v0.11", model="deepseek-ai/DeepSeek-V4-Pro",
+                           runner="b200", precision="fp4", framework="vllm", arm="tp: 8, ep: 1, spec-decoding: mtp, conc-start: 4, conc-end: 4")
 SCRIPT = "benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200_vllm_mtp.sh"
 LIB = "benchmarks/benchmark_lib.sh"
 HELPER = """\
@@ -59,9 +46,8 @@ run_benchmark_serving \\
 
 
 def _row(flag: str, helper: str = HELPER):
-    snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n", LIB: helper},
-                           "head": {"configs/nvidia-master.yaml": MASTER, SCRIPT: LAUNCHER.replace("{flag}", flag)}})
-    return evaluate(snap, only={9}).row(9)
+    return check_row(9, {"base": {**RUNNERS, LIB: helper},
+                         "head": {"configs/nvidia-master.yaml": MASTER, SCRIPT: LAUNCHER.replace("{flag}", flag)}})
 
 
 def test_helper_flag_that_implies_the_template_passes():
@@ -94,11 +80,11 @@ def test_flag_echoed_when_the_spec_array_is_non_empty_passes():
                 "vllm serve $MODEL --tensor-parallel-size 8 \"${SPEC_ARGS[@]}\" &\n"
                 "run_benchmark_serving \\\n    --model \"$MODEL\" \\\n"
                 "    --trust-remote-code $( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo \"--use-chat-template\" )\n")
-    snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n", LIB: HELPER},
+    snap = build_snapshot({"base": {**RUNNERS, LIB: HELPER},
                            "head": {"configs/nvidia-master.yaml": MASTER, SCRIPT: launcher}})
     row = evaluate(snap, only={9}).row(9)
     assert row.status.value == "PASS", row.reason
     empty = launcher.replace("SPEC_ARGS=(--method eagle3 --num-speculative-tokens 3)", "SPEC_ARGS=()")
-    snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n", LIB: HELPER},
+    snap = build_snapshot({"base": {**RUNNERS, LIB: HELPER},
                            "head": {"configs/nvidia-master.yaml": MASTER, SCRIPT: empty}})
     assert evaluate(snap, only={9}).row(9).status.value == "FAIL"

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from checks.golden_al import injected_acceptance
 from checks.context import ReviewContext
-from checks.engine import evaluate
-from tests.builders import build_snapshot
+from tests.builders import RUNNERS, build_snapshot, check_row
 
 GOLDEN = "golden_al_distribution/dsv4_mtp.yaml"
 GOLDEN_TEXT = "deepseek-v4-pro:\n  thinking_on:\n    3: 2.49\n  thinking_off:\n    3: 2.97\n"
@@ -31,9 +30,8 @@ NONE = "#!/usr/bin/env bash\n# export SGLANG_SIMULATE_ACC_LEN=2.49\n" + LAUNCH
 
 
 def _row(script: str, golden: str = GOLDEN_TEXT):
-    snap = build_snapshot({"base": {GOLDEN: golden, "configs/runners.yaml": "labels: {}\n"},
-                           "head": {"configs/amd-master.yaml": MASTER, SCRIPT: script}})
-    return evaluate(snap, only={11}).row(11)
+    return check_row(11, {"base": {GOLDEN: golden, **RUNNERS},
+                          "head": {"configs/amd-master.yaml": MASTER, SCRIPT: script}})
 
 
 def test_old_layout_guarded_export_at_golden_passes():

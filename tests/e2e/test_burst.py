@@ -10,10 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from github import Auth
 
 from bot.commands.handle_event import handle_event
-from bot.github_client import GitHubApi, make_github
 from bot.handlers import HANDLER_MODULES
 from bot.router import Router
 from bot.routing import JOB_REVIEW, JOB_SKIP, JOB_SWEEP, route_event
@@ -21,6 +19,7 @@ from ghsim import Emulator
 from ghsim import effects as fx
 from ghsim.concurrency import QUEUE_LIMIT, QUEUE_MAX, QUEUE_SINGLE, Job, run_schedule
 from checks.render import MARKER
+from tests.builders import emulator_api
 
 import importlib
 
@@ -56,13 +55,9 @@ def burst_world(tmp_path) -> Path:
     return dest
 
 
-def _api(emu: Emulator) -> GitHubApi:
-    return GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token), env={}))
-
-
 def burst_events(emu: Emulator) -> list[tuple[str, dict]]:
     """(event name, payload) in arrival order, the payloads shaped from what the emulator serves."""
-    api = _api(emu)
+    api = emulator_api(emu)
     r, n = f"/repos/{emu.world.repo}", emu.world.pr.number
     try:
         repo, pr, issue = api.get(r), api.get(f"{r}/pulls/{n}"), api.get(f"{r}/issues/{n}")
@@ -113,7 +108,7 @@ def replay(emu: Emulator, *, queue: str, prefilter: bool, catchup: bool) -> dict
 
     def work(job: Job) -> None:
         name, payload = job.payload
-        api = _api(emu)
+        api = emulator_api(emu)
         try:
             from datetime import date
             handled = handle_event(api, name, payload, router=router, env=env, delivery=job.name,

@@ -6,23 +6,18 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from github import Auth
 
 from bot.commands.check import review_pr
-from bot.github_client import GitHubApi, make_github
 from bot.publisher import ANNOTATIONS_PER_REQUEST, CHECK_RUN_NAME, Publisher, annotations_for
 from ghsim import Emulator
 from ghsim import effects as fx
 from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import HEADERS
 from checks.result import Evidence, Status
+from tests.builders import emulator_api, failing_api
 
 WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 REVIEW_DATE = date(2026, 11, 29)
-
-
-def _api(emu: Emulator) -> GitHubApi:
-    return GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token), env={}))
 
 
 def _check_runs(emu: Emulator) -> list[dict]:
@@ -31,7 +26,7 @@ def _check_runs(emu: Emulator) -> list[dict]:
 
 def test_a_rejected_verdict_annotates_every_cited_line_and_fails_the_check_run():
     with Emulator(WORLDS / "rejected", strict=True) as emu:
-        api = _api(emu)
+        api = emulator_api(emu)
         try:
             review = review_pr(api, emu.world.repo, emu.world.pr.number, post=True, review_date=REVIEW_DATE)
             again = review_pr(api, emu.world.repo, emu.world.pr.number, post=True, review_date=REVIEW_DATE)
@@ -67,7 +62,7 @@ def _many_citations(emu: Emulator, n: int) -> Verdict:
 
 def test_more_than_fifty_annotations_go_out_in_batches_of_fifty():
     with Emulator(WORLDS / "seed", strict=True) as emu:
-        api = _api(emu)
+        api = emulator_api(emu)
         try:
             verdict = _many_citations(emu, 120)
             assert Publisher(api, emu.world.repo, emu.world.pr.number, env={}).publish_check_run(verdict, None)
@@ -85,14 +80,8 @@ def test_more_than_fifty_annotations_go_out_in_batches_of_fifty():
 
 
 def test_a_failing_check_run_never_fails_the_publication():
-    class NoChecks(GitHubApi):
-        def post(self, path, body):
-            if path.endswith("/check-runs"):
-                raise RuntimeError("checks API down")
-            return super().post(path, body)
-
     with Emulator(WORLDS / "seed", strict=True) as emu:
-        api = NoChecks(make_github(emu.url, auth=Auth.Token(emu.world.bot.token), env={}))
+        api = failing_api(emu, "/check-runs", RuntimeError("checks API down"), times=None)
         try:
             review = review_pr(api, emu.world.repo, emu.world.pr.number, post=True, review_date=REVIEW_DATE)
         finally:

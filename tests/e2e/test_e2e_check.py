@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from github import Auth
 
 from bench.verdict import generate_world
 from bot.cli import main
-from bot.github_client import GitHubApi, make_github
+from bot.github_client import GitHubApi
 from ghsim import Emulator
 from ghsim import effects as fx
+from tests.builders import emulator_api
 
 WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 REVIEW_DATE = "2026-11-29"
@@ -47,7 +47,7 @@ def check(emu: Emulator, capsys, monkeypatch, *extra: str, token: str | None = N
 
 def as_reviewer(emu: Emulator) -> GitHubApi:
     """A human's client: world changes go through the API, as the reviewer would make them."""
-    return GitHubApi(make_github(emu.url, auth=Auth.Token(REVIEWER_TOKEN)))
+    return emulator_api(emu, REVIEWER_TOKEN)
 
 
 def bot_effects(emu: Emulator) -> list[dict]:

@@ -8,17 +8,18 @@ import threading
 from pathlib import Path
 
 import pytest
-from github import Auth, GithubException
+from github import GithubException
 
 from bot.cli import main
 from bot.commands.handle_event import handle_event
 from bot.events import event_name_from_filename, load_payload
-from bot.github_client import GitHubApi, make_github
+from bot.github_client import GitHubApi
 from bot.handlers.signoff import DESC_FRESH_REQUIRED, STATE_FRESH_REQUIRED
 from ghsim import Emulator
 from ghsim import effects as fx
 from checks.render import HEADERS, HEAD_MOVED_LINE, MARKER
 from checks.engine import VerdictStatus
+from tests.builders import emulator_api, emulator_github, failing_api
 
 PROJECT = Path(__file__).resolve().parents[2]
 WORLDS = PROJECT / "ghsim" / "worlds"
@@ -65,10 +66,6 @@ def bot_effects(emu: Emulator, since: int = 0) -> list[dict]:
 
 def kinds(effects: list[dict]) -> list[str]:
     return [e["kind"] for e in effects]
-
-
-def bot_api(emu: Emulator) -> GitHubApi:
-    return GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
 
 
 def event(world_name: str, stem: str) -> Path:
@@ -176,7 +173,7 @@ class PushDuringRun(GitHubApi):
     """A reviewer pushes right after the handler pinned the head (its first read of the PR)."""
 
     def __init__(self, emu: Emulator):
-        super().__init__(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
+        super().__init__(emulator_github(emu))
         self.emu, self.pushed_sha = emu, None
 
     def get(self, path, params=None):
@@ -270,7 +267,7 @@ def test_push_without_a_verdict_sets_no_status(monkeypatch):
 
 def test_sweep_completion_reverifies_and_updates_the_existing_verdict(monkeypatch):
     with world("seed") as emu:
-        api = bot_api(emu)
+        api = emulator_api(emu)
         stale = api.post(f"/repos/{emu.world.repo}/issues/{emu.world.pr.number}/comments", {
             "body": MARKER.format(key=SEED_SIGNOFF) + "\n" + HEADERS[VerdictStatus.REJECTED] + "\n\nstale\n"})
         api.close()
@@ -381,7 +378,7 @@ def test_edited_command_is_rechecked_and_the_stale_reaction_removed(monkeypatch)
         first = bot_effects(emu)
         assert kinds(first) == [fx.EFFECT_REACTION_ADDED, fx.EFFECT_COMMENT_CREATED]
         assert first[0]["content"] == "-1"
-        human = GitHubApi(make_github(emu.url, auth=Auth.Token(REUSE_REVIEWER_TOKEN)))
+        human = emulator_api(emu, REUSE_REVIEWER_TOKEN)
         human.patch(f"/repos/{emu.world.repo}/issues/comments/5011", {"body": f"/use {GOOD_RUN}"})
         human.close()
         since = len(emu.effects)
@@ -428,7 +425,7 @@ class ReplyFailsAfterStart(GitHubApi):
     when a job dies between starting the sweep and recording it."""
 
     def __init__(self, emu: Emulator):
-        super().__init__(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
+        super().__init__(emulator_github(emu))
         self.started = self.failed = False
 
     def _write(self, path: str) -> None:
@@ -462,22 +459,10 @@ def test_a_job_that_dies_after_dispatching_is_not_redispatched_on_redelivery():
     assert kinds(effects).count(fx.EFFECT_WORKFLOW_DISPATCHED) == 1
 
 
-class DispatchRefusedOnce(GitHubApi):
-    def __init__(self, emu: Emulator):
-        super().__init__(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
-        self.refused = False
-
-    def post(self, path, body):
-        if path.endswith("/dispatches") and not self.refused:
-            self.refused = True
-            raise GithubException(422, {"message": "Unexpected inputs provided"}, {})
-        return super().post(path, body)
-
-
 def test_a_refused_dispatch_leaves_no_record_so_a_retry_dispatches():
     payload = load_payload(event("sweep", "labeled-full-sweep-fail-fast"))
     with world("sweep") as emu:
-        api = DispatchRefusedOnce(emu)
+        api = failing_api(emu, "/dispatches", GithubException(422, {"message": "Unexpected inputs provided"}, {}))
         try:
             first = handle_event(api, "pull_request", payload, env={})
             second = handle_event(api, "pull_request", payload, env={})
@@ -496,7 +481,7 @@ class BothJobsListFirst(GitHubApi):
     before either writes one."""
 
     def __init__(self, emu: Emulator, barrier: threading.Barrier):
-        super().__init__(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
+        super().__init__(emulator_github(emu))
         self.barrier, self.listed = barrier, False
 
     def list(self, path, params=None, key=None):
@@ -527,7 +512,7 @@ def test_concurrent_jobs_for_the_same_head_and_labels_dispatch_once():
         emu.assert_clean()
         effects = bot_effects(emu)
         marker = f"<!-- infx-review sweep head={emu.head_sha} labels=full-sweep-fail-fast -->"
-        left = [c for c in bot_api(emu).list(f"/repos/{emu.world.repo}/issues/{emu.world.pr.number}/comments")
+        left = [c for c in emulator_api(emu).list(f"/repos/{emu.world.repo}/issues/{emu.world.pr.number}/comments")
                 if c["body"].startswith(marker)]
     assert all(r is not None and r.ok for r in results)
     assert kinds(effects).count(fx.EFFECT_WORKFLOW_DISPATCHED) == 1

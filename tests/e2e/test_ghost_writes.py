@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 import requests
-from github import Auth, GithubException, RateLimitExceededException
+from github import GithubException, RateLimitExceededException
 
 from bot import github_client, retry_policy
 from bot.commands.handle_event import handle_event
 from bot.events import load_payload
-from bot.github_client import GitHubApi, create_once, make_github, make_retry
+from bot.github_client import create_once, make_retry
 from bot.handlers import sweep as sweep_handler
 from bot.publisher import ACTION_CREATED, Publisher
 from ghsim import Emulator
@@ -24,6 +24,7 @@ from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import MARKER
 from checks.result import Status
 from checks.registry import CHECK_NUMBERS
+from tests.builders import emulator_api, failing_api
 
 WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 KEY = "issuecomment-4401"
@@ -46,16 +47,12 @@ def _fast(monkeypatch):
         monkeypatch.delenv(var, raising=False)
 
 
-def bot_api(emu: Emulator) -> GitHubApi:
-    return GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token), env={}))
-
-
 def bot_effects(emu: Emulator, kind: str) -> list[dict]:
     return [e for e in emu.effects if e["actor"] == emu.world.bot.login and e["kind"] == kind]
 
 
 def live_bot_comments(emu: Emulator, marker: str) -> list[dict]:
-    api = bot_api(emu)
+    api = emulator_api(emu)
     try:
         comments = api.list(f"/repos/{emu.world.repo}/issues/{emu.world.pr.number}/comments")
     finally:
@@ -133,7 +130,7 @@ def test_the_transport_repeats_edits_and_rate_limited_posts_but_not_failed_posts
 
 def test_a_post_answered_502_after_landing_is_not_repeated():
     with Emulator(WORLDS / "seed", strict=True, ghost_write_rate=1.0, ghost_write_limit=1, seed=SEED_502) as emu:
-        api = bot_api(emu)
+        api = emulator_api(emu)
         try:
             with pytest.raises(GithubException) as err:
                 api.post(f"/repos/{emu.world.repo}/issues/{emu.world.pr.number}/comments", {"body": "once"})
@@ -197,7 +194,7 @@ def test_create_once_stops_when_it_cannot_tell_or_after_its_attempts():
 def test_a_verdict_whose_comment_post_landed_but_failed_creates_one_comment(seed):
     with Emulator(WORLDS / "seed", strict=True, ghost_write_rate=1.0, ghost_write_limit=1,
                   ghost_write_only=COMMENT_CREATE, seed=seed) as emu:
-        api = bot_api(emu)
+        api = emulator_api(emu)
         try:
             out = Publisher(api, emu.world.repo, emu.world.pr.number, env={}).publish(verdict(emu))
         finally:
@@ -213,7 +210,7 @@ def test_a_verdict_whose_comment_post_landed_but_failed_creates_one_comment(seed
 
 def test_the_happy_path_makes_no_extra_request():
     with Emulator(WORLDS / "seed", strict=True) as emu:
-        api = bot_api(emu)
+        api = emulator_api(emu)
         try:
             api.login()
             emu.reset_counters()
@@ -228,7 +225,7 @@ def test_a_whole_signoff_event_with_every_write_ghosted_at_a_seeded_rate(monkeyp
     payload = PAYLOADS / "issue_comment.signoff-created.json"
     for seed in (1, 2, 3):
         with Emulator(WORLDS / "seed", strict=True, ghost_write_rate=0.5, seed=seed) as emu:
-            api = bot_api(emu)
+            api = emulator_api(emu)
             try:
                 handled = handle_event(api, "issue_comment", load_payload(payload), env={}, review_date=REVIEW_DATE)
             finally:
@@ -246,7 +243,7 @@ def test_a_refusal_reply_whose_post_landed_but_failed_is_one_comment():
     payload = load_payload(sorted((WORLDS / "reuse" / "events").glob("*.use-failed-run.json"))[0])
     with Emulator(WORLDS / "reuse", strict=True, ghost_write_rate=1.0, ghost_write_limit=1,
                   ghost_write_only=COMMENT_CREATE, seed=SEED_DROP) as emu:
-        api = bot_api(emu)
+        api = emulator_api(emu)
         try:
             first = handle_event(api, "issue_comment", payload, env={})
             again = handle_event(api, "issue_comment", payload, env={})
@@ -263,11 +260,11 @@ def test_a_refusal_reply_whose_post_landed_but_failed_is_one_comment():
 @pytest.mark.parametrize("seed", [SEED_502, SEED_DROP])
 def test_a_reaction_and_its_removal_landing_but_failing_are_harmless(seed):
     with Emulator(WORLDS / "reuse", strict=True, seed=seed) as emu:
-        api = bot_api(emu)
+        api = emulator_api(emu)
         try:
             assert handle_event(api, "issue_comment", load_payload(PAYLOADS / "issue_comment.use-before-edit.json"),
                                 env={}).ok
-            human = GitHubApi(make_github(emu.url, auth=Auth.Token(REUSE_REVIEWER_TOKEN), env={}))
+            human = emulator_api(emu, REUSE_REVIEWER_TOKEN)
             human.patch(f"/repos/{emu.world.repo}/issues/comments/5011", {"body": f"/use {GOOD_RUN}"})
             human.close()
             since = len(emu.effects)
@@ -297,7 +294,7 @@ def _sweep_label_event() -> dict:
 def test_a_sweep_whose_claim_or_dispatch_landed_but_failed_dispatches_once(only, seed):
     with Emulator(WORLDS / "sweep", strict=True, ghost_write_rate=1.0, ghost_write_limit=1,
                   ghost_write_only=only, seed=seed) as emu:
-        api = bot_api(emu)
+        api = emulator_api(emu)
         try:
             first = handle_event(api, "pull_request", _sweep_label_event(), env={})
             again = handle_event(api, "pull_request", _sweep_label_event(), env={})
@@ -314,24 +311,11 @@ def test_a_sweep_whose_claim_or_dispatch_landed_but_failed_dispatches_once(only,
         assert "infx-review claim=" not in left[0]["body"]
 
 
-class _DispatchFailsBeforeLanding(GitHubApi):
-    """GitHub answers 502 to the first dispatch without creating a run."""
-
-    def __init__(self, emu: Emulator):
-        super().__init__(make_github(emu.url, auth=Auth.Token(emu.world.bot.token), env={}))
-        self.failed = 0
-
-    def post(self, path, body):
-        if path.endswith("/dispatches") and not self.failed:
-            self.failed += 1
-            raise GithubException(502, {"message": "Bad Gateway"}, {})
-        return super().post(path, body)
-
-
 def test_a_dispatch_that_did_not_land_is_repeated_once(monkeypatch):
     monkeypatch.setattr(sweep_handler, "DISPATCH_SETTLE_S", 0.01)
     with Emulator(WORLDS / "sweep", strict=True) as emu:
-        api = _DispatchFailsBeforeLanding(emu)
+        # GitHub answers 502 to the first dispatch without creating a run.
+        api = failing_api(emu, "/dispatches", GithubException(502, {"message": "Bad Gateway"}, {}))
         try:
             handled = handle_event(api, "pull_request", _sweep_label_event(), env={})
         finally:

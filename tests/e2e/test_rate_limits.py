@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from github import Auth, GithubException
+from github import GithubException
 
 from bot.github_client import GitHubApi, fetch, make_github
 from bot.retry_policy import (
@@ -25,6 +25,7 @@ from ghsim import Emulator
 from ghsim import effects as fx
 from ghsim.auth import APP_ID, INSTALLATION_ID
 from checks.snapshot import Unavailable
+from tests.builders import emulator_api
 
 SEED = Path(__file__).resolve().parents[2] / "ghsim" / "worlds" / "seed"
 PR_ROUTE = "GET /repos/{owner}/{repo}/pulls/{number}"
@@ -33,8 +34,7 @@ COMMENT_ROUTE = "POST /repos/{owner}/{repo}/issues/{number}/comments"
 
 
 def api_for(emu: Emulator, clock: VirtualClock, **policy) -> GitHubApi:
-    return GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token), env={},
-                                 policy=RetryPolicy(clock=clock, **policy)))
+    return emulator_api(emu, policy=RetryPolicy(clock=clock, **policy))
 
 
 def statuses(emu: Emulator, route: str) -> list:

@@ -13,13 +13,12 @@ import pytest
 
 jsonschema = pytest.importorskip("jsonschema")
 
-from github import Auth  # noqa: E402
 
 from bot.commands.check import review_pr  # noqa: E402
 from bot.commands.handle_event import handle_event  # noqa: E402
 from bot.events import event_name_from_filename, load_payload  # noqa: E402
-from bot.github_client import GitHubApi, make_github  # noqa: E402
 from ghsim import Emulator  # noqa: E402
+from tests.builders import emulator_api
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 WORLDS = HERE.parent / "ghsim" / "worlds"
@@ -43,12 +42,8 @@ def _validator(operation: str, status: int):
     return jsonschema.Draft202012Validator({"$defs": CONTRACT["$defs"], **schema})
 
 
-def _api(emu: Emulator) -> GitHubApi:
-    return GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token), env={}))
-
-
 def _flows(emu: Emulator, world: str) -> None:
-    api = _api(emu)
+    api = emulator_api(emu)
     try:
         review_pr(api, emu.world.repo, emu.world.pr.number, post=True, review_date=REVIEW_DATE)
         for path in sorted((WORLDS / world / "events").glob("*.json")) if (WORLDS / world / "events").is_dir() else []:

@@ -2,28 +2,14 @@
 single-node launcher folder, and srtctl's `configs/` folder for recipe setup scripts."""
 from __future__ import annotations
 
-from checks.engine import evaluate
 from recipes.layout import detect_layout
 from recipes.master import parse_master
 from recipes.points import expand_entry
 from recipes.source import MemorySource
-from tests.builders import build_snapshot
+from tests.builders import RUNNERS, check_row, single_node_entry
 
-MASTER = """dsv4-fp4-b300-vllm:
-  image: vllm/vllm-openai:v0.10
-  model: deepseek-ai/DeepSeek-V4-Pro
-  model-prefix: dsv4
-  runner: b300
-  precision: fp4
-  framework: vllm
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - { tp: 4, ep: 1, conc-start: 1, conc-end: 1 }
-"""
+MASTER = single_node_entry("dsv4-fp4-b300-vllm", image="vllm/vllm-openai:v0.10", model="deepseek-ai/DeepSeek-V4-Pro",
+                           runner="b300", precision="fp4", framework="vllm", isl=1024, arm="tp: 4, ep: 1, conc-start: 1, conc-end: 1")
 
 
 def _launcher(files: dict[str, str]) -> tuple[str, bool]:
@@ -92,8 +78,7 @@ def _row10(setup: str | None):
     head = {"configs/nvidia-master.yaml": MN_MASTER, RECIPE: MN_RECIPE}
     if setup is not None:
         head["benchmarks/multi_node/srt-slurm-recipes/configs/kimik3-config-compat.sh"] = setup
-    snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n"}, "head": head})
-    return evaluate(snap, only={10}).row(10)
+    return check_row(10, {"base": {**RUNNERS}, "head": head})
 
 
 def test_a_setup_script_is_read_from_the_srt_configs_folder():
@@ -113,21 +98,8 @@ def test_a_setup_script_found_nowhere_is_a_could_not_verify():
 
 
 HELPER_LIB = "benchmarks/benchmark_lib.sh"
-SN_MASTER = """dsv4-fp8-mi300x-sglang:
-  image: lmsysorg/sglang:v0.5.12-rocm700-mi30x
-  model: deepseek-ai/DeepSeek-V4-Pro
-  model-prefix: dsv4
-  runner: mi300x
-  precision: fp8
-  framework: sglang
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 8192
-      osl: 1024
-      search-space:
-      - { tp: 8, ep: 1, conc-start: 4, conc-end: 4 }
-"""
+SN_MASTER = single_node_entry("dsv4-fp8-mi300x-sglang", image="lmsysorg/sglang:v0.5.12-rocm700-mi30x", model="deepseek-ai/DeepSeek-V4-Pro",
+                              runner="mi300x", precision="fp8", framework="sglang")
 SN_SCRIPT = "benchmarks/single_node/fixed_seq_len/dsv4_fp8_mi300x_sglang.sh"
 
 
@@ -138,9 +110,8 @@ def _row10_helper(body: str):
     # The launcher calls the helper: only a called function is on the executed launch path.
     launcher = ("#!/usr/bin/env bash\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n"
                 "_patch_lm_eval\npython3 -m sglang.launch_server --model-path $MODEL --tp 8 &\n")
-    snap = build_snapshot({"base": {"configs/runners.yaml": "labels: {}\n", HELPER_LIB: helper},
-                           "head": {"configs/amd-master.yaml": SN_MASTER, SN_SCRIPT: launcher}})
-    return evaluate(snap, only={10}).row(10)
+    return check_row(10, {"base": {**RUNNERS, HELPER_LIB: helper},
+                          "head": {"configs/amd-master.yaml": SN_MASTER, SN_SCRIPT: launcher}})
 
 
 def test_a_heredoc_sitecustomize_that_patches_lm_eval_is_not_an_engine_patch():
