@@ -1,10 +1,23 @@
 """Check 9 on old-layout `*_mtp.sh` launchers: the client must get --use-chat-template as a runtime word."""
 from __future__ import annotations
 
-from tests.builders import RUNNERS, check_row, single_node_entry
+from tests.builders import RUNNERS, check_row
 
-MASTER = single_node_entry("dsr1-fp4-mi355x-sglang-mtp", image="lmsysorg/sglang:v0.5.12-rocm700-mi35x", model="deepseek-ai/DeepSeek-R1-0528",
-                           runner="mi355x", precision="fp4", framework="sglang", arm="tp: 8, ep: 1, spec-decoding: mtp, conc-start: 4, conc-end: 4")
+MASTER = """dsr1-fp4-mi355x-sglang-mtp:
+  image: lmsysorg/sglang:v0.5.12-rocm700-mi35x
+  model: deepseek-ai/DeepSeek-R1-0528
+  model-prefix: dsr1
+  runner: mi355x
+  precision: fp4
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 8, ep: 1, spec-decoding: mtp, conc-start: 4, conc-end: 4 }
+"""
 SCRIPT = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x_sglang_mtp.sh"
 SERVER = "python3 -m sglang.launch_server --model-path $MODEL --tp 8 --speculative-algorithm NEXTN --speculative-num-steps 3 &\n"
 
