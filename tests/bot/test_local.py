@@ -251,10 +251,8 @@ def test_old_layout_and_any_two_commits(tmp_path, capsys, monkeypatch):
 
 
 def test_seed_world_snapshot_via_local_mode(tmp_path):
-    from tests.builders import WORLDS_DIR, world_snapshot
+    from tests.builders import world_snapshot
 
-    if not (WORLDS_DIR / "seed" / "world.yaml").is_file():
-        pytest.skip("seed world not present")
     snap = world_snapshot("seed", tmp_path / "seed")
     assert snap.repo == "SemiAnalysisAI/InferenceX" and snap.number == 3603
     assert snap.signoff is not None and snap.signoff.author == "seungrokj"

@@ -17,8 +17,7 @@ STATUSES = {"PASS", "FAIL", "WARN", "N/A"}
 
 def discover() -> list:
     files = sorted(CASES.glob("check_[0-9][0-9]/*.yaml"))
-    if not files:
-        return [pytest.param(None, id="no-cases", marks=pytest.mark.skip(reason="no case files yet"))]
+    assert files, f"no case files under {CASES}"
     return [pytest.param(f, id=f"{f.parent.name}/{f.stem}") for f in files]
 
 
