@@ -9,9 +9,11 @@ STAMP := $(VENV)/.installed
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(PY) pyproject.toml
+$(STAMP): $(PY) pyproject.toml ghsim/pyproject.toml
 	$(PY) -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 	$(PY) -m pip install -q -e '.[test]'
+	@# The GitHub emulator (demo, sandbox, tests) is its own distribution, not part of the product.
+	$(PY) -m pip install -q --no-deps -e ./ghsim
 	touch $(STAMP)
 
 install: $(STAMP)

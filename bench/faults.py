@@ -52,7 +52,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 if str(PROJECT) not in sys.path:
     sys.path.insert(0, str(PROJECT))
 
-WORLDS_DIR = PROJECT / "bot" / "sandbox" / "worlds"
+WORLDS_DIR = PROJECT / "ghsim" / "worlds"
 WORLDS = ("seed", "rejected")
 DEFAULT_RUNS = 100
 REVIEW_DATE = date(2026, 11, 29)
@@ -117,8 +117,8 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
     from bot.pipeline import review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
     from bot.retry_policy import VirtualClock
-    from bot.sandbox import Emulator
-    from bot.sandbox import server as srv
+    from ghsim import Emulator
+    from ghsim import effects as fx
     from checks.render import MARKER
 
     knobs = dict(FAULT_KNOBS, seed=seed, retry_after_s=retry_after_s, ghost_write_rate=ghost_write_rate) \
@@ -136,7 +136,7 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
         bot = emu.world.bot.login
         effects = [e for e in emu.effects if e["actor"] == bot]
         statuses = [{"state": e["state"], "description": e.get("description"), "sha": e["sha"]}
-                    for e in effects if e["kind"] == srv.EFFECT_STATUS_SET]
+                    for e in effects if e["kind"] == fx.EFFECT_STATUS_SET]
         # Count our comments as they stand at the end, by the marker of the world's sign-off.
         signoff = emu.world.pr.signoff
         marker_comments = created = 0
@@ -146,12 +146,12 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
             marker = MARKER.format(key=key)
             live: dict[int, str] = {}
             for e in effects:
-                if e["kind"] in (srv.EFFECT_COMMENT_CREATED, srv.EFFECT_COMMENT_EDITED):
+                if e["kind"] in (fx.EFFECT_COMMENT_CREATED, fx.EFFECT_COMMENT_EDITED):
                     live[e["id"]] = e["body"]
-                elif e["kind"] == srv.EFFECT_COMMENT_DELETED:
+                elif e["kind"] == fx.EFFECT_COMMENT_DELETED:
                     live.pop(e["id"], None)
             marker_comments = sum(body.split("\n", 1)[0] == marker for body in live.values())
-            created = sum(e["kind"] == srv.EFFECT_COMMENT_CREATED and e["body"].split("\n", 1)[0] == marker
+            created = sum(e["kind"] == fx.EFFECT_COMMENT_CREATED and e["body"].split("\n", 1)[0] == marker
                           for e in effects)
         head_sha = emu.head_sha
         ghosts = len(emu.ghost_writes)

@@ -2,7 +2,7 @@
 
     python bench/hostile.py [--json] [--jobs J] [-k SUBSTRING]
 
-Each case runs as `python tests/test_hostile.py CASE.yaml` (its assertions included); the child
+Each case runs as `python -m tests.e2e.test_hostile CASE.yaml` (its assertions included); the child
 reports the seconds the bot itself spent (snapshot + verdict; world building excluded) and its
 peak RSS from resource.getrusage. Big inputs are streamed to disk by the harness, so the peak
 is the bot's. Issue 12's bar: every case under 300 MB, the size cases under a second.
@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 
-from test_hostile import CASES, measure_in_child  # noqa: E402
+from tests.e2e.test_hostile import CASES, measure_in_child  # noqa: E402
 
 
 def main() -> int:

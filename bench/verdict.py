@@ -21,9 +21,9 @@ import yaml
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
-from bot.sandbox import Emulator  # noqa: E402
+from ghsim import Emulator  # noqa: E402
 
-SEED = PROJECT / "bot" / "sandbox" / "worlds" / "seed"
+SEED = PROJECT / "ghsim" / "worlds" / "seed"
 REVIEW_DATE = "2026-11-29"
 DEFAULT_RUNS = 5
 LATENCY_MS = 100

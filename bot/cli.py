@@ -26,7 +26,6 @@ COMMANDS = (
     ("sandbox", "bot.commands.sandbox",
      "serve a world directory as a local GitHub REST API emulator"),
 )
-COMMAND_MODULES = tuple(module for _, module, _ in COMMANDS)
 
 EXIT_OK = 0
 EXIT_REJECTED = 1

@@ -26,7 +26,6 @@ EVENT_COMMENT = "comment"
 
 ACTION_CREATED = "created"
 ACTION_EDITED = "edited"
-ACTION_DELETED = "deleted"
 ACTION_SUBMITTED = "submitted"
 ACTION_LABELED = "labeled"
 ACTION_SYNCHRONIZE = "synchronize"

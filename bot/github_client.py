@@ -22,7 +22,6 @@ from bot.retry_policy import (
     Clock,
     PolicyRetry,
     RetryPolicy,
-    may_have_landed,
 )
 from checks.snapshot import Unavailable
 
@@ -64,7 +63,6 @@ MSG_NO_AUTH = (
 MSG_APP_INCOMPLETE = f"GitHub App auth needs {APP_ID_ENV}, {APP_KEY_ENV} or {APP_KEY_PATH_ENV}, and {APP_INSTALLATION_ENV}"
 MSG_APP_KEY_UNREADABLE = "cannot read the GitHub App private key {path}: {error}"
 MSG_BAD_APP_NUMBER = "{name} must be a number, not {value!r}"
-MSG_HTTP = "GitHub answered {status} for {what}{detail}"
 MSG_FAILED = "could not fetch {what} from GitHub: {error}"
 MSG_TOO_LARGE = "the download is {size} bytes, over the {limit}-byte cap"
 MSG_BAD_JOB = "{name} must be one of {jobs}, not {value!r}"
@@ -188,11 +186,6 @@ def fetch(what: str, call: Callable[[], T]) -> T | Unavailable:
     except Exception as exc:  # any transport or HTTP failure is missing evidence, never data
         log.warning("could not fetch %s: %s", what, describe_error(exc))
         return Unavailable(reason=MSG_FAILED.format(what=what, error=describe_error(exc)))
-
-
-def is_transient(exc: BaseException) -> bool:
-    """A failure after which a write may or may not have been applied (a 5xx or no answer)."""
-    return may_have_landed(exc)
 
 
 def create_once(what: str, post: Callable[[], T], find: Callable[[], T | None], *,

@@ -71,22 +71,3 @@ def route_event(name: str, payload: Any, *, phrase: str | None = None) -> Route:
 def github_output(route: Route) -> str:
     """The lines for $GITHUB_OUTPUT."""
     return f"job={route.job}\n"
-
-
-def event_pr_number(payload: Mapping[str, Any]) -> int | None:
-    """The PR an event is about (for the concurrency group), or None."""
-    for key in ("pull_request", "issue"):
-        item = payload.get(key)
-        if isinstance(item, Mapping) and isinstance(item.get("number"), int):
-            return int(item["number"])
-    run = payload.get("workflow_run")
-    if isinstance(run, Mapping):
-        prs = run.get("pull_requests") or []
-        if prs and isinstance(prs[0], Mapping) and isinstance(prs[0].get("number"), int):
-            return int(prs[0]["number"])
-    inputs = payload.get("inputs")
-    if isinstance(inputs, Mapping):
-        value = str(inputs.get("pr-number") or "")
-        if value.isdigit():
-            return int(value)
-    return None

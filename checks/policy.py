@@ -28,7 +28,6 @@ from datetime import date
 from typing import Any, Iterable
 
 CHECKLIST = "docs/PR_REVIEW_CHECKLIST.md"
-PROMPT = ".github/codeowner-signoff-verify-prompt.md"
 WORKFLOW = ".github/workflows/codeowner-signoff-verify.yml"
 SPEC = "spec section 12 (the newest verifier prompt; not in the public history, which ends 2026-08-21)"
 # The first day after the public history: rules known only from the newest prompt are in force

@@ -39,9 +39,6 @@ ESCALATION_LINE = (
 HEAD_MOVED_LINE = "Note: the PR head moved to `{sha}` during this review; that newer commit was not assessed."
 DETAILS_SUMMARY = "Check {number} ({name}) details"
 MORE_EVIDENCE = "and {n} more"
-INVALID_VERDICT_BODY = (
-    "## ❌❌❌ **REJECTED** ❌❌❌\n\nThe verifier did not produce a valid verdict. Retry the sign-off verification."
-)
 
 MARKER = "<!-- codeowner-signoff-verify signoff={key} -->"
 FOOTER = "Assessed commit: `{sha}`."

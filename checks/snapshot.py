@@ -41,14 +41,6 @@ class Unavailable(BaseModel):
         return False
 
 
-T = TypeVar("T")
-Maybe = T | Unavailable
-
-
-def is_unavailable(value: Any) -> bool:
-    return isinstance(value, Unavailable)
-
-
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 

@@ -36,7 +36,6 @@ KIND_EVAL = "eval"
 SOURCE_REUSE = "reuse"
 SOURCE_CHECK_RUNS = "check runs"
 
-MSG_RUN_NOT_FETCHED = "run {run} was not fetched"
 MSG_NO_JOBS = "no benchmark or eval check runs on any of its commits"
 MSG_NO_RUN_ID = "check runs on {sha} name no Actions run (no run id in details_url)"
 MSG_FAILED_JOBS = "{where} on {sha} has {n} unsuccessful job(s) ({names}{more})"

@@ -97,10 +97,6 @@ def status_description(text: str) -> str:
     return truncate(one_line(text), STATUS_DESCRIPTION_MAX)
 
 
-def fits_comment(text: str) -> bool:
-    return len(text) <= COMMENT_MAX
-
-
 def cap_comment(text: str, notice: str = "\n\n(Output truncated to fit GitHub's comment size limit.)\n") -> str:
     """Hard cap for a comment body; callers should first try to shorten it meaningfully."""
     if len(text) <= COMMENT_MAX:

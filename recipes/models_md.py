@@ -8,7 +8,6 @@ from datetime import date, datetime
 from .errors import Finding
 
 AGENTIC = "agentic-coding"
-FIXED_SEQ_LEN = "fixed-seq-len"
 EVERY_SCENARIO = "*"
 _AGENTIC_SPELLINGS = frozenset({"agentic-coding", "agentic coding", "agentic", "agentx"})
 _FIXED_SPELLINGS = frozenset({"fixed-seq-len", "fixed_seq_len", "fixed-sequence-length", "single-turn"})
@@ -29,7 +28,6 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 H2_DEPRECATION = "deprecation notice"
 H2_SCENARIOS = "scenarios"
-H2_SUPPORT = "model support matrix"
 COL_PREFIX = "prefix"
 COL_DEPRECATED = "deprecated"
 

@@ -19,7 +19,6 @@ BASE = "base"
 OVERRIDE_PREFIX = "override_"
 ZIP_PREFIX = "zip_override_"
 SCHEMA_KEY = "schema"
-ROLES = ("agg", "prefill", "decode")
 AGENTIC_CLIENT = "srt_agentic.sh"
 SINGLE_NODE_ROLE = "agg"
 BENCHMARK_TYPE = "custom"

@@ -334,14 +334,81 @@ def all_status(value: Status, numbers: Iterable[int]) -> dict[int, str]:
     return {n: value.value for n in numbers}
 
 
-WORLDS_DIR = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "worlds"
+def check_row(number: int, spec: dict | PRSnapshot):
+    """The row of check `number` alone for a PR: `spec` is build_snapshot's dict or a snapshot."""
+    from checks.engine import evaluate
+
+    snapshot = spec if isinstance(spec, PRSnapshot) else build_snapshot(spec)
+    return evaluate(snapshot, only={number}).row(number)
+
+
+# An empty runners file: enough of the base tree for a master config's runner names to resolve.
+RUNNERS = {"configs/runners.yaml": "labels: {}\n"}
+
+
+def single_node_entry(key: str, *, image: str, model: str, runner: str, precision: str, framework: str,
+                      isl: int = 8192, osl: int = 1024, arm: str = "tp: 8, ep: 1, conc-start: 4, conc-end: 4") -> str:
+    """One single-node master-config entry with one fixed-seq-len arm, as `<vendor>-master.yaml` text."""
+    return f"""{key}:
+  image: {image}
+  model: {model}
+  model-prefix: {key.split("-", 1)[0]}
+  runner: {runner}
+  precision: {precision}
+  framework: {framework}
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: {isl}
+      osl: {osl}
+      search-space:
+      - {{ {arm} }}
+"""
+
+
+def emulator_github(emu, token: str | None = None, **kw):
+    """A PyGithub client of a running emulator as its bot (or as `token`'s user), reading no
+    environment; `kw` goes to make_github (budget_s, policy, clock)."""
+    from bot.github_client import make_github, token_auth
+
+    kw.setdefault("env", {})
+    return make_github(emu.url, auth=token_auth(token or emu.world.bot.token), **kw)
+
+
+def emulator_api(emu, token: str | None = None, **kw):
+    """The bot's GitHubApi on a running emulator (see emulator_github). Tests that script a
+    failure or a push at one request subclass GitHubApi over `emulator_github(emu)`."""
+    from bot.github_client import GitHubApi
+
+    return GitHubApi(emulator_github(emu, token, **kw))
+
+
+def failing_api(emu, suffix: str, error: BaseException, times: int | None = 1):
+    """The bot's client of the emulator whose first `times` POSTs to a path ending in `suffix`
+    (None: every one) raise `error` before reaching it, as a refused or lost write looks to the
+    bot. `failed` counts them."""
+    from bot.github_client import GitHubApi
+
+    class FailingApi(GitHubApi):
+        failed = 0
+
+        def post(self, path, body):
+            if path.endswith(suffix) and (times is None or self.failed < times):
+                self.failed += 1
+                raise error
+            return super().post(path, body)
+
+    return FailingApi(emulator_github(emu))
+
+
+WORLDS_DIR = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"
 
 
 def world_snapshot(world: str | Path, dest: str | Path, *, review_date: date | None = None) -> PRSnapshot:
     """The snapshot local mode builds for a sandbox world (`seed`, `rejected`, or a directory),
     with no server: the world's git repo is built in `dest` (an empty directory, e.g. tmp_path)."""
     from bot.local import build_local_snapshot
-    from bot.sandbox.world import build_world_repo
+    from ghsim.world import build_world_repo
 
     world_dir = Path(world) if Path(world).is_dir() else WORLDS_DIR / str(world)
     built = build_world_repo(world_dir, dest)

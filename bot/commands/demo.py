@@ -15,9 +15,8 @@ from bot.dates import day_arg
 
 NAME = "demo"
 HELP = "run the full GitHub pipeline against a bundled sandbox world (no network needed)"
-WORLDS_DIR = Path(__file__).resolve().parent.parent / "sandbox" / "worlds"
 DEFAULT_SCENARIO = "seed"
-# The bundled worlds' expected rows assume a review on this date (bot/sandbox/worlds/README.md).
+# The bundled worlds' expected rows assume a review on this date (ghsim/worlds/README.md).
 DEMO_REVIEW_DATE = date(2026, 11, 29)
 FORMATS = ("markdown", "json")
 MSG_UNKNOWN = "unknown scenario {name!r}; bundled: {names}"
@@ -43,6 +42,8 @@ DERIVED = {
 
 def scenarios() -> dict[str, Path]:
     """Every bundled world, by folder name."""
+    from ghsim import WORLDS_DIR
+
     return {p.name: p for p in sorted(WORLDS_DIR.iterdir()) if (p / "world.yaml").is_file()}
 
 
@@ -132,10 +133,14 @@ def replay(api, world: Path, review_date: date) -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so `python -m bot --help` does not pay for the emulator and PyGithub.
+    from bot.commands.sandbox import import_ghsim
+
+    ghsim = import_ghsim()
+    if ghsim is None:
+        return EXIT_ERROR
     from bot.commands.check import progress_printer
     from bot.pipeline import review_pr
     from bot.github_client import GitHubApi, make_github, token_auth
-    from bot.sandbox import Emulator
     from recipes.errors import RecipeError
 
     try:
@@ -145,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_ERROR
     try:
-        emu = Emulator(world, strict=True)
+        emu = ghsim.Emulator(world, strict=True)
     except (RecipeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_ERROR

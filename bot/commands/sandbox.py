@@ -13,6 +13,21 @@ SERVE = "serve"
 CHECKOUT = "checkout"
 LOCAL_HINT = "python -m bot check --local {path} --base {base} --head {head} --pr {pr}"
 SERVING = "GitHub emulator for {repo} (PR #{number}) at {url}  bot token: {token}"
+# The emulator is its own distribution (ghsim/), not part of the production install.
+MSG_NO_GHSIM = ("error: the GitHub emulator (ghsim) is not installed; in an infx-review checkout run "
+                "`make install` (or `pip install -e ./ghsim`)")
+
+
+def import_ghsim():
+    """The emulator package, or None once the line saying how to install it is printed."""
+    try:
+        import ghsim
+    except ModuleNotFoundError as e:
+        if e.name != "ghsim":
+            raise
+        print(MSG_NO_GHSIM, file=sys.stderr)
+        return None
+    return ghsim
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, *, stop: threading.Event | None = None) -> int:
+    if import_ghsim() is None:
+        return 2
     if args.sandbox_command == CHECKOUT:
         return run_checkout(args)
     return run_serve(args, stop=stop)
@@ -46,7 +63,7 @@ def run_checkout(args: argparse.Namespace) -> int:
 
     import yaml
 
-    from bot.sandbox.world import build_world_repo
+    from ghsim.world import build_world_repo
     from recipes.errors import RecipeError
 
     dest = Path(args.dest)
@@ -73,7 +90,7 @@ def run_checkout(args: argparse.Namespace) -> int:
 
 def run_serve(args: argparse.Namespace, *, stop: threading.Event | None = None) -> int:
     # Imported here so `python -m bot --help` does not pay for the emulator.
-    from bot.sandbox import Emulator
+    from ghsim import Emulator
     from recipes.errors import RecipeError
 
     try:

@@ -30,13 +30,11 @@ from recipes.source import FileSource
 log = logging.getLogger(__name__)
 
 MODE_DISPATCH = "dispatch"
-MODE_LABEL = "label"
 # What start_sweep did.
 ALREADY, NOTHING, DISPATCHED, LABELED, LABEL_PRESENT, LABEL_MODE, CONFIG_ERROR = (
     "already", "nothing", "dispatched", "labeled", "label-present", "label-mode", "config-error")
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
 WRITE_PERMISSIONS = frozenset({"admin", "write"})
-FAIL_FAST_ARG = "fail-fast"
 PROBLEM_MAX = 300
 SWEEP_RE = re.compile(r"^\s*/sweep(?:[ \t]+(fail-fast))?\s*$", re.IGNORECASE)
 SWEEP_COMMANDS: tuple[CommandHelp, ...] = (
@@ -57,7 +55,6 @@ INPUT_KEYS = "config-keys"
 INPUT_FAIL_FAST = "fail-fast"
 
 SWEEP_MARKER = "<!-- infx-review sweep head={head} labels={labels} -->"
-SWEEP_MARKER_PREFIX = "<!-- infx-review sweep head="
 SWEEP_COMMAND_MARKER = "<!-- infx-review sweep-command comment={key} -->"
 CONFIG_ERROR_MARKER = "<!-- infx-review config-error head={head} -->"
 TEXT_CONFIG_ERROR = ("No sweep was started for commit `{sha}` (asked for by {trigger}): the repository's "

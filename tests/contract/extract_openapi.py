@@ -108,7 +108,7 @@ def operation_key(route_template: str) -> str:
 
 
 def served_operations() -> list[str]:
-    from bot.sandbox.server import Emulator
+    from ghsim.server import Emulator
 
     return sorted({operation_key(f"{r.method} {r.template}") for r in Emulator._routes(_Routes())})
 

@@ -1,0 +1,75 @@
+"""The repository config's enumerations are Literals: a typo is an error naming its line (and a
+sweep is not started in the mode the typo fell back to); `python -m bot config-schema` exports the
+JSON Schema, which accepts the defaults and rejects the typo too."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from ghsim import Emulator
+from ghsim import effects as fx
+from recipes.config import SWEEP_MODES, RepoConfig, config_json_schema, load_repo_config
+
+PROJECT = Path(__file__).resolve().parents[2]
+WORLDS = PROJECT / "ghsim" / "worlds"
+PAYLOADS = Path(__file__).resolve().parents[1] / "payloads"
+TYPO = b"""# repository policy
+sweep:
+  workflow: .github/workflows/run-sweep.yml
+  mode: dispach
+"""
+
+
+def test_a_typo_in_an_enumeration_is_a_finding_naming_its_line():
+    config, findings = load_repo_config(TYPO, ".github/infx-review.yml")
+    assert [(f.line, f.message) for f in findings] == [(4, "sweep.mode: Input should be 'label' or 'dispatch'")]
+    assert config == RepoConfig()
+    _, findings = load_repo_config(b"policy:\n  authorized_associations: [OWNER, member]\n")
+    assert findings[0].line == 2 and "authorized_associations.1" in findings[0].message
+    assert SWEEP_MODES == ("label", "dispatch")
+
+
+def test_config_schema_is_exported_and_agrees_with_the_models(capsys):
+    assert main(["config-schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert schema == json.loads(json.dumps(config_json_schema()))
+    assert schema["$schema"].endswith("2020-12/schema") and schema["additionalProperties"] is False
+    assert schema["$defs"]["SweepPolicy"]["properties"]["mode"]["enum"] == ["label", "dispatch"]
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(RepoConfig().model_dump(mode="json"), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"sweep": {"mode": "dispach"}}, schema)
+
+
+def test_config_schema_check_names_each_problem_by_line(tmp_path, capsys):
+    bad = tmp_path / "infx-review.yml"
+    bad.write_bytes(TYPO)
+    assert main(["config-schema", "--check", str(bad)]) == 1
+    assert f"{bad}:4: sweep.mode: Input should be 'label' or 'dispatch'" in capsys.readouterr().err
+    good = tmp_path / "good.yml"
+    good.write_text("sweep:\n  mode: dispatch\n", encoding="utf-8")
+    assert main(["config-schema", "--check", str(good)]) == 0
+    assert main(["config-schema", "--check", str(tmp_path / "missing.yml")]) == 2
+
+
+def test_a_label_with_a_mistyped_mode_starts_nothing_and_says_why(tmp_path, monkeypatch):
+    """Before: `mode: dispach` silently meant label mode, so the label added by a person did nothing."""
+    world = tmp_path / "sweep"
+    shutil.copytree(WORLDS / "sweep", world)
+    (world / "base" / ".github").mkdir(parents=True, exist_ok=True)
+    (world / "base" / ".github" / "infx-review.yml").write_bytes(TYPO)
+    with Emulator(world, strict=True) as emu:
+        monkeypatch.setenv("GITHUB_TOKEN", emu.world.bot.token)
+        code = main(["handle-event", "--event-name", "pull_request", "--event-path",
+                     str(PAYLOADS / "pull_request.labeled-full-sweep-enabled.json"), "--github-url", emu.url])
+        emu.assert_clean()
+        effects = [e for e in emu.effects if e["actor"] == emu.world.bot.login]
+    assert code == 0
+    assert [e["kind"] for e in effects] == [fx.EFFECT_COMMENT_CREATED]
+    body = effects[0]["body"]
+    assert body.startswith("<!-- infx-review config-error head=") and "No sweep was started" in body
+    assert ".github/infx-review.yml:4: sweep.mode: Input should be 'label' or 'dispatch'" in body

@@ -1,0 +1,50 @@
+"""Check 8 and the shared serving helpers (checks/serving.py): spellings, switches, runtime-only flags."""
+from __future__ import annotations
+
+import pytest
+
+from checks.serving import is_disabled, is_enabled, norm_name
+from tests.builders import RUNNERS, check_row, single_node_entry
+
+
+@pytest.mark.parametrize("value, on, off", [
+    ("1", True, False), ("true", True, False), (True, True, False), ("'True'", True, False), (2, True, False),
+    ("0", False, True), ("false", False, True), (False, False, True), (0, False, True), ("off", False, True),
+    ("", False, False), ("maybe", False, False),
+])
+def test_switch_values(value, on, off):
+    assert is_enabled(value) is on
+    assert is_disabled(value) is off
+
+
+def test_norm_name_unifies_spellings():
+    assert norm_name("--Hf_Overrides") == norm_name("hf-overrides") == norm_name("HF_OVERRIDES")
+
+
+MASTER = single_node_entry("dsr1-fp4-mi355x-vllm", image="vllm/vllm-openai-rocm:v0.11.2", model="amd/DeepSeek-R1-0528-MXFP4-Preview",
+                           runner="mi355x", precision="fp4", framework="vllm")
+SCRIPT = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x_vllm.sh"
+
+
+def _row(script: str):
+    return check_row(8, {"base": {**RUNNERS},
+                         "head": {"configs/amd-master.yaml": MASTER, SCRIPT: script}})
+
+
+def test_old_layout_launcher_flag_fails_with_line():
+    row = _row("#!/usr/bin/env bash\nvllm serve $MODEL --tensor-parallel-size 8 \\\n  --hf-overrides '{\"num_experts_per_tok\": 6}'\n")
+    assert row.status.value == "FAIL"
+    assert f"{SCRIPT}:" in row.reason and "hf-overrides" in row.reason
+
+
+def test_old_layout_jq_edit_of_config_json_fails():
+    row = _row("#!/usr/bin/env bash\njq '.num_hidden_layers = 40' /models/dsr1/config.json > /models/dsr1/config.json.new\n"
+               "vllm serve $MODEL --tensor-parallel-size 8\n")
+    assert row.status.value == "FAIL"
+    assert "config.json" in row.reason
+
+
+def test_old_layout_plain_launcher_passes_and_names_vllm_exempt():
+    row = _row("#!/usr/bin/env bash\nvllm serve $MODEL --tensor-parallel-size 8 --kv-cache-dtype fp8\n")
+    assert row.status.value == "PASS", row.reason
+    assert "vLLM does not support" in row.reason

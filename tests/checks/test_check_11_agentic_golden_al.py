@@ -1,0 +1,105 @@
+"""Check 11 beyond the case files: the injector reproduction and old-layout launchers."""
+from __future__ import annotations
+
+from checks.golden_al import injected_acceptance
+from checks.context import ReviewContext
+from tests.builders import RUNNERS, build_snapshot, check_row
+
+GOLDEN = "golden_al_distribution/dsv4_mtp.yaml"
+GOLDEN_TEXT = "deepseek-v4-pro:\n  thinking_on:\n    3: 2.49\n  thinking_off:\n    3: 2.97\n"
+MASTER = """dsv4-fp4-mi355x-sglang-agentic-mtp:
+  image: lmsysorg/sglang-rocm:v0.5.21
+  model: deepseek-ai/DeepSeek-V4-Pro
+  model-prefix: dsv4
+  runner: cluster:mi355x-amds
+  precision: fp4
+  framework: sglang
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - { tp: 8, ep: 1, spec-decoding: mtp, conc-list: [4] }
+"""
+SCRIPT = "benchmarks/single_node/agentic/dsv4_fp4_mi355x_sglang_mtp.sh"
+LAUNCH = ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tp 8 "
+          "--speculative-algorithm NEXTN --speculative-num-steps 3\n")
+GUARDED = ('#!/usr/bin/env bash\nDSV4_GOLDEN_AL=2.49\nif [[ "${EVAL_ONLY}" != "true" ]]; then\n'
+           '  export SGLANG_SIMULATE_ACC_LEN=$DSV4_GOLDEN_AL\nfi\n' + LAUNCH)
+UNGUARDED = "#!/usr/bin/env bash\nexport SGLANG_SIMULATE_ACC_LEN=2.49\n" + LAUNCH
+NONE = "#!/usr/bin/env bash\n# export SGLANG_SIMULATE_ACC_LEN=2.49\n" + LAUNCH
+
+
+def _row(script: str, golden: str = GOLDEN_TEXT):
+    return check_row(11, {"base": {GOLDEN: golden, **RUNNERS},
+                          "head": {"configs/amd-master.yaml": MASTER, SCRIPT: script}})
+
+
+def test_old_layout_guarded_export_at_golden_passes():
+    row = _row(GUARDED)
+    assert row.status.value == "PASS", row.reason
+    assert "SGLANG_SIMULATE_ACC_LEN=2.49" in row.reason and "dsv4_mtp.yaml" in row.reason
+
+
+def test_old_layout_unguarded_export_fails_for_evals():
+    row = _row(UNGUARDED)
+    assert row.status.value == "FAIL"
+    assert "EVAL_ONLY" in row.reason and f"{SCRIPT}:2" in row.reason
+
+
+def test_old_layout_commented_export_is_not_pinning():
+    row = _row(NONE)
+    assert row.status.value == "FAIL"
+    assert "not pinned" in row.reason and "2.49" in row.reason
+
+
+def test_old_layout_wrong_value_fails():
+    row = _row(GUARDED.replace("2.49", "2.97"))
+    assert row.status.value == "FAIL"
+    assert "2.97" in row.reason and "2.49" in row.reason
+
+
+def _seedlike_ctx(args: str, *, scenario: str = "agentic-coding", spec: str = "draft_model") -> ReviewContext:
+    master = f"""dsv41flash-fp4-mi355x-atom-agentic-dspark:
+  image: rocm/atom-dev:n1
+  model: deepseek-ai/DeepSeek-V4.1-Flash
+  model-prefix: dsv41flash
+  runner: cluster:mi355x-amds
+  precision: fp4
+  framework: atom
+  multinode: false
+  scenarios:
+    {scenario}:
+    - search-space:
+      - {{ tp: 2, ep: 1, spec-decoding: {spec}, conc-list: [1], srt-recipe: benchmarks/r.yaml }}
+"""
+    recipe = ("model: {path: 'hf:deepseek-ai/DeepSeek-V4.1-Flash', container: 'rocm/atom-dev:n1', precision: fp4}\n"
+              "engine: atom\nroles:\n  agg:\n    nodes: 1\n    workers: 1\n    gpus: 2\n    args:\n" + args +
+              "benchmark:\n  type: custom\n  command: bash /infmax-workspace/benchmarks/srt_agentic.sh\n  env: {CONC: '1'}\n")
+    golden = "m:\n  thinking_on:\n    5: 3.51\n  thinking_off:\n    5: 3.2\n"
+    snap = build_snapshot({"head": {"inferencex-e2e/configs/amd-master.yaml": master, "inferencex-e2e/benchmarks/r.yaml": recipe,
+                                    "inferencex-e2e/infx/golden_al_distribution/dsv41flash_dspark.yaml": golden}})
+    return ReviewContext(snap)
+
+
+def _injected(ctx: ReviewContext, mode: str = "thinking_on"):
+    point = ctx.head_repo.points[0]
+    return injected_acceptance(point, ctx.head_repo.variant_for(point), ctx.head_repo.golden, mode)
+
+
+def test_injected_acceptance_reproduces_the_injector():
+    ctx = _seedlike_ctx("      method: dspark\n      num-speculative-tokens: 5\n")
+    al, why = _injected(ctx)
+    assert al == 3.51 and "dsv41flash_dspark.yaml" in why
+    assert _injected(ctx, "thinking_off")[0] == 3.2
+
+
+def test_injected_acceptance_needs_a_committed_k():
+    al, why = _injected(_seedlike_ctx("      method: dspark\n      num-speculative-tokens: 4\n"))
+    assert al is None and "K=4" in why
+
+
+def test_injected_acceptance_off_for_fixed_sequence_points():
+    ctx = _seedlike_ctx("      method: dspark\n      num-speculative-tokens: 5\n", scenario="fixed-seq-len")
+    point = ctx.head_repo.points[0]
+    al, why = injected_acceptance(point, None, ctx.head_repo.golden, "thinking_on")
+    assert al is None and "real acceptance" in why

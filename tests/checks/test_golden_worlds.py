@@ -1,0 +1,50 @@
+"""Golden renders of real verdicts: the bundled worlds through every real check, pinned as the
+Markdown a PR would show (regenerate with UPDATE_GOLDEN=1 after an intended wording change)."""
+from __future__ import annotations
+
+import os
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from checks.engine import evaluate
+from checks.render import render_comment, validate_comment
+from tests.builders import world_snapshot
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+REVIEW_DATE = date(2026, 10, 20)
+# The seed body's one contradiction (spec: Check 15 warns on it); restating the recipe's value
+# makes the same PR a clean PASS.
+CLAIM = "TP2 c64 = 4"
+FIXED_CLAIM = "TP2 c64 = 8"
+
+
+def _snapshot(world: str, tmp_path: Path, fix_body: bool = False):
+    snap = world_snapshot(world, tmp_path / world, review_date=REVIEW_DATE)
+    if fix_body:
+        assert CLAIM in snap.body
+        snap = snap.model_copy(update={"body": snap.body.replace(CLAIM, FIXED_CLAIM)})
+    return snap
+
+
+@pytest.mark.parametrize(
+    "world, fix_body, golden, header",
+    [
+        ("seed", True, "world_seed_pass.md", "## ✅✅✅ **Verdict: PASS** ✅✅✅"),
+        ("seed", False, "world_seed_warn.md", "## ⚠️ **Verdict: WARN** ⚠️"),
+        ("rejected", False, "world_rejected.md", "## ❌❌❌ **REJECTED** ❌❌❌"),
+    ],
+)
+def test_world_verdict_matches_golden(world, fix_body, golden, header, tmp_path):
+    snap = _snapshot(world, tmp_path, fix_body)
+    verdict = evaluate(snap)
+    body = render_comment(verdict, snap.signoff.key)
+    assert validate_comment(body) == []
+    assert body.splitlines()[1] == header
+    path = GOLDEN / golden
+    if UPDATE:
+        path.write_text(body, encoding="utf-8")
+    assert path.exists(), f"{path} is missing; run with UPDATE_GOLDEN=1 to create it"
+    assert body == path.read_text(encoding="utf-8")
