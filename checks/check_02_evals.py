@@ -38,6 +38,7 @@ from checks.snapshot import Unavailable
 from recipes.artifacts import EvalRow, base_gpu, parse_eval_rows
 from recipes.master import images_match, normalize_image
 from recipes.thresholds import Thresholds
+from checks.text import join
 
 LIST_MAX = 3
 META_MATCH_KEYS = (("model_prefix", "model_prefix"), ("framework", "framework"), ("precision", "precision"))
@@ -76,7 +77,6 @@ MSG_IMAGE_SAME = "image {image}, the same image as the config"
 MSG_IMAGE_SAME_MANY = "the same images as the configs ({keys})"
 MSG_ROW = "{task} {name} {score:.3f}{se} vs bar {bar:.2f} ({bar_source}), TP{tp} c{conc}"
 MSG_ROW_BELOW = "{prefix} {task} {name} {score:.3f} < {bar:.2f} ({bar_source}) at TP{tp} c{conc}"
-MSG_MORE = " and {n} more"
 
 
 def lowered_bars(target, head, fallback: float) -> list[tuple[str, Evidence]]:
@@ -109,8 +109,7 @@ def _row_text(r: EvalRow, bar: float, source: str) -> str:
 
 
 def _join(items: list[str]) -> str:
-    shown = items[:LIST_MAX]
-    return "; ".join(shown) + (MSG_MORE.format(n=len(items) - len(shown)) if len(items) > len(shown) else "")
+    return join(items, None, sep="; ", limit=LIST_MAX, more_sep=" ")
 
 
 def _norm(value) -> str:
@@ -217,7 +216,7 @@ class EvalsCheck:
         if without or not considered:
             names = without or keys or ["master-config entries (no head entry matches any row)"]
             return CheckResult.failed(
-                MSG_NO_ENTRY_ROWS.format(run=run.run_id, artifact=artifact, keys=", ".join(names)),
+                MSG_NO_ENTRY_ROWS.format(run=run.run_id, artifact=artifact, keys=join(names, None)),
                 run_ev, *(Evidence(path=entries[k].path, line=entries[k].line, note=k) for k in names if k in entries),
             )
 
@@ -286,7 +285,7 @@ class EvalsCheck:
         if len(set(images_ok.values())) == 1:
             image_text = MSG_IMAGE_SAME.format(image=next(iter(images_ok.values())))
         elif images_ok:
-            image_text = MSG_IMAGE_SAME_MANY.format(keys=", ".join(images_ok))
+            image_text = MSG_IMAGE_SAME_MANY.format(keys=join(images_ok, None))
         else:  # unreachable: `considered` is non-empty, so some key was compared
             image_text = MSG_IMAGE_SAME_MANY.format(keys="none")
         reason = MSG_PASS.format(artifact=artifact, rows=_join(passed), image_text=image_text)

@@ -48,10 +48,11 @@ from recipes.effective import DP_FLAGS, EP_FLAGS, PP_FLAGS, TP_FLAGS, EffectiveC
 from recipes.master import MasterEntry
 from recipes.markdown import github_pull, links
 from recipes.points import sku_of
+from checks.text import join, plural
 
 MSG_NONE_AFFECTED = "No benchmark serving configuration is affected."
 MSG_VENDOR_ONLY = (
-    "The PR affects only framework: {frameworks}. No vLLM/SGLang production serving configuration "
+    "The PR affects only framework: {frameworks}. No {engines} production serving configuration "
     "is added or changed."
 )
 MSG_NO_LINK = (
@@ -75,7 +76,7 @@ STATE_MERGED = "merged"
 MERGED_RULE = "upstream-recipe-merged"
 STATE_PAGE = "published page"
 MSG_FILES_UNAVAILABLE = (
-    "could not verify: the changed-file list is unavailable ({reason}), so changed vLLM/SGLang recipes are unknown."
+    "could not verify: the changed-file list is unavailable ({reason}), so changed {engines} recipes are unknown."
 )
 
 # Engines speak of the same parallelism with several flag spellings (spec 3.4).
@@ -104,6 +105,11 @@ class Req:
     label: str  # e.g. "kv-cache-dtype fp8"
     pattern: re.Pattern
     origin: Origin | None
+
+
+def _recipe_engines(policy) -> str:
+    """`vLLM/SGLang`: the engines that have upstream recipe sources (policy)."""
+    return join((engine_name(f, policy) for f in policy.upstream_recipe_family_sources), None, sep="/")
 
 
 def _norm_name(name: str) -> str:
@@ -263,9 +269,9 @@ class UpstreamRecipeCheck:
             return None
         frameworks = sorted({p.framework or "unknown" for p in points})
         policy = ctx.config.policy
-        names = ", ".join(f"{f} ({engine_name(f, policy)} vendor engine)" if f in policy.vendor_frameworks else f
-                          for f in frameworks)
-        return MSG_VENDOR_ONLY.format(frameworks=names)
+        names = join((f"{f} ({engine_name(f, policy)} vendor engine)" if f in policy.vendor_frameworks else f
+                      for f in frameworks), None)
+        return MSG_VENDOR_ONLY.format(frameworks=names, engines=_recipe_engines(policy))
 
     def evaluate(self, ctx) -> CheckResult:
         policy = ctx.config.policy
@@ -285,18 +291,18 @@ class UpstreamRecipeCheck:
         passes: list[str] = []
         pass_ev: list[Evidence] = []
         if isinstance(ctx.changed_paths, Unavailable):
-            failures.append(MSG_FILES_UNAVAILABLE.format(reason=ctx.changed_paths.reason))
+            failures.append(MSG_FILES_UNAVAILABLE.format(reason=ctx.changed_paths.reason, engines=_recipe_engines(policy)))
             fail_ev.append(Evidence(note="changed files", unavailable=True))
         for family, by_key in groups.items():
             fname = engine_name(family, policy)
-            keys_text = ", ".join(by_key)
+            keys_text = join(by_key, None)
             fam_links = [l for l in links if l.family == family]
             if not fam_links:
                 sources = policy.upstream_recipe_family_sources[family]
                 repos = [s for s in sources if s in policy.upstream_recipe_repos]
                 sites = [s for s in sources if s in policy.upstream_recipe_sites]
-                failures.append(MSG_NO_LINK.format(family=fname, keys=keys_text, sources=" or ".join(repos) or "upstream",
-                                                   sites=" or ".join(sites) or "upstream"))
+                failures.append(MSG_NO_LINK.format(family=fname, keys=keys_text, sources=join(repos, "or", sep=" or ") or "upstream",
+                                                   sites=join(sites, "or", sep=" or ") or "upstream"))
                 fail_ev.append(Evidence(note=f"no {fname} upstream link in the Additional detail section"))
                 continue
             accepted: list[tuple[Link, UpstreamRef]] = []
@@ -340,7 +346,7 @@ class UpstreamRecipeCheck:
                         continue
                     args = ", ".join(r.label + (f" ({r.origin.path}:{r.origin.line})" if r.origin and r.origin.line else "")
                                      for r in gaps)
-                    failures.append(MSG_MISMATCH.format(key=key, args=args, verb="does" if len(gaps) == 1 else "do",
+                    failures.append(MSG_MISMATCH.format(key=key, args=args, verb=plural(len(gaps), "does", "do"),
                                                         ref=link.label))
                     fail_ev.append(Evidence(url=link.url, note=link.label))
                     fail_ev.extend(Evidence(path=r.origin.path, line=r.origin.line, note=r.label)

@@ -35,9 +35,10 @@ from __future__ import annotations
 
 from checks.policy import BY_KEY, in_force
 from checks.result import CheckResult, Evidence
-from checks.serving import engine_name
+from checks.serving import engine_display, engine_name
 from recipes.master import MasterEntry, normalize_image
 from recipes.points import sku_of
+from checks.text import join, plural
 
 IMAGES_RULE = "upstream-images"
 ORDERING_RULE = "engine-first-ordering"
@@ -68,7 +69,7 @@ MSG_B_OTHER = "(b) Framework {framework} is neither open-source nor vendor; no o
 MSG_B_OK = "(b) Vendor-specific {framework} entry; open-source {entries} already {verb} for {prefix} on {runner}."
 MSG_B_MISSING = (
     "{key} is a vendor {framework} entry, but no open-source entry ({oss}) for {prefix} on "
-    "{runner} exists on the target branch; land the vLLM or SGLang entry first."
+    "{runner} exists on the target branch; land the {engines} entry first."
 )
 MSG_SKIPPED = "{key} runs on {sku}, outside the established SKUs; not checked."
 
@@ -133,7 +134,7 @@ class UpstreamImagesOrderingCheck:
         policy = ctx.config.policy
         skus = {_sku(e) for e in self._changed(ctx)}
         if not skus & set(policy.established_skus):
-            return MSG_NEW_SKUS_ONLY.format(skus=", ".join(sorted(s or "?" for s in skus)))
+            return MSG_NEW_SKUS_ONLY.format(skus=join(sorted(s or "?" for s in skus), None))
         return None
 
     def evaluate(self, ctx) -> CheckResult:
@@ -170,7 +171,7 @@ class UpstreamImagesOrderingCheck:
             orgs = policy.upstream_image_orgs.get(family or "", []) if images_rule else []
             image_ev = Evidence(path=entry.path, line=entry.line_of("image"), note=f"{entry.key} image")
             if orgs:
-                org_text = " or ".join(f"{o}/" for o in orgs)
+                org_text = join((f"{o}/" for o in orgs), "or", sep=" or ")
                 if not entry.image:
                     failures.append(MSG_A_NO_IMAGE.format(key=entry.key, framework=framework, orgs=org_text))
                     fail_evidence.append(Evidence(path=entry.path, line=entry.line, note=f"{entry.key} has no image"))
@@ -206,13 +207,14 @@ class UpstreamImagesOrderingCheck:
                 ]
                 if oss:
                     parts.append(MSG_B_OK.format(framework=framework, entries=_entries_text(oss),
-                                                 verb="exists" if len(oss) == 1 else "exist",
+                                                 verb=plural(len(oss), "exists", "exist"),
                                                  prefix=entry.model_prefix, runner=entry.runner))
                     evidence.extend(Evidence(path=existing[k].path, line=existing[k].line, note=f"open-source {k}")
                                     for k in oss)
                 else:
                     failures.append(MSG_B_MISSING.format(key=entry.key, framework=framework,
-                                                         oss="/".join(policy.open_source_frameworks),
+                                                         oss=join(policy.open_source_frameworks, None, sep="/"),
+                                                         engines=_open_source_engines(policy),
                                                          prefix=entry.model_prefix, runner=entry.runner))
                     fail_evidence.append(Evidence(path=entry.path, line=entry.line, note=f"vendor entry {entry.key}"))
             elif framework in policy.open_source_frameworks:
@@ -227,8 +229,12 @@ class UpstreamImagesOrderingCheck:
         return CheckResult.passed(" ".join(notes), *evidence)
 
 
+def _open_source_engines(policy) -> str:
+    """`vLLM or SGLang`: the engines of the policy's open-source frameworks, as people write them."""
+    engines = [engine_display(f, policy) for f in policy.open_source_frameworks]
+    return join(engines, "or", unique=True)
+
+
 def _entries_text(keys: list[str]) -> str:
-    if len(keys) == 1:
-        return f"entry {keys[0]}"
-    return "entries " + ", ".join(keys[:-1]) + f" and {keys[-1]}"
+    return f"{plural(len(keys), 'entry', 'entries')} {join(keys)}"
 

@@ -52,6 +52,7 @@ from checks.serving import (
     serving_views,
     unlisted_agentic_views,
 )
+from recipes.engines import dist_name
 from recipes.scripts import package_name
 from recipes.waivers import Waiver, parse_waiver, waiver_path
 
@@ -108,11 +109,12 @@ def _origin(pip) -> str | None:
 
 def _is_engine_target(target: str, engine_pkgs: set[str]) -> bool:
     """An engine distribution by name, or a local/VCS source tree whose path names an engine."""
-    if package_name(target) in engine_pkgs:
+    if dist_name(package_name(target)) in engine_pkgs:
         return True
     # A repository URL names the engine as `<name>.git`, often followed by `#subdirectory=...`.
     segments = re.split(r"[/@#=+:\[\]\s]", target.lower())
-    return any(seg in engine_pkgs or seg.removesuffix(".git") in engine_pkgs for seg in segments)
+    return any(seg and (dist_name(seg) in engine_pkgs or dist_name(seg.removesuffix(".git")) in engine_pkgs)
+               for seg in segments)
 
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -132,12 +134,12 @@ def _client_only(ctx, *texts: str | None) -> bool:
     `benchmark_client_packages`: lm-eval, aiperf, sa-bench, the harness's eval patches) and names
     no engine package: the rule covers the serving stack, not the client measuring it."""
     policy = ctx.config.policy
-    engine_pkgs = {p.lower() for p in policy.engine_packages}
+    engine_pkgs = {dist_name(p) for p in policy.engine_packages}
     text = " ".join(t for t in texts if t).lower()
     if not text:
         return False
     words = {w for w in _SEGMENT.split(text) if w}
-    if words & engine_pkgs or any(w.removesuffix(".git") in engine_pkgs for w in words):
+    if any(dist_name(w) in engine_pkgs or dist_name(w.removesuffix(".git")) in engine_pkgs for w in words):
         return False
     clients = [c.lower() for c in policy.benchmark_client_packages]
     return any(c in text for c in clients)
@@ -169,7 +171,7 @@ def _applies_client_patch(ctx, text: str, referrer: str) -> bool:
 
 
 def _script_patches(ctx, views) -> list[Patch]:
-    engine_pkgs = {p.lower() for p in ctx.config.policy.engine_packages}
+    engine_pkgs = {dist_name(p) for p in ctx.config.policy.engine_packages}
     out: dict[tuple, Patch] = {}
     for v in views:
         for use in v.scripts:

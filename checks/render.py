@@ -16,6 +16,7 @@ from .text import (
     cap_comment,
     escape_inline,
     escape_link_text,
+    join,
     quote_path,
     safe_url,
     truncate,
@@ -129,10 +130,6 @@ def _check_label(row: Row) -> str:
     return f"Check {row.number} ({row.name})"
 
 
-def _join(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -159,7 +156,7 @@ def _render(verdict: Verdict, reason_max: int, with_details: bool) -> str:
     blocking = ""
     if verdict.status is VerdictStatus.REJECTED:
         who = f"{_mention(verdict.signoff.author)}:" if verdict.signoff else "Blocking:"
-        blocking = BLOCKING_LINE.format(who=who, checks=_join([_check_label(r) for r in verdict.failed]))
+        blocking = BLOCKING_LINE.format(who=who, checks=join(_check_label(r) for r in verdict.failed))
     head_moved = ""
     if verdict.head_moved is not None:
         sha = verdict.head_moved.current_head_sha

@@ -26,10 +26,11 @@ from checks.launch_path import launch_path, point_roots, read_analysis, resolve_
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.points import TOO_MANY_POINTS
 from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis
-from recipes.srt import FRAMEWORK_ENGINE, keypath_kind
+from recipes.engines import display_name, engine_of
+from recipes.srt import keypath_kind
+from checks.text import join
 
 SETUP_SCRIPT_KEY = "setup_script"
-ENGINE_NAMES = {"atom": "ATOM", "vllm": "vLLM", "sglang": "SGLang", "trtllm": "TRT-LLM", "tilert": "TileRT"}
 TRUE_WORDS = frozenset({"1", "true", "yes", "on", "enable", "enabled"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off", "disable", "disabled", "none", ""})
 
@@ -68,15 +69,14 @@ MEMO_HITS = "serving.hits"
 MEMO_SCRIPT = "serving.script:{path}"
 
 
-def engine_display(framework: str) -> str:
+def engine_display(framework: str, policy=None) -> str:
     """`dynamo-trt` -> `TRT-LLM`: the engine a master-config framework runs, as people write it."""
-    engine = FRAMEWORK_ENGINE.get(framework, framework)
-    return ENGINE_NAMES.get(engine, engine)
+    return display_name(engine_of(framework, policy) or framework, policy)
 
 
 def engine_name(framework: str, policy) -> str:
     """A framework as the repository config names it (`atom` -> `ATOM`, `dynamo-trt` -> `Dynamo TRT-LLM`)."""
-    return policy.engine_display_names.get(framework, framework.upper())
+    return display_name(framework, policy)
 
 
 def norm_name(name: Any) -> str:
@@ -218,6 +218,8 @@ class ServingView:
     script_gap_evidence: Evidence | None = None
     # Per-review cache shared by views (ctx.memo), so identical views build their hits once.
     shared: dict | None = field(default=None, repr=False, compare=False)
+    # The repository policy in force (its engine vocabulary: `framework_family`, display names).
+    policy: Any = field(default=None, repr=False, compare=False)
 
     @property
     def config_key(self) -> str:
@@ -232,11 +234,11 @@ class ServingView:
         eff = self.effective.engine
         if eff is not None and eff.value:
             return str(eff.value)
-        return FRAMEWORK_ENGINE.get(self.framework, self.framework)
+        return engine_of(self.framework, self.policy) or self.framework
 
     @property
     def engine_name(self) -> str:
-        return ENGINE_NAMES.get(self.engine, self.engine or "the engine")
+        return display_name(self.engine, self.policy) if self.engine else "the engine"
 
     @property
     def launcher_path(self) -> str | None:
@@ -477,7 +479,8 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     repo = ctx.head_repo
     variant = repo.variant_for(point)
     view = ServingView(point=point, effective=repo.effective(point), variant=variant,
-                       reasons=list(affected_point.reasons), shared=ctx.memo(MEMO_HITS, dict))
+                       reasons=list(affected_point.reasons), shared=ctx.memo(MEMO_HITS, dict),
+                       policy=ctx.config.policy)
     launcher = point.launcher
     if launcher is not None:
         _check_readable(ctx, view, launcher.path)
@@ -649,25 +652,16 @@ def launch_evidence(views: Iterable[ServingView]) -> list[Evidence]:
 
 
 LIST_MAX = 3
-MSG_MORE = "{sep}and {n} more"
 
 
 def keys_text(keys: Iterable[str], limit: int = LIST_MAX) -> str:
     """`a, b, c and 2 more` for config keys in a reason."""
-    items = list(dict.fromkeys(keys))
-    text = ", ".join(items[:limit])
-    if len(items) > limit:
-        text += MSG_MORE.format(sep=" ", n=len(items) - limit)
-    return text
+    return join(keys, None, limit=limit, unique=True)
 
 
 def items_text(items: Iterable[str], limit: int = LIST_MAX) -> str:
     """`x; y; z; and 2 more` for the problems listed in one reason."""
-    items = list(dict.fromkeys(items))
-    text = "; ".join(items[:limit])
-    if len(items) > limit:
-        text += MSG_MORE.format(sep="; ", n=len(items) - limit)
-    return text
+    return join(items, None, sep="; ", limit=limit, unique=True)
 
 
 def dedupe(items: Iterable[tuple[str, Evidence]]) -> list[tuple[str, Evidence]]:

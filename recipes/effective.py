@@ -1,7 +1,7 @@
 """The effective serving configuration of one benchmark point, every value with where it was written."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -9,7 +9,8 @@ from .errors import Finding
 from .master import MasterEntry
 from .points import BenchmarkPoint
 from .scripts import MAX_SCRIPT_CHARS, analyze_script
-from .srt import FRAMEWORK_ENGINE, Variant, as_int, as_bool
+from .engines import default_framework_family
+from .srt import Variant, as_int, as_bool
 
 EffectiveSource = Literal["srt-recipe", "multinode-recipe", "script", "master"]
 
@@ -81,7 +82,7 @@ def _first(d: dict[str, Origin], names: tuple[str, ...]) -> Origin | None:
     return None
 
 
-def _master_origins(point: BenchmarkPoint, entry: MasterEntry | None) -> dict[str, Origin]:
+def _master_origins(point: BenchmarkPoint, entry: MasterEntry | None, families: Mapping[str, str]) -> dict[str, Origin]:
     path = point.source_path
     def at(field: str, value: Any) -> Origin | None:
         if value is None:
@@ -90,7 +91,7 @@ def _master_origins(point: BenchmarkPoint, entry: MasterEntry | None) -> dict[st
         return Origin(value=value, path=entry.path if entry is not None else path, line=line)
     arm = Origin(value=None, path=path, line=point.source_line)
     return {
-        "engine": at("framework", FRAMEWORK_ENGINE.get(point.framework or "", point.framework)),
+        "engine": at("framework", families.get(point.framework or "", point.framework)),
         "model": at("model", point.model),
         "image": at("image", point.image),
         "precision": at("precision", point.precision),
@@ -106,13 +107,15 @@ def effective_config(
     entry: MasterEntry | None = None,
     variant: Variant | None = None,
     script: tuple[str, str] | None = None,
+    families: Mapping[str, str] | None = None,
 ) -> EffectiveConfig:
     """Merge what the master config says with the bound recipe variant or launcher script.
 
     `script` is (path, text) of an old-layout bash launcher; recipe values win over master values
-    where both exist, because the recipe is what the engine actually receives.
+    where both exist, because the recipe is what the engine actually receives. `families` is the
+    repository's framework -> engine table (policy `framework_family`; the profiles' by default).
     """
-    base = _master_origins(point, entry)
+    base = _master_origins(point, entry, families if families is not None else default_framework_family())
     out = EffectiveConfig(point_id=point.point_id, **{k: v for k, v in base.items() if v is not None})
     if variant is not None:
         _from_variant(out, point, variant)

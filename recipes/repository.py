@@ -268,7 +268,7 @@ class Repository:
     def bindings(self) -> Bindings:
         points, recipes = self.points, self.recipes
         with gc_paused():
-            return bind_points(points, recipes)
+            return bind_points(points, recipes, self.config.policy.framework_family)
 
     def _binding_of(self, point: BenchmarkPoint, recipe: Recipe):
         """One point's binding. It depends only on the point and its own recipe (spec 2.3), so a
@@ -279,7 +279,8 @@ class Repository:
         cache = self.__dict__.setdefault("_point_bindings", {})
         if point.point_id not in cache:
             with gc_paused():
-                cache[point.point_id] = bind_points([point], {point.launcher.path: recipe}).by_point.get(point.point_id)
+                cache[point.point_id] = bind_points([point], {point.launcher.path: recipe},
+                                                    self.config.policy.framework_family).by_point.get(point.point_id)
         return cache[point.point_id]
 
     def variant_for(self, point: BenchmarkPoint) -> Variant | None:
@@ -305,7 +306,8 @@ class Repository:
             data = self.src.read(point.launcher.path)
             if data is not None:
                 script = (point.launcher.path, data.decode("utf-8", "replace"))
-        return effective_config(point, self.entries.get(point.config_key), variant, script)
+        return effective_config(point, self.entries.get(point.config_key), variant, script,
+                                families=self.config.policy.framework_family)
 
     # --- findings ----------------------------------------------------------------------------
     @cached_property
