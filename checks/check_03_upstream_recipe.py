@@ -49,6 +49,8 @@ from recipes.master import MasterEntry
 from recipes.markdown import github_pull, links
 from recipes.points import sku_of
 from checks.text import join, plural
+from recipes import values
+from recipes.values import as_int, flag_name
 
 MSG_NONE_AFFECTED = "No benchmark serving configuration is affected."
 MSG_VENDOR_ONLY = (
@@ -82,8 +84,6 @@ MSG_FILES_UNAVAILABLE = (
 # Engines speak of the same parallelism with several flag spellings (spec 3.4).
 PARALLEL = (("TP", TP_FLAGS + ("tp-size",)), ("EP", EP_FLAGS), ("DP", DP_FLAGS), ("PP", PP_FLAGS))
 HF_PREFIX = "hf:"
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off", "none", "null", ""}
 
 
 @dataclass(frozen=True)
@@ -112,17 +112,13 @@ def _recipe_engines(policy) -> str:
     return join((engine_name(f, policy) for f in policy.upstream_recipe_family_sources), None, sep="/")
 
 
-def _norm_name(name: str) -> str:
-    return name.strip().lstrip("-").replace("_", "-").lower()
-
-
 def _matches_any(name: str, patterns: list[str]) -> bool:
-    n = _norm_name(name)
-    return any(fnmatch.fnmatchcase(n, _norm_name(p)) for p in patterns)
+    n = flag_name(name)
+    return any(fnmatch.fnmatchcase(n, flag_name(p)) for p in patterns)
 
 
 def _flag_names(names) -> str:
-    alts = sorted({"[-_]".join(re.escape(part) for part in _norm_name(n).split("-")) for n in names},
+    alts = sorted({"[-_]".join(re.escape(part) for part in flag_name(n).split("-")) for n in names},
                   key=len, reverse=True)
     return "(?:" + "|".join(alts) + ")"
 
@@ -138,24 +134,6 @@ def _flag_pattern(names, value) -> re.Pattern:
 
 def _env_pattern(name: str, value) -> re.Pattern:
     return re.compile(rf"(?<![\w]){re.escape(name)}\s*[=:]\s*[\"']?{re.escape(str(value))}[\"']?(?![\w.])")
-
-
-def _truthiness(value) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    s = str(value).strip().lower()
-    if s in _TRUE:
-        return True
-    if s in _FALSE:
-        return False
-    return None
-
-
-def _int(value) -> int | None:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return None
 
 
 def requirements(eff: EffectiveConfig, entry: MasterEntry | None, policy) -> list[Req]:
@@ -175,14 +153,14 @@ def requirements(eff: EffectiveConfig, entry: MasterEntry | None, policy) -> lis
         origin = eff.args.get(name) if name else getattr(eff, label.lower())
         if name:
             used.add(name)
-        value = _int(origin.value) if origin is not None else None
+        value = as_int(origin.value) if origin is not None else None
         if value is not None and value > 1:
             out.append(Req(f"{label} {value} ({name or flags[0]})", _flag_pattern(flags, value), origin))
     harness = policy.upstream_recipe_harness_knobs
     for name, origin in eff.args.items():
         if name in used or not _matches_any(name, policy.upstream_recipe_args) or _matches_any(name, harness):
             continue
-        truth = _truthiness(origin.value)
+        truth = values.truth(origin.value)
         if truth is False or origin.value is None:
             continue
         # A switch (`enable-dp-attention: true`) is matched by the bare flag, a value by flag and value.

@@ -49,6 +49,7 @@ from recipes.claims import (
 )
 from recipes.master import images_match, normalize_image
 from checks.text import count, join, plural
+from recipes.values import flag_name
 
 MEMO_EFFECTIVE = "check15:effective"
 MAX_LISTED = 3
@@ -80,10 +81,6 @@ def _where(path: str | None, line: int | None) -> str:
     if not path:
         return "the head"
     return f"{path}:{line}" if line else path
-
-
-def _flag_key(name: str) -> str:
-    return name.lstrip("-").replace("_", "-").lower()
 
 
 class _Head:
@@ -195,8 +192,8 @@ def _lookup(eff: Any, c: Claim) -> Any:
     name = c.name or ""
     if c.kind == KIND_SETTING:
         return eff.env.get(name) or eff.client_env.get(name)
-    want = _flag_key(name)
-    return next((o for k, o in eff.args.items() if _flag_key(k) == want), None)
+    want = flag_name(name)
+    return next((o for k, o in eff.args.items() if flag_name(k) == want), None)
 
 
 def _compare_value(head: _Head, c: Claim) -> Outcome:

@@ -28,11 +28,10 @@ from recipes.points import TOO_MANY_POINTS
 from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis
 from recipes.engines import display_name, engine_of
 from recipes.srt import keypath_kind
+from recipes.values import as_float, flag_name as norm_name, is_disabled, is_enabled  # noqa: F401  (re-exported to checks)
 from checks.text import join
 
 SETUP_SCRIPT_KEY = "setup_script"
-TRUE_WORDS = frozenset({"1", "true", "yes", "on", "enable", "enabled"})
-FALSE_WORDS = frozenset({"0", "false", "no", "off", "disable", "disabled", "none", ""})
 
 MSG_CHANGED_FILES_UNAVAILABLE = (
     "could not verify: the PR's changed-file list was unavailable ({reason}), so changed recipes and "
@@ -77,46 +76,6 @@ def engine_display(framework: str, policy=None) -> str:
 def engine_name(framework: str, policy) -> str:
     """A framework as the repository config names it (`atom` -> `ATOM`, `dynamo-trt` -> `Dynamo TRT-LLM`)."""
     return display_name(framework, policy)
-
-
-def norm_name(name: Any) -> str:
-    """One spelling per knob: `--Hf_Overrides`, `hf-overrides` and `HF_OVERRIDES` are equal."""
-    return str(name).strip().lstrip("-").replace("_", "-").lower()
-
-
-def is_enabled(value: Any) -> bool:
-    """A value that turns a switch on; `=0`, `false`, empty and unknown words do not."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return value != 0
-    text = str(value).strip().strip("'\"").lower()
-    if text in TRUE_WORDS:
-        return True
-    try:
-        return float(text) != 0
-    except ValueError:
-        return False
-
-
-def is_disabled(value: Any) -> bool:
-    """A value that explicitly turns a switch off."""
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, (int, float)):
-        return value == 0
-    return str(value).strip().strip("'\"").lower() in FALSE_WORDS - {"none", ""}
-
-
-def as_float(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    try:
-        return float(str(value).strip().strip("'\""))
-    except ValueError:
-        return None
 
 
 def json_object(value: Any) -> dict | None:

@@ -10,7 +10,8 @@ from .master import MasterEntry
 from .points import BenchmarkPoint
 from .scripts import MAX_SCRIPT_CHARS, analyze_script
 from .engines import default_framework_family
-from .srt import Variant, as_int, as_bool
+from .srt import Variant
+from .values import as_int, is_enabled
 
 EffectiveSource = Literal["srt-recipe", "multinode-recipe", "script", "master"]
 
@@ -159,7 +160,7 @@ def _from_variant(out: EffectiveConfig, point: BenchmarkPoint, v: Variant) -> No
         found = _first(out.args, flags)
         if found is not None and as_int(found.value) is not None:
             setattr(out, name, found.model_copy(update={"value": as_int(found.value)}))
-    if v.engine == "trtllm" and as_bool(v.args(role).get("enable_attention_dp", False)) and out.tp is not None:
+    if v.engine == "trtllm" and is_enabled(v.args(role).get("enable_attention_dp", False)) and out.tp is not None:
         out.dp = out.tp
     out.quantization = _first(out.args, QUANT_FLAGS)
     kv = _first(out.args, KV_DTYPE_FLAGS)

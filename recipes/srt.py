@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from . import engines
 from .engines import canonical_engine as normalize_engine
 from .errors import Finding, RecipeError
+from .values import as_int, is_enabled
 from .master import images_match
 from .yamlio import YamlDoc, load_yaml
 
@@ -174,25 +175,6 @@ class SpecDecode(BaseModel):
     draft_length: int | None = None
     draft_model: str | None = None
     line: int | None = None
-
-
-def as_int(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, str):
-        try:
-            return int(v.strip())
-        except ValueError:
-            return None
-    return None
-
-
-def as_bool(v: Any) -> bool:
-    if isinstance(v, str):
-        return v.strip().lower() in ("1", "true", "yes", "on")
-    return bool(v)
 
 
 def _json_obj(v: Any) -> dict | None:
@@ -702,14 +684,14 @@ def _parallel_mismatches(f: _BindFacts, point: "BenchmarkPoint") -> list[str]:
         v_ep = as_int(args.get("expert-parallel-size", args.get("ep-size", 1)))
         if v_ep != ep:
             why.append(f"EP {v_ep} != {ep}")
-        if as_bool(args.get("enable-dp-attention", False)) != dpa:
+        if is_enabled(args.get("enable-dp-attention", False)) != dpa:
             why.append(f"dp-attention != {dpa}")
         v_dp = as_int(args.get("data-parallel-size", args.get("dp-size", 1)))
         want_dp = point.tp if dpa else 1
         if v_dp != want_dp:
             why.append(f"data-parallel-size {v_dp} != {want_dp}")
     elif engine == "vllm":
-        if as_bool(args.get("enable-expert-parallel", False)) != (ep > 1):
+        if is_enabled(args.get("enable-expert-parallel", False)) != (ep > 1):
             why.append(f"enable-expert-parallel != (EP {ep} > 1)")
         dp = as_int(args.get("data-parallel-size", 1)) or 1
         if (dp > 1) != dpa:
@@ -720,14 +702,14 @@ def _parallel_mismatches(f: _BindFacts, point: "BenchmarkPoint") -> list[str]:
             why.append(f"EP {v_ep} != {ep}")
         if as_int(args.get("pipeline_parallel_size", 1)) != 1:
             why.append(f"pipeline_parallel_size {args['pipeline_parallel_size']} != 1")
-        if as_bool(args.get("enable_attention_dp", False)) != dpa:
+        if is_enabled(args.get("enable_attention_dp", False)) != dpa:
             why.append(f"enable_attention_dp != {dpa}")
     elif engine == "atom":
         if ep not in (1, point.tp):
             why.append(f"EP {ep} must be 1 or TP")
-        if as_bool(args.get("enable-expert-parallel", False)) != (ep > 1):
+        if is_enabled(args.get("enable-expert-parallel", False)) != (ep > 1):
             why.append(f"enable-expert-parallel != (EP {ep} > 1)")
-        if as_bool(args.get("enable-dp-attention", False)) != dpa:
+        if is_enabled(args.get("enable-dp-attention", False)) != dpa:
             why.append(f"enable-dp-attention != {dpa}")
     return why
 
