@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime, timezone
@@ -36,6 +35,7 @@ from bot.remote_source import (
 # Check 1 decides which run it reads; the builder fetches that run (and no other) by the same rule.
 from checks.sweep_runs import group_runs, reuse_problem, run_id_of, workflow_problem
 from checks.commands import find_reuse_command
+from checks.signoff_keys import PREFIXES_TEXT, parse_signoff_key
 from checks.snapshot import (
     Artifact,
     ChangedFile,
@@ -52,7 +52,7 @@ from checks.snapshot import (
 from recipes.artifacts import MAX_ARTIFACT_DOWNLOAD, META_FILE, json_rows, read_artifact_zip, rows_from
 from recipes.codeowners import parse_codeowners
 from recipes.errors import Finding
-from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
+from recipes.config import CONFIG_PATH, RepoConfig, read_repo_config
 from recipes.layout import detect_layout
 from recipes.repository import Repository
 from recipes.markdown import find_section, github_pull, links, strip_quotes_and_code
@@ -74,8 +74,6 @@ MAX_UPSTREAM_PULLS = 10
 # Teams asked per CODEOWNERS line in the first waves of membership lookups (then doubling).
 TEAM_WAVE_WIDTHS = (1, 1)
 PREFETCH_SUFFIXES = (".yaml", ".yml", ".sh", ".json", ".py", ".patch")
-KEY_RE = re.compile(r"(issuecomment-|pullrequestreview-|discussion_r)([1-9][0-9]*)")
-KIND_BY_PREFIX = {"issuecomment-": "issue_comment", "pullrequestreview-": "review", "discussion_r": "review_comment"}
 
 COMPARE_FILES_CAP = 300
 # Candidate runs of other workflows read before Check 1 gives up (each costs one run read).
@@ -83,7 +81,7 @@ MAX_SPOOF_CANDIDATES = 8
 MSG_FILES_CAPPED = "GitHub listed only {listed} of the PR's {declared} changed files (it lists at most 3000)"
 MSG_COMPARE_CAPPED = "GitHub's compare lists at most {cap} files, so the changes up to {sha} cannot be listed completely"
 MSG_PR = "pull request {repo}#{number} could not be fetched: {error}"
-MSG_NOT_SIGNOFF = "{ref} does not name a comment (expected a URL or key with issuecomment-, pullrequestreview- or discussion_r)"
+MSG_NOT_SIGNOFF = "{ref} does not name a comment (expected a URL or key with " + PREFIXES_TEXT + ")"
 MSG_SIGNOFF_MISSING = "the sign-off {key} is not a comment on {repo}#{number}"
 MSG_PIN_NOT_IN_PR = "commit {sha} is not a commit of {repo}#{number}"
 MSG_SOME_COMMENTS = "{what} could not be listed: {reason}"
@@ -133,11 +131,11 @@ def _by_time(comments: list[Comment]) -> list[Comment]:
 
 
 def parse_signoff_ref(ref: str) -> tuple[str, int]:
-    """(comment kind, id) from a sign-off URL (`...#issuecomment-1`) or key (`issuecomment-1`)."""
-    m = KEY_RE.search(ref or "")
-    if not m:
+    """(comment kind, id) from a sign-off URL or key (grammar: checks.signoff_keys)."""
+    parsed = parse_signoff_key(ref)
+    if parsed is None:
         raise SnapshotError(MSG_NOT_SIGNOFF.format(ref=ref))
-    return KIND_BY_PREFIX[m.group(1)], int(m.group(2))
+    return parsed
 
 
 def find_signoff(comments: Iterable[Comment], phrase: str, bot_logins: Iterable[str]) -> Comment | None:
@@ -417,12 +415,7 @@ class _Builder:
         return derive
 
     def _config(self, target: RemoteTree) -> RepoConfig:
-        try:
-            data = target.read(CONFIG_PATH)
-        except RemoteReadError as exc:
-            log.warning("%s; using the default policy", exc)
-            return RepoConfig()
-        config, findings = load_repo_config(data, CONFIG_PATH)
+        config, findings = read_repo_config(target)
         for f in findings:
             log.warning("%s", f)
         return config

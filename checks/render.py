@@ -10,6 +10,7 @@ from typing import Any
 import jinja2
 
 from .engine import Row, Verdict, VerdictStatus
+from .signoff_keys import KEY_PATTERN
 from .result import Evidence, Status
 from .text import (
     COMMENT_MAX,
@@ -46,8 +47,8 @@ INVALID_VERDICT_BODY = (
 
 MARKER = "<!-- codeowner-signoff-verify signoff={key} -->"
 FOOTER = "Assessed commit: `{sha}`."
-SIGNOFF_KEY_RE = re.compile(r"(?:issuecomment-|pullrequestreview-|discussion_r)[1-9][0-9]*")
-MARKER_RE = re.compile(r"<!-- codeowner-signoff-verify signoff=((?:issuecomment-|pullrequestreview-|discussion_r)[1-9][0-9]*) -->")
+SIGNOFF_KEY_RE = re.compile(KEY_PATTERN)
+MARKER_RE = re.compile(rf"<!-- codeowner-signoff-verify signoff=({KEY_PATTERN}) -->")
 FOOTER_RE = re.compile(r"Assessed commit: `([0-9a-f]{40})`\.")
 # Spec 11.2, verbatim: a row, and anything that merely looks like the start of one.
 ROW_RE = re.compile(r"(?:[-*+] )?(✅|❌|➖|⚠️) Check ([0-9]+) \([^\r\n]+\): (PASS|FAIL|N/A|WARN) — \S.*")

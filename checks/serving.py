@@ -26,7 +26,7 @@ from checks.launch_path import launch_path, point_roots, read_analysis, resolve_
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.points import TOO_MANY_POINTS
 from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis
-from recipes.engines import display_name, engine_of
+from recipes.engines import display_name, engine_of, primary_framework
 from recipes.srt import keypath_kind
 from recipes.values import as_float, flag_name as norm_name, is_disabled, is_enabled  # noqa: F401  (re-exported to checks)
 from checks.text import join
@@ -496,7 +496,6 @@ class _Unlisted:
 
 
 MEMO_UNLISTED = "serving.unlisted_agentic"
-ENGINE_FRAMEWORK = {"trtllm": "trt"}
 MSG_UNLISTED_REASON = "added by this PR under {folder} without a master-config entry yet"
 _AGENTIC_NAME = re.compile(r"^(?P<prefix>[a-z0-9.]+?)_(?P<precision>[a-z]*(?:fp|bf|int)[0-9]+)_(?P<sku>[a-z0-9]+)"
                            r"(?:_(?P<framework>[a-z][a-z-]*?))??(?P<mtp>_mtp)?\.sh$")
@@ -525,7 +524,7 @@ def unlisted_agentic_views(ctx: Any) -> list[ServingView]:
             if analysis is None:
                 continue
             engine = next((l.engine for l in analysis.server_launches if l.engine), None)
-            framework = m.group("framework") or (ENGINE_FRAMEWORK.get(engine, engine) if engine else None)
+            framework = m.group("framework") or (primary_framework(engine) if engine else None)
             stem = posixpath.basename(f.path)[:-3]
             point = BenchmarkPoint(
                 config_key=stem, scenario=SCENARIO_AGENTIC, spec_decoding="mtp" if m.group("mtp") else "none",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from checks.snapshot import CheckRun, SweepRun, Unavailable
+from checks.text import join
 from recipes.config import SweepPolicy
 
 MEMO_KEY = "sweep_run"
@@ -28,7 +29,7 @@ SOURCE_CHECK_RUNS = "check runs"
 MSG_RUN_NOT_FETCHED = "run {run} was not fetched"
 MSG_NO_JOBS = "no benchmark or eval check runs on any of its commits"
 MSG_NO_RUN_ID = "check runs on {sha} name no Actions run (no run id in details_url)"
-MSG_FAILED_JOBS = "{where} on {sha} has {n} unsuccessful job(s) ({names}{more})"
+MSG_FAILED_JOBS = "{where} on {sha} has {n} unsuccessful job(s) ({names})"
 MSG_MISSING_KIND = "{where} on {sha} has no executed {kind} job (skipped jobs never count)"
 MSG_COMMITS_UNAVAILABLE = "the PR's commits could not be listed: {reason}"
 MSG_RUNS_UNAVAILABLE = "check runs could not be listed: {reason}"
@@ -229,9 +230,8 @@ def short_sha(sha: str) -> str:
 def _describe_rejected(g: RunJobs) -> str:
     where = f"run {g.run_id}" if g.run_id else "check runs without a run id"
     if g.failed:
-        names = ", ".join(f"{cr.name}: {cr.conclusion or cr.status}" for cr in g.failed[:3])
-        more = f" and {len(g.failed) - 3} more" if len(g.failed) > 3 else ""
-        return MSG_FAILED_JOBS.format(where=where, sha=short_sha(g.sha), n=len(g.failed), names=names, more=more)
+        names = join((f"{cr.name}: {cr.conclusion or cr.status}" for cr in g.failed), None, limit=3)
+        return MSG_FAILED_JOBS.format(where=where, sha=short_sha(g.sha), n=len(g.failed), names=names)
     if g.qualifies:  # only reachable without a run id
         return MSG_NO_RUN_ID.format(sha=short_sha(g.sha))
     missing = KIND_EVAL if KIND_EVAL not in g.kinds else KIND_BENCH

@@ -2,6 +2,7 @@
 an optional `.github/infx-review.yml` in the benchmark repository."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -11,6 +12,7 @@ from .errors import Finding, RecipeError
 from .yamlio import load_yaml
 
 CONFIG_PATH = ".github/infx-review.yml"
+MSG_CONFIG_UNREADABLE = "could not be read ({error}); the default policy applies"
 SCHEMA_ID = "https://github.com/SemiAnalysisAI/infx-review/blob/main/docs/infx-review.schema.json"
 
 # Enumerations are Literals, so a typo (`mode: dispach`) is an error naming its line instead of
@@ -225,10 +227,37 @@ def config_json_schema() -> dict[str, Any]:
             "title": "infx-review repository configuration (.github/infx-review.yml)", **schema}
 
 
+def read_repo_config(source: Any, default: RepoConfig | None = None,
+                     path: str = CONFIG_PATH) -> tuple[RepoConfig, list[Finding]]:
+    """The repository configuration of a tree (anything with `read(path) -> bytes | None`): the
+    one reader every snapshot source and the review context use. An absent file gives `default`
+    (the defaults when None); an unreadable one gives `default` and a finding naming the file."""
+    try:
+        data = source.read(path)
+    except Exception as exc:  # a tree that cannot be read leaves the default policy in force
+        return default or RepoConfig(), [Finding(path=path, line=None, message=MSG_CONFIG_UNREADABLE.format(error=exc))]
+    if data is None:
+        return default or RepoConfig(), []
+    return load_repo_config(data, path)
+
+
 def load_repo_config(data: bytes | None, path: str = CONFIG_PATH) -> tuple[RepoConfig, list[Finding]]:
-    """Defaults merged with the repository's file. A bad file is a finding; defaults still apply."""
+    """Defaults merged with the repository's file. A bad file is a finding; defaults still apply.
+    The same bytes are parsed once per process (the builder and the review context both ask);
+    each caller gets its own copy."""
     if data is None:
         return RepoConfig(), []
+    config, findings = _parse_repo_config(bytes(data), path, engines.generation())
+    return config.model_copy(deep=True), list(findings)
+
+
+@lru_cache(maxsize=32)
+def _parse_repo_config(data: bytes, path: str, _engines: int) -> tuple[RepoConfig, tuple[Finding, ...]]:
+    config, findings = _validate_repo_config(data, path)
+    return config, tuple(findings)
+
+
+def _validate_repo_config(data: bytes, path: str) -> tuple[RepoConfig, list[Finding]]:
     try:
         doc = load_yaml(data, path)
     except RecipeError as e:

@@ -147,6 +147,11 @@ _BUILTIN: tuple[EngineProfile, ...] = (
 )
 
 _registry: list[EngineProfile] = list(_BUILTIN)
+_generation = [0]  # bumped on every change, so caches of derived defaults can tell
+
+
+def generation() -> int:
+    return _generation[0]
 
 
 def engines() -> tuple[EngineProfile, ...]:
@@ -162,16 +167,24 @@ def register(profile: EngineProfile) -> None:
     if taken & set(profile.frameworks):
         raise ValueError(f"frameworks {sorted(taken & set(profile.frameworks))} already belong to an engine")
     _registry.append(profile)
+    _generation[0] += 1
 
 
 def unregister(name: str) -> None:
     _registry[:] = [p for p in _registry if p.name != name or p in _BUILTIN]
+    _generation[0] += 1
 
 
 def profile(engine: str | None) -> EngineProfile | None:
     """The profile of an engine id (or one of its aliases)."""
     n = canonical_engine(engine)
     return next((p for p in _registry if p.name == n), None)
+
+
+def primary_framework(engine: str) -> str:
+    """The master-config framework an engine is named by when nothing else says (`trtllm` -> `trt`)."""
+    p = profile(engine)
+    return p.frameworks[0] if p is not None and p.frameworks else engine
 
 
 def canonical_engine(name: Any) -> str | None:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import Any, Iterator
 
-from .config import CONFIG_PATH, RepoConfig, load_repo_config
+from .config import RepoConfig, read_repo_config
 from .effective import EffectiveConfig, effective_config
 from .errors import Finding
 from .layout import Layout, detect_layout
@@ -98,7 +98,7 @@ class Repository:
     def _config_pair(self) -> tuple[RepoConfig, list[Finding]]:
         if self._given_config is not None:
             return self._given_config, []
-        return load_repo_config(self.src.read(CONFIG_PATH), CONFIG_PATH)
+        return read_repo_config(self.src)
 
     @cached_property
     def config(self) -> RepoConfig:

@@ -1,0 +1,65 @@
+"""Each piece of shared vocabulary is spelled in one module: engines (recipes/engines.py), value
+readings (recipes/values.py), list joins (checks/text.py), the sign-off key grammar
+(checks/signoff_keys.py) and the repository config reader (recipes/config.py)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parent.parent
+PACKAGES = ("bot", "checks", "recipes", "bench")
+# recipes/scripts.py is being split into smaller modules in parallel; its own flag normaliser
+# moves to recipes.values with that split.
+PENDING = {"recipes/scripts.py"}
+
+
+def _lines(pattern: re.Pattern, allowed: set[str]) -> list[str]:
+    out = []
+    for package in PACKAGES:
+        for path in sorted((PROJECT / package).rglob("*.py")):
+            rel = path.relative_to(PROJECT).as_posix()
+            if rel in allowed or "sandbox" in path.parts:  # the emulator speaks GitHub's own URLs
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if pattern.search(line):
+                    out.append(f"{rel}:{n}: {line.strip()}")
+    return out
+
+
+RULES = {
+    "sign-off key grammar": (re.compile(r"issuecomment-|pullrequestreview-|discussion_r"), {"checks/signoff_keys.py"}),
+    "truthiness words": (re.compile(r"""["']true["'].*["']1["']|["']1["'].*["']true["']|["']yes["'].*["']on["']"""),
+                         {"recipes/values.py"}),
+    "flag-name normalising": (re.compile(r"""lstrip\(["']-["']\)\.replace\(["']_["'], ["']-["']\)"""),
+                              {"recipes/values.py"} | PENDING),
+    "framework -> engine tables": (re.compile(r"""["'](?:dynamo-trt|atom-disagg|sglang-disagg|dynamo-sglang)["']"""),
+                                   {"recipes/engines.py"}),
+    "hand-written list joins": (re.compile(r"""["'] (?:and|or) ["'] \+|\+ ["'] (?:and|or) ["']|f["'] and \{"""),
+                                {"checks/text.py"}),
+    "repository config readers": (re.compile(r"\bload_repo_config\("),
+                                  # The reader itself, the router's read through the contents API,
+                                  # and `config-schema --check FILE`, which validates a file by name.
+                                  {"recipes/config.py", "bot/router.py", "bot/commands/config_schema.py"}),
+}
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_vocabulary_is_spelled_in_one_place(rule):
+    pattern, allowed = RULES[rule]
+    assert _lines(pattern, allowed) == []
+
+
+def test_the_scanner_sees_what_it_forbids():
+    # Guards the guard: each rule matches the form it names.
+    samples = {
+        "sign-off key grammar": "'#issuecomment-1'",
+        "truthiness words": '_TRUE = {"true", "1"}',
+        "flag-name normalising": 'name.lstrip("-").replace("_", "-")',
+        "framework -> engine tables": '{"dynamo-trt": "trtllm"}',
+        "hand-written list joins": '", ".join(a) + " and " + b',
+        "repository config readers": "load_repo_config(data)",
+    }
+    for rule, sample in samples.items():
+        assert RULES[rule][0].search(sample), rule
