@@ -79,7 +79,7 @@ class Verdict(BaseModel):
     head_moved: HeadMoved | None = None
     # True when only some checks ran (`only=`); such a verdict is never published.
     partial: bool = False
-    # Handles the publisher mentions when Check 14 warns (spec 11.2).
+    # Handles the verdict mentions when an escalating check (`escalates`) warns (spec 11.2).
     escalation: list[str] = Field(default_factory=list)
 
     def row(self, number: int) -> Row:
@@ -134,7 +134,7 @@ def overall_status(rows: Iterable[Row]) -> VerdictStatus:
 
 
 def _enforce_kind(check: Check, result: CheckResult) -> CheckResult:
-    """Advisory checks (4, 14, 15) may only PASS/N/A/WARN; all others only PASS/N/A/FAIL."""
+    """Advisory checks (the registry's `advisory`) may only PASS/N/A/WARN; all others only PASS/N/A/FAIL."""
     advisory = bool(getattr(check, "advisory", False))
     if advisory and result.status is Status.FAIL:
         log.warning("check %s is advisory but returned FAIL; recording WARN", check.number)

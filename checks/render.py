@@ -18,6 +18,7 @@ from .text import (
     escape_inline,
     escape_link_text,
     join,
+    plural,
     quote_path,
     safe_url,
     truncate,
@@ -34,8 +35,9 @@ HEADERS = {
 EMOJI = {Status.PASS: "✅", Status.FAIL: "❌", Status.NA: "➖", Status.WARN: "⚠️"}
 GROUP_SUMMARY = "Passed and not applicable checks"
 BLOCKING_LINE = "{who} this sign-off is blocked by {checks}. Address the findings below, then edit the sign-off to verify again."
+# Spec 11.2: a WARN of an escalating check (the registry's `escalates`) mentions the handles.
 ESCALATION_LINE = (
-    "{handles} Check 14 (Pareto coverage) warns on this PR: please review the Pareto evidence. "
+    "{handles} {checks} {verb} on this PR: please review {whose} evidence. "
     "This advisory comment does not grant or enforce a bypass."
 )
 HEAD_MOVED_LINE = "Note: the PR head moved to `{sha}` during this review; that newer commit was not assessed."
@@ -150,10 +152,12 @@ def _render(verdict: Verdict, reason_max: int, with_details: bool) -> str:
     expanded = [r for r in verdict.rows if r.status in (Status.FAIL, Status.WARN)]
     grouped = [r for r in verdict.rows if r.status in (Status.PASS, Status.NA)]
     escalation = ""
-    escalating_warns = any(r.escalates and r.status is Status.WARN for r in verdict.rows)
+    escalating = [r for r in verdict.rows if r.escalates and r.status is Status.WARN]
     handles = [h for h in verdict.escalation if _HANDLE_RE.match(h)]
-    if escalating_warns and handles:
-        escalation = ESCALATION_LINE.format(handles=" ".join(handles))
+    if escalating and handles:
+        n = len(escalating)
+        escalation = ESCALATION_LINE.format(handles=" ".join(handles), checks=join(_check_label(r) for r in escalating),
+                                            verb=plural(n, "warns", "warn"), whose=plural(n, "its", "their"))
     blocking = ""
     if verdict.status is VerdictStatus.REJECTED:
         who = f"{_mention(verdict.signoff.author)}:" if verdict.signoff else "Blocking:"
