@@ -281,7 +281,7 @@ class CodeownerCheck:
         for team, paths in out.by_team.items():
             text = MSG_TEAM.format(team=team, paths=_list(paths))
             parts.append(text if parts else f"@{signer} is " + text)
-        sentences = [" and ".join(parts)] if parts else []
+        sentences = [join(parts, sep=" and ")] if parts else []
         if out.catch_all:
             rule_line = next(r.line for r in out.rules.values() if r.is_catch_all)
             n = len(out.catch_all)

@@ -32,6 +32,8 @@ How to fix:
 """
 from __future__ import annotations
 
+from typing import TypedDict
+
 from checks.sweep_runs import sweep_choice
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
@@ -106,6 +108,19 @@ def _row_text(r: EvalRow, bar: float, source: str) -> str:
         se = f" (±{r.score_se:.3f}" + (f", n={r.n_eff})" if r.n_eff is not None else ")")
     return MSG_ROW.format(task=r.task, name=r.score_name, score=r.score, se=se, bar=bar, bar_source=source,
                           tp=r.tp if r.tp is not None else "?", conc=r.conc if r.conc is not None else "?")
+
+
+class EvalScore(TypedDict):
+    """`details["scores"]` of a pass: each eval row judged, with its bar and where the bar is set."""
+
+    model_prefix: str | None
+    task: str
+    metric: str | None
+    score: float
+    bar: float
+    bar_source: str
+    tp: int | None
+    conc: int | None
 
 
 def _join(items: list[str]) -> str:
@@ -221,8 +236,11 @@ class EvalsCheck:
             )
 
         below, passed, bar_ev = [], [], {}
+        scores: list[EvalScore] = []
         for r in considered:
             bar, source = thresholds.bar(r.model_prefix or "", r.task, fallback)
+            scores.append(EvalScore(model_prefix=r.model_prefix, task=r.task, metric=r.score_name, score=r.score,
+                                    bar=bar, bar_source=source, tp=r.tp, conc=r.conc))
             line = thresholds.line_of(source)
             bar_ev[source] = Evidence(path=thresholds.path, line=line, note=f"{source} = {bar}")
             if r.score < bar:
@@ -291,4 +309,5 @@ class EvalsCheck:
         reason = MSG_PASS.format(artifact=artifact, rows=_join(passed), image_text=image_text)
         if new_file:
             reason += MSG_NEW_THRESHOLDS
-        return CheckResult.passed(reason, run_ev, *bar_ev.values(), *image_ev)
+        return CheckResult.passed(reason, run_ev, *bar_ev.values(), *image_ev,
+                                  run_id=run.run_id, artifact=artifact, scores=scores, images=dict(images_ok))

@@ -131,4 +131,4 @@ class LatestChecklistCheck:
             reason += MSG_RENDERED
         evidence = [Evidence(path=template.path, line=template.line, note=f"{n} template items"), sign_ev]
         evidence += [Evidence(path=template.path, line=i.line, note=f"item {i.number} explained") for i in explained]
-        return CheckResult.passed(reason, *evidence, explained=[i.number for i in explained])
+        return CheckResult.passed(reason, *evidence, items=n, explained=[i.number for i in explained])

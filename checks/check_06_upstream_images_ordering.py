@@ -33,6 +33,8 @@ How to fix:
 """
 from __future__ import annotations
 
+from typing import TypedDict
+
 from checks.policy import BY_KEY, in_force
 from checks.result import CheckResult, Evidence
 from checks.serving import engine_display, engine_name
@@ -71,6 +73,11 @@ MSG_B_MISSING = (
     "{key} is a vendor {framework} entry, but no open-source entry ({oss}) for {prefix} on "
     "{runner} exists on the target branch; land the {engines} entry first."
 )
+# Outcomes in `details["entries"]`.
+UPSTREAM, FORK, NO_IMAGE = "upstream", "fork", "no-image"
+EXCEPTION_HARDWARE, EXCEPTION_TEXT = "exception-hardware", "exception-text"
+ORDER_OK, ORDER_MISSING, OPEN_SOURCE = "open-source-first", "no-open-source-entry", "open-source"
+NOT_APPLICABLE, NOT_IN_FORCE, SKIPPED = "n/a", "not-in-force", "skipped"
 MSG_SKIPPED = "{key} runs on {sku}, outside the established SKUs; not checked."
 
 def _sku(entry: MasterEntry) -> str | None:
@@ -159,9 +166,13 @@ class UpstreamImagesOrderingCheck:
         evidence: list[Evidence] = []
         fail_evidence: list[Evidence] = []
 
+        # The outcome per entry as values (tests and templates read these, not the sentences).
+        details: dict[str, EntryDetails] = {}
         for entry in entries:
             framework = entry.framework or ""
             sku = _sku(entry)
+            d = details[entry.key] = EntryDetails(framework=framework, sku=sku, image=entry.image,
+                                                  image_rule=SKIPPED, ordering=SKIPPED, open_source_entries=[])
             if sku not in established:
                 notes.append(MSG_SKIPPED.format(key=entry.key, sku=sku or "an unknown SKU"))
                 continue
@@ -173,12 +184,15 @@ class UpstreamImagesOrderingCheck:
             if orgs:
                 org_text = join((f"{o}/" for o in orgs), "or", sep=" or ")
                 if not entry.image:
+                    d["image_rule"] = NO_IMAGE
                     failures.append(MSG_A_NO_IMAGE.format(key=entry.key, framework=framework, orgs=org_text))
                     fail_evidence.append(Evidence(path=entry.path, line=entry.line, note=f"{entry.key} has no image"))
                 else:
                     org = image_org(entry.image)
                     hw = next((t for t in policy.image_exception_hardware if t.lower() in (entry.runner or "").lower()), None)
                     quote = _exception_line(ctx.additional_detail, entry, policy.image_exception_phrases)
+                    d["image_rule"] = (UPSTREAM if org in orgs else EXCEPTION_HARDWARE if hw else
+                                       EXCEPTION_TEXT if quote else FORK)
                     if org in orgs:
                         parts.append(MSG_A_OK.format(key=entry.key, image=entry.image, org=org))
                         evidence.append(image_ev)
@@ -193,9 +207,11 @@ class UpstreamImagesOrderingCheck:
                                                           image=entry.image, orgs=org_text))
                         fail_evidence.append(image_ev)
             elif not images_rule:
+                d["image_rule"] = NOT_IN_FORCE
                 parts.append(MSG_A_NOT_IN_FORCE.format(since=BY_KEY[IMAGES_RULE].since.isoformat(),
                                                        source=BY_KEY[IMAGES_RULE].source))
             else:
+                d["image_rule"] = NOT_APPLICABLE
                 engine = engine_name(framework or "unknown", policy)
                 parts.append(MSG_A_NA.format(article=_article(engine), engine=engine))
 
@@ -205,6 +221,8 @@ class UpstreamImagesOrderingCheck:
                     if e.framework in policy.open_source_frameworks
                     and e.model_prefix == entry.model_prefix and e.runner == entry.runner
                 ]
+                d["open_source_entries"] = oss
+                d["ordering"] = ORDER_OK if oss else ORDER_MISSING
                 if oss:
                     parts.append(MSG_B_OK.format(framework=framework, entries=_entries_text(oss),
                                                  verb=plural(len(oss), "exists", "exist"),
@@ -218,15 +236,28 @@ class UpstreamImagesOrderingCheck:
                                                          prefix=entry.model_prefix, runner=entry.runner))
                     fail_evidence.append(Evidence(path=entry.path, line=entry.line, note=f"vendor entry {entry.key}"))
             elif framework in policy.open_source_frameworks:
+                d["ordering"] = OPEN_SOURCE
                 parts.append(MSG_B_OSS.format(framework=framework))
             else:
+                d["ordering"] = NOT_IN_FORCE if framework in policy.vendor_frameworks else NOT_APPLICABLE
                 parts.append(MSG_B_OTHER.format(framework=framework or "unknown"))
             text = " ".join(parts)
             notes.append(f"{entry.key}: {text}" if many else text)
 
         if failures:
-            return CheckResult.failed(" ".join(failures), *fail_evidence, *evidence)
-        return CheckResult.passed(" ".join(notes), *evidence)
+            return CheckResult.failed(" ".join(failures), *fail_evidence, *evidence, entries=details)
+        return CheckResult.passed(" ".join(notes), *evidence, entries=details)
+
+
+class EntryDetails(TypedDict):
+    """`details["entries"][key]`: how each added or changed entry fared, as values."""
+
+    framework: str
+    sku: str | None
+    image: str | None
+    image_rule: str  # UPSTREAM, EXCEPTION_*, FORK, NO_IMAGE, NOT_APPLICABLE, NOT_IN_FORCE, SKIPPED
+    ordering: str  # ORDER_OK, ORDER_MISSING, OPEN_SOURCE, NOT_APPLICABLE, NOT_IN_FORCE, SKIPPED
+    open_source_entries: list[str]
 
 
 def _open_source_engines(policy) -> str:

@@ -192,7 +192,7 @@ class NoArchHacksCheck:
         elif exempt:
             owners = sorted({engine_display(f, policy) for f in supported}) or ["no"]
             sentences.append(MSG_PUB_EXEMPT.format(key=key, owners="/".join(owners), engines=join(exempt)))
-        flags = " or ".join(f"--{f}" for f in dict.fromkeys(norm_name(f) for f in policy.arch_hack_flags))
+        flags = join((f"--{norm_name(f)}" for f in policy.arch_hack_flags), "or", sep=" or ", unique=True)
         return CheckResult.passed(
             MSG_PASS.format(flags=flags, keys=keys_text(keys), publication=" ".join(sentences)).strip(),
             *launch_evidence(views),

@@ -254,7 +254,7 @@ class AppendOnlyCheck:
         for e in ao:
             flags = [name for name, on in (("evals-only", e.evals_only), ("all-evals", e.all_evals)) if on]
             if flags:
-                bad.add(MSG_MODIFIER.format(where=_where(e), flags=" and ".join(flags)),
+                bad.add(MSG_MODIFIER.format(where=_where(e), flags=join(flags, sep=" and ")),
                         Evidence(path=e.path, line=e.line_of(flags[0])))
 
         head, base = ctx.head_repo, ctx.base_repo

@@ -301,7 +301,7 @@ def _choose(ctx) -> SweepChoice:
                         run=g.run_id, sha=short_sha(sha), path=what, workflow=sweep.workflow))
                 elif kind == "not-sweep-event":
                     choice.problems.insert(0, MSG_NOT_SWEEP_EVENT.format(
-                        run=g.run_id, sha=short_sha(sha), event=what, events=" or ".join(sweep_events(sweep))))
+                        run=g.run_id, sha=short_sha(sha), event=what, events=join(sweep_events(sweep), "or", sep=" or ")))
                 elif isinstance(runs, Unavailable):
                     choice.unavailable.append(MSG_WORKFLOW_UNREAD.format(run=g.run_id, sha=short_sha(sha), reason=runs.reason))
                 elif run is not None and isinstance(run.artifacts, Unavailable):
