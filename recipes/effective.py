@@ -9,7 +9,7 @@ from .errors import Finding
 from .master import MasterEntry
 from .points import BenchmarkPoint
 from .scripts import MAX_SCRIPT_CHARS, analyze_script
-from .engines import default_framework_family
+from .engines import default_framework_family, profile
 from .srt import Variant
 from .values import as_int, is_enabled
 
@@ -152,15 +152,21 @@ def _from_variant(out: EffectiveConfig, point: BenchmarkPoint, v: Variant) -> No
         out.image = o(v.container, "model", "container")
     if v.precision:
         out.precision = o(v.precision, "model", "precision")
+    p = profile(v.engine)
     tp = v.tp(role)
     if tp is not None:
-        src = v.gpus_path(role) if v.engine == "atom" else (*v.role_path(role, "args"), "tensor-parallel-size")
+        if p is not None and p.tp_is_gpus:
+            src = v.gpus_path(role)
+        else:  # the flag the engine read TP from
+            flag = next((f for f in (p.tp_flags if p else ()) if f in v.args(role)), "tensor-parallel-size")
+            src = (*v.role_path(role, "args"), flag)
         out.tp = o(tp, *src)
     for name, flags in (("ep", EP_FLAGS), ("dp", DP_FLAGS), ("pp", PP_FLAGS)):
         found = _first(out.args, flags)
         if found is not None and as_int(found.value) is not None:
             setattr(out, name, found.model_copy(update={"value": as_int(found.value)}))
-    if v.engine == "trtllm" and is_enabled(v.args(role).get("enable_attention_dp", False)) and out.tp is not None:
+    switch = p.attention_dp_switch if p is not None else None
+    if switch and is_enabled(v.args(role).get(switch, False)) and out.tp is not None:
         out.dp = out.tp
     out.quantization = _first(out.args, QUANT_FLAGS)
     kv = _first(out.args, KV_DTYPE_FLAGS)

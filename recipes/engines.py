@@ -68,6 +68,9 @@ class EngineProfile:
     tp_is_gpus: bool = False
     tp_default: int | None = None
     tp_times: str | None = None
+    # A switch that makes attention data-parallel across the TP ranks (DP = TP), when the
+    # engine states DP that way rather than with a DP size (TRT-LLM `enable_attention_dp`).
+    attention_dp_switch: str | None = None
     spec: SpecFields | None = None
     # The serving stack has `publish_events_and_metrics` (Check 8).
     publishes_events: bool = False
@@ -121,7 +124,7 @@ _BUILTIN: tuple[EngineProfile, ...] = (
         name="trtllm", display="TRT-LLM", frameworks=("trt", "dynamo-trt"),
         framework_display={"dynamo-trt": "Dynamo TRT-LLM"}, aliases=("trt", "tensorrt-llm", "tensorrt_llm"),
         packages=("tensorrt-llm",), legacy_config_key="trtllm_config", publishes_events=True,
-        tp_flags=("tensor_parallel_size",),
+        tp_flags=("tensor_parallel_size",), attention_dp_switch="enable_attention_dp",
         spec=SpecFields(block="speculative_config", method=("decoding_type",), draft_length="max_draft_len",
                         draft_model="speculative_model"),
         acceptance_knob="TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS",

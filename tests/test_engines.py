@@ -192,3 +192,20 @@ def test_registering_twice_or_a_taken_framework_is_refused(toy):
         engines.register(TOY)
     with pytest.raises(ValueError):
         engines.register(EngineProfile(name="other", display="Other", frameworks=("vllm",)))
+
+
+def test_display_name_and_image_org_overrides_reach_the_rows():
+    """`engine_display_names` and `upstream_image_orgs` from the repository config are what the
+    serving views and Check 6 use."""
+    names = {**RepoConfig().policy.engine_display_names, "sglang": "SGLang (upstream)"}
+    orgs = {"sglang": ["lmsysorg", "sgl-fork"]}
+    args = "tensor-parallel-size: 2\nspeculative-algorithm: DSPARK\nspeculative-dspark-block-size: 5"
+    snap = _snapshot({"policy": {"engine_display_names": names, "upstream_image_orgs": orgs}},
+                     framework="sglang", engine="sglang", image="sgl-fork/sglang:1", args=args)
+    (view,) = serving_views(ReviewContext(snap))
+    assert view.engine_name == "SGLang (upstream)"
+    row = evaluate(snap, only={6}).row(6)
+    assert row.status.value == "PASS" and row.details["entries"][KEY]["image_rule"] == "upstream"
+    default = evaluate(_snapshot(framework="sglang", engine="sglang", image="sgl-fork/sglang:1", args=args),
+                       only={6}).row(6)
+    assert default.status.value == "FAIL" and default.details["entries"][KEY]["image_rule"] == "fork"
