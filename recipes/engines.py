@@ -157,6 +157,18 @@ def generation() -> int:
     return _generation[0]
 
 
+_derived: dict[str, tuple[int, Any]] = {}
+
+
+def _cached(name: str, build):
+    """An immutable value derived from the registry, rebuilt when the registry changes (binding
+    and key-path reading ask these for every variant and key)."""
+    hit = _derived.get(name)
+    if hit is None or hit[0] != _generation[0]:
+        hit = _derived[name] = (_generation[0], build())
+    return hit[1]
+
+
 def engines() -> tuple[EngineProfile, ...]:
     """Every known engine, in registration order."""
     return tuple(_registry)
@@ -180,8 +192,8 @@ def unregister(name: str) -> None:
 
 def profile(engine: str | None) -> EngineProfile | None:
     """The profile of an engine id (or one of its aliases)."""
-    n = canonical_engine(engine)
-    return next((p for p in _registry if p.name == n), None)
+    by_name = _cached("by_name", lambda: {p.name: p for p in _registry})
+    return by_name.get(canonical_engine(engine) or "")
 
 
 def primary_framework(engine: str) -> str:
@@ -195,7 +207,7 @@ def canonical_engine(name: Any) -> str | None:
     if not isinstance(name, str):
         return None
     n = name.strip().lower()
-    return next((p.name for p in _registry if n in p.aliases), n)
+    return _cached("aliases", lambda: {a: p.name for p in _registry for a in p.aliases}).get(n, n)
 
 
 def default_framework_family() -> dict[str, str]:
@@ -237,8 +249,8 @@ class _EnginePackages(Set):
     """Every engine's serving-stack distributions, read from the registry on each use, and
     matched PEP 503-normalised (`sgl_kernel` is `sgl-kernel`)."""
 
-    def _names(self) -> set[str]:
-        return {dist_name(n) for n in default_engine_packages()}
+    def _names(self) -> frozenset[str]:
+        return _cached("packages", lambda: frozenset(dist_name(n) for n in default_engine_packages()))
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and dist_name(name) in self._names()
@@ -310,8 +322,8 @@ def acceptance_knobs() -> dict[str, str]:
 
 
 def legacy_config_keys() -> tuple[str, ...]:
-    return tuple(p.legacy_config_key for p in _registry if p.legacy_config_key)
+    return _cached("legacy", lambda: tuple(p.legacy_config_key for p in _registry if p.legacy_config_key))
 
 
 def context_parallel_engines() -> frozenset[str]:
-    return frozenset(p.name for p in _registry if p.context_parallel)
+    return _cached("dcp", lambda: frozenset(p.name for p in _registry if p.context_parallel))
