@@ -322,8 +322,8 @@ class UpstreamRecipeCheck:
                         if key not in matched_refs[link.label]:
                             matched_refs[link.label].append(key)
                         continue
-                    args = ", ".join(r.label + (f" ({r.origin.path}:{r.origin.line})" if r.origin and r.origin.line else "")
-                                     for r in gaps)
+                    args = join((r.label + (f" ({r.origin.path}:{r.origin.line})" if r.origin and r.origin.line else "")
+                                     for r in gaps), None)
                     failures.append(MSG_MISMATCH.format(key=key, args=args, verb=plural(len(gaps), "does", "do"),
                                                         ref=link.label))
                     fail_ev.append(Evidence(url=link.url, note=link.label))
@@ -332,7 +332,7 @@ class UpstreamRecipeCheck:
             for link, ref in accepted:
                 if link.label in matched_refs:
                     state = STATE_MERGED if ref.kind == "pull" else STATE_PAGE
-                    passes.append(MSG_MATCH.format(ref=link.label, state=state, keys=", ".join(matched_refs[link.label])))
+                    passes.append(MSG_MATCH.format(ref=link.label, state=state, keys=join(matched_refs[link.label], None)))
                     pass_ev.append(Evidence(url=link.url, note=f"{link.label} {state}"))
 
         if failures:

@@ -71,7 +71,7 @@ class Unit:
 
     def subject(self) -> str:
         """The config keys or recipe paths that submit this combination."""
-        return ", ".join(dict.fromkeys(e.note if e.note != RECIPE_NOTE else (e.path or "") for e in self.sources))
+        return join(dict.fromkeys(e.note if e.note != RECIPE_NOTE else (e.path or "") for e in self.sources), None)
 
     def what(self) -> str:
         scen = "Agentic coding" if self.scenario == AGENTIC else f"Single-turn {self.scenario}"

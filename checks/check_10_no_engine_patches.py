@@ -55,6 +55,7 @@ from checks.serving import (
 from recipes.engines import dist_name
 from recipes.scripts import package_name
 from recipes.waivers import Waiver, parse_waiver, waiver_path
+from checks.text import join
 
 PATCH_SUFFIXES = (".patch", ".diff")
 HOOK_FILES = re.compile(r"(?:^|/)(?:sitecustomize|usercustomize)\.py$|\.pth$")
@@ -289,7 +290,7 @@ class NoEnginePatchesCheck:
         patches = _diff_patches(ctx) + _script_patches(ctx, views)
         if not patches:
             entries = sorted({l.entry for v in views for u in v.scripts for l in u.analysis.server_launches if l.entry})
-            launch = MSG_PASS_LAUNCH.format(entries=", ".join(entries)) if entries else ""
+            launch = MSG_PASS_LAUNCH.format(entries=join(entries, None)) if entries else ""
             return CheckResult.passed(MSG_PASS_CLEAN.format(keys=keys_text(v.config_key for v in views), launch=launch),
                                       *launch_evidence(views))
         changed = ctx.changed_paths if isinstance(ctx.changed_paths, frozenset) else frozenset()
@@ -310,10 +311,10 @@ class NoEnginePatchesCheck:
             else:
                 text, waiver = loaded
                 if waiver.missing:
-                    problems.append(MSG_WAIVER_INCOMPLETE.format(path=path, missing=", ".join(waiver.missing)))
+                    problems.append(MSG_WAIVER_INCOMPLETE.format(path=path, missing=join(waiver.missing, None)))
                 unnamed = [p for p in new if not _names_patch(text, p)]
                 if unnamed:
-                    files = ", ".join(sorted({n for p in unnamed for n in _names(p)}))
+                    files = join(sorted({n for p in unnamed for n in _names(p)}), None)
                     problems.append(MSG_WAIVER_UNNAMED.format(path=path, files=files))
                 if not _linked(ctx, path):
                     problems.append(MSG_WAIVER_UNLINKED.format(path=path))
@@ -328,12 +329,12 @@ class NoEnginePatchesCheck:
             for p in old:
                 good = [w for text, w in base_waivers if _names_patch(text, p)]
                 if not good:
-                    problems.append(MSG_NO_BASE_WAIVER.format(files=", ".join(sorted(_names(p)))))
+                    problems.append(MSG_NO_BASE_WAIVER.format(files=join(sorted(_names(p)), None)))
                     continue
                 complete = [w for w in good if not w.missing] or good
                 w = complete[0]
                 if w.missing:
-                    problems.append(MSG_WAIVER_INCOMPLETE.format(path=w.path, missing=", ".join(w.missing)))
+                    problems.append(MSG_WAIVER_INCOMPLETE.format(path=w.path, missing=join(w.missing, None)))
                 if not _linked(ctx, w.path):
                     problems.append(MSG_WAIVER_UNLINKED.format(path=w.path))
                 evidence.append(Evidence(path=w.path))
@@ -343,5 +344,5 @@ class NoEnginePatchesCheck:
         if problems:
             return CheckResult.failed(MSG_FAIL.format(items=shown, missing="; ".join(dict.fromkeys(problems)), fix=fix),
                                       *[p.evidence for p in patches], *evidence)
-        return CheckResult.passed(MSG_PASS_WAIVED.format(items=shown, waivers=", ".join(dict.fromkeys(used))),
+        return CheckResult.passed(MSG_PASS_WAIVED.format(items=shown, waivers=join(dict.fromkeys(used), None)),
                                   *[p.evidence for p in patches], *evidence)

@@ -179,7 +179,7 @@ def _curve_text(curve: tuple) -> str:
     parts = [scenario if isl is None else f"{scenario} {isl}/{osl}", "KV offload" if offload else "no KV offload"]
     if spec:
         parts.append(f"spec {spec}")
-    return ", ".join(parts)
+    return join(parts, None)
 
 
 def _named(items: list[str]) -> str:
@@ -246,9 +246,9 @@ class AppendOnlyCheck:
             return CheckResult.failed(MSG_PARSE.format(finding=f), Evidence(path=f.path, line=f.line, unavailable=True))
         bad = Problems()
         if regular:
-            bad.add(MSG_MIXED.format(ao=", ".join(_where(e) for e in ao),
+            bad.add(MSG_MIXED.format(ao=join((_where(e) for e in ao), None),
                                      entries=plural(len(regular), "entry", "entries"),
-                                     regular=", ".join(_where(e) for e in regular)),
+                                     regular=join((_where(e) for e in regular), None)),
                     *(Evidence(path=e.path, line=e.line, note="append-only entry") for e in ao),
                     *(Evidence(path=e.path, line=e.line, note="regular entry") for e in regular))
         for e in ao:
@@ -263,12 +263,12 @@ class AppendOnlyCheck:
         for e in ao:
             keys, unmatched = resolve_config_keys(e.config_keys, head.entries)
             if unmatched:
-                bad.add(MSG_UNMATCHED.format(where=_where(e, "config-keys"), patterns=", ".join(unmatched),
+                bad.add(MSG_UNMATCHED.format(where=_where(e, "config-keys"), patterns=join(unmatched, None),
                                              verb=plural(len(unmatched), "selects", "select")),
                         Evidence(path=e.path, line=e.line_of("config-keys")))
             new_keys = [k for k in keys if k not in base.entries]
             if new_keys:
-                bad.add(MSG_NEW_KEY.format(where=_where(e, "config-keys"), keys=", ".join(new_keys),
+                bad.add(MSG_NEW_KEY.format(where=_where(e, "config-keys"), keys=join(new_keys, None),
                                            verb=plural(len(new_keys), "does", "do")),
                         Evidence(path=e.path, line=e.line_of("config-keys")),
                         *(Evidence(path=head.entries[k].path, line=head.entries[k].line, note=f"new {k}") for k in new_keys))
@@ -346,7 +346,7 @@ class AppendOnlyCheck:
         for e in ao:
             keys = [k for k, first in entry_of.items() if first is e]
             if keys and not any(head_by_id[pid].config_key in keys for pid in new_points):
-                bad.add(MSG_NO_NEW_POINTS.format(where=_where(e), keys=", ".join(keys)), Evidence(path=e.path, line=e.line))
+                bad.add(MSG_NO_NEW_POINTS.format(where=_where(e), keys=join(keys, None)), Evidence(path=e.path, line=e.line))
 
         # Isolation of every other changed file.
         recipe_ok = self._isolation(ctx, changed_files - master_files - {diff.path}, base_by_id, head_by_id, bad)
@@ -356,14 +356,14 @@ class AppendOnlyCheck:
         existing = [pid for pid in compare_ids if pid in head_by_id]
         recipes_note = ""
         if recipe_ok:
-            recipes_note = MSG_PASS_RECIPES.format(paths=", ".join(recipe_ok), verb=plural(len(recipe_ok), "adds", "add"))
+            recipes_note = MSG_PASS_RECIPES.format(paths=join(recipe_ok, None), verb=plural(len(recipe_ok), "adds", "add"))
         e = ao[0]
         evidence = [Evidence(path=e.path, line=e.line, note="append-only entry")]
         evidence += [Evidence(path=head_by_id[pid].source_path, line=head_by_id[pid].source_line, note=f"new {pid}")
                      for pid in new_points[:LIST_MAX]]
         return CheckResult.passed(
             MSG_PASS.format(where=_where(e), n=len(new_points), points=plural(len(new_points), "point"),
-                            keys=", ".join(selected), sample=_named(new_points), m=len(existing),
+                            keys=join(selected, None), sample=_named(new_points), m=len(existing),
                             epoints=plural(len(existing), "point"), recipes=recipes_note),
             *evidence, new_points=new_points,
         )

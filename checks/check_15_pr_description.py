@@ -178,11 +178,11 @@ def _compare_points(head: _Head, c: Claim) -> Outcome:
             return AGREE, None, []
         found.append((key, concs, pts))
     if not found:
-        tps = ", ".join(f"TP{t}" for t in sorted({p.tp for ps in groups.values() for p in ps if p.tp})) or "none"
+        tps = join((f"TP{t}" for t in sorted({p.tp for ps in groups.values() for p in ps if p.tp})), None) or "none"
         ev = _arm_evidence(next(iter(groups.values())), c.tp)
         return CONTRADICT, MSG_NO_TP.format(claim=c.text, line=c.line, tp=c.tp, tps=tps), [ev] if ev else []
     key, concs, pts = found[0]
-    actual = f"[{', '.join(map(str, concs))}]" if c.kind == KIND_POINTS else f"{concs[0]}-{concs[-1]}"
+    actual = f"[{join(map(str, concs), None)}]" if c.kind == KIND_POINTS else f"{concs[0]}-{concs[-1]}"
     ev = _arm_evidence(pts, c.tp)
     return CONTRADICT, MSG_POINTS.format(claim=c.text, line=c.line, key=key, tp=c.tp, actual=actual), [ev] if ev else []
 

@@ -12,6 +12,7 @@ from .context import ReviewContext
 from .policy import cite, gate as policy_gate
 from .result import CheckResult, Evidence, Status
 from .snapshot import PRSnapshot
+from .text import join
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +207,7 @@ def evaluate_context(
     if only is not None:
         unknown = set(only) - known
         if unknown:
-            raise ValueError(f"no check numbered {', '.join(map(str, sorted(unknown)))}")
+            raise ValueError(f"no check numbered {join(sorted(unknown), None)}")
     rows = [run_check(c, ctx) for c in checks if only is None or c.number in only]
     rows.sort(key=lambda r: r.number)
     snap = ctx.snapshot

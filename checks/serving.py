@@ -566,7 +566,7 @@ def affected_unknown(ctx: Any) -> tuple[str, Evidence] | None:
         changed = frozenset() if isinstance(paths, Unavailable) else paths
         for key, defs in sorted(head.duplicate_keys.items()):
             if any(d.path in changed for d in defs):
-                where = ", ".join(f"{d.path}:{d.line}" for d in defs)
+                where = join((f"{d.path}:{d.line}" for d in defs), None)
                 return (MSG_DUPLICATE_MASTER_KEY.format(key=key, where=where),
                         Evidence(path=defs[1].path, line=defs[1].line, unavailable=True))
         return None

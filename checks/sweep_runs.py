@@ -217,8 +217,8 @@ def reuse_problem(run: SweepRun | Unavailable | None, sweep: SweepPolicy, *, run
     if isinstance(run.artifacts, Unavailable):
         return Refusal(EXPIRED, MSG_ARTIFACTS.format(run=run_id, why=run.artifacts.reason))
     if not any(is_reusable_artifact(a.name, sweep) and not a.expired for a in run.artifacts):
-        names = ", ".join(a.name + (" expired" if a.expired else "") for a in run.artifacts
-                          if is_reusable_artifact(a.name, sweep)) or "none reusable"
+        names = join((a.name + (" expired" if a.expired else "") for a in run.artifacts
+                          if is_reusable_artifact(a.name, sweep)), None) or "none reusable"
         return Refusal(EXPIRED, MSG_EXPIRED.format(run=run_id, names=names))
     return None
 
