@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo install inspect bench clean
+.PHONY: test demo install inspect bench clean goldens
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ install: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# Rewrites every file under tests/golden from the current code (after an intended wording change).
+goldens: $(STAMP)
+	UPDATE_GOLDEN=1 $(PY) -m pytest -q -p no:cacheprovider -m golden
 
 demo: $(STAMP)
 	$(PY) -m bot demo

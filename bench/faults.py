@@ -120,6 +120,7 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
     from ghsim import Emulator
     from ghsim import effects as fx
     from checks.render import MARKER
+    from checks.signoff_keys import signoff_key
 
     knobs = dict(FAULT_KNOBS, seed=seed, retry_after_s=retry_after_s, ghost_write_rate=ghost_write_rate) \
         if seed is not None else {}
@@ -141,8 +142,7 @@ def run_once(world: str, seed: int | None, retry_after_s: int = DEFAULT_RETRY_AF
         signoff = emu.world.pr.signoff
         marker_comments = created = 0
         if signoff is not None:
-            key = {"issue_comment": "issuecomment-", "review": "pullrequestreview-",
-                   "review_comment": "discussion_r"}[signoff.kind] + str(signoff.id)
+            key = signoff_key(signoff.kind, signoff.id)
             marker = MARKER.format(key=key)
             live: dict[int, str] = {}
             for e in effects:

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from recipes.artifacts import META_FILE, folder_files, json_rows, rows_from
 from bot.prfile import PRComment, PRFile, PRRun
 from bot.dates import review_day
+from checks.signoff_keys import signoff_key
 from checks.snapshot import (
     Artifact,
     ChangedFile,
@@ -35,14 +36,13 @@ from checks.snapshot import (
     UpstreamRef,
     UserAccess,
 )
-from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
+from recipes.config import RepoConfig, read_repo_config
 from recipes.errors import RecipeError
 from recipes.source import GitSource
 from recipes.yamlio import YamlDoc, load_yaml
 
 NOT_PROVIDED = "not provided in local mode: {what}"
 LOCAL_REPO_FALLBACK = "local/{name}"
-COMMENT_ANCHORS = {"issue_comment": "issuecomment-", "review": "pullrequestreview-", "review_comment": "discussion_r"}
 _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "copied", "T": "changed"}
 _GITHUB_REMOTE_RE = re.compile(r"github\.com[:/]([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 # Ids for comments the PR file leaves without one; far from ids people write by hand.
@@ -202,7 +202,7 @@ def _comment(c: PRComment, cid: int, repo: str, number: int) -> Comment:
         body=c.body,
         created_at=c.created_at,
         updated_at=c.updated_at,
-        url=f"https://github.com/{repo}/pull/{number}#{COMMENT_ANCHORS[c.kind]}{cid}",
+        url=f"https://github.com/{repo}/pull/{number}#{signoff_key(c.kind, cid)}",
     )
 
 
@@ -346,7 +346,7 @@ def build_local_snapshot(
     target_tree = GitSource(repo_path, base_tip)
     base_tree = target_tree if merge_base == base_tip else GitSource(repo_path, merge_base)
     head_tree = GitSource(repo_path, head_sha)
-    config, _ = load_repo_config(target_tree.read(CONFIG_PATH))
+    config, _ = read_repo_config(target_tree)
 
     doc, pr_path = None, "(no --pr file)"
     if pr_file is not None:

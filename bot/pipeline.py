@@ -179,7 +179,7 @@ def review_pr(
 def _incomplete(api: GitHubApi, publisher: Publisher, repo: str, number: int, reason: str, snapshot,
                 post: bool, signoff_ref: str | None, pin_head: str | None = None) -> Review:
     from bot.github_client import describe_error, fetch
-    from bot.snapshot_builder import KEY_RE
+    from checks.signoff_keys import KEY_RE
     from checks.snapshot import Unavailable
 
     if not post:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime, timezone
 from typing import Any, Callable, Iterable
@@ -37,7 +36,8 @@ from bot.remote_source import (
 from checks.context import ReviewContext
 from checks.snapshot import ChangedFile, CheckRun, Comment, Commit, PRSnapshot, Unavailable
 from checks.sweep_runs import reuse_source, run_id_of, sweep_choice
-from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
+from checks.signoff_keys import PREFIXES_TEXT, parse_signoff_key
+from recipes.config import CONFIG_PATH, RepoConfig, read_repo_config
 from recipes.layout import detect_layout
 from recipes.markdown import strip_quotes_and_code
 from recipes.repository import Repository
@@ -51,14 +51,12 @@ STAGE_WORKERS = 16
 ARCHIVE_MAX_KB_ENV = "INFX_ARCHIVE_MAX_KB"
 DEFAULT_ARCHIVE_MAX_KB = 100 * 1024
 PREFETCH_SUFFIXES = (".yaml", ".yml", ".sh", ".json", ".py", ".patch")
-KEY_RE = re.compile(r"(issuecomment-|pullrequestreview-|discussion_r)([1-9][0-9]*)")
-KIND_BY_PREFIX = {"issuecomment-": "issue_comment", "pullrequestreview-": "review", "discussion_r": "review_comment"}
 
 COMPARE_FILES_CAP = 300
 MSG_FILES_CAPPED = "GitHub listed only {listed} of the PR's {declared} changed files (it lists at most 3000)"
 MSG_COMPARE_CAPPED = "GitHub's compare lists at most {cap} files, so the changes up to {sha} cannot be listed completely"
 MSG_PR = "pull request {repo}#{number} could not be fetched: {error}"
-MSG_NOT_SIGNOFF = "{ref} does not name a comment (expected a URL or key with issuecomment-, pullrequestreview- or discussion_r)"
+MSG_NOT_SIGNOFF = "{ref} does not name a comment (expected a URL or key with " + PREFIXES_TEXT + ")"
 MSG_SIGNOFF_MISSING = "the sign-off {key} is not a comment on {repo}#{number}"
 MSG_PIN_NOT_IN_PR = "commit {sha} is not a commit of {repo}#{number}"
 MSG_SOME_COMMENTS = "{what} could not be listed: {reason}"
@@ -100,11 +98,11 @@ def _by_time(comments: list[Comment]) -> list[Comment]:
 
 
 def parse_signoff_ref(ref: str) -> tuple[str, int]:
-    """(comment kind, id) from a sign-off URL (`...#issuecomment-1`) or key (`issuecomment-1`)."""
-    m = KEY_RE.search(ref or "")
-    if not m:
+    """(comment kind, id) from a sign-off URL or key (grammar: checks.signoff_keys)."""
+    parsed = parse_signoff_key(ref)
+    if parsed is None:
         raise SnapshotError(MSG_NOT_SIGNOFF.format(ref=ref))
-    return KIND_BY_PREFIX[m.group(1)], int(m.group(2))
+    return parsed
 
 
 def find_signoff(comments: Iterable[Comment], phrase: str, bot_logins: Iterable[str]) -> Comment | None:
@@ -390,12 +388,7 @@ class _Builder:
         return derive
 
     def _config(self, target: RemoteTree) -> RepoConfig:
-        try:
-            data = target.read(CONFIG_PATH)
-        except RemoteReadError as exc:
-            log.warning("%s; using the default policy", exc)
-            return RepoConfig()
-        config, findings = load_repo_config(data, CONFIG_PATH)
+        config, findings = read_repo_config(target)
         for f in findings:
             log.warning("%s", f)
         return config

@@ -40,6 +40,7 @@ from typing import Any
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable, UserAccess
 from recipes.codeowners import OwnerRule, is_user
+from checks.text import join, plural
 
 ADMIN = "admin"
 LIST_MAX = 3
@@ -84,17 +85,11 @@ MSG_TEAM_NOT_FETCHED = "membership of @{team} was not fetched"
 
 
 def _plural(n: int, word: str = "file") -> str:
-    return word if n == 1 else word + "s"
+    return plural(n, word)
 
 
 def _list(items: list[str]) -> str:
-    shown = items[:LIST_MAX]
-    more = len(items) - len(shown)
-    if more:
-        return ", ".join(shown) + f" and {more} more"
-    if len(shown) > 1:
-        return ", ".join(shown[:-1]) + " and " + shown[-1]
-    return shown[0] if shown else ""
+    return join(items, limit=LIST_MAX)
 
 
 @dataclass
@@ -285,7 +280,7 @@ class CodeownerCheck:
             paths = [p for p, _, _, _ in catch_all]
             _, rule, teams, why = catch_all[0]
             sentences.append(MSG_UNCONFIRMED_CATCH_ALL.format(
-                paths=_list(paths), verb="falls" if len(paths) == 1 else "fall", co=co.path, line=rule.line, signer=signer,
+                paths=_list(paths), verb=plural(len(paths), "falls", "fall"), co=co.path, line=rule.line, signer=signer,
                 teams=" ".join("@" + t for t in teams), reason=why))
         return " ".join(sentences) + " " + MSG_UNCONFIRMED_TAIL
 
@@ -359,7 +354,7 @@ class CodeownerCheck:
         for team, paths in out.by_team.items():
             text = MSG_TEAM.format(team=team, paths=_list(paths))
             parts.append(text if parts else f"@{signer} is " + text)
-        sentences = [" and ".join(parts)] if parts else []
+        sentences = [join(parts, sep=" and ")] if parts else []
         if out.catch_all:
             rule_line = next(r.line for r in out.rules.values() if r.is_catch_all)
             n = len(out.catch_all)

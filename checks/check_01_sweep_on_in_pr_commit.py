@@ -34,6 +34,7 @@ from collections import defaultdict
 
 from checks.result import CheckResult, Evidence
 from checks.sweep_runs import MSG_NO_JOBS, SOURCE_REUSE, RunJobs, reuse_source, short_sha, sweep_choice
+from checks.text import join, plural
 
 MSG_NO_PASS = "no passing sweep/eval on any commit in this PR"
 MSG_FIX = "run a sweep (add the `{label}` label) or re-anchor a passing run with `/use <run_id>`"
@@ -48,10 +49,8 @@ def _jobs_summary(jobs: RunJobs) -> str:
     counts: dict[str, int] = defaultdict(int)
     for cr in jobs.passed:
         counts[cr.name.partition(" / ")[0].strip() + " /"] += 1
-    parts = [f"{n} {name} job{'s' if n != 1 else ''}" for name, n in counts.items()]
-    if len(parts) > 1:
-        return ", ".join(parts[:-1]) + " and " + parts[-1]
-    return parts[0] if parts else "its jobs"
+    parts = [f"{n} {name} {plural(n, 'job')}" for name, n in counts.items()]
+    return join(parts) if parts else "its jobs"
 
 
 class SweepOnInPrCommitCheck:

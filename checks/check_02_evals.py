@@ -32,12 +32,15 @@ How to fix:
 """
 from __future__ import annotations
 
+from typing import TypedDict
+
 from checks.sweep_runs import sweep_choice
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
 from recipes.artifacts import EvalRow, base_gpu, parse_eval_rows
 from recipes.master import images_match, normalize_image
 from recipes.thresholds import Thresholds
+from checks.text import join
 
 LIST_MAX = 3
 META_MATCH_KEYS = (("model_prefix", "model_prefix"), ("framework", "framework"), ("precision", "precision"))
@@ -76,7 +79,6 @@ MSG_IMAGE_SAME = "image {image}, the same image as the config"
 MSG_IMAGE_SAME_MANY = "the same images as the configs ({keys})"
 MSG_ROW = "{task} {name} {score:.3f}{se} vs bar {bar:.2f} ({bar_source}), TP{tp} c{conc}"
 MSG_ROW_BELOW = "{prefix} {task} {name} {score:.3f} < {bar:.2f} ({bar_source}) at TP{tp} c{conc}"
-MSG_MORE = " and {n} more"
 
 
 def lowered_bars(target, head, fallback: float) -> list[tuple[str, Evidence]]:
@@ -108,9 +110,21 @@ def _row_text(r: EvalRow, bar: float, source: str) -> str:
                           tp=r.tp if r.tp is not None else "?", conc=r.conc if r.conc is not None else "?")
 
 
+class EvalScore(TypedDict):
+    """`details["scores"]` of a pass: each eval row judged, with its bar and where the bar is set."""
+
+    model_prefix: str | None
+    task: str
+    metric: str | None
+    score: float
+    bar: float
+    bar_source: str
+    tp: int | None
+    conc: int | None
+
+
 def _join(items: list[str]) -> str:
-    shown = items[:LIST_MAX]
-    return "; ".join(shown) + (MSG_MORE.format(n=len(items) - len(shown)) if len(items) > len(shown) else "")
+    return join(items, None, sep="; ", limit=LIST_MAX, more_sep=" ")
 
 
 def _norm(value) -> str:
@@ -217,13 +231,16 @@ class EvalsCheck:
         if without or not considered:
             names = without or keys or ["master-config entries (no head entry matches any row)"]
             return CheckResult.failed(
-                MSG_NO_ENTRY_ROWS.format(run=run.run_id, artifact=artifact, keys=", ".join(names)),
+                MSG_NO_ENTRY_ROWS.format(run=run.run_id, artifact=artifact, keys=join(names, None)),
                 run_ev, *(Evidence(path=entries[k].path, line=entries[k].line, note=k) for k in names if k in entries),
             )
 
         below, passed, bar_ev = [], [], {}
+        scores: list[EvalScore] = []
         for r in considered:
             bar, source = thresholds.bar(r.model_prefix or "", r.task, fallback)
+            scores.append(EvalScore(model_prefix=r.model_prefix, task=r.task, metric=r.score_name, score=r.score,
+                                    bar=bar, bar_source=source, tp=r.tp, conc=r.conc))
             line = thresholds.line_of(source)
             bar_ev[source] = Evidence(path=thresholds.path, line=line, note=f"{source} = {bar}")
             if r.score < bar:
@@ -286,10 +303,11 @@ class EvalsCheck:
         if len(set(images_ok.values())) == 1:
             image_text = MSG_IMAGE_SAME.format(image=next(iter(images_ok.values())))
         elif images_ok:
-            image_text = MSG_IMAGE_SAME_MANY.format(keys=", ".join(images_ok))
+            image_text = MSG_IMAGE_SAME_MANY.format(keys=join(images_ok, None))
         else:  # unreachable: `considered` is non-empty, so some key was compared
             image_text = MSG_IMAGE_SAME_MANY.format(keys="none")
         reason = MSG_PASS.format(artifact=artifact, rows=_join(passed), image_text=image_text)
         if new_file:
             reason += MSG_NEW_THRESHOLDS
-        return CheckResult.passed(reason, run_ev, *bar_ev.values(), *image_ev)
+        return CheckResult.passed(reason, run_ev, *bar_ev.values(), *image_ev,
+                                  run_id=run.run_id, artifact=artifact, scores=scores, images=dict(images_ok))

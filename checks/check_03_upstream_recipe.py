@@ -48,10 +48,13 @@ from recipes.effective import DP_FLAGS, EP_FLAGS, PP_FLAGS, TP_FLAGS, EffectiveC
 from recipes.master import MasterEntry
 from recipes.markdown import github_pull, links
 from recipes.points import sku_of
+from checks.text import join, plural
+from recipes import values
+from recipes.values import as_int, flag_name
 
 MSG_NONE_AFFECTED = "No benchmark serving configuration is affected."
 MSG_VENDOR_ONLY = (
-    "The PR affects only framework: {frameworks}. No vLLM/SGLang production serving configuration "
+    "The PR affects only framework: {frameworks}. No {engines} production serving configuration "
     "is added or changed."
 )
 MSG_NO_LINK = (
@@ -75,14 +78,12 @@ STATE_MERGED = "merged"
 MERGED_RULE = "upstream-recipe-merged"
 STATE_PAGE = "published page"
 MSG_FILES_UNAVAILABLE = (
-    "could not verify: the changed-file list is unavailable ({reason}), so changed vLLM/SGLang recipes are unknown."
+    "could not verify: the changed-file list is unavailable ({reason}), so changed {engines} recipes are unknown."
 )
 
 # Engines speak of the same parallelism with several flag spellings (spec 3.4).
 PARALLEL = (("TP", TP_FLAGS + ("tp-size",)), ("EP", EP_FLAGS), ("DP", DP_FLAGS), ("PP", PP_FLAGS))
 HF_PREFIX = "hf:"
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off", "none", "null", ""}
 
 
 @dataclass(frozen=True)
@@ -106,17 +107,18 @@ class Req:
     origin: Origin | None
 
 
-def _norm_name(name: str) -> str:
-    return name.strip().lstrip("-").replace("_", "-").lower()
+def _recipe_engines(policy) -> str:
+    """`vLLM/SGLang`: the engines that have upstream recipe sources (policy)."""
+    return join((engine_name(f, policy) for f in policy.upstream_recipe_family_sources), None, sep="/")
 
 
 def _matches_any(name: str, patterns: list[str]) -> bool:
-    n = _norm_name(name)
-    return any(fnmatch.fnmatchcase(n, _norm_name(p)) for p in patterns)
+    n = flag_name(name)
+    return any(fnmatch.fnmatchcase(n, flag_name(p)) for p in patterns)
 
 
 def _flag_names(names) -> str:
-    alts = sorted({"[-_]".join(re.escape(part) for part in _norm_name(n).split("-")) for n in names},
+    alts = sorted({"[-_]".join(re.escape(part) for part in flag_name(n).split("-")) for n in names},
                   key=len, reverse=True)
     return "(?:" + "|".join(alts) + ")"
 
@@ -132,24 +134,6 @@ def _flag_pattern(names, value) -> re.Pattern:
 
 def _env_pattern(name: str, value) -> re.Pattern:
     return re.compile(rf"(?<![\w]){re.escape(name)}\s*[=:]\s*[\"']?{re.escape(str(value))}[\"']?(?![\w.])")
-
-
-def _truthiness(value) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    s = str(value).strip().lower()
-    if s in _TRUE:
-        return True
-    if s in _FALSE:
-        return False
-    return None
-
-
-def _int(value) -> int | None:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return None
 
 
 def requirements(eff: EffectiveConfig, entry: MasterEntry | None, policy) -> list[Req]:
@@ -169,14 +153,14 @@ def requirements(eff: EffectiveConfig, entry: MasterEntry | None, policy) -> lis
         origin = eff.args.get(name) if name else getattr(eff, label.lower())
         if name:
             used.add(name)
-        value = _int(origin.value) if origin is not None else None
+        value = as_int(origin.value) if origin is not None else None
         if value is not None and value > 1:
             out.append(Req(f"{label} {value} ({name or flags[0]})", _flag_pattern(flags, value), origin))
     harness = policy.upstream_recipe_harness_knobs
     for name, origin in eff.args.items():
         if name in used or not _matches_any(name, policy.upstream_recipe_args) or _matches_any(name, harness):
             continue
-        truth = _truthiness(origin.value)
+        truth = values.truth(origin.value)
         if truth is False or origin.value is None:
             continue
         # A switch (`enable-dp-attention: true`) is matched by the bare flag, a value by flag and value.
@@ -273,9 +257,9 @@ class UpstreamRecipeCheck:
             return None
         frameworks = sorted({p.framework or "unknown" for p in points})
         policy = ctx.config.policy
-        names = ", ".join(f"{f} ({engine_name(f, policy)} vendor engine)" if f in policy.vendor_frameworks else f
-                          for f in frameworks)
-        return MSG_VENDOR_ONLY.format(frameworks=names)
+        names = join((f"{f} ({engine_name(f, policy)} vendor engine)" if f in policy.vendor_frameworks else f
+                      for f in frameworks), None)
+        return MSG_VENDOR_ONLY.format(frameworks=names, engines=_recipe_engines(policy))
 
     def evaluate(self, ctx) -> CheckResult:
         policy = ctx.config.policy
@@ -296,18 +280,18 @@ class UpstreamRecipeCheck:
         passes: list[str] = []
         pass_ev: list[Evidence] = []
         if isinstance(ctx.changed_paths, Unavailable):
-            failures.append(MSG_FILES_UNAVAILABLE.format(reason=ctx.changed_paths.reason))
+            failures.append(MSG_FILES_UNAVAILABLE.format(reason=ctx.changed_paths.reason, engines=_recipe_engines(policy)))
             fail_ev.append(Evidence(note="changed files", unavailable=True))
         for family, by_key in groups.items():
             fname = engine_name(family, policy)
-            keys_text = ", ".join(by_key)
+            keys_text = join(by_key, None)
             fam_links = [l for l in links if l.family == family]
             if not fam_links:
                 sources = policy.upstream_recipe_family_sources[family]
                 repos = [s for s in sources if s in policy.upstream_recipe_repos]
                 sites = [s for s in sources if s in policy.upstream_recipe_sites]
-                failures.append(MSG_NO_LINK.format(family=fname, keys=keys_text, sources=" or ".join(repos) or "upstream",
-                                                   sites=" or ".join(sites) or "upstream"))
+                failures.append(MSG_NO_LINK.format(family=fname, keys=keys_text, sources=join(repos, "or", sep=" or ") or "upstream",
+                                                   sites=join(sites, "or", sep=" or ") or "upstream"))
                 fail_ev.append(Evidence(note=f"no {fname} upstream link in the Additional detail section"))
                 continue
             accepted: list[tuple[Link, UpstreamRef]] = []
@@ -349,9 +333,9 @@ class UpstreamRecipeCheck:
                         if key not in matched_refs[link.label]:
                             matched_refs[link.label].append(key)
                         continue
-                    args = ", ".join(r.label + (f" ({r.origin.path}:{r.origin.line})" if r.origin and r.origin.line else "")
-                                     for r in gaps)
-                    failures.append(MSG_MISMATCH.format(key=key, args=args, verb="does" if len(gaps) == 1 else "do",
+                    args = join((r.label + (f" ({r.origin.path}:{r.origin.line})" if r.origin and r.origin.line else "")
+                                     for r in gaps), None)
+                    failures.append(MSG_MISMATCH.format(key=key, args=args, verb=plural(len(gaps), "does", "do"),
                                                         ref=link.label))
                     fail_ev.append(Evidence(url=link.url, note=link.label))
                     fail_ev.extend(Evidence(path=r.origin.path, line=r.origin.line, note=r.label)
@@ -359,7 +343,7 @@ class UpstreamRecipeCheck:
             for link, ref in accepted:
                 if link.label in matched_refs:
                     state = STATE_MERGED if ref.kind == "pull" else STATE_PAGE
-                    passes.append(MSG_MATCH.format(ref=link.label, state=state, keys=", ".join(matched_refs[link.label])))
+                    passes.append(MSG_MATCH.format(ref=link.label, state=state, keys=join(matched_refs[link.label], None)))
                     pass_ev.append(Evidence(url=link.url, note=f"{link.label} {state}"))
 
         if failures:

@@ -22,6 +22,7 @@ from checks.sweep_runs import REUSE_REFUSED, REUSE_RUNS_UNAVAILABLE, reuse_probl
 from checks.commands import find_reuse_command, unauthorized_commands
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
+from checks.text import join
 
 MSG_PASS = "{command} was posted by {author} ({association})."
 MSG_REMINDER = "post `/use <run_id>` naming the passing sweep run so the merge ingests its results"
@@ -52,8 +53,7 @@ def _source_problem(ctx, run_id: int) -> tuple[str, bool] | None:
 
 
 def _who(authorized: list[str]) -> str:
-    names = list(authorized)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    return join(authorized, "or")
 
 
 class ReuseCommandCheck:

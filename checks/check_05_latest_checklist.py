@@ -32,6 +32,7 @@ import re
 
 from checks.result import CheckResult, Evidence
 from recipes.checklist import match_checklist, unchecked_explained
+from checks.text import join, plural
 
 EXCERPT_WORDS = 8
 LIST_MAX = 4
@@ -64,9 +65,7 @@ def excerpt(text: str, words: int = EXCERPT_WORDS) -> str:
 
 
 def _named(items) -> str:
-    shown = [f'item {i.number} ("{excerpt(i.text)}")' for i in items[:LIST_MAX]]
-    more = len(items) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more else "")
+    return join((f'item {i.number} ("{excerpt(i.text)}")' for i in items), None, limit=LIST_MAX)
 
 
 class LatestChecklistCheck:
@@ -114,10 +113,10 @@ class LatestChecklistCheck:
         if missing or unchecked:
             parts = []
             if missing:
-                parts.append(MSG_MISSING.format(n=len(missing), items="item is" if len(missing) == 1 else "items are",
+                parts.append(MSG_MISSING.format(n=len(missing), items=plural(len(missing), "item is", "items are"),
                                                 which=_named(missing)))
             if unchecked:
-                parts.append(MSG_UNCHECKED.format(n=len(unchecked), items="item is" if len(unchecked) == 1 else "items are",
+                parts.append(MSG_UNCHECKED.format(n=len(unchecked), items=plural(len(unchecked), "item is", "items are"),
                                                   which=_named(unchecked)))
             evidence = [Evidence(path=template.path, line=i.line, note=f"item {i.number}") for i in missing + unchecked]
             return CheckResult.failed("; ".join(parts) + "; " + MSG_FIX.format(path=template.path) + ".",
@@ -125,11 +124,11 @@ class LatestChecklistCheck:
                                       unchecked=[i.number for i in unchecked])
         if explained:
             reason = MSG_PASS_EXPLAINED.format(n=n, checked=n - len(explained), items=_named(explained),
-                                               verb="is" if len(explained) == 1 else "are")
+                                               verb=plural(len(explained), "is", "are"))
         else:
             reason = MSG_PASS.format(n=n)
         if any(m.signoff_item is not None and m.signoff_item.rendered for m in matches):
             reason += MSG_RENDERED
         evidence = [Evidence(path=template.path, line=template.line, note=f"{n} template items"), sign_ev]
         evidence += [Evidence(path=template.path, line=i.line, note=f"item {i.number} explained") for i in explained]
-        return CheckResult.passed(reason, *evidence, explained=[i.number for i in explained])
+        return CheckResult.passed(reason, *evidence, items=n, explained=[i.number for i in explained])

@@ -33,11 +33,14 @@ How to fix:
 """
 from __future__ import annotations
 
+from typing import TypedDict
+
 from checks.policy import BY_KEY, in_force
 from checks.result import CheckResult, Evidence
-from checks.serving import engine_name
+from checks.serving import engine_display, engine_name
 from recipes.master import MasterEntry, normalize_image
 from recipes.points import sku_of
+from checks.text import join, plural
 
 IMAGES_RULE = "upstream-images"
 ORDERING_RULE = "engine-first-ordering"
@@ -68,8 +71,13 @@ MSG_B_OTHER = "(b) Framework {framework} is neither open-source nor vendor; no o
 MSG_B_OK = "(b) Vendor-specific {framework} entry; open-source {entries} already {verb} for {prefix} on {runner}."
 MSG_B_MISSING = (
     "{key} is a vendor {framework} entry, but no open-source entry ({oss}) for {prefix} on "
-    "{runner} exists on the target branch; land the vLLM or SGLang entry first."
+    "{runner} exists on the target branch; land the {engines} entry first."
 )
+# Outcomes in `details["entries"]`.
+UPSTREAM, FORK, NO_IMAGE = "upstream", "fork", "no-image"
+EXCEPTION_HARDWARE, EXCEPTION_TEXT = "exception-hardware", "exception-text"
+ORDER_OK, ORDER_MISSING, OPEN_SOURCE = "open-source-first", "no-open-source-entry", "open-source"
+NOT_APPLICABLE, NOT_IN_FORCE, SKIPPED = "n/a", "not-in-force", "skipped"
 MSG_SKIPPED = "{key} runs on {sku}, outside the established SKUs; not checked."
 
 def _sku(entry: MasterEntry) -> str | None:
@@ -133,7 +141,7 @@ class UpstreamImagesOrderingCheck:
         policy = ctx.config.policy
         skus = {_sku(e) for e in self._changed(ctx)}
         if not skus & set(policy.established_skus):
-            return MSG_NEW_SKUS_ONLY.format(skus=", ".join(sorted(s or "?" for s in skus)))
+            return MSG_NEW_SKUS_ONLY.format(skus=join(sorted(s or "?" for s in skus), None))
         return None
 
     def evaluate(self, ctx) -> CheckResult:
@@ -158,9 +166,13 @@ class UpstreamImagesOrderingCheck:
         evidence: list[Evidence] = []
         fail_evidence: list[Evidence] = []
 
+        # The outcome per entry as values (tests and templates read these, not the sentences).
+        details: dict[str, EntryDetails] = {}
         for entry in entries:
             framework = entry.framework or ""
             sku = _sku(entry)
+            d = details[entry.key] = EntryDetails(framework=framework, sku=sku, image=entry.image,
+                                                  image_rule=SKIPPED, ordering=SKIPPED, open_source_entries=[])
             if sku not in established:
                 notes.append(MSG_SKIPPED.format(key=entry.key, sku=sku or "an unknown SKU"))
                 continue
@@ -170,14 +182,17 @@ class UpstreamImagesOrderingCheck:
             orgs = policy.upstream_image_orgs.get(family or "", []) if images_rule else []
             image_ev = Evidence(path=entry.path, line=entry.line_of("image"), note=f"{entry.key} image")
             if orgs:
-                org_text = " or ".join(f"{o}/" for o in orgs)
+                org_text = join((f"{o}/" for o in orgs), "or", sep=" or ")
                 if not entry.image:
+                    d["image_rule"] = NO_IMAGE
                     failures.append(MSG_A_NO_IMAGE.format(key=entry.key, framework=framework, orgs=org_text))
                     fail_evidence.append(Evidence(path=entry.path, line=entry.line, note=f"{entry.key} has no image"))
                 else:
                     org = image_org(entry.image)
                     hw = next((t for t in policy.image_exception_hardware if t.lower() in (entry.runner or "").lower()), None)
                     quote = _exception_line(ctx.additional_detail, entry, policy.image_exception_phrases)
+                    d["image_rule"] = (UPSTREAM if org in orgs else EXCEPTION_HARDWARE if hw else
+                                       EXCEPTION_TEXT if quote else FORK)
                     if org in orgs:
                         parts.append(MSG_A_OK.format(key=entry.key, image=entry.image, org=org))
                         evidence.append(image_ev)
@@ -192,9 +207,11 @@ class UpstreamImagesOrderingCheck:
                                                           image=entry.image, orgs=org_text))
                         fail_evidence.append(image_ev)
             elif not images_rule:
+                d["image_rule"] = NOT_IN_FORCE
                 parts.append(MSG_A_NOT_IN_FORCE.format(since=BY_KEY[IMAGES_RULE].since.isoformat(),
                                                        source=BY_KEY[IMAGES_RULE].source))
             else:
+                d["image_rule"] = NOT_APPLICABLE
                 engine = engine_name(framework or "unknown", policy)
                 parts.append(MSG_A_NA.format(article=_article(engine), engine=engine))
 
@@ -204,31 +221,51 @@ class UpstreamImagesOrderingCheck:
                     if e.framework in policy.open_source_frameworks
                     and e.model_prefix == entry.model_prefix and e.runner == entry.runner
                 ]
+                d["open_source_entries"] = oss
+                d["ordering"] = ORDER_OK if oss else ORDER_MISSING
                 if oss:
                     parts.append(MSG_B_OK.format(framework=framework, entries=_entries_text(oss),
-                                                 verb="exists" if len(oss) == 1 else "exist",
+                                                 verb=plural(len(oss), "exists", "exist"),
                                                  prefix=entry.model_prefix, runner=entry.runner))
                     evidence.extend(Evidence(path=existing[k].path, line=existing[k].line, note=f"open-source {k}")
                                     for k in oss)
                 else:
                     failures.append(MSG_B_MISSING.format(key=entry.key, framework=framework,
-                                                         oss="/".join(policy.open_source_frameworks),
+                                                         oss=join(policy.open_source_frameworks, None, sep="/"),
+                                                         engines=_open_source_engines(policy),
                                                          prefix=entry.model_prefix, runner=entry.runner))
                     fail_evidence.append(Evidence(path=entry.path, line=entry.line, note=f"vendor entry {entry.key}"))
             elif framework in policy.open_source_frameworks:
+                d["ordering"] = OPEN_SOURCE
                 parts.append(MSG_B_OSS.format(framework=framework))
             else:
+                d["ordering"] = NOT_IN_FORCE if framework in policy.vendor_frameworks else NOT_APPLICABLE
                 parts.append(MSG_B_OTHER.format(framework=framework or "unknown"))
             text = " ".join(parts)
             notes.append(f"{entry.key}: {text}" if many else text)
 
         if failures:
-            return CheckResult.failed(" ".join(failures), *fail_evidence, *evidence)
-        return CheckResult.passed(" ".join(notes), *evidence)
+            return CheckResult.failed(" ".join(failures), *fail_evidence, *evidence, entries=details)
+        return CheckResult.passed(" ".join(notes), *evidence, entries=details)
+
+
+class EntryDetails(TypedDict):
+    """`details["entries"][key]`: how each added or changed entry fared, as values."""
+
+    framework: str
+    sku: str | None
+    image: str | None
+    image_rule: str  # UPSTREAM, EXCEPTION_*, FORK, NO_IMAGE, NOT_APPLICABLE, NOT_IN_FORCE, SKIPPED
+    ordering: str  # ORDER_OK, ORDER_MISSING, OPEN_SOURCE, NOT_APPLICABLE, NOT_IN_FORCE, SKIPPED
+    open_source_entries: list[str]
+
+
+def _open_source_engines(policy) -> str:
+    """`vLLM or SGLang`: the engines of the policy's open-source frameworks, as people write them."""
+    engines = [engine_display(f, policy) for f in policy.open_source_frameworks]
+    return join(engines, "or", unique=True)
 
 
 def _entries_text(keys: list[str]) -> str:
-    if len(keys) == 1:
-        return f"entry {keys[0]}"
-    return "entries " + ", ".join(keys[:-1]) + f" and {keys[-1]}"
+    return f"{plural(len(keys), 'entry', 'entries')} {join(keys)}"
 

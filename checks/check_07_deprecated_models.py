@@ -36,6 +36,7 @@ from checks.result import CheckResult, Evidence
 from checks.serving import affected_unknown
 from checks.snapshot import Unavailable
 from recipes.models_md import AGENTIC, ModelsDoc, scenario_name
+from checks.text import join
 
 MSG_NA = "No benchmark config or recipe is affected."
 MSG_NO_MODELS = "could not verify: {path} was not found on the target branch; restore MODELS.md on the default branch."
@@ -70,7 +71,7 @@ class Unit:
 
     def subject(self) -> str:
         """The config keys or recipe paths that submit this combination."""
-        return ", ".join(dict.fromkeys(e.note if e.note != RECIPE_NOTE else (e.path or "") for e in self.sources))
+        return join(dict.fromkeys(e.note if e.note != RECIPE_NOTE else (e.path or "") for e in self.sources), None)
 
     def what(self) -> str:
         scen = "Agentic coding" if self.scenario == AGENTIC else f"Single-turn {self.scenario}"
@@ -232,7 +233,7 @@ class DeprecatedModelsCheck:
         for prefix, scenarios in by_prefix_active.items():
             row = doc.rows_for(prefix)[0]
             items = [i.text for i in row.deprecated_items]
-            deprecated = MSG_NONE_DEPRECATED if not items else MSG_OTHERS_DEPRECATED.format(items=", ".join(items))
-            sentences.append(MSG_ACTIVE.format(prefix=prefix, scenario=" and ".join(_scenario_text(s) for s in scenarios),
+            deprecated = MSG_NONE_DEPRECATED if not items else MSG_OTHERS_DEPRECATED.format(items=join(items, None))
+            sentences.append(MSG_ACTIVE.format(prefix=prefix, scenario=join((_scenario_text(s) for s in scenarios), sep=" and "),
                                                deprecated=deprecated))
         return CheckResult.passed(" ".join(sentences + passes), *pass_ev)

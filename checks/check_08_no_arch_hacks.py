@@ -46,6 +46,7 @@ from checks.serving import (
     norm_name,
     serving_views,
 )
+from checks.text import join
 
 EVENT_RULE = "event-publication"
 MSG_NA = "No serving config, image or launch path of any benchmark point is affected."
@@ -189,9 +190,9 @@ class NoArchHacksCheck:
         if not_in_force is not None:
             sentences.append(MSG_PUB_NOT_IN_FORCE.format(key=key, why=not_in_force))
         elif exempt:
-            owners = sorted({engine_display(f) for f in supported}) or ["no"]
-            sentences.append(MSG_PUB_EXEMPT.format(key=key, owners="/".join(owners), engines=" and ".join(exempt)))
-        flags = " or ".join(f"--{f}" for f in dict.fromkeys(norm_name(f) for f in policy.arch_hack_flags))
+            owners = sorted({engine_display(f, policy) for f in supported}) or ["no"]
+            sentences.append(MSG_PUB_EXEMPT.format(key=key, owners="/".join(owners), engines=join(exempt)))
+        flags = join((f"--{norm_name(f)}" for f in policy.arch_hack_flags), "or", sep=" or ", unique=True)
         return CheckResult.passed(
             MSG_PASS.format(flags=flags, keys=keys_text(keys), publication=" ".join(sentences)).strip(),
             *launch_evidence(views),

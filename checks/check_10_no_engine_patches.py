@@ -52,8 +52,10 @@ from checks.serving import (
     serving_views,
     unlisted_agentic_views,
 )
+from recipes.engines import dist_name
 from recipes.scripts import package_name
 from recipes.waivers import Waiver, parse_waiver, waiver_path
+from checks.text import join
 
 PATCH_SUFFIXES = (".patch", ".diff")
 HOOK_FILES = re.compile(r"(?:^|/)(?:sitecustomize|usercustomize)\.py$|\.pth$")
@@ -108,11 +110,12 @@ def _origin(pip) -> str | None:
 
 def _is_engine_target(target: str, engine_pkgs: set[str]) -> bool:
     """An engine distribution by name, or a local/VCS source tree whose path names an engine."""
-    if package_name(target) in engine_pkgs:
+    if dist_name(package_name(target)) in engine_pkgs:
         return True
     # A repository URL names the engine as `<name>.git`, often followed by `#subdirectory=...`.
     segments = re.split(r"[/@#=+:\[\]\s]", target.lower())
-    return any(seg in engine_pkgs or seg.removesuffix(".git") in engine_pkgs for seg in segments)
+    return any(seg and (dist_name(seg) in engine_pkgs or dist_name(seg.removesuffix(".git")) in engine_pkgs)
+               for seg in segments)
 
 
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -132,12 +135,12 @@ def _client_only(ctx, *texts: str | None) -> bool:
     `benchmark_client_packages`: lm-eval, aiperf, sa-bench, the harness's eval patches) and names
     no engine package: the rule covers the serving stack, not the client measuring it."""
     policy = ctx.config.policy
-    engine_pkgs = {p.lower() for p in policy.engine_packages}
+    engine_pkgs = {dist_name(p) for p in policy.engine_packages}
     text = " ".join(t for t in texts if t).lower()
     if not text:
         return False
     words = {w for w in _SEGMENT.split(text) if w}
-    if words & engine_pkgs or any(w.removesuffix(".git") in engine_pkgs for w in words):
+    if any(dist_name(w) in engine_pkgs or dist_name(w.removesuffix(".git")) in engine_pkgs for w in words):
         return False
     clients = [c.lower() for c in policy.benchmark_client_packages]
     return any(c in text for c in clients)
@@ -169,7 +172,7 @@ def _applies_client_patch(ctx, text: str, referrer: str) -> bool:
 
 
 def _script_patches(ctx, views) -> list[Patch]:
-    engine_pkgs = {p.lower() for p in ctx.config.policy.engine_packages}
+    engine_pkgs = {dist_name(p) for p in ctx.config.policy.engine_packages}
     out: dict[tuple, Patch] = {}
     for v in views:
         for use in v.scripts:
@@ -287,7 +290,7 @@ class NoEnginePatchesCheck:
         patches = _diff_patches(ctx) + _script_patches(ctx, views)
         if not patches:
             entries = sorted({l.entry for v in views for u in v.scripts for l in u.analysis.server_launches if l.entry})
-            launch = MSG_PASS_LAUNCH.format(entries=", ".join(entries)) if entries else ""
+            launch = MSG_PASS_LAUNCH.format(entries=join(entries, None)) if entries else ""
             return CheckResult.passed(MSG_PASS_CLEAN.format(keys=keys_text(v.config_key for v in views), launch=launch),
                                       *launch_evidence(views))
         changed = ctx.changed_paths if isinstance(ctx.changed_paths, frozenset) else frozenset()
@@ -308,10 +311,10 @@ class NoEnginePatchesCheck:
             else:
                 text, waiver = loaded
                 if waiver.missing:
-                    problems.append(MSG_WAIVER_INCOMPLETE.format(path=path, missing=", ".join(waiver.missing)))
+                    problems.append(MSG_WAIVER_INCOMPLETE.format(path=path, missing=join(waiver.missing, None)))
                 unnamed = [p for p in new if not _names_patch(text, p)]
                 if unnamed:
-                    files = ", ".join(sorted({n for p in unnamed for n in _names(p)}))
+                    files = join(sorted({n for p in unnamed for n in _names(p)}), None)
                     problems.append(MSG_WAIVER_UNNAMED.format(path=path, files=files))
                 if not _linked(ctx, path):
                     problems.append(MSG_WAIVER_UNLINKED.format(path=path))
@@ -326,12 +329,12 @@ class NoEnginePatchesCheck:
             for p in old:
                 good = [w for text, w in base_waivers if _names_patch(text, p)]
                 if not good:
-                    problems.append(MSG_NO_BASE_WAIVER.format(files=", ".join(sorted(_names(p)))))
+                    problems.append(MSG_NO_BASE_WAIVER.format(files=join(sorted(_names(p)), None)))
                     continue
                 complete = [w for w in good if not w.missing] or good
                 w = complete[0]
                 if w.missing:
-                    problems.append(MSG_WAIVER_INCOMPLETE.format(path=w.path, missing=", ".join(w.missing)))
+                    problems.append(MSG_WAIVER_INCOMPLETE.format(path=w.path, missing=join(w.missing, None)))
                 if not _linked(ctx, w.path):
                     problems.append(MSG_WAIVER_UNLINKED.format(path=w.path))
                 evidence.append(Evidence(path=w.path))
@@ -341,5 +344,5 @@ class NoEnginePatchesCheck:
         if problems:
             return CheckResult.failed(MSG_FAIL.format(items=shown, missing="; ".join(dict.fromkeys(problems)), fix=fix),
                                       *[p.evidence for p in patches], *evidence)
-        return CheckResult.passed(MSG_PASS_WAIVED.format(items=shown, waivers=", ".join(dict.fromkeys(used))),
+        return CheckResult.passed(MSG_PASS_WAIVED.format(items=shown, waivers=join(dict.fromkeys(used), None)),
                                   *[p.evidence for p in patches], *evidence)

@@ -61,41 +61,31 @@ from checks.serving import (
     unlisted_agentic_views,
 )
 from checks.text import escape_inline
+from recipes import engines
+from recipes.engines import AL_MINUS_ONE, AL_RATE, acceptance_knobs
 
 RUNNER_INJECTOR = "runners/inject_synthetic_acceptance.py"
 EVAL_GUARD = "EVAL_ONLY"
 SYNTHETIC_METHOD = "synthetic"
-# How a hand-written value maps to an AL (spec 5.3): as is, minus one (TRT), or a rate.
-AL_AS_IS = "al"
+# How a hand-written value maps to an AL (spec 5.3): as is, minus one (TRT), or a rate; the
+# knobs, the one an old-layout launcher must set and the mechanism's wording are per engine
+# (recipes.engines profiles).
 # Hits that are YAML mapping entries (a mechanical fix can set their value).
 AL_FIX_KINDS = ("env", "client-env", "setting", "recipe")
 FIX_WHY = "simulated acceptance must pin the golden AL {al} ({golden}) (Check 11)"
-AL_MINUS_ONE = "al-1"
-AL_RATE = "rate"
-WRITTEN_AL = {
-    "spec-decode-acceptance-length": AL_AS_IS,
-    "spec-decode-acceptance-rate": AL_RATE,
-    "SGLANG_SIMULATE_ACC_LEN": AL_AS_IS,
-    "TILERT_SIMULATE_ACC_LEN": AL_AS_IS,
-    "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS": AL_MINUS_ONE,
-    "synthetic_acceptance_length": AL_AS_IS,
-    "SYNTHETIC_ACCEPTANCE_LENGTH": AL_AS_IS,
-}
-# The knob an old-layout launcher must set per engine (spec 5.3).
-ENGINE_KNOB = {
-    "atom": "spec-decode-acceptance-length",
-    "sglang": "SGLANG_SIMULATE_ACC_LEN",
-    "vllm": "synthetic_acceptance_length",
-    "trtllm": "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS",
-    "tilert": "TILERT_SIMULATE_ACC_LEN",
-}
-MECHANISM = {
-    "atom": "--spec-decode-acceptance-length {al}",
-    "sglang": "SGLANG_SIMULATE_ACC_LEN={al}",
-    "vllm": "speculative-config synthetic_acceptance_length {al}",
-    "trtllm": "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS={al_minus_one}",
-    "tilert": "TILERT_SIMULATE_ACC_LEN={al}",
-}
+
+
+def _engine_knob(engine: str) -> str | None:
+    """The knob an old-layout launcher must set for this engine (spec 5.3)."""
+    p = engines.profile(engine)
+    return p.acceptance_knob if p is not None else None
+
+
+def _mechanism(engine: str) -> str:
+    p = engines.profile(engine)
+    return (p.acceptance_mechanism if p is not None else None) or "{al}"
+
+
 MISSING_CURVE_CODES = frozenset({"no-curve", "no-thinking-mode", "no-k"})
 BROKEN_CURVE_CODE = "bad-curve"
 MSG_BROKEN_CURVE = ("could not verify the golden AL for {key}: {why}; fix the committed curve file so the "
@@ -154,7 +144,7 @@ MSG_PASS_NEW_CURVE = " The golden curve {curves} is new in this PR and was read 
 MSG_CURVE_CHANGED = ("The PR changes the golden AL curves the bot checks against (they are read from the target "
                      "branch): {changes}; golden curves change only in their own reviewed PR.")
 def _written_al(h: Hit, k: int | None) -> float | None:
-    rule = next((r for n, r in WRITTEN_AL.items() if norm_name(n) == norm_name(h.name)), None)
+    rule = next((r for n, r in acceptance_knobs().items() if norm_name(n) == norm_name(h.name)), None)
     value = as_float(h.value)
     if rule is None or value is None:
         return None
@@ -168,7 +158,7 @@ def _written_al(h: Hit, k: int | None) -> float | None:
 def _al_fix(h: Hit, al: float, k: int | None, golden: str) -> list[dict]:
     """The value `h` must hold to pin the golden AL `al` (the inverse of _written_al), as a fix of
     its YAML line; none for a flag inside a command string or a value in a script."""
-    rule = next((r for n, r in WRITTEN_AL.items() if norm_name(n) == norm_name(h.name)), None)
+    rule = next((r for n, r in acceptance_knobs().items() if norm_name(n) == norm_name(h.name)), None)
     if rule is None or h.kind not in AL_FIX_KINDS or as_float(h.value) is None:
         return []
     if rule == AL_MINUS_ONE:
@@ -285,7 +275,7 @@ class AgenticGoldenAlCheck:
                                       Evidence(path=v.launcher_path or v.point.source_path, unavailable=True))
         if v.variant is not None:
             # The injector's own decision, which also covers the cases where it injects nothing.
-            al, why = injected_acceptance(v.point, v.variant, golden, mode)
+            al, why = injected_acceptance(v.point, v.variant, golden, mode, ctx.config.policy)
         else:
             al, why = found.al, found.reason
         if al is None:
@@ -306,7 +296,7 @@ class AgenticGoldenAlCheck:
         if found is not None and found.curve:
             used.append(found.curve)
         golden_text = f"{found.curve}.yaml {mode} K={k}" if found is not None else why
-        al_names = {norm_name(n) for n in WRITTEN_AL}
+        al_names = {norm_name(n) for n in acceptance_knobs()}
         for h in _synthetic_hits(ctx, v):
             if norm_name(h.name) not in al_names:
                 continue
@@ -323,7 +313,7 @@ class AgenticGoldenAlCheck:
         if v.variant is not None and v.variant.legacy:
             # The older srt-slurm format predates the injector: the recipe pins the value itself
             # (`backend.<role>_environment`, or the engine's JSON/flag), so the value written is judged.
-            knob = ENGINE_KNOB.get(v.engine)
+            knob = _engine_knob(v.engine)
             hits = [h for h in v.hits(knob) if h.kind in ("env", "arg", "json")] if knob else []
             runner = _runner_injection(ctx, v)
             if not hits and runner is not None:
@@ -347,7 +337,7 @@ class AgenticGoldenAlCheck:
             evidence.extend([h.evidence()] + ([golden_ev] if golden_ev else []))
             return None
         if v.variant is None:
-            knob = ENGINE_KNOB.get(v.engine)
+            knob = _engine_knob(v.engine)
             hits = [h for h in v.hits(knob) if h.kind in ("script-env", "script-flag", "json")] if knob else []
             if not hits:
                 return CheckResult.failed(MSG_NOT_PINNED.format(key=v.config_key, launcher=v.launcher_path, knob=knob or "a simulated-acceptance knob",
@@ -362,7 +352,7 @@ class AgenticGoldenAlCheck:
                                                     curve=found.curve + ".yaml" if found else "", mode=mode, k=k, al=fmt_number(al)), None)
             evidence.extend([h.evidence()] + ([golden_ev] if golden_ev else []))
             return None
-        mechanism = MECHANISM.get(v.engine, "{al}").format(al=fmt_number(al), al_minus_one=fmt_number(al - 1))
+        mechanism = _mechanism(v.engine).format(al=fmt_number(al), al_minus_one=fmt_number(al - 1))
         parts.setdefault(MSG_PASS_INJECTED.format(injector=INJECTOR, mechanism=mechanism, key=v.config_key,
                                                   curve=f"{found.curve}.yaml" if found else "", mode=mode, k=k,
                                                   al=fmt_number(al), method=method), None)

@@ -55,6 +55,7 @@ from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
 from recipes.changelog import ChangelogDiff, ChangelogEntry, diff_changelog, resolve_config_keys
 from recipes.master import SCENARIO_FIXED
+from checks.text import join, plural
 
 MEMO_KEY = "check12.changelog"
 LIST_MAX = 3
@@ -178,12 +179,11 @@ def _curve_text(curve: tuple) -> str:
     parts = [scenario if isl is None else f"{scenario} {isl}/{osl}", "KV offload" if offload else "no KV offload"]
     if spec:
         parts.append(f"spec {spec}")
-    return ", ".join(parts)
+    return join(parts, None)
 
 
 def _named(items: list[str]) -> str:
-    shown = ", ".join(items[:LIST_MAX])
-    return shown + (f" and {len(items) - LIST_MAX} more" if len(items) > LIST_MAX else "")
+    return join(items, None, limit=LIST_MAX)
 
 
 class AppendOnlyCheck:
@@ -246,15 +246,15 @@ class AppendOnlyCheck:
             return CheckResult.failed(MSG_PARSE.format(finding=f), Evidence(path=f.path, line=f.line, unavailable=True))
         bad = Problems()
         if regular:
-            bad.add(MSG_MIXED.format(ao=", ".join(_where(e) for e in ao),
-                                     entries="entry" if len(regular) == 1 else "entries",
-                                     regular=", ".join(_where(e) for e in regular)),
+            bad.add(MSG_MIXED.format(ao=join((_where(e) for e in ao), None),
+                                     entries=plural(len(regular), "entry", "entries"),
+                                     regular=join((_where(e) for e in regular), None)),
                     *(Evidence(path=e.path, line=e.line, note="append-only entry") for e in ao),
                     *(Evidence(path=e.path, line=e.line, note="regular entry") for e in regular))
         for e in ao:
             flags = [name for name, on in (("evals-only", e.evals_only), ("all-evals", e.all_evals)) if on]
             if flags:
-                bad.add(MSG_MODIFIER.format(where=_where(e), flags=" and ".join(flags)),
+                bad.add(MSG_MODIFIER.format(where=_where(e), flags=join(flags, sep=" and ")),
                         Evidence(path=e.path, line=e.line_of(flags[0])))
 
         head, base = ctx.head_repo, ctx.base_repo
@@ -263,13 +263,13 @@ class AppendOnlyCheck:
         for e in ao:
             keys, unmatched = resolve_config_keys(e.config_keys, head.entries)
             if unmatched:
-                bad.add(MSG_UNMATCHED.format(where=_where(e, "config-keys"), patterns=", ".join(unmatched),
-                                             verb="selects" if len(unmatched) == 1 else "select"),
+                bad.add(MSG_UNMATCHED.format(where=_where(e, "config-keys"), patterns=join(unmatched, None),
+                                             verb=plural(len(unmatched), "selects", "select")),
                         Evidence(path=e.path, line=e.line_of("config-keys")))
             new_keys = [k for k in keys if k not in base.entries]
             if new_keys:
-                bad.add(MSG_NEW_KEY.format(where=_where(e, "config-keys"), keys=", ".join(new_keys),
-                                           verb="does" if len(new_keys) == 1 else "do"),
+                bad.add(MSG_NEW_KEY.format(where=_where(e, "config-keys"), keys=join(new_keys, None),
+                                           verb=plural(len(new_keys), "does", "do")),
                         Evidence(path=e.path, line=e.line_of("config-keys")),
                         *(Evidence(path=head.entries[k].path, line=head.entries[k].line, note=f"new {k}") for k in new_keys))
             for k in keys:
@@ -324,7 +324,7 @@ class AppendOnlyCheck:
             changes.setdefault(key, []).append(pid)
             change_ev.setdefault(key, ev)
         for (fieldname, old, new, where), pids in changes.items():
-            bad.add(MSG_CHANGED.format(points="point" if len(pids) == 1 else "points", names=_named(pids),
+            bad.add(MSG_CHANGED.format(points=plural(len(pids), "point"), names=_named(pids),
                                        field=fieldname, old=old, new=new, where=where), change_ev[(fieldname, old, new, where)])
 
         # New points of the selected configs.
@@ -346,7 +346,7 @@ class AppendOnlyCheck:
         for e in ao:
             keys = [k for k, first in entry_of.items() if first is e]
             if keys and not any(head_by_id[pid].config_key in keys for pid in new_points):
-                bad.add(MSG_NO_NEW_POINTS.format(where=_where(e), keys=", ".join(keys)), Evidence(path=e.path, line=e.line))
+                bad.add(MSG_NO_NEW_POINTS.format(where=_where(e), keys=join(keys, None)), Evidence(path=e.path, line=e.line))
 
         # Isolation of every other changed file.
         recipe_ok = self._isolation(ctx, changed_files - master_files - {diff.path}, base_by_id, head_by_id, bad)
@@ -356,15 +356,15 @@ class AppendOnlyCheck:
         existing = [pid for pid in compare_ids if pid in head_by_id]
         recipes_note = ""
         if recipe_ok:
-            recipes_note = MSG_PASS_RECIPES.format(paths=", ".join(recipe_ok), verb="adds" if len(recipe_ok) == 1 else "add")
+            recipes_note = MSG_PASS_RECIPES.format(paths=join(recipe_ok, None), verb=plural(len(recipe_ok), "adds", "add"))
         e = ao[0]
         evidence = [Evidence(path=e.path, line=e.line, note="append-only entry")]
         evidence += [Evidence(path=head_by_id[pid].source_path, line=head_by_id[pid].source_line, note=f"new {pid}")
                      for pid in new_points[:LIST_MAX]]
         return CheckResult.passed(
-            MSG_PASS.format(where=_where(e), n=len(new_points), points="point" if len(new_points) == 1 else "points",
-                            keys=", ".join(selected), sample=_named(new_points), m=len(existing),
-                            epoints="point" if len(existing) == 1 else "points", recipes=recipes_note),
+            MSG_PASS.format(where=_where(e), n=len(new_points), points=plural(len(new_points), "point"),
+                            keys=join(selected, None), sample=_named(new_points), m=len(existing),
+                            epoints=plural(len(existing), "point"), recipes=recipes_note),
             *evidence, new_points=new_points,
         )
 

@@ -47,6 +47,7 @@ from recipes.artifacts import (
 )
 from recipes.pareto import FrontierResult, count_curves, frontier, mermaid_chart
 from recipes.markdown import strip_quotes_and_code
+from checks.text import plural
 
 ADMIN = "admin"
 MIN_SHA_CHARS = 7
@@ -214,7 +215,7 @@ def _throughput(run: SweepRun, artifact: str) -> tuple[list | None, str | None]:
 
 def _count_text(r: FrontierResult, min_points: int) -> str:
     return MSG_CURVE_COUNT.format(
-        measured=r.measured, s="" if r.measured == 1 else "s", frontier=r.frontier_points, min=min_points,
+        measured=r.measured, s=plural(r.measured, ""), frontier=r.frontier_points, min=min_points,
         invalid=MSG_INVALID.format(n=r.invalid) if r.invalid else "",
     )
 
@@ -293,7 +294,7 @@ class ParetoCoverageCheck:
         charts = [_chart_body(c) for c in (mermaid_chart(name, r) for name, r in results) if c]
         described = [f"{name}: {_count_text(r, min_points)}" for name, r in results]
         if unkeyed:
-            described.append(MSG_UNKEYED.format(n=unkeyed, s="" if unkeyed == 1 else "s"))
+            described.append(MSG_UNKEYED.format(n=unkeyed, s=plural(unkeyed, "")))
         evidence = [Evidence(run_id=run.run_id, artifact=artifact), *bypass_ev]
         short = [r for _, r in results if r.status != "PASS"]
 
@@ -312,7 +313,7 @@ class ParetoCoverageCheck:
         elif len(results) == 1:
             lead = MSG_LEAD_ONE.format(min=min_points)
         else:
-            lead = MSG_LEAD_SOME.format(n=len(short), total=len(results), verb="is" if len(short) == 1 else "are",
+            lead = MSG_LEAD_SOME.format(n=len(short), total=len(results), verb=plural(len(short), "is", "are"),
                                         min=min_points)
         fix = MSG_FIX.format(phrase=policy.pareto_bypass_phrase, sha=ctx.snapshot.head_sha[:MIN_SHA_CHARS + 1])
         bypass_text = bypass if bypass_comment else f"{bypass}; {fix}"

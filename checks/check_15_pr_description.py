@@ -48,6 +48,8 @@ from recipes.claims import (
     normalize_value,
 )
 from recipes.master import images_match, normalize_image
+from checks.text import count, join, plural
+from recipes.values import flag_name
 
 MEMO_EFFECTIVE = "check15:effective"
 MAX_LISTED = 3
@@ -56,8 +58,7 @@ MSG_NO_CLAIMS = "the PR body makes no image, point, setting, flag or acceptance-
 MSG_NONE_IN_SCOPE = "none of the {n} claim{s} in the PR body concerns an affected benchmark point"
 MSG_PASS = "All {n} checked claims in the PR body agree with the head ({kinds})."
 MSG_PASS_ONE = "The one checked claim in the PR body agrees with the head ({kinds})."
-MSG_WARN = "The PR body contradicts the head: {items}{more}; update the description or the code so they agree."
-MSG_MORE = "; and {n} more"
+MSG_WARN = "The PR body contradicts the head: {items}; update the description or the code so they agree."
 MSG_IMAGE = '"{claim}" (body line {line}), but {where} pins {actual}'
 MSG_POINTS = '"{claim}" (body line {line}), but {key} has TP{tp} {actual}'
 MSG_NO_TP = '"{claim}" (body line {line}), but no affected point runs TP{tp} (TPs: {tps})'
@@ -80,10 +81,6 @@ def _where(path: str | None, line: int | None) -> str:
     if not path:
         return "the head"
     return f"{path}:{line}" if line else path
-
-
-def _flag_key(name: str) -> str:
-    return name.lstrip("-").replace("_", "-").lower()
 
 
 class _Head:
@@ -181,11 +178,11 @@ def _compare_points(head: _Head, c: Claim) -> Outcome:
             return AGREE, None, []
         found.append((key, concs, pts))
     if not found:
-        tps = ", ".join(f"TP{t}" for t in sorted({p.tp for ps in groups.values() for p in ps if p.tp})) or "none"
+        tps = join((f"TP{t}" for t in sorted({p.tp for ps in groups.values() for p in ps if p.tp})), None) or "none"
         ev = _arm_evidence(next(iter(groups.values())), c.tp)
         return CONTRADICT, MSG_NO_TP.format(claim=c.text, line=c.line, tp=c.tp, tps=tps), [ev] if ev else []
     key, concs, pts = found[0]
-    actual = f"[{', '.join(map(str, concs))}]" if c.kind == KIND_POINTS else f"{concs[0]}-{concs[-1]}"
+    actual = f"[{join(map(str, concs), None)}]" if c.kind == KIND_POINTS else f"{concs[0]}-{concs[-1]}"
     ev = _arm_evidence(pts, c.tp)
     return CONTRADICT, MSG_POINTS.format(claim=c.text, line=c.line, key=key, tp=c.tp, actual=actual), [ev] if ev else []
 
@@ -195,8 +192,8 @@ def _lookup(eff: Any, c: Claim) -> Any:
     name = c.name or ""
     if c.kind == KIND_SETTING:
         return eff.env.get(name) or eff.client_env.get(name)
-    want = _flag_key(name)
-    return next((o for k, o in eff.args.items() if _flag_key(k) == want), None)
+    want = flag_name(name)
+    return next((o for k, o in eff.args.items() if flag_name(k) == want), None)
 
 
 def _compare_value(head: _Head, c: Claim) -> Outcome:
@@ -311,24 +308,23 @@ class PrDescriptionCheck:
                 body_ev = Evidence(url=ctx.snapshot.html_url or None, note=f"PR body line {c.line}")
                 contradictions.append((message, [*evidence, body_ev]))
         if contradictions:
-            items = "; ".join(m for m, _ in contradictions[:MAX_LISTED])
-            more = MSG_MORE.format(n=len(contradictions) - MAX_LISTED) if len(contradictions) > MAX_LISTED else ""
+            items = join((m for m, _ in contradictions), None, sep="; ", limit=MAX_LISTED)
             evidence = [e for _, evs in contradictions for e in evs]
-            return CheckResult.warned(MSG_WARN.format(items=items, more=more), *evidence,
+            return CheckResult.warned(MSG_WARN.format(items=items), *evidence,
                                       contradictions=[m for m, _ in contradictions], claims=checked)
         paths = ctx.changed_paths
         if isinstance(paths, Unavailable):
             # The claims' scope (the affected points) is unknown: neither agreement nor N/A is shown.
             n = len(claims)
-            return CheckResult.warned(MSG_FILES_UNAVAILABLE.format(n=n, s="" if n == 1 else "s", reason=paths.reason),
+            return CheckResult.warned(MSG_FILES_UNAVAILABLE.format(n=n, s=plural(n, ""), reason=paths.reason),
                                       Evidence(note="changed files", unavailable=True), claims=checked)
         if not agreed:
             n = len(claims)
-            return CheckResult.not_applicable(MSG_NONE_IN_SCOPE.format(n=n, s="" if n == 1 else "s"))
+            return CheckResult.not_applicable(MSG_NONE_IN_SCOPE.format(n=n, s=plural(n, "")))
         counts: dict[str, int] = defaultdict(int)
         for c in agreed:
             counts[KIND_LABELS[c.kind]] += 1
-        kinds = ", ".join(f"{n} {label}{'s' if n != 1 else ''}" for label, n in counts.items())
+        kinds = join((count(n, label) for label, n in counts.items()), None)
         n = len(agreed)
         template = MSG_PASS_ONE if n == 1 else MSG_PASS
         return CheckResult.passed(template.format(n=n, kinds=kinds), claims=checked)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config
+from recipes.config import RepoConfig, read_repo_config
 from recipes.errors import Finding
 
 from .snapshot import PRSnapshot, Unavailable
@@ -164,14 +164,12 @@ class ReviewContext:
     # --- configuration -------------------------------------------------------------------
     @cached_property
     def _config_and_findings(self) -> tuple[RepoConfig, list[Finding]]:
-        try:
-            data = self.snapshot.target_tree.read(CONFIG_PATH)
-        except Exception as exc:  # an unreadable tree leaves the snapshot's configuration in force
-            log.warning("could not read %s from the target tree: %s", CONFIG_PATH, exc)
-            return self.snapshot.config, []
-        if data is None:
-            return self.snapshot.config, []
-        return load_repo_config(data, CONFIG_PATH)
+        # An absent or unreadable file leaves the snapshot's configuration in force.
+        config, findings = read_repo_config(self.snapshot.target_tree, default=self.snapshot.config)
+        for f in findings:
+            if f.line is None:
+                log.warning("%s: %s", f.path, f.message)
+        return config, findings
 
     @cached_property
     def config(self) -> RepoConfig:

@@ -13,6 +13,7 @@ from .context import ReviewContext
 from .policy import cite, gate as policy_gate
 from .result import CheckResult, Evidence, Status
 from .snapshot import PRSnapshot
+from .text import join
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ class Verdict(BaseModel):
     head_moved: HeadMoved | None = None
     # True when only some checks ran (`only=`); such a verdict is never published.
     partial: bool = False
-    # Handles the publisher mentions when Check 14 warns (spec 11.2).
+    # Handles the verdict mentions when an escalating check (`escalates`) warns (spec 11.2).
     escalation: list[str] = Field(default_factory=list)
 
     def row(self, number: int) -> Row:
@@ -138,7 +139,7 @@ def overall_status(rows: Iterable[Row]) -> VerdictStatus:
 
 
 def _enforce_kind(check: Check, result: CheckResult) -> CheckResult:
-    """Advisory checks (4, 14, 15) may only PASS/N/A/WARN; all others only PASS/N/A/FAIL."""
+    """Advisory checks (the registry's `advisory`) may only PASS/N/A/WARN; all others only PASS/N/A/FAIL."""
     advisory = bool(getattr(check, "advisory", False))
     if advisory and result.status is Status.FAIL:
         log.warning("check %s is advisory but returned FAIL; recording WARN", check.number)
@@ -210,7 +211,7 @@ def evaluate_context(
     if only is not None:
         unknown = set(only) - known
         if unknown:
-            raise ValueError(f"no check numbered {', '.join(map(str, sorted(unknown)))}")
+            raise ValueError(f"no check numbered {join(sorted(unknown), None)}")
     selected = [c for c in checks if only is None or c.number in only]
     if ctx.snapshot.is_lazy and len(selected) > 1:
         # Checks are pure functions of the context (its shared facts are computed once under a

@@ -10,7 +10,7 @@ from typing import Any
 from checks.result import Evidence
 from checks.serving import ServingView, json_object
 from recipes.golden import DEFAULT_THINKING_MODE, DSPARK, SAMPLE_PROBABILISTIC, GoldenSet
-from recipes.srt import FRAMEWORK_ENGINE
+from recipes.engines import engine_of
 
 INJECTOR = "infx/srt_slurm/synthetic_acceptance.py"
 THINKING_ENV = "THINKING_MODE"
@@ -96,10 +96,12 @@ def _sample_method(engine: str, method: str | None, variant: Any) -> str | None:
     return None
 
 
-def injected_acceptance(point: Any, variant: Any, golden: Any, thinking_mode: str) -> tuple[float | None, str]:
+def injected_acceptance(point: Any, variant: Any, golden: Any, thinking_mode: str,
+                        policy: Any = None) -> tuple[float | None, str]:
     """The AL the harness injector (spec 5.4) gives an AgentX throughput run of this point, or
-    None and why not. The injector recomputes the AL; a value in the recipe is never trusted."""
-    engine = FRAMEWORK_ENGINE.get(point.framework or "")
+    None and why not. The injector recomputes the AL; a value in the recipe is never trusted.
+    `policy` is the repository's (its `framework_family` names the engine)."""
+    engine = engine_of(point.framework, policy)
     if engine is None:
         return None, MSG_NOT_INJECTED_FRAMEWORK.format(framework=point.framework, injector=INJECTOR)
     if not point.is_agentic:

@@ -10,12 +10,15 @@ from typing import Any
 import jinja2
 
 from .engine import Row, Verdict, VerdictStatus
+from .signoff_keys import KEY_PATTERN
 from .result import Evidence, Status
 from .text import (
     COMMENT_MAX,
     cap_comment,
     escape_inline,
     escape_link_text,
+    join,
+    plural,
     quote_path,
     safe_url,
     truncate,
@@ -32,8 +35,9 @@ HEADERS = {
 EMOJI = {Status.PASS: "✅", Status.FAIL: "❌", Status.NA: "➖", Status.WARN: "⚠️"}
 GROUP_SUMMARY = "Passed and not applicable checks"
 BLOCKING_LINE = "{who} this sign-off is blocked by {checks}. Address the findings below, then edit the sign-off to verify again."
+# Spec 11.2: a WARN of an escalating check (the registry's `escalates`) mentions the handles.
 ESCALATION_LINE = (
-    "{handles} Check 14 (Pareto coverage) warns on this PR: please review the Pareto evidence. "
+    "{handles} {checks} {verb} on this PR: please review {whose} evidence. "
     "This advisory comment does not grant or enforce a bypass."
 )
 HEAD_MOVED_LINE = "Note: the PR head moved to `{sha}` during this review; that newer commit was not assessed."
@@ -42,8 +46,8 @@ MORE_EVIDENCE = "and {n} more"
 
 MARKER = "<!-- codeowner-signoff-verify signoff={key} -->"
 FOOTER = "Assessed commit: `{sha}`."
-SIGNOFF_KEY_RE = re.compile(r"(?:issuecomment-|pullrequestreview-|discussion_r)[1-9][0-9]*")
-MARKER_RE = re.compile(r"<!-- codeowner-signoff-verify signoff=((?:issuecomment-|pullrequestreview-|discussion_r)[1-9][0-9]*) -->")
+SIGNOFF_KEY_RE = re.compile(KEY_PATTERN)
+MARKER_RE = re.compile(rf"<!-- codeowner-signoff-verify signoff=({KEY_PATTERN}) -->")
 FOOTER_RE = re.compile(r"Assessed commit: `([0-9a-f]{40})`\.")
 # Spec 11.2, verbatim: a row, and anything that merely looks like the start of one.
 ROW_RE = re.compile(r"(?:[-*+] )?(✅|❌|➖|⚠️) Check ([0-9]+) \([^\r\n]+\): (PASS|FAIL|N/A|WARN) — \S.*")
@@ -126,10 +130,6 @@ def _check_label(row: Row) -> str:
     return f"Check {row.number} ({row.name})"
 
 
-def _join(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 @lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -149,14 +149,16 @@ def _render(verdict: Verdict, reason_max: int, with_details: bool) -> str:
     expanded = [r for r in verdict.rows if r.status in (Status.FAIL, Status.WARN)]
     grouped = [r for r in verdict.rows if r.status in (Status.PASS, Status.NA)]
     escalation = ""
-    escalating_warns = any(r.escalates and r.status is Status.WARN for r in verdict.rows)
+    escalating = [r for r in verdict.rows if r.escalates and r.status is Status.WARN]
     handles = [h for h in verdict.escalation if _HANDLE_RE.match(h)]
-    if escalating_warns and handles:
-        escalation = ESCALATION_LINE.format(handles=" ".join(handles))
+    if escalating and handles:
+        n = len(escalating)
+        escalation = ESCALATION_LINE.format(handles=" ".join(handles), checks=join(_check_label(r) for r in escalating),
+                                            verb=plural(n, "warns", "warn"), whose=plural(n, "its", "their"))
     blocking = ""
     if verdict.status is VerdictStatus.REJECTED:
         who = f"{_mention(verdict.signoff.author)}:" if verdict.signoff else "Blocking:"
-        blocking = BLOCKING_LINE.format(who=who, checks=_join([_check_label(r) for r in verdict.failed]))
+        blocking = BLOCKING_LINE.format(who=who, checks=join(_check_label(r) for r in verdict.failed))
     head_moved = ""
     if verdict.head_moved is not None:
         sha = verdict.head_moved.current_head_sha

@@ -26,12 +26,12 @@ from checks.launch_path import launch_path, point_roots, read_analysis, resolve_
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.points import TOO_MANY_POINTS
 from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis
-from recipes.srt import FRAMEWORK_ENGINE, keypath_kind
+from recipes.engines import display_name, engine_of, primary_framework
+from recipes.srt import keypath_kind
+from recipes.values import as_float, flag_name as norm_name, is_disabled, is_enabled  # noqa: F401  (re-exported to checks)
+from checks.text import join
 
 SETUP_SCRIPT_KEY = "setup_script"
-ENGINE_NAMES = {"atom": "ATOM", "vllm": "vLLM", "sglang": "SGLang", "trtllm": "TRT-LLM", "tilert": "TileRT"}
-TRUE_WORDS = frozenset({"1", "true", "yes", "on", "enable", "enabled"})
-FALSE_WORDS = frozenset({"0", "false", "no", "off", "disable", "disabled", "none", ""})
 
 MSG_CHANGED_FILES_UNAVAILABLE = (
     "could not verify: the PR's changed-file list was unavailable ({reason}), so changed recipes and "
@@ -68,55 +68,14 @@ MEMO_HITS = "serving.hits"
 MEMO_SCRIPT = "serving.script:{path}"
 
 
-def engine_display(framework: str) -> str:
+def engine_display(framework: str, policy=None) -> str:
     """`dynamo-trt` -> `TRT-LLM`: the engine a master-config framework runs, as people write it."""
-    engine = FRAMEWORK_ENGINE.get(framework, framework)
-    return ENGINE_NAMES.get(engine, engine)
+    return display_name(engine_of(framework, policy) or framework, policy)
 
 
 def engine_name(framework: str, policy) -> str:
     """A framework as the repository config names it (`atom` -> `ATOM`, `dynamo-trt` -> `Dynamo TRT-LLM`)."""
-    return policy.engine_display_names.get(framework, framework.upper())
-
-
-def norm_name(name: Any) -> str:
-    """One spelling per knob: `--Hf_Overrides`, `hf-overrides` and `HF_OVERRIDES` are equal."""
-    return str(name).strip().lstrip("-").replace("_", "-").lower()
-
-
-def is_enabled(value: Any) -> bool:
-    """A value that turns a switch on; `=0`, `false`, empty and unknown words do not."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return value != 0
-    text = str(value).strip().strip("'\"").lower()
-    if text in TRUE_WORDS:
-        return True
-    try:
-        return float(text) != 0
-    except ValueError:
-        return False
-
-
-def is_disabled(value: Any) -> bool:
-    """A value that explicitly turns a switch off."""
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, (int, float)):
-        return value == 0
-    return str(value).strip().strip("'\"").lower() in FALSE_WORDS - {"none", ""}
-
-
-def as_float(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    try:
-        return float(str(value).strip().strip("'\""))
-    except ValueError:
-        return None
+    return display_name(framework, policy)
 
 
 def json_object(value: Any) -> dict | None:
@@ -218,6 +177,8 @@ class ServingView:
     script_gap_evidence: Evidence | None = None
     # Per-review cache shared by views (ctx.memo), so identical views build their hits once.
     shared: dict | None = field(default=None, repr=False, compare=False)
+    # The repository policy in force (its engine vocabulary: `framework_family`, display names).
+    policy: Any = field(default=None, repr=False, compare=False)
 
     @property
     def config_key(self) -> str:
@@ -232,11 +193,11 @@ class ServingView:
         eff = self.effective.engine
         if eff is not None and eff.value:
             return str(eff.value)
-        return FRAMEWORK_ENGINE.get(self.framework, self.framework)
+        return engine_of(self.framework, self.policy) or self.framework
 
     @property
     def engine_name(self) -> str:
-        return ENGINE_NAMES.get(self.engine, self.engine or "the engine")
+        return display_name(self.engine, self.policy) if self.engine else "the engine"
 
     @property
     def launcher_path(self) -> str | None:
@@ -477,7 +438,8 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     repo = ctx.head_repo
     variant = repo.variant_for(point)
     view = ServingView(point=point, effective=repo.effective(point), variant=variant,
-                       reasons=list(affected_point.reasons), shared=ctx.memo(MEMO_HITS, dict))
+                       reasons=list(affected_point.reasons), shared=ctx.memo(MEMO_HITS, dict),
+                       policy=ctx.config.policy)
     launcher = point.launcher
     if launcher is not None:
         _check_readable(ctx, view, launcher.path)
@@ -534,7 +496,6 @@ class _Unlisted:
 
 
 MEMO_UNLISTED = "serving.unlisted_agentic"
-ENGINE_FRAMEWORK = {"trtllm": "trt"}
 MSG_UNLISTED_REASON = "added by this PR under {folder} without a master-config entry yet"
 _AGENTIC_NAME = re.compile(r"^(?P<prefix>[a-z0-9.]+?)_(?P<precision>[a-z]*(?:fp|bf|int)[0-9]+)_(?P<sku>[a-z0-9]+)"
                            r"(?:_(?P<framework>[a-z][a-z-]*?))??(?P<mtp>_mtp)?\.sh$")
@@ -563,7 +524,7 @@ def unlisted_agentic_views(ctx: Any) -> list[ServingView]:
             if analysis is None:
                 continue
             engine = next((l.engine for l in analysis.server_launches if l.engine), None)
-            framework = m.group("framework") or (ENGINE_FRAMEWORK.get(engine, engine) if engine else None)
+            framework = m.group("framework") or (primary_framework(engine) if engine else None)
             stem = posixpath.basename(f.path)[:-3]
             point = BenchmarkPoint(
                 config_key=stem, scenario=SCENARIO_AGENTIC, spec_decoding="mtp" if m.group("mtp") else "none",
@@ -605,7 +566,7 @@ def affected_unknown(ctx: Any) -> tuple[str, Evidence] | None:
         changed = frozenset() if isinstance(paths, Unavailable) else paths
         for key, defs in sorted(head.duplicate_keys.items()):
             if any(d.path in changed for d in defs):
-                where = ", ".join(f"{d.path}:{d.line}" for d in defs)
+                where = join((f"{d.path}:{d.line}" for d in defs), None)
                 return (MSG_DUPLICATE_MASTER_KEY.format(key=key, where=where),
                         Evidence(path=defs[1].path, line=defs[1].line, unavailable=True))
         return None
@@ -649,25 +610,16 @@ def launch_evidence(views: Iterable[ServingView]) -> list[Evidence]:
 
 
 LIST_MAX = 3
-MSG_MORE = "{sep}and {n} more"
 
 
 def keys_text(keys: Iterable[str], limit: int = LIST_MAX) -> str:
     """`a, b, c and 2 more` for config keys in a reason."""
-    items = list(dict.fromkeys(keys))
-    text = ", ".join(items[:limit])
-    if len(items) > limit:
-        text += MSG_MORE.format(sep=" ", n=len(items) - limit)
-    return text
+    return join(keys, None, limit=limit, unique=True)
 
 
 def items_text(items: Iterable[str], limit: int = LIST_MAX) -> str:
     """`x; y; z; and 2 more` for the problems listed in one reason."""
-    items = list(dict.fromkeys(items))
-    text = "; ".join(items[:limit])
-    if len(items) > limit:
-        text += MSG_MORE.format(sep="; ", n=len(items) - limit)
-    return text
+    return join(items, None, sep="; ", limit=limit, unique=True)
 
 
 def dedupe(items: Iterable[tuple[str, Evidence]]) -> list[tuple[str, Evidence]]:

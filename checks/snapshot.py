@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SkipValidation
 
+from checks.signoff_keys import signoff_key
 from recipes.config import RepoConfig
 from recipes.source import FileSource, MemorySource
 
@@ -61,8 +62,7 @@ class Comment(_Frozen):
     @property
     def key(self) -> str:
         """The sign-off key used in the hidden marker (spec 11.2)."""
-        prefix = {"issue_comment": "issuecomment-", "review": "pullrequestreview-", "review_comment": "discussion_r"}
-        return f"{prefix[self.kind]}{self.id}"
+        return signoff_key(self.kind, self.id)
 
 
 class ChangedFile(_Frozen):

@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Sequence
 
 from checks.commands import find_reuse_command
 from checks.snapshot import Artifact, CheckRun, ReuseSource, SweepRun, Unavailable
+from checks.text import join
 from recipes.config import SweepPolicy
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,7 @@ SOURCE_CHECK_RUNS = "check runs"
 
 MSG_NO_JOBS = "no benchmark or eval check runs on any of its commits"
 MSG_NO_RUN_ID = "check runs on {sha} name no Actions run (no run id in details_url)"
-MSG_FAILED_JOBS = "{where} on {sha} has {n} unsuccessful job(s) ({names}{more})"
+MSG_FAILED_JOBS = "{where} on {sha} has {n} unsuccessful job(s) ({names})"
 MSG_MISSING_KIND = "{where} on {sha} has no executed {kind} job (skipped jobs never count)"
 MSG_COMMITS_UNAVAILABLE = "the PR's commits could not be listed: {reason}"
 MSG_RUNS_UNAVAILABLE = "check runs could not be listed: {reason}"
@@ -226,8 +227,8 @@ def reuse_problem(run: SweepRun | Unavailable | None, sweep: SweepPolicy, *, run
     if isinstance(run.artifacts, Unavailable):
         return Refusal(EXPIRED, MSG_ARTIFACTS.format(run=run_id, why=run.artifacts.reason))
     if not any(is_reusable_artifact(a.name, sweep) and not a.expired for a in run.artifacts):
-        names = ", ".join(a.name + (" expired" if a.expired else "") for a in run.artifacts
-                          if is_reusable_artifact(a.name, sweep)) or "none reusable"
+        names = join((a.name + (" expired" if a.expired else "") for a in run.artifacts
+                          if is_reusable_artifact(a.name, sweep)), None) or "none reusable"
         return Refusal(EXPIRED, MSG_EXPIRED.format(run=run_id, names=names))
     return None
 
@@ -295,9 +296,8 @@ def short_sha(sha: str) -> str:
 def _describe_rejected(g: RunJobs) -> str:
     where = f"run {g.run_id}" if g.run_id else "check runs without a run id"
     if g.failed:
-        names = ", ".join(f"{cr.name}: {cr.conclusion or cr.status}" for cr in g.failed[:3])
-        more = f" and {len(g.failed) - 3} more" if len(g.failed) > 3 else ""
-        return MSG_FAILED_JOBS.format(where=where, sha=short_sha(g.sha), n=len(g.failed), names=names, more=more)
+        names = join((f"{cr.name}: {cr.conclusion or cr.status}" for cr in g.failed), None, limit=3)
+        return MSG_FAILED_JOBS.format(where=where, sha=short_sha(g.sha), n=len(g.failed), names=names)
     if g.qualifies:  # only reachable without a run id
         return MSG_NO_RUN_ID.format(sha=short_sha(g.sha))
     missing = KIND_EVAL if KIND_EVAL not in g.kinds else KIND_BENCH
@@ -371,7 +371,7 @@ def _choose(ctx) -> SweepChoice:
                         run=g.run_id, sha=short_sha(sha), path=what, workflow=sweep.workflow))
                 elif kind == "not-sweep-event":
                     choice.problems.insert(0, MSG_NOT_SWEEP_EVENT.format(
-                        run=g.run_id, sha=short_sha(sha), event=what, events=" or ".join(sweep_events(sweep))))
+                        run=g.run_id, sha=short_sha(sha), event=what, events=join(sweep_events(sweep), "or", sep=" or ")))
                 elif isinstance(runs, Unavailable):
                     choice.unavailable.append(MSG_WORKFLOW_UNREAD.format(run=g.run_id, sha=short_sha(sha), reason=runs.reason))
                 elif run is not None and isinstance(run.artifacts, Unavailable):

@@ -2,15 +2,17 @@
 an optional `.github/infx-review.yml` in the benchmark repository."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import Finding
+from . import engines
+from .errors import Finding, RecipeError
 from .yamlio import load_yaml
-from .errors import RecipeError
 
 CONFIG_PATH = ".github/infx-review.yml"
+MSG_CONFIG_UNREADABLE = "could not be read ({error}); the default policy applies"
 SCHEMA_ID = "https://github.com/SemiAnalysisAI/infx-review/blob/main/docs/infx-review.schema.json"
 
 # Enumerations are Literals, so a typo (`mode: dispach`) is an error naming its line instead of
@@ -79,38 +81,26 @@ class Policy(BaseModel):
     established_skus: list[str] = [
         "h100", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x",
     ]
-    open_source_frameworks: list[str] = [
-        "vllm", "sglang", "vllm-disagg", "sglang-disagg", "dynamo-vllm", "dynamo-sglang",
-    ]
-    vendor_frameworks: list[str] = [
-        "trt", "dynamo-trt", "atom", "atom-disagg", "tilert",
-    ]
+    # The engine policy defaults to the engine profiles (recipes.engines, the one list of
+    # engines); a repository override of any of these keys reaches every use.
+    open_source_frameworks: list[str] = Field(default_factory=engines.default_open_source_frameworks)
+    vendor_frameworks: list[str] = Field(default_factory=engines.default_vendor_frameworks)
     # Framework family -> Docker Hub orgs its images must come from (Check 6).
-    upstream_image_orgs: dict[str, list[str]] = {
-        "vllm": ["vllm"],
-        "sglang": ["lmsysorg"],
-    }
-    # Framework -> family, for the image rule and the upstream-recipe rule.
-    framework_family: dict[str, str] = {
-        "vllm": "vllm", "vllm-disagg": "vllm", "dynamo-vllm": "vllm",
-        "sglang": "sglang", "sglang-disagg": "sglang", "dynamo-sglang": "sglang",
-        "trt": "trtllm", "dynamo-trt": "trtllm", "atom": "atom", "atom-disagg": "atom",
-        "tilert": "tilert",
-    }
+    upstream_image_orgs: dict[str, list[str]] = Field(default_factory=engines.default_image_orgs)
+    # Framework -> family (the srt-slurm engine it runs): the image rule, the upstream-recipe
+    # rule, srt recipe binding, the effective engine and the golden-AL injector all read it.
+    framework_family: dict[str, str] = Field(default_factory=engines.default_framework_family)
     authorized_associations: list[AuthorAssociation] = ["OWNER", "MEMBER", "COLLABORATOR"]
     bot_logins: list[str] = ["github-actions[bot]", "infx-review[bot]", "Klaud-Cold"]
     core_teams: list[str] = ["@InferenceX/core", "@SemiAnalysisAI/core", "@InferenceMAX/Core"]
     # Knobs that change model architecture (Check 8).
     arch_hack_flags: list[str] = ["hf-overrides", "hf_overrides", "json-model-override-args"]
     # Frameworks whose serving stack has publish_events_and_metrics; others are exempt (Check 8).
-    event_publication_frameworks: list[str] = ["trt", "dynamo-trt"]
+    event_publication_frameworks: list[str] = Field(default_factory=engines.default_event_frameworks)
     event_publication_key: str = "publish_events_and_metrics"
     # Python distributions that make up the serving engine (Check 10).
-    engine_packages: list[str] = [
-        "vllm", "sglang", "sgl-kernel", "tensorrt-llm", "tensorrt_llm", "atom", "aiter",
-        "flashinfer", "flashinfer-python", "torch", "triton", "deep_gemm", "deepep", "mori",
-        "tilert",
-    ]
+    # Matched PEP 503-normalised (`sgl_kernel` is `sgl-kernel`).
+    engine_packages: list[str] = Field(default_factory=engines.default_engine_packages)
     # The benchmark client and eval tooling (Check 10): patching or monkey-patching these is not
     # an engine patch, the rule covers the serving stack only.
     benchmark_client_packages: list[str] = [
@@ -171,13 +161,9 @@ class Policy(BaseModel):
     }
     # Simulated-acceptance knobs per engine (spec 5.3, Check 11). Env vars, server flags, and
     # keys inside --speculative-config JSON; master-config additional-settings keys too.
-    synthetic_acceptance_env: list[str] = [
-        "SGLANG_SIMULATE_ACC_LEN", "SGLANG_SIMULATE_ACC_METHOD", "SGLANG_SIMULATE_ACC_TOKEN_MODE",
-        "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS", "TILERT_SIMULATE_ACC_LEN", "TILERT_SIMULATE_ACC_METHOD",
-        "SYNTHETIC_ACCEPTANCE", "SYNTHETIC_ACCEPTANCE_LENGTH",
-    ]
-    synthetic_acceptance_flags: list[str] = ["spec-decode-acceptance-length", "spec-decode-acceptance-rate"]
-    synthetic_acceptance_json_keys: list[str] = ["synthetic_acceptance_length", "rejection_sample_method"]
+    synthetic_acceptance_env: list[str] = Field(default_factory=engines.default_synthetic_env)
+    synthetic_acceptance_flags: list[str] = Field(default_factory=engines.default_synthetic_flags)
+    synthetic_acceptance_json_keys: list[str] = Field(default_factory=engines.default_synthetic_json_keys)
     # Two AL values closer than this are equal (goldens carry two decimals; Check 11).
     golden_al_tolerance: float = 0.005
     # Documented exceptions to Check 6 that a reviewer may invoke in the Additional detail section.
@@ -191,14 +177,11 @@ class Policy(BaseModel):
     pareto_bypass_phrase: str = "pareto bypass"
     # Two AL values closer than this are the same claim (goldens carry two decimals; Check 15).
     claims_al_tolerance: float = 0.005
-    upstream_recipe_repos: list[str] = ["vllm-project/recipes", "sgl-project/sglang"]
-    upstream_recipe_sites: list[str] = ["recipes.vllm.ai", "docs.sglang.io/cookbook", "docs.sglang.ai/cookbook"]
+    upstream_recipe_repos: list[str] = Field(default_factory=engines.default_recipe_repos)
+    upstream_recipe_sites: list[str] = Field(default_factory=engines.default_recipe_sites)
     # Framework family -> the upstream repos and sites that document it (Check 3): a vLLM config
     # needs a vLLM recipe, an SGLang config an SGLang cookbook entry.
-    upstream_recipe_family_sources: dict[str, list[str]] = {
-        "vllm": ["vllm-project/recipes", "recipes.vllm.ai"],
-        "sglang": ["sgl-project/sglang", "docs.sglang.io/cookbook", "docs.sglang.ai/cookbook"],
-    }
+    upstream_recipe_family_sources: dict[str, list[str]] = Field(default_factory=engines.default_recipe_sources)
     # Engine flags (fnmatch patterns, `_` and `-` equal) that a production recipe must match
     # besides model, SKU and TP/EP/DP/PP (spec 12 Check 3: quantization, KV dtype, kernel backends).
     upstream_recipe_args: list[str] = [
@@ -218,11 +201,9 @@ class Policy(BaseModel):
         "new architecture", "new model architecture", "cannot serve", "cannot yet serve",
         "not supported upstream", "unsupported upstream", "upstream cannot support",
     ]
-    # How row text names an engine (Checks 3 and 6); frameworks not listed are upper-cased.
-    engine_display_names: dict[str, str] = {
-        "trt": "TRT-LLM", "dynamo-trt": "Dynamo TRT-LLM", "atom": "ATOM", "atom-disagg": "ATOM disagg",
-        "tilert": "TileRT", "vllm": "vLLM", "sglang": "SGLang",
-    }
+    # How row text names an engine or framework (recipes.engines.display_name); names not
+    # listed and of no known engine are upper-cased.
+    engine_display_names: dict[str, str] = Field(default_factory=engines.default_display_names)
     # Changed files that cannot alter any benchmark point (Check 12 isolation), fnmatch patterns.
     append_only_inert_globs: list[str] = ["*.md"]
     signoff_phrase: str = "As a PR reviewer and CODEOWNER"
@@ -246,10 +227,37 @@ def config_json_schema() -> dict[str, Any]:
             "title": "infx-review repository configuration (.github/infx-review.yml)", **schema}
 
 
+def read_repo_config(source: Any, default: RepoConfig | None = None,
+                     path: str = CONFIG_PATH) -> tuple[RepoConfig, list[Finding]]:
+    """The repository configuration of a tree (anything with `read(path) -> bytes | None`): the
+    one reader every snapshot source and the review context use. An absent file gives `default`
+    (the defaults when None); an unreadable one gives `default` and a finding naming the file."""
+    try:
+        data = source.read(path)
+    except Exception as exc:  # a tree that cannot be read leaves the default policy in force
+        return default or RepoConfig(), [Finding(path=path, line=None, message=MSG_CONFIG_UNREADABLE.format(error=exc))]
+    if data is None:
+        return default or RepoConfig(), []
+    return load_repo_config(data, path)
+
+
 def load_repo_config(data: bytes | None, path: str = CONFIG_PATH) -> tuple[RepoConfig, list[Finding]]:
-    """Defaults merged with the repository's file. A bad file is a finding; defaults still apply."""
+    """Defaults merged with the repository's file. A bad file is a finding; defaults still apply.
+    The same bytes are parsed once per process (the builder and the review context both ask);
+    each caller gets its own copy."""
     if data is None:
         return RepoConfig(), []
+    config, findings = _parse_repo_config(bytes(data), path, engines.generation())
+    return config.model_copy(deep=True), list(findings)
+
+
+@lru_cache(maxsize=32)
+def _parse_repo_config(data: bytes, path: str, _engines: int) -> tuple[RepoConfig, tuple[Finding, ...]]:
+    config, findings = _validate_repo_config(data, path)
+    return config, tuple(findings)
+
+
+def _validate_repo_config(data: bytes, path: str) -> tuple[RepoConfig, list[Finding]]:
     try:
         doc = load_yaml(data, path)
     except RecipeError as e:

@@ -1,7 +1,7 @@
 """The effective serving configuration of one benchmark point, every value with where it was written."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -9,7 +9,9 @@ from .errors import Finding
 from .master import MasterEntry
 from .points import BenchmarkPoint
 from .scripts import MAX_SCRIPT_CHARS, analyze_script
-from .srt import FRAMEWORK_ENGINE, Variant, as_int, as_bool
+from .engines import default_framework_family, profile
+from .srt import Variant
+from .values import as_int, is_enabled
 
 EffectiveSource = Literal["srt-recipe", "multinode-recipe", "script", "master"]
 
@@ -81,7 +83,7 @@ def _first(d: dict[str, Origin], names: tuple[str, ...]) -> Origin | None:
     return None
 
 
-def _master_origins(point: BenchmarkPoint, entry: MasterEntry | None) -> dict[str, Origin]:
+def _master_origins(point: BenchmarkPoint, entry: MasterEntry | None, families: Mapping[str, str]) -> dict[str, Origin]:
     path = point.source_path
     def at(field: str, value: Any) -> Origin | None:
         if value is None:
@@ -92,7 +94,7 @@ def _master_origins(point: BenchmarkPoint, entry: MasterEntry | None) -> dict[st
         return Origin(value=value, path=path, line=point.source_line)
 
     return {
-        "engine": at("framework", FRAMEWORK_ENGINE.get(point.framework or "", point.framework)),
+        "engine": at("framework", families.get(point.framework or "", point.framework)),
         "model": at("model", point.model),
         "image": at("image", point.image),
         "precision": at("precision", point.precision),
@@ -108,13 +110,15 @@ def effective_config(
     entry: MasterEntry | None = None,
     variant: Variant | None = None,
     script: tuple[str, str] | None = None,
+    families: Mapping[str, str] | None = None,
 ) -> EffectiveConfig:
     """Merge what the master config says with the bound recipe variant or launcher script.
 
     `script` is (path, text) of an old-layout bash launcher; recipe values win over master values
-    where both exist, because the recipe is what the engine actually receives.
+    where both exist, because the recipe is what the engine actually receives. `families` is the
+    repository's framework -> engine table (policy `framework_family`; the profiles' by default).
     """
-    base = _master_origins(point, entry)
+    base = _master_origins(point, entry, families if families is not None else default_framework_family())
     out = EffectiveConfig(point_id=point.point_id, **{k: v for k, v in base.items() if v is not None})
     if variant is not None:
         _from_variant(out, point, variant)
@@ -150,15 +154,21 @@ def _from_variant(out: EffectiveConfig, point: BenchmarkPoint, v: Variant) -> No
         out.image = o(v.container, "model", "container")
     if v.precision:
         out.precision = o(v.precision, "model", "precision")
+    p = profile(v.engine)
     tp = v.tp(role)
     if tp is not None:
-        src = v.gpus_path(role) if v.engine == "atom" else (*v.role_path(role, "args"), "tensor-parallel-size")
+        if p is not None and p.tp_is_gpus:
+            src = v.gpus_path(role)
+        else:  # the flag the engine read TP from
+            flag = next((f for f in (p.tp_flags if p else ()) if f in v.args(role)), "tensor-parallel-size")
+            src = (*v.role_path(role, "args"), flag)
         out.tp = o(tp, *src)
     for name, flags in (("ep", EP_FLAGS), ("dp", DP_FLAGS), ("pp", PP_FLAGS)):
         found = _first(out.args, flags)
         if found is not None and as_int(found.value) is not None:
             setattr(out, name, found.model_copy(update={"value": as_int(found.value)}))
-    if v.engine == "trtllm" and as_bool(v.args(role).get("enable_attention_dp", False)) and out.tp is not None:
+    switch = p.attention_dp_switch if p is not None else None
+    if switch and is_enabled(v.args(role).get(switch, False)) and out.tp is not None:
         out.dp = out.tp
     out.quantization = _first(out.args, QUANT_FLAGS)
     kv = _first(out.args, KV_DTYPE_FLAGS)

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import Any, Iterator
 
-from .config import CONFIG_PATH, RepoConfig, load_repo_config
+from .config import RepoConfig, read_repo_config
 from .effective import EffectiveConfig, effective_config
 from .errors import Finding
 from .layout import Layout, detect_layout
@@ -113,7 +113,7 @@ class Repository:
     def _config_pair(self) -> tuple[RepoConfig, list[Finding]]:
         if self._given_config is not None:
             return self._given_config, []
-        return load_repo_config(self.src.read(CONFIG_PATH), CONFIG_PATH)
+        return read_repo_config(self.src)
 
     @cached_property
     def config(self) -> RepoConfig:
@@ -282,7 +282,7 @@ class Repository:
     def bindings(self) -> Bindings:
         points, recipes = self.points, self.recipes
         with gc_paused():
-            return bind_points(points, recipes)
+            return bind_points(points, recipes, self.config.policy.framework_family)
 
     def _binding_of(self, point: BenchmarkPoint, recipe: Recipe):
         """One point's binding. It depends only on the point and its own recipe (spec 2.3), so a
@@ -293,7 +293,8 @@ class Repository:
         cache = self.__dict__.setdefault("_point_bindings", {})
         if point.point_id not in cache:
             with gc_paused():
-                cache[point.point_id] = bind_points([point], {point.launcher.path: recipe}).by_point.get(point.point_id)
+                cache[point.point_id] = bind_points([point], {point.launcher.path: recipe},
+                                                    self.config.policy.framework_family).by_point.get(point.point_id)
         return cache[point.point_id]
 
     def variant_for(self, point: BenchmarkPoint) -> Variant | None:
@@ -319,7 +320,8 @@ class Repository:
             data = self.src.read(point.launcher.path)
             if data is not None:
                 script = (point.launcher.path, data.decode("utf-8", "replace"))
-        return effective_config(point, self.entries.get(point.config_key), variant, script)
+        return effective_config(point, self.entries.get(point.config_key), variant, script,
+                                families=self.config.policy.framework_family)
 
     # --- findings ----------------------------------------------------------------------------
     @cached_property

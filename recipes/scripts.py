@@ -56,11 +56,7 @@ LAUNCH_MODULES = {
 LAUNCH_SUBCOMMANDS = {("vllm", "serve"): "vllm", ("sglang", "serve"): "sglang", ("atom", "serve"): "atom"}
 LAUNCH_EXECUTABLES = {"trtllm-serve": "trtllm"}
 SETTERS = {"export", "declare", "typeset", "local", "readonly"}
-ENGINE_PACKAGES = {
-    "sglang", "sgl-kernel", "sgl_kernel", "vllm", "tensorrt-llm", "tensorrt_llm", "atom", "aiter",
-    "flashinfer", "flashinfer-python", "triton", "torch", "transformers", "deep-gemm", "deep_gemm",
-    "deep-ep", "deep_ep", "mooncake-transfer-engine", "xgrammar", "tilert",
-}
+from .engines import ENGINE_PACKAGES  # noqa: E402  (the engine profiles' packages, PEP 503-matched)
 BENCHMARK_TOOLING = {"aiperf", "lm-eval", "lm_eval", "genai-perf", "evalscope", "datasets"}
 PIP_VALUE_OPTIONS = {
     "-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url",

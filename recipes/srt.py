@@ -4,11 +4,14 @@ from __future__ import annotations
 import json
 import re
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import engines
+from .engines import canonical_engine as normalize_engine
 from .errors import Finding, RecipeError
+from .values import as_int, is_enabled
 from .master import images_match
 from .yamlio import YamlDoc, load_yaml
 
@@ -24,23 +27,15 @@ SINGLE_NODE_ROLE = "agg"
 BENCHMARK_TYPE = "custom"
 SA_BENCH = "sa-bench"
 DCP_FLAG = "decode-context-parallel-size"
-DCP_ENGINES = frozenset({"vllm", "atom"})
 # srtctl's schema default for an sa-bench `benchmark.use_chat_template` that is not written.
 SA_BENCH_CHAT_DEFAULT = True
 # The older srt-slurm format (pre-`schema: 2`, spec 3.4): role names and backend block suffixes.
 LEGACY_ROLE_NAMES = {"agg": "aggregated", "prefill": "prefill", "decode": "decode"}
 LEGACY_CONFIG_SUFFIX = "_config"
 LEGACY_ENV_SUFFIX = "_environment"
-LEGACY_ENGINE_CONFIGS = ("sglang_config", "vllm_config", "trtllm_config")
-
-# Framework (master config) -> srt-slurm engine (spec 5.4).
-FRAMEWORK_ENGINE = {
-    "sglang": "sglang", "sglang-disagg": "sglang", "dynamo-sglang": "sglang",
-    "vllm": "vllm", "vllm-disagg": "vllm", "dynamo-vllm": "vllm",
-    "trt": "trtllm", "dynamo-trt": "trtllm",
-    "atom": "atom", "atom-disagg": "atom", "tilert": "tilert",
-}
-TRTLLM_ALIASES = {"trt", "trtllm", "tensorrt-llm", "tensorrt_llm"}
+# Which engine a master-config framework runs (spec 5.4), the engine-args block of the older
+# format, and which engines multiply GPUs by decode context parallelism all come from the engine
+# profiles (recipes.engines); binding takes the repository's `framework_family`.
 
 MSG_ZIP_LENGTHS = "Incompatible zip lengths in {block}: {lengths}"
 MSG_ZIP_EMPTY = "empty list in {block} at {key}"
@@ -182,25 +177,6 @@ class SpecDecode(BaseModel):
     line: int | None = None
 
 
-def as_int(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, str):
-        try:
-            return int(v.strip())
-        except ValueError:
-            return None
-    return None
-
-
-def as_bool(v: Any) -> bool:
-    if isinstance(v, str):
-        return v.strip().lower() in ("1", "true", "yes", "on")
-    return bool(v)
-
-
 def _json_obj(v: Any) -> dict | None:
     if isinstance(v, dict):
         return v
@@ -211,13 +187,6 @@ def _json_obj(v: Any) -> dict | None:
             return None
         return obj if isinstance(obj, dict) else None
     return None
-
-
-def normalize_engine(name: Any) -> str | None:
-    if not isinstance(name, str):
-        return None
-    n = name.strip().lower()
-    return "trtllm" if n in TRTLLM_ALIASES else n
 
 
 def keypath_kind(kp: KeyPath) -> str:
@@ -232,7 +201,7 @@ def keypath_kind(kp: KeyPath) -> str:
         return "env"
     if n >= 3 and kp[:2] == ("benchmark", "env"):
         return "client-env"
-    if n >= 4 and kp[0] == "backend" and kp[1] in LEGACY_ENGINE_CONFIGS and kp[2] in LEGACY_ROLE_NAMES.values():
+    if n >= 4 and kp[0] == "backend" and kp[1] in engines.legacy_config_keys() and kp[2] in LEGACY_ROLE_NAMES.values():
         return "arg"
     if n >= 3 and kp[0] == "backend" and isinstance(kp[1], str) and kp[1].endswith(LEGACY_ENV_SUFFIX) \
             and kp[1][:-len(LEGACY_ENV_SUFFIX)] in LEGACY_ROLE_NAMES.values():
@@ -327,7 +296,7 @@ class Variant(BaseModel):
         engine = normalize_engine(backend.get("type"))
         if engine and isinstance(backend.get(f"{engine}{LEGACY_CONFIG_SUFFIX}"), dict):
             return f"{engine}{LEGACY_CONFIG_SUFFIX}"
-        for name in LEGACY_ENGINE_CONFIGS:
+        for name in engines.legacy_config_keys():
             if isinstance(backend.get(name), dict):
                 return name
         return None
@@ -424,49 +393,48 @@ class Variant(BaseModel):
 
     def tp(self, role: str = "agg") -> int | None:
         """Tensor parallelism as the engine derives it (spec 3.3)."""
-        args = self.args(role)
-        engine = self.engine
-        if engine == "atom":
+        p = engines.profile(self.engine)
+        if p is None or not (p.tp_flags or p.tp_is_gpus):
+            return None
+        if p.tp_is_gpus:
             return self.gpus(role)
-        if engine == "vllm":
-            tp = as_int(args.get("tensor-parallel-size", 1))
-            dp = as_int(args.get("data-parallel-size", 1))
-            return tp * dp if tp and dp else None
-        if engine == "sglang":
-            return as_int(args.get("tensor-parallel-size", args.get("tp-size")))
-        if engine == "trtllm":
-            return as_int(args.get("tensor_parallel_size"))
-        return None
+        args = self.args(role)
+        tp = as_int(next((args[f] for f in p.tp_flags if f in args), p.tp_default))
+        if p.tp_times is None:
+            return tp
+        dp = as_int(args.get(p.tp_times, 1))
+        return tp * dp if tp and dp else None
 
     def spec_decode(self, role: str | None = None) -> SpecDecode:
         """Speculative method and draft length per engine (spec 3.4, 5.4); empty when none."""
         role = role or self.generation_role
+        p = engines.profile(self.engine)
+        fields = p.spec if p is not None else None
+        if fields is None:
+            return SpecDecode()
         args = self.args(role)
-        engine = self.engine
         kp = self.role_path(role, "args")
-        if engine == "atom" and args.get("method"):
-            return SpecDecode(method=str(args["method"]).lower(), draft_length=as_int(args.get("num-speculative-tokens")),
-                              draft_model=args.get("draft-model"), line=self.line_of(*kp, "method"))
-        if engine == "vllm" and args.get("speculative-config"):
-            cfg = _json_obj(args["speculative-config"]) or {}
-            method = cfg.get("method")
-            return SpecDecode(method=str(method).lower() if method else None,
-                              draft_length=as_int(cfg.get("num_speculative_tokens")),
-                              draft_model=cfg.get("model"), line=self.line_of(*kp, "speculative-config"))
-        if engine == "sglang":
-            key = "speculative-algorithm" if "speculative-algorithm" in args else "speculative-algo"
-            algo = args.get(key)
-            if algo:
-                method = str(algo).lower()
-                k = args.get("speculative-dspark-block-size") if method == "dspark" else args.get("speculative-num-steps")
-                return SpecDecode(method=method, draft_length=as_int(k),
-                                  draft_model=args.get("speculative-draft-model-path"), line=self.line_of(*kp, key))
-        if engine == "trtllm" and isinstance(args.get("speculative_config"), dict):
-            cfg = args["speculative_config"]
-            dt = cfg.get("decoding_type")
-            return SpecDecode(method=str(dt).lower() if dt else None, draft_length=as_int(cfg.get("max_draft_len")),
-                              draft_model=cfg.get("speculative_model"), line=self.line_of(*kp, "speculative_config"))
-        return SpecDecode()
+        if fields.block is not None:  # one flag holds the whole speculative config
+            raw, key = args.get(fields.block), fields.block
+            if not raw:
+                return SpecDecode()
+            if fields.block_is_json:
+                cfg = _json_obj(raw) or {}
+            elif isinstance(raw, dict):
+                cfg = raw
+            else:
+                return SpecDecode()
+            method = cfg.get(fields.method[0])
+        else:
+            cfg = args
+            key = next((k for k in fields.method if k in args), fields.method[0])
+            method = args.get(key)
+            if not method:
+                return SpecDecode()
+        method = str(method).lower() if method else None
+        k = cfg.get(fields.draft_length_by_method.get(method or "", fields.draft_length))
+        return SpecDecode(method=method, draft_length=as_int(k), draft_model=cfg.get(fields.draft_model),
+                          line=self.line_of(*kp, key))
 
     @cached_property
     def speculates(self) -> bool:
@@ -637,15 +605,17 @@ class _BindFacts:
         self.args = v.args()
 
 
-def mismatches(variant: Variant, point: "BenchmarkPoint") -> list[str]:
+def mismatches(variant: Variant, point: "BenchmarkPoint", families: Mapping[str, str] | None = None) -> list[str]:
     """Why a single-node variant does not validate against a point; empty when it does.
+    `families` is the repository's framework -> engine table (policy `framework_family`).
 
     The container is deliberately not compared here: a stale container is reported as its own
     finding, so that the point still binds and the mismatch names the right variant.
     """
     f = variant._binding_facts
     why: list[str] = []
-    want_engine = FRAMEWORK_ENGINE.get(point.framework or "")
+    table = families if families is not None else engines.default_framework_family()
+    want_engine = table.get(point.framework or "")
     if f.engine and want_engine and f.engine != want_engine:
         why.append(f"engine {f.engine} != {want_engine}")
     if f.model_path and point.model and f.model_path != f"hf:{point.model}":
@@ -699,7 +669,7 @@ def _shape_mismatches(f: _BindFacts, point: "BenchmarkPoint") -> list[str]:
     args = f.args
     # vLLM and ATOM (a vLLM-derived engine with the same flag) take DCP from
     # `decode-context-parallel-size`; the other engines run DCP 1.
-    dcp = as_int(args.get(DCP_FLAG, 1)) if f.engine in DCP_ENGINES else 1
+    dcp = as_int(args.get(DCP_FLAG, 1)) if f.engine in engines.context_parallel_engines() else 1
     for name, have, want in (("PP", 1, point.pp), ("DCP", dcp, point.dcp_size), ("PCP", 1, point.pcp_size)):
         if have != want:
             why.append(f"{name} {want} != {have}")
@@ -715,14 +685,14 @@ def _parallel_mismatches(f: _BindFacts, point: "BenchmarkPoint") -> list[str]:
         v_ep = as_int(args.get("expert-parallel-size", args.get("ep-size", 1)))
         if v_ep != ep:
             why.append(f"EP {v_ep} != {ep}")
-        if as_bool(args.get("enable-dp-attention", False)) != dpa:
+        if is_enabled(args.get("enable-dp-attention", False)) != dpa:
             why.append(f"dp-attention != {dpa}")
         v_dp = as_int(args.get("data-parallel-size", args.get("dp-size", 1)))
         want_dp = point.tp if dpa else 1
         if v_dp != want_dp:
             why.append(f"data-parallel-size {v_dp} != {want_dp}")
     elif engine == "vllm":
-        if as_bool(args.get("enable-expert-parallel", False)) != (ep > 1):
+        if is_enabled(args.get("enable-expert-parallel", False)) != (ep > 1):
             why.append(f"enable-expert-parallel != (EP {ep} > 1)")
         dp = as_int(args.get("data-parallel-size", 1)) or 1
         if (dp > 1) != dpa:
@@ -733,14 +703,14 @@ def _parallel_mismatches(f: _BindFacts, point: "BenchmarkPoint") -> list[str]:
             why.append(f"EP {v_ep} != {ep}")
         if as_int(args.get("pipeline_parallel_size", 1)) != 1:
             why.append(f"pipeline_parallel_size {args['pipeline_parallel_size']} != 1")
-        if as_bool(args.get("enable_attention_dp", False)) != dpa:
+        if is_enabled(args.get("enable_attention_dp", False)) != dpa:
             why.append(f"enable_attention_dp != {dpa}")
     elif engine == "atom":
         if ep not in (1, point.tp):
             why.append(f"EP {ep} must be 1 or TP")
-        if as_bool(args.get("enable-expert-parallel", False)) != (ep > 1):
+        if is_enabled(args.get("enable-expert-parallel", False)) != (ep > 1):
             why.append(f"enable-expert-parallel != (EP {ep} > 1)")
-        if as_bool(args.get("enable-dp-attention", False)) != dpa:
+        if is_enabled(args.get("enable-dp-attention", False)) != dpa:
             why.append(f"enable-dp-attention != {dpa}")
     return why
 
@@ -768,8 +738,10 @@ def _index_by_conc(pool: list[Variant]) -> dict[str | None, list[Variant]]:
     return out
 
 
-def bind_points(points: list["BenchmarkPoint"], recipes: dict[str, Recipe]) -> Bindings:
-    """Bind every single-node srt-recipe point to exactly one variant; report what does not fit."""
+def bind_points(points: list["BenchmarkPoint"], recipes: dict[str, Recipe],
+                families: Mapping[str, str] | None = None) -> Bindings:
+    """Bind every single-node srt-recipe point to exactly one variant; report what does not fit.
+    `families` is the repository's framework -> engine table (policy `framework_family`)."""
     out = Bindings()
     used: dict[str, set[str]] = {}
     offered: dict[str, dict[str, Variant]] = {}
@@ -803,15 +775,15 @@ def bind_points(points: list["BenchmarkPoint"], recipes: dict[str, Recipe]) -> B
         by_conc = conc_index[pool_key]
         # Only variants whose CONC agrees (or that leave CONC open) can match: a cheap prefilter.
         shortlist = by_conc.get(str(p.conc), []) + by_conc.get(None, [])
-        matches = [v for v in shortlist if not mismatches(v, p)]
+        matches = [v for v in shortlist if not mismatches(v, p, families)]
         names = [v.selector or v.name for v in matches]
         chosen = matches[0] if len(matches) == 1 else None
         out.by_point[p.point_id] = Binding(point_id=p.point_id, recipe=recipe.path,
                                            variant=(chosen.selector or chosen.name) if chosen else None, candidates=names)
         used.setdefault(recipe.path, set()).update(names)
         if not matches:
-            near = min(pool, key=lambda v: len(mismatches(v, p)))
-            why = "; ".join(mismatches(near, p))
+            near = min(pool, key=lambda v: len(mismatches(v, p, families)))
+            why = "; ".join(mismatches(near, p, families))
             out.findings.append(Finding(path=p.source_path, line=p.source_line, code="no-variant",
                                         message=MSG_NO_MATCH.format(recipe=recipe.path, point=p.point_id,
                                                                     why=f"closest {near.selector or near.name}: {why}")))

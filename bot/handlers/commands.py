@@ -25,6 +25,7 @@ from bot.router import Context, Router
 from checks.commands import COMMANDS as REUSE_COMMANDS
 from checks.commands import CommandHelp, ReuseCommand, is_authorized, parse_reuse_command
 from checks.snapshot import Comment, Unavailable
+from checks.text import join
 from recipes.markdown import strip_quotes_and_code
 
 log = logging.getLogger(__name__)
@@ -144,8 +145,7 @@ def decide(ctx: Context, number: int, comment: Comment, command: ReuseCommand) -
     """Authorization, then the fail-closed run validation of checks/sweep_runs.py."""
     policy, sweep = ctx.config.policy, ctx.config.sweep
     if not is_authorized(comment, policy.authorized_associations):
-        names = list(policy.authorized_associations)
-        who = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+        who = join(policy.authorized_associations, "or")
         return Decision(command.command, command.run_id, sweep_runs.Refusal(UNAUTHORIZED, MSG_UNAUTHORIZED.format(
             who=who, author=comment.author, association=comment.association)))
     pr = ctx.pull(number)

@@ -79,7 +79,7 @@ def test_concurrent_askers_of_one_resource_cause_one_request():
     api = FakeApi({f"/repos/{REPO}/collaborators/bob/permission": {"permission": "admin", "role_name": "admin"}})
     data = _data(api)
     with ThreadPoolExecutor(8) as pool:
-        answers = list(pool.map(lambda _: data.user_access("bob"), range(16)))
+        answers = list(pool.map(lambda _: data.user_access("bob"), range(12)))
     assert all(a.permission == "admin" for a in answers)
     assert api.calls == [f"/repos/{REPO}/collaborators/bob/permission"]
 

@@ -11,7 +11,7 @@ from tests.builders import build_snapshot
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 CASE_KEYS = {"description", "check", "snapshot", "expect"}
-EXPECT_KEYS = {"status", "reason_contains", "reason_excludes", "evidence_contains"}
+EXPECT_KEYS = {"status", "reason_contains", "reason_excludes", "evidence_contains", "details"}
 STATUSES = {"PASS", "FAIL", "WARN", "N/A"}
 
 
@@ -52,6 +52,18 @@ def test_case(path: Path):
     labels = [e.label() for e in row.evidence]
     for needle in expect.get("evidence_contains", []):
         assert any(needle in label for label in labels), f"{context}\n  no evidence item mentions {needle!r}: {labels}"
+    problems = details_mismatches(expect.get("details", {}), row.details)
+    assert problems == [], f"{context}\n  details differ: {problems}"
+
+
+def details_mismatches(want, got, where: str = "details") -> list[str]:
+    """Where the row's details differ from the case's `expect.details`: mappings are compared
+    key by key (keys the case does not name are ignored), everything else by equality."""
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            return [f"{where} is {got!r}, expected a mapping"]
+        return [p for k, v in want.items() for p in details_mismatches(v, got.get(k), f"{where}.{k}")]
+    return [] if want == got else [f"{where} is {got!r}, expected {want!r}"]
 
 
 def test_runner_checks_status_reason_and_evidence(tmp_path, monkeypatch):

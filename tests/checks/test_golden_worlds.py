@@ -1,5 +1,5 @@
 """Golden renders of real verdicts: the bundled worlds through every real check, pinned as the
-Markdown a PR would show (regenerate with UPDATE_GOLDEN=1 after an intended wording change)."""
+Markdown a PR would show (regenerate with `make goldens` after an intended wording change)."""
 from __future__ import annotations
 
 import os
@@ -29,6 +29,7 @@ def _snapshot(world: str, tmp_path: Path, fix_body: bool = False):
     return snap
 
 
+@pytest.mark.golden
 @pytest.mark.parametrize(
     "world, fix_body, golden, header",
     [

@@ -26,12 +26,12 @@ FORBIDDEN = ("github", "bot", "requests", "urllib", "urllib3", "http", "socket",
 
 
 def test_numbers_are_0_to_15_each_once_in_order():
-    assert [c.number for c in CHECKS] == list(range(16))
+    assert [c.number for c in CHECKS] == sorted(SPEC_NAMES)
 
 
 def test_names_are_unique_and_equal_spec_short_names():
     assert {c.number: c.name for c in CHECKS} == SPEC_NAMES
-    assert len({c.name for c in CHECKS}) == 16
+    assert len({c.name for c in CHECKS}) == len(CHECKS)
 
 
 def test_advisory_flags_match_spec():
@@ -46,9 +46,9 @@ def test_every_check_has_the_protocol_shape():
 
 def test_every_check_module_is_listed_once_and_its_number_matches():
     files = sorted((PROJECT / "checks").glob("check_*.py"))
-    assert len(files) == 16
+    assert len(files) == len(CHECKS)
     modules = [type(c).__module__ for c in CHECKS]
-    assert len(set(modules)) == 16
+    assert len(set(modules)) == len(CHECKS)
     for f in files:
         m = re.fullmatch(r"check_(\d\d)_[a-z0-9_]+\.py", f.name)
         assert m, f"bad check module name {f.name}"
@@ -72,7 +72,7 @@ def test_docstring_has_the_five_headings_in_order(check):
 def test_check_by_number():
     assert check_by_number(12).name == "Append-only"
     with pytest.raises(KeyError):
-        check_by_number(16)
+        check_by_number(max(c.number for c in CHECKS) + 1)
 
 
 def _imports(path: Path) -> list[tuple[str, int]]:

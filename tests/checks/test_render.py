@@ -73,6 +73,7 @@ def golden_rejected():
     }, current_head_sha="d" * 40)
 
 
+@pytest.mark.golden
 @pytest.mark.parametrize("name, build", [("pass", golden_pass), ("warn", golden_warn), ("rejected", golden_rejected)])
 def test_golden(name, build):
     md = render_checked(build()) + "\n"
@@ -175,7 +176,7 @@ def test_hostile_reason_cannot_forge_rows_links_mentions_or_markers(text):
     row = next(line for line in md.split("\n") if line.startswith("❌ Check 2 (Evals)"))
     assert ROW_RE.fullmatch(row).group(3) == "FAIL"
     rows = [line for line in md.split("\n") if ROW_RE.fullmatch(line.strip())]
-    assert len(rows) == 16
+    assert len(rows) == len(CHECK_NUMBERS)
     assert "<!--" not in md and "<img" not in md
     assert "@everyone" not in md and "@InferenceX" not in md
     assert re.search(r"(?<!\\)\]\((?:javascript|https?://evil)", md) is None  # no live link target

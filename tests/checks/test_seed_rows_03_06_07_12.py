@@ -39,11 +39,10 @@ def test_seed_check_3_is_not_applicable_to_an_atom_only_pr(seed_rows):
 def test_seed_check_6_passes_with_both_open_source_entries_named(seed_rows):
     row = seed_rows[6]
     assert row.status.value == "PASS"
-    assert row.reason == (
-        "(a) Not applicable to an ATOM entry. (b) Vendor-specific atom entry; open-source entries "
-        "dsv41flash-fp4-mi355x-vllm-agentic-dspark and dsv41flash-fp4-mi355x-sglang-agentic-dspark already "
-        "exist for dsv41flash on cluster:mi355x-amds."
-    )
+    (entry,) = row.details["entries"].values()
+    assert (entry["framework"], entry["image_rule"], entry["ordering"]) == ("atom", "n/a", "open-source-first")
+    assert entry["open_source_entries"] == ["dsv41flash-fp4-mi355x-vllm-agentic-dspark",
+                                            "dsv41flash-fp4-mi355x-sglang-agentic-dspark"]
     assert any("amd-master.yaml:" in e.label() and "vllm-agentic-dspark" in e.label() for e in row.evidence)
 
 

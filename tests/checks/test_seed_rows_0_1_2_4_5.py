@@ -44,7 +44,8 @@ def test_seed_check_1_uses_the_in_pr_commit_not_the_skipped_head_run(seed):
     snap, verdict = seed
     row = verdict.row(1)
     c1 = snap.commits[0].sha
-    assert f"ran on in-PR commit {c1[:8]}: " in row.reason and row.reason.startswith("Run 37597985033")
+    assert (row.details["run_id"], row.details["sha"]) == (37597985033, c1)
+    assert any(e.run_id == 37597985033 for e in row.evidence)
     assert "1 canary / job, 15 agentic / jobs and 1 agentic eval / job succeeded" in row.reason
     assert f"The head {snap.head_sha[:8]} is a later commit." in row.reason
     assert "37630112458" not in row.reason
@@ -52,16 +53,19 @@ def test_seed_check_1_uses_the_in_pr_commit_not_the_skipped_head_run(seed):
 
 def test_seed_check_2_cites_score_bar_and_image(seed):
     row = seed[1].row(2)
-    assert row.reason == (
-        "eval_results_all: gsm8k em_strict 0.973 (±0.004, n=1319) vs bar 0.90 (default.gsm8k), TP2 c128, "
-        "image rocm/atom-dev:nightly_202610070333, the same image as the config."
-    )
+    assert (row.details["run_id"], row.details["artifact"]) == (37597985033, "eval_results_all")
+    (score,) = row.details["scores"]
+    assert (score["task"], score["metric"], score["score"], score["bar"], score["bar_source"], score["tp"], score["conc"]) \
+        == ("gsm8k", "em_strict", 0.973, 0.90, "default.gsm8k", 2, 128)
+    assert set(row.details["images"].values()) == {"rocm/atom-dev:nightly_202610070333"}
+    assert any(e.label().startswith("inferencex-e2e/configs/thresholds.yaml") or "default.gsm8k" in e.label()
+               for e in row.evidence)
 
 
 def test_seed_check_4_and_5(seed):
     verdict = seed[1]
-    assert verdict.row(4).reason == "/reuse-sweep-run 37597985033 was posted by seungrokj (COLLABORATOR)."
-    assert verdict.row(5).reason == "All 17 items of the current template are present and checked."
+    assert (verdict.row(4).details["command"], verdict.row(4).details["run_id"]) == ("/reuse-sweep-run", 37597985033)
+    assert (verdict.row(5).details["items"], verdict.row(5).details["explained"]) == (17, [])
 
 
 def test_rejected_statuses(rejected):

@@ -14,6 +14,7 @@ from ghsim import effects as fx
 from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import HEADERS
 from checks.result import Evidence, Status
+from checks.registry import CHECK_NUMBERS
 from tests.builders import emulator_api, failing_api
 
 WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
@@ -55,7 +56,7 @@ def test_a_rejected_verdict_annotates_every_cited_line_and_fails_the_check_run()
 def _many_citations(emu: Emulator, n: int) -> Verdict:
     evidence = [Evidence(path="inferencex-e2e/configs/amd-master.yaml", line=i + 1) for i in range(n)]
     rows = [Row(number=k, name=f"Check{k}", status=Status.FAIL if k == 8 else Status.PASS, reason=f"reason {k}",
-                evidence=evidence if k == 8 else []) for k in range(16)]
+                evidence=evidence if k == 8 else []) for k in sorted(CHECK_NUMBERS)]
     return Verdict(status=VerdictStatus.REJECTED, rows=rows, repo=emu.world.repo, pr=emu.world.pr.number,
                    head_sha=emu.head_sha, signoff=SignoffRef(author="seungrokj", key="issuecomment-4401"))
 
