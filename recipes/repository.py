@@ -18,7 +18,8 @@ from .layout import Layout, detect_layout
 from .master import MasterEntry, MasterFile, clear_entry_cache, parse_master
 from .points import BenchmarkPoint, expand_entry
 from .source import DirSource, FileSource, GitSource
-from .srt import Bindings, Recipe, Variant, bind_points, parse_recipe
+from .binding import Bindings, bind_points
+from .srt import Recipe, Variant, parse_recipe
 from .yamlio import clear_scalar_caches
 
 # Parsed files by (kind, path, content digest), shared by every Repository in the process: a

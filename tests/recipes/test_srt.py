@@ -222,7 +222,7 @@ def _sglang_point(**over):
     ],
 )
 def test_single_node_binding_rules_of_spec_2_3(edit, point, reason):
-    from recipes.srt import mismatches
+    from recipes.binding import mismatches
 
     (good,) = parse_recipe(SGLANG_8K1K, "r.yaml").variants
     assert mismatches(good, _sglang_point()) == []
@@ -233,7 +233,7 @@ def test_single_node_binding_rules_of_spec_2_3(edit, point, reason):
 
 
 def test_sglang_dp_attention_needs_data_parallel_equal_to_tp():
-    from recipes.srt import mismatches
+    from recipes.binding import mismatches
 
     text = SGLANG_8K1K.replace("tensor-parallel-size: 8,", "tensor-parallel-size: 8, enable-dp-attention: true, dp-size: 8,")
     (variant,) = parse_recipe(text, "r.yaml").variants

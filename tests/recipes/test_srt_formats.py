@@ -206,7 +206,7 @@ def _atom_point(**over):
 def test_atom_decode_context_parallel_binds_like_vllm():
     """ATOM spells DCP `decode-context-parallel-size` like vLLM: a DCP 8 point binds the DCP 8
     variant, and a DCP 1 point does not."""
-    from recipes.srt import mismatches
+    from recipes.binding import mismatches
 
     (v,) = parse_recipe(ATOM_DCP, "a.yaml").variants
     assert mismatches(v, _atom_point(dcp_size=8)) == []
@@ -214,7 +214,7 @@ def test_atom_decode_context_parallel_binds_like_vllm():
 
 
 def test_sglang_ignores_a_dcp_flag_it_does_not_have():
-    from recipes.srt import mismatches
+    from recipes.binding import mismatches
 
     text = SCHEMA2.replace("tensor-parallel-size: 4,", "tensor-parallel-size: 4, decode-context-parallel-size: 4,")
     (v,) = parse_recipe(text, "s.yaml").variants
