@@ -61,9 +61,9 @@ from checks.serving import (
     unlisted_agentic_views,
 )
 from checks.text import escape_inline
+from recipes.scripts import EVAL_GUARD, eval_branch
 
 RUNNER_INJECTOR = "runners/inject_synthetic_acceptance.py"
-EVAL_GUARD = "EVAL_ONLY"
 SYNTHETIC_METHOD = "synthetic"
 # How a hand-written value maps to an AL (spec 5.3): as is, minus one (TRT), or a rate.
 AL_AS_IS = "al"
@@ -82,6 +82,8 @@ WRITTEN_AL = {
     "SYNTHETIC_ACCEPTANCE_LENGTH": AL_AS_IS,
 }
 # The knob an old-layout launcher must set per engine (spec 5.3).
+# Other spellings of that knob: ATOM also takes the acceptance as a rate (AL = 1 + rate * K).
+ENGINE_KNOB_ALIASES = {"atom": ("spec-decode-acceptance-rate",)}
 ENGINE_KNOB = {
     "atom": "spec-decode-acceptance-length",
     "sglang": "SGLANG_SIMULATE_ACC_LEN",
@@ -138,6 +140,14 @@ MSG_PASS_RUNNER = (
 MSG_UNGUARDED = (
     "{key} sets {setting} at {where} without an {guard} guard, so eval runs would use simulated "
     "acceptance; set it only when {guard} is not true."
+)
+MSG_EVAL_BRANCH = (
+    "{key} sets {setting} at {where} only when {guard} is true, so eval runs use simulated acceptance and "
+    "the benchmark run does not; set it only when {guard} is not true."
+)
+MSG_BRANCH_K = (
+    "could not verify the golden AL for {key}: {launcher} sets the draft length per run-time branch ({values}), "
+    "so the value a point runs with is not one the bot can read; set one draft length per config."
 )
 MSG_MISSING_CURVE = (
     "No golden AL for agentic {key}: {why}, and the Additional detail section names no AL source; "
@@ -280,6 +290,11 @@ class AgenticGoldenAlCheck:
         spec_ev = (Evidence(path=v.effective.spec_method.path, line=v.effective.spec_method.line)
                    if v.effective.spec_method else v.file_evidence)
         found, (method, k, _) = golden_lookup(ctx, v, golden)
+        alternatives = v.effective.draft_length_alternatives if v.variant is None else []
+        if v.variant is None and method and k is None and alternatives:
+            shown = ", ".join(f"{o.value} at line {o.line}" for o in alternatives)
+            return CheckResult.failed(MSG_BRANCH_K.format(key=v.config_key, launcher=v.launcher_path, values=shown),
+                                      *[Evidence(path=o.path, line=o.line, unavailable=True) for o in alternatives])
         if v.variant is None and (not method or k is None):
             return CheckResult.failed(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=MSG_NO_K.format(method=method or v.point.spec_decoding)),
                                       Evidence(path=v.launcher_path or v.point.source_path, unavailable=True))
@@ -308,8 +323,8 @@ class AgenticGoldenAlCheck:
         golden_text = f"{found.curve}.yaml {mode} K={k}" if found is not None else why
         al_names = {norm_name(n) for n in WRITTEN_AL}
         for h in _synthetic_hits(ctx, v):
-            if norm_name(h.name) not in al_names:
-                continue
+            if norm_name(h.name) not in al_names or eval_branch(h.condition) is True:
+                continue  # an eval-only setting is not what the benchmark run serves (judged below)
             written = _written_al(h, k)
             if written is None:
                 return CheckResult.failed(MSG_UNRESOLVED.format(key=v.config_key, where=h.where, setting=h.shown),
@@ -348,13 +363,20 @@ class AgenticGoldenAlCheck:
             return None
         if v.variant is None:
             knob = ENGINE_KNOB.get(v.engine)
-            hits = [h for h in v.hits(knob) if h.kind in ("script-env", "script-flag", "json")] if knob else []
+            hits = [h for h in v.hits(knob, *ENGINE_KNOB_ALIASES.get(v.engine, ()))
+                    if h.kind in ("script-env", "script-flag", "json")] if knob else []
             if not hits:
                 return CheckResult.failed(MSG_NOT_PINNED.format(key=v.config_key, launcher=v.launcher_path, knob=knob or "a simulated-acceptance knob",
                                                                 al=fmt_number(al), golden=golden_text),
                                           Evidence(path=v.launcher_path, line=1), *([golden_ev] if golden_ev else []))
+            # Which run each setting serves, read from the EVAL_ONLY test around it
+            # (recipes.scripts.eval_branch): only the benchmark run's branch pins the AL.
             for h in hits:
-                if EVAL_GUARD not in (h.condition or ""):
+                branch = eval_branch(h.condition)
+                if branch is True:
+                    return CheckResult.failed(MSG_EVAL_BRANCH.format(key=v.config_key, setting=h.shown, where=h.where,
+                                                                     guard=EVAL_GUARD), h.evidence())
+                if branch is None:
                     return CheckResult.failed(MSG_UNGUARDED.format(key=v.config_key, setting=h.shown, where=h.where, guard=EVAL_GUARD),
                                               h.evidence())
             h = hits[0]

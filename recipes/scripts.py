@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import Finding
@@ -97,6 +97,7 @@ _JSON_START = re.compile(r'^\s*(?:\{\s*["}]|\[)')
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_NESTING = 3
+MAX_RESOLVED_HEREDOC = 100_000  # characters of an unquoted heredoc body expanded line by line
 GIT_CODE_CHANGES = frozenset({"cherry-pick", "merge", "pull", "rebase", "revert"})
 
 MAX_SCRIPT_CHARS = 1_000_000
@@ -216,6 +217,7 @@ class Heredoc:
     body_line: int
     quoted: bool  # quoted delimiter: the body is literal (no expansion)
     command: str = ""
+    resolved: str | None = None  # an unquoted body with earlier-assigned variables substituted
 
 
 @dataclass(frozen=True)
@@ -299,6 +301,56 @@ def _short(text: str, limit: int = 60) -> str:
 def normalise_flag(name: str) -> str:
     """`--Speculative_Config` -> `speculative-config` (vLLM/SGLang accept both spellings)."""
     return name.lstrip("-").replace("_", "-").lower()
+
+
+EVAL_GUARD = "EVAL_ONLY"
+# One test of the eval switch: `[ "${EVAL_ONLY:-false}" = "true" ]`, `[[ $EVAL_ONLY == true ]]`,
+# `[ "$EVAL_ONLY" != "true" ]`, or a `case "$EVAL_ONLY" in true)` arm.
+_EVAL_TEST = re.compile(
+    r"""EVAL_ONLY(?::?-[^}"'\s]*)?\}?["']?\s*(?P<op>==?|!=)\s*["']?(?P<value>[A-Za-z0-9]+)["']?"""
+    r"""|EVAL_ONLY\}?["']? matches (?P<arms>[^&]+)""")
+_EVAL_TRUE = frozenset({"true", "1", "yes"})
+
+
+def eval_branch(condition: str | None) -> bool | None:
+    """Which run a piece of code serves, from the if/case conditions around it: True when it
+    runs only for the eval (`EVAL_ONLY` is true), False when only for the benchmark run
+    (`EVAL_ONLY` is not true: the throughput config), None when the conditions do not test
+    `EVAL_ONLY`. Reads the condition text the analyser records (`! ( X )` for an else/elif
+    branch), so `if [ "$EVAL_ONLY" != true ]; then A; else B; fi` gives False for A, True for B."""
+    if not condition or EVAL_GUARD not in condition:
+        return None
+    found: bool | None = None
+    for m in _EVAL_TEST.finditer(condition):
+        if m.group("arms") is not None:
+            arms = {a.strip().strip("'\"").lower() for a in m.group("arms").split("|")}
+            asserts = bool(arms & _EVAL_TRUE)
+        else:
+            asserts = (m.group("value").lower() in _EVAL_TRUE) == (m.group("op") != "!=")
+        if _negated(condition, m.start()):
+            asserts = not asserts
+        if asserts:
+            return True
+        found = False
+    return found
+
+
+def _negated(text: str, at: int) -> bool:
+    """Whether position `at` sits inside an odd number of `! ( ... )` groups."""
+    stack: list[bool] = []
+    i = 0
+    while i < at:
+        if text.startswith("! (", i):
+            stack.append(True)
+            i += 3
+            continue
+        ch = text[i]
+        if ch == "(":
+            stack.append(False)
+        elif ch == ")" and stack:
+            stack.pop()
+        i += 1
+    return sum(stack) % 2 == 1
 
 
 def package_name(target: str) -> str:
@@ -405,6 +457,99 @@ def _literal_arithmetic(text: str, names: dict[str, str] | None = None) -> str:
         return m.group(0) if v is None else f"{v:.6g}"  # awk prints numbers with OFMT %.6g
 
     return _AWK.sub(awk, _ARITH.sub(arith, text))
+
+
+# Interpreter options before `-m` (`python3 -u -m atom...`); those in the second set take a value.
+_PY_FLAGS = frozenset({"-u", "-O", "-OO", "-B", "-E", "-s", "-S", "-I", "-q", "-b", "-bb", "-P", "-R", "-d", "-v"})
+_PY_VALUE_FLAGS = frozenset({"-X", "-W"})
+
+
+def _python_module(argv: list[str], i: int) -> int | None:
+    """The index of MODULE when argv[i] runs a Python interpreter as `... -m MODULE`: a python
+    executable by name, or one held in a variable or found at run time (`"$SGLANG_PYTHON"`,
+    `$(command -v python3)`), past interpreter options such as `-u`; else None."""
+    word = argv[i]
+    base = word.rsplit("/", 1)[-1]
+    if not (_PYTHON.match(base) or "python" in word.lower() or word.startswith("$")):
+        return None
+    j = i + 1
+    while j < len(argv) and (argv[j] in _PY_FLAGS or argv[j] in _PY_VALUE_FLAGS):
+        j += 2 if argv[j] in _PY_VALUE_FLAGS else 1
+    return j + 1 if argv[j:j + 1] == ["-m"] and j + 1 < len(argv) else None
+
+
+_TRIM = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(##|#|%%|%)([^}]*)\}")
+
+
+def trim_pattern(value: str, op: str, pattern: str) -> str:
+    """bash `${v#p}` / `${v##p}` (shortest / longest prefix matching glob p removed) and
+    `${v%p}` / `${v%%p}` (suffix)."""
+    import fnmatch
+
+    rx = re.compile(fnmatch.translate(pattern), re.S)
+    cuts = range(len(value) + 1)
+    if op in ("#", "##"):
+        order = cuts if op == "#" else reversed(cuts)
+        for i in order:
+            if rx.match(value[:i]):
+                return value[i:]
+    else:
+        order = reversed(cuts) if op == "%" else cuts
+        for i in order:
+            if rx.match(value[i:]):
+                return value[:i]
+    return value
+
+
+_PRINTF_SUB = re.compile(r"^\$\(\s*printf\s+(?P<args>.+)\)$", re.S)
+_PRINTF_SPEC = re.compile(r"%(?P<flags>[-+ 0#]*)(?P<width>\d*)(?P<prec>\.\d+)?(?P<conv>[sdifgeExXo%])")
+
+
+def _literal_printf(text: str) -> str:
+    """`$(printf '{"k":%d}' 3)` -> `{"k":3}` when the format and every argument are literal
+    (after variable substitution): the vLLM JSON some launchers build with printf. Anything
+    else (`-v`, an unknown argument, a mismatch of arguments and conversions) stays as written."""
+    m = _PRINTF_SUB.match(text.strip())
+    if m is None:
+        return text
+    try:
+        words = shlex.split(m.group("args").replace("\\\n", " "))
+    except ValueError:
+        return text
+    if not words or words[0].startswith("-") or "$" in words[0] or "`" in words[0]:
+        return text
+    fmt, args = words[0], words[1:]
+    specs = [x for x in _PRINTF_SPEC.finditer(fmt) if x.group("conv") != "%"]
+    if len(specs) != len(args) or len(fmt) > 2000:
+        return text
+    # An argument only known at run time may fill a `%s` (it stays as written, e.g. a model
+    # path); a number conversion of one is unknown.
+    if any(("$" in a or "`" in a) and (x.group("conv") != "s" or '"' in a) for x, a in zip(specs, args)):
+        return text
+    values = iter(args)
+
+    def conv(x: re.Match) -> str:
+        c = x.group("conv")
+        if c == "%":
+            return "%"
+        arg = next(values)
+        spec = "%" + x.group("flags") + x.group("width") + (x.group("prec") or "")
+        try:
+            if c in "di":
+                return (spec + "d") % int(arg, 10)
+            if c in "xXo":
+                return (spec + c) % int(arg, 10)
+            if c in "feEg":
+                return (spec + c) % float(arg)
+        except ValueError:
+            raise
+        return (spec + "s") % arg
+
+    try:
+        out = _PRINTF_SPEC.sub(conv, fmt)
+    except (ValueError, TypeError, OverflowError):
+        return text
+    return out.replace("\\n", "\n").replace("\\t", "\t")
 
 
 # --------------------------------------------------------------------------- parsing
@@ -645,6 +790,8 @@ class _Analyzer:
                     body_line=self.line(body) if body is not None else line + 1,
                     quoted=bool(_QUOTED_DELIM.search(spelled)),
                     command=self.physical_line(node.start_point[0]).strip())
+        if not h.quoted and "$" in text and len(text) <= MAX_RESOLVED_HEREDOC:
+            h = replace(h, resolved="\n".join(self.resolve(ln) if "$" in ln else ln for ln in text.split("\n")))
         heredocs.append(h)
         self.out.heredocs.append(h)
         self._heredoc_by_line.setdefault(line, []).append(h)
@@ -824,10 +971,20 @@ class _Analyzer:
             if m.group(2) and m.group(3) is not None:
                 return m.group(3)
             return m.group(0)
-        out = _PARAM.sub(sub, value)
+        out = _TRIM.sub(self._trim, value) if "${" in value else value
+        out = _PARAM.sub(sub, out)
         if "$((" in out or "awk" in out:
             out = _literal_arithmetic(out, self.vars)
+        if "printf" in out:
+            out = _literal_printf(out)
         return out
+
+    def _trim(self, m: re.Match) -> str:
+        """`${DRAFT_MODEL##*/}`, `${MODEL_PATH%/}`: a known value with a glob prefix/suffix removed."""
+        name, op, pattern = m.group(1), m.group(2), m.group(3)
+        if name not in self.vars or "$" in pattern:
+            return m.group(0)
+        return trim_pattern(self.vars[name], op, pattern)
 
     def assign(self, name: str, value: str, line: int, cond: str | None, *, exported: bool,
                raw: str = "", function: str | None = None) -> Located:
@@ -838,10 +995,24 @@ class _Analyzer:
             low = raw.lower()
             if ("python" in low and _IMPORT_LOOKUP.search(raw)) or "pip show" in low:
                 self.tainted.add(name)
-        self.vars[name] = resolved
         self.out.assignments.append((name, loc, exported))
+        if eval_branch(cond) is True and name in self.vars:
+            # `if [ "$EVAL_ONLY" = true ]; then X=eval-value; fi`: the benchmark run keeps the value
+            # it had (or gets from the other branch); the eval-only one is recorded, not served.
+            return loc
+        self.vars[name] = resolved
         self.out.exports[name] = loc
         return loc
+
+    def value_condition(self, raw: str) -> str | None:
+        """The conditions of the assignments a word's variables were last given under: the
+        value of `"$SPEC_CONFIG"` set in an `if`/`else` branch holds only in that branch."""
+        conds: list[str] = []
+        for m in _PARAM.finditer(raw):
+            src = self.out.exports.get(m.group(1) or m.group(4) or "")
+            if src is not None and src.condition and src.condition not in conds:
+                conds.append(src.condition)
+        return " && ".join(conds) or None
 
     def array_assign(self, name: str, append: bool, node: Any, cond: str | None) -> None:
         items: list[Located] = []
@@ -864,12 +1035,13 @@ class _Analyzer:
                     items.append(Located(value=part, line=self.line(el), conditional=bool(cond), condition=cond,
                                          resolved=part))
                 continue
-            items.append(Located(value=value, line=self.line(el), conditional=bool(cond), condition=cond,
+            where = " && ".join(c for c in (cond, self.value_condition(raw)) if c) or None
+            items.append(Located(value=value, line=self.line(el), conditional=bool(where), condition=where,
                                  resolved=self.resolve(value)))
         if append:
             self.out.arrays.setdefault(name, []).extend(items)
-        else:
-            self.out.arrays[name] = items
+        elif eval_branch(cond) is not True or name not in self.out.arrays:
+            self.out.arrays[name] = items  # an eval-only branch does not replace the served array
 
     def expand_words(self, words: list[tuple[str, int, str]]) -> tuple[list[str], list[int], list[str | None]]:
         out: list[str] = []
@@ -895,7 +1067,7 @@ class _Analyzer:
                 continue
             out.append(self.resolve(word))
             lines.append(line)
-            conds.append(None)
+            conds.append(self.value_condition(raw))
         return out, lines, conds
 
     # ----- per-command analysis
@@ -1065,10 +1237,10 @@ class _Analyzer:
             base = word.rsplit("/", 1)[-1]
             engine = entry = None
             start = 0
-            if _PYTHON.match(base) and argv[i + 1:i + 2] == ["-m"] and i + 2 < len(argv):
-                module = argv[i + 2]
-                if module in LAUNCH_MODULES:
-                    engine, entry, start = LAUNCH_MODULES[module], module, i + 3
+            m = _python_module(argv, i)
+            if m is not None:
+                if argv[m] in LAUNCH_MODULES:
+                    engine, entry, start = LAUNCH_MODULES[argv[m]], argv[m], m + 1
             elif (base, argv[i + 1] if i + 1 < len(argv) else "") in LAUNCH_SUBCOMMANDS:
                 engine = LAUNCH_SUBCOMMANDS[(base, argv[i + 1])]
                 entry, start = f"{base} serve", i + 2
@@ -1101,9 +1273,11 @@ class _Analyzer:
                 where = " && ".join(c for c in (cmd.condition, extra) if c) or None
                 flag = Flag(value=value, line=lines[i], conditional=bool(where), condition=where,
                             resolved=value, original=name)
-                sl.flags[key] = flag
+                served = not (key in sl.flags and eval_branch(where) is True)
+                if served:
+                    sl.flags[key] = flag
                 sl.flag_list.append(flag)
-                if _JSON_START.match(value):
+                if served and _JSON_START.match(value):
                     try:
                         parsed = json.loads(value)
                     except ValueError as e:
