@@ -58,6 +58,14 @@ MSG_MISSING_SCRIPT = (
     "or fix the reference."
 )
 
+MSG_EXTERNAL_RECIPE = (
+    "could not verify: {ref} named at {where} is not in this repository: CONFIG_FILE {written} is read by "
+    "srtctl from the external srt-slurm repository, which the runner clones at its pinned ref ({refs}); the bot "
+    "does not read that repository, so the recipe was not read; commit the recipe under {folder} to have it verified."
+)
+MSG_PINNED_REF_UNKNOWN = "the ref is not named in {runners}"
+MSG_PINNED_REF_NO_RUNNER = "no runner script of this point names it"
+
 MSG_UNRESOLVED_SCRIPT = ("could not verify: {where} runs {ref}, a script whose name is built from a variable the "
                          "bot cannot resolve or that lives in a git submodule, so its code is unknown; name a script "
                          "committed in the repository.")
@@ -490,7 +498,15 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
             recipe = repo.recipe(launcher.path)
             broken = next((f for f in recipe.findings if f.severity == "error"), None) \
                 if recipe is not None and not recipe.variants else None
-            if recipe is None:
+            if recipe is None and launcher.kind == "multinode-recipe" and launcher.exists is False:
+                # A multi-node CONFIG_FILE names a recipe of the srt-slurm checkout the runner makes;
+                # one that is not committed here lives in that external repository.
+                view.unavailable = MSG_EXTERNAL_RECIPE.format(
+                    ref=launcher.ref, where=f"{point.source_path}:{point.source_line}", written=launcher.written or launcher.path,
+                    refs=srt_slurm_refs(ctx, point), folder=posixpath.dirname(launcher.path) or launcher.path)
+                view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True,
+                                                     note="external srt-slurm recipe")
+            elif recipe is None:
                 view.unavailable = MSG_MISSING_SCRIPT.format(ref=launcher.ref, where=f"{point.source_path}:{point.source_line}")
                 view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True)
             elif broken is not None:
@@ -525,6 +541,46 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                                  executed=frozenset(path.called.get(holder, ()))),
                  ctx.config.policy.trusted_installers)
     return view
+
+
+SRT_SLURM_REPO = re.compile(r"srt-slurm", re.I)
+MEMO_SRT_REFS = "serving.srt_refs:{runner}"
+REFS_SHOWN = 3
+
+
+def srt_slurm_refs(ctx: Any, point: Any) -> str:
+    """The srt-slurm refs the point's runner scripts pin (`git clone --branch REF ...srt-slurm...`,
+    or `git checkout REF` after such a clone), as text for a reason: `sa-submission-q2-2026`, or
+    `one of a, b, c` when the script picks one per framework or model."""
+    from checks.launch_path import MEMO_RUNNERS, runner_nodes, runner_scripts
+
+    def compute() -> str:
+        repo = ctx.head_repo
+        nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
+        paths = runner_scripts(repo, nodes, point.runner)
+        refs: list[str] = []
+        for path in paths:
+            analysis = _analysis(ctx, path)
+            cloned = False
+            for cmd in analysis.commands if analysis is not None else []:
+                argv = cmd.expanded or cmd.argv
+                if len(argv) < 3 or argv[0] != "git":
+                    continue
+                if argv[1] == "clone" and any(SRT_SLURM_REPO.search(a) for a in argv[2:]):
+                    cloned = True
+                    if "--branch" in argv[2:-1]:
+                        refs.append(argv[argv.index("--branch") + 1])
+                        cloned = False  # this clone's ref is named
+                elif argv[1] == "checkout" and cloned and not argv[2].startswith("-"):
+                    refs.append(argv[2])
+                    cloned = False
+        refs = [r for r in dict.fromkeys(refs) if "$" not in r]
+        if not refs:
+            return MSG_PINNED_REF_UNKNOWN.format(runners=", ".join(paths)) if paths else MSG_PINNED_REF_NO_RUNNER
+        if len(refs) == 1:
+            return refs[0]
+        return "one of " + keys_text(refs, REFS_SHOWN)
+    return ctx.memo(MEMO_SRT_REFS.format(runner=point.runner), compute)
 
 
 @dataclass
