@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from checks.launch_path import VIA_RUN_BY
-from checks.fixes import FIXES_KEY, value_fix
+from checks.fixes import FIXES_KEY, add_fix, value_fix
 from checks.result import CheckResult, Evidence
 from checks.serving import (
     ServingView,
@@ -218,10 +218,14 @@ class SpecDecodeChatTemplateCheck:
                 by_flag.append((v, flag))
                 continue
             if v.variant is not None:
-                line = v.variant.line_of("benchmark", "env") or v.variant.line
+                env_line = v.variant.line_of("benchmark", "env")
+                line = env_line or v.variant.line
                 problems.append((MSG_ENV_MISSING.format(where=f"{v.variant.path}:{line}", variant=v.variant.selector or v.variant.name,
                                                         env=CHAT_ENV, key=v.config_key),
                                  Evidence(path=v.variant.path, line=line)))
+                if env_line:
+                    # One mechanical fix: the missing entry added to the recipe's benchmark.env block.
+                    fixes += add_fix(v.variant.path, env_line, "env", CHAT_ENV, CHAT_ON, FIX_WHY.format(env=CHAT_ENV))
             else:
                 path = v.launcher_path or v.point.source_path
                 problems.append((MSG_FLAG_MISSING.format(where=path, key=v.config_key, flag=CHAT_FLAG),
