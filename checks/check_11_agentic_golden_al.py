@@ -12,8 +12,14 @@ What it checks:
     `SYNTHETIC_ACCEPTANCE_LENGTH`) is judged. For old-layout launchers the script itself must set the engine's
     knob (spec 5.3: SGLang `SGLANG_SIMULATE_ACC_LEN`, vLLM `synthetic_acceptance_length` in
     `--speculative-config`, TRT-LLM `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM
-    `--spec-decode-acceptance-length`, TileRT `TILERT_SIMULATE_ACC_LEN`), and only when
-    `EVAL_ONLY` is not true: an unguarded setting would put evals on simulated acceptance.
+    `--spec-decode-acceptance-length` or `--spec-decode-acceptance-rate`, TileRT
+    `TILERT_SIMULATE_ACC_LEN`), and only when `EVAL_ONLY` is not true: an unguarded setting
+    would put evals on simulated acceptance, and one set only when `EVAL_ONLY` is true leaves
+    the benchmark run unpinned (recipes.scripts.eval_branch reads which run a branch serves).
+    The launcher's method and draft length come from its server command wherever it builds
+    them (recipes.effective: the vLLM `--speculative-config` JSON as a literal, a variable set
+    per branch, an array element or printf; a TRT-LLM `speculative_config` block written by a
+    heredoc); a draft length that differs per run-time branch is "could not verify".
     (b) The value equals the golden curve (recipes.golden, read from the TARGET branch: a PR
     cannot lower its own reference; a curve the PR adds for a new model is used and the row
     says so; a PR that changes or removes an existing curve FAILs with the change cited) for the

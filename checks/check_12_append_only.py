@@ -4,7 +4,9 @@ What it checks:
     The new changelog entries are recipes.changelog.diff_changelog(base, head).added. When one
     of them has `append-only: true`:
     1. It must not be mixed with regular new entries, nor combined with `evals-only` /
-       `all-evals` (the sweep planner rejects both, spec 4.3).
+       `all-evals` (the sweep planner rejects both, spec 4.3), and must have the fields the
+       changelog validator requires (`config-keys`, `description`, `pr-link`; spec 4.1). A
+       missing `pr-link` has one value, this PR's URL, offered as a fix that adds the line.
     2. Its `config-keys` (recipes.changelog.resolve_config_keys) must select configs that
        already exist at the merge base: no new config key.
     3. Matrix comparison, computed from base_repo/head_repo.points and effective(), never read
