@@ -151,6 +151,7 @@ MSG_EVAL_BRANCH = (
     "{key} sets {setting} at {where} only when {guard} is true, so eval runs use simulated acceptance and "
     "the benchmark run does not; set it only when {guard} is not true."
 )
+MSG_PASS_NO_SPEC = "{key} runs without speculative decoding ({where}: its branch passes no speculative config)"
 MSG_BRANCH_K = (
     "could not verify the golden AL for {key}: {launcher} sets the draft length per run-time branch ({values}), "
     "so the value a point runs with is not one the bot can read; set one draft length per config."
@@ -296,6 +297,12 @@ class AgenticGoldenAlCheck:
         spec_ev = (Evidence(path=v.effective.spec_method.path, line=v.effective.spec_method.line)
                    if v.effective.spec_method else v.file_evidence)
         found, (method, k, _) = golden_lookup(ctx, v, golden)
+        off = v.effective.speculation_off if v.variant is None else None
+        if off is not None:
+            # This point's branch of the launcher does not speculate: no acceptance to pin.
+            parts.setdefault(MSG_PASS_NO_SPEC.format(key=v.point.point_id, where=f"{off.path}:{off.line}"), None)
+            evidence.append(Evidence(path=off.path, line=off.line))
+            return None
         alternatives = v.effective.draft_length_alternatives if v.variant is None else []
         if v.variant is None and method and k is None and alternatives:
             shown = ", ".join(f"{o.value} at line {o.line}" for o in alternatives)

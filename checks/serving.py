@@ -25,7 +25,7 @@ from checks.snapshot import Unavailable
 from checks.launch_path import launch_path, point_roots, read_analysis, resolve_ref
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.points import TOO_MANY_POINTS
-from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis
+from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_script
 from recipes.srt import FRAMEWORK_ENGINE, keypath_kind
 
 SETUP_SCRIPT_KEY = "setup_script"
@@ -536,6 +536,15 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
             _add_use(view, ScriptUse(path=pf.path, analysis=pf.analysis, via=pf.via,
                                      executed=frozenset(path.called.get(pf.path, ()))),
                      ctx.config.policy.trusted_installers)
+    env = view.effective.point_env
+    if env and launcher is not None and launcher.kind == "script":
+        # The launcher's values differ per branch and this point's matrix values choose them
+        # (recipes.effective): its settings are read from the script as this point runs it.
+        for use in view.scripts:
+            if use.path == launcher.path:
+                data = ctx.snapshot.head.read(use.path)
+                if data is not None:
+                    use.analysis = analyze_script(data.decode("utf-8", "replace"), use.path, env=env)
     for holder, analysis in roots.commands:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via="benchmark.command",
                                  executed=frozenset(path.called.get(holder, ()))),

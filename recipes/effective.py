@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .errors import Finding
 from .master import MasterEntry
 from .points import BenchmarkPoint
-from .scripts import MAX_SCRIPT_CHARS, analyze_script, eval_branch
+from .scripts import MAX_SCRIPT_CHARS, analyze_script, eval_branch, point_branch
 from .srt import FRAMEWORK_ENGINE, Variant, as_int, as_bool
 
 EffectiveSource = Literal["srt-recipe", "multinode-recipe", "script", "master"]
@@ -62,6 +62,11 @@ class EffectiveConfig(BaseModel):
     draft_model: Origin | None = None
     # A launcher whose draft length differs per run-time branch (one value per branch).
     draft_length_alternatives: list[Origin] = Field(default_factory=list)
+    # Set when the launcher's values differ per branch and this point's matrix values chose
+    # them: the script is read as this point runs it (recipes.scripts.analyze_script env=).
+    point_env: dict[str, int] | None = None
+    # Set when this point's branch of the launcher starts the server with no speculative config.
+    speculation_off: Origin | None = None
     # Server environment: role env overlaid by the recipe-wide `environment` (spec 3.4), or
     # a script's exports.
     env: dict[str, Origin] = Field(default_factory=dict)
@@ -227,13 +232,37 @@ def _from_script(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: s
         if m:
             out.spec_method = Origin(value=str(m).lower(), path=path, line=m_line)
             alternatives = _branch_values(analysis, VLLM_K_VARIABLE)
-            if alternatives:
-                # `if [ "$CONC" -le 8 ]; then K=7; elif ...`: which branch a point takes is
-                # decided at run time, so its draft length is not one value the bot can read.
-                out.draft_length_alternatives = [Origin(value=loc.resolved if loc.resolved is not None else loc.value,
-                                                        path=path, line=loc.line) for loc in alternatives]
-            elif as_int(k) is not None:
+            if not alternatives and as_int(k) is not None:
                 out.draft_length = Origin(value=as_int(k), path=path, line=k_line)
+            elif alternatives:
+                # `if [ "$CONC" -le 8 ]; then K=7; elif ...`: the point's matrix values decide
+                # the branch; the script is read again as this point runs it.
+                env = point_env(point)
+                mine = analyze_script(text, path, env=env) if env else None
+                name = _branch_name(analysis, VLLM_K_VARIABLE)
+                # Decided when every assignment of the draft-length variable this point walks
+                # holds for it (the branches ruled out were not walked).
+                decided = mine is not None and mine.server_launch is not None and not mine.partial and bool(name) \
+                    and all(point_branch(loc.condition, env) is True for loc in mine.assignments_of(name or ""))
+                facts = _script_spec_config(mine, mine.server_launch) if decided else None
+                if facts is not None and facts[0][0] and as_int(facts[1][0]) is not None:
+                    (m, m_line), (k, k_line), (draft, d_line) = facts
+                    out.draft_length = Origin(value=as_int(k), path=path, line=k_line)
+                    out.point_env = env
+                elif decided and facts is None:
+                    # This point's branch launches the server without a speculative config
+                    # (e.g. `NUM_SPEC_TOKENS=0` at high concurrency): it does not speculate.
+                    chosen = mine.assignments_of(name or "")
+                    out.spec_method = None
+                    out.point_env = env
+                    out.speculation_off = Origin(value=chosen[-1].resolved if chosen else None, path=path,
+                                                 line=chosen[-1].line if chosen else mine.server_launch.line)
+                    return
+                else:
+                    # Decided at run time by something else: not one value the bot can read.
+                    out.draft_length_alternatives = [
+                        Origin(value=loc.resolved if loc.resolved is not None else loc.value, path=path, line=loc.line)
+                        for loc in alternatives]
             if draft:
                 # Kept even when part of it is only known at run time: the draft's name (e.g. a
                 # GQA marker) is what picks the golden curve.
@@ -254,6 +283,13 @@ _YAML_KEY = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z_][\w-]*):\s*(?P<value>[
 VLLM_K_VARIABLE = re.compile(r"""num_speculative_tokens\W{0,6}\$\{?([A-Za-z_][A-Za-z0-9_]*)""")
 
 
+def _branch_name(analysis: Any, pattern: re.Pattern) -> str | None:
+    """The variable a speculative JSON takes its draft length from, when there is one."""
+    texts = [loc.value for _, loc, _ in analysis.assignments]
+    texts += [item.value for items in analysis.arrays.values() for item in items]
+    return next((m.group(1) for t in texts if "num_speculative_tokens" in t for m in pattern.finditer(t)), None)
+
+
 def _branch_values(analysis: Any, pattern: re.Pattern) -> list[Any]:
     """The assignments of the variable a speculative JSON takes its draft length from, when
     branches the benchmark run may take (conditions that do not test EVAL_ONLY) give it
@@ -267,6 +303,18 @@ def _branch_values(analysis: Any, pattern: re.Pattern) -> list[Any]:
                 len({loc.resolved if loc.resolved is not None else loc.value for loc in locs}) > 1:
             return locs
     return []
+
+
+# The matrix values the sweep workflow exports to a single-node launcher (spec 3.3).
+POINT_ENV = {"CONC": "conc", "TP": "tp", "EP_SIZE": "ep", "PP_SIZE": "pp", "DCP_SIZE": "dcp_size", "PCP_SIZE": "pcp_size"}
+def point_env(point: BenchmarkPoint) -> dict[str, int]:
+    """The matrix values the workflow exports to this point's launcher, by variable name."""
+    out = {}
+    for name, attr in POINT_ENV.items():
+        value = getattr(point, attr, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[name] = value
+    return out
 
 
 SpecFacts = tuple[tuple[Any, int | None], tuple[Any, int | None], tuple[Any, int | None]]

@@ -50,6 +50,7 @@ from .bash.model import (
     EVAL_GUARD, MAX_SCRIPT_CHARS, MSG_CAP, MSG_INTERNAL, MSG_JSON_FLAG, MSG_OPAQUE, MSG_OPAQUE_EVAL, MSG_OPAQUE_RUN,
     MSG_PARSE, MSG_UNCLOSED_HEREDOC, PATCH_KINDS, UNREADABLE_CODES, CodeUnit, Flag, FunctionDef, Heredoc, Located,
     PatchOp, PipInstall, ScriptAnalysis, ServerLaunch, ShellCommand, eval_branch, normalise_flag, package_name,
+    point_branch,
 )
 from .bash.model import _Ctx
 from .bash.values import _eval_number, _literal_arithmetic, _literal_printf, trim_pattern
@@ -71,7 +72,7 @@ __all__ = [
     "MSG_PARSE", "MSG_UNCLOSED_HEREDOC", "PATCH_KINDS", "PIP_VALUE_OPTIONS", "SETTERS", "UNREADABLE_CODES", "WRAPPERS",
     "CodeUnit", "CodeUnits", "Flag", "FunctionDef", "Heredoc", "Located", "PatchOp", "PipInstall", "ScriptAnalysis",
     "ServerLaunch", "ShellCommand", "analyze_command_line", "analyze_script", "code_units", "eval_branch",
-    "normalise_flag", "package_name", "trim_pattern",
+    "normalise_flag", "package_name", "point_branch", "trim_pattern",
 ]
 _INTERNALS = (_Analyzer, _Ctx, _eval_number, _literal_arithmetic, _literal_printf, _py_writes, _python_module)
 
@@ -79,34 +80,37 @@ _INTERNALS = (_Analyzer, _Ctx, _eval_number, _literal_arithmetic, _literal_print
 # --------------------------------------------------------------------------- public API
 
 
-_MEMO: dict[tuple[str, int, str], ScriptAnalysis] = {}
+_MEMO: dict[tuple, ScriptAnalysis] = {}
 _MEMO_MAX = 4096
 
 
-def analyze_script(text: str, path: str, *, line_offset: int = 0) -> ScriptAnalysis:
+def analyze_script(text: str, path: str, *, line_offset: int = 0, env: dict[str, int] | None = None) -> ScriptAnalysis:
     """Analyse a whole bash script. Never raises: unreadable input becomes findings.
 
-    Memoized per process on (path, line offset, text): the result is shared by every caller
-    and must not be mutated."""
-    key = (path, line_offset, text)
+    `env` gives one benchmark point's matrix values (CONC, DCP_SIZE, ...): they are set before
+    the first line and the branches they rule out are not walked, so the result is what that
+    point runs (used only where a value differs per branch; see recipes.effective).
+    Memoized per process on (path, line offset, text, env): the result is shared by every
+    caller and must not be mutated."""
+    key = (path, line_offset, text, tuple(sorted(env.items())) if env else None)
     hit = _MEMO.get(key)
     if hit is not None:
         return hit
-    out = _analyze(text, path, line_offset)
+    out = _analyze(text, path, line_offset, env) if env else _analyze(text, path, line_offset)
     if len(_MEMO) >= _MEMO_MAX:
         _MEMO.clear()
     _MEMO[key] = out
     return out
 
 
-def _analyze(text: str, path: str, line_offset: int) -> ScriptAnalysis:
+def _analyze(text: str, path: str, line_offset: int, env: dict[str, int] | None = None) -> ScriptAnalysis:
     if len(text) > MAX_SCRIPT_CHARS:
         out = ScriptAnalysis(path=path, partial=True)
         out.findings.append(Finding(path=path, line=None, code="shell-cap", severity="warning",
                                     message=MSG_CAP.format(path=path, size=len(text), cap=MAX_SCRIPT_CHARS)))
         return out
     try:
-        return _Analyzer(text, path, line_offset).run()
+        return _Analyzer(text, path, line_offset, env).run()
     except RecursionError:
         error = "nesting too deep"
     except Exception as exc:  # noqa: BLE001 - no construct may crash the checks that read scripts

@@ -124,27 +124,60 @@ vllm serve "$MODEL_PATH" --speculative-config "$SPEC_CONFIG"
     assert "minimaxm3_eagle3_gqa.yaml" in row.reason and "2.78" in row.reason
 
 
-def test_draft_length_per_runtime_branch_is_could_not_verify():
-    script = """#!/usr/bin/env bash
+CONC_BRANCHES = """#!/usr/bin/env bash
 if [ "$CONC" -le 8 ]; then
-    NUM_SPEC_TOKENS=7
-elif [ "$CONC" -le 16 ]; then
     NUM_SPEC_TOKENS=3
+    SYNTHETIC_ACCEPT_LEN=2.49
+elif [ "$CONC" -le 16 ]; then
+    NUM_SPEC_TOKENS=2
+    SYNTHETIC_ACCEPT_LEN=2.27
 else
     NUM_SPEC_TOKENS=0
 fi
-if [ "${EVAL_ONLY:-false}" = "true" ]; then
-    SPEC_CONFIG="{\\"method\\": \\"mtp\\", \\"num_speculative_tokens\\": $NUM_SPEC_TOKENS}"
-else
-    SPEC_CONFIG="{\\"method\\": \\"mtp\\", \\"num_speculative_tokens\\": $NUM_SPEC_TOKENS, \\"rejection_sample_method\\": \\"synthetic\\", \\"synthetic_acceptance_length\\": 2.49}"
+SPEC_ARGS=()
+if [ "$NUM_SPEC_TOKENS" -gt 0 ]; then
+    if [ "${EVAL_ONLY:-false}" = "true" ]; then
+        SPEC_CONFIG="{\\"method\\": \\"mtp\\", \\"num_speculative_tokens\\": $NUM_SPEC_TOKENS}"
+    else
+        SPEC_CONFIG="{\\"method\\": \\"mtp\\", \\"num_speculative_tokens\\": $NUM_SPEC_TOKENS, \\"rejection_sample_method\\": \\"synthetic\\", \\"synthetic_acceptance_length\\": $SYNTHETIC_ACCEPT_LEN}"
+    fi
+    SPEC_ARGS=(--speculative-config "$SPEC_CONFIG")
 fi
-SPEC_ARGS=(--speculative-config "$SPEC_CONFIG")
 vllm serve "$MODEL_PATH" "${SPEC_ARGS[@]}"
 """
-    row = _row(script)
+GOLDEN_K2 = "deepseek-v4-pro:\n  thinking_on:\n    2: 2.27\n    3: 2.49\n"
+
+
+def _conc_master(concs: str) -> str:
+    return _master().replace("conc-list: [4]", f"conc-list: [{concs}]")
+
+
+def test_draft_length_per_concurrency_branch_is_read_per_point():
+    # CONC=4 takes K=3 (AL 2.49), CONC=12 takes K=2 (AL 2.27): each point judged on its own branch.
+    row = _row(CONC_BRANCHES, master=_conc_master("4, 12"), golden=(GOLDEN, GOLDEN_K2))
+    assert row.status.value == "PASS", row.reason
+    assert "K=3 = 2.49" in row.reason and "K=2 = 2.27" in row.reason
+
+
+def test_a_branch_with_the_wrong_al_for_its_draft_length_fails():
+    script = CONC_BRANCHES.replace("SYNTHETIC_ACCEPT_LEN=2.27", "SYNTHETIC_ACCEPT_LEN=2.49")
+    row = _row(script, master=_conc_master("12"), golden=(GOLDEN, GOLDEN_K2))
+    assert row.status.value == "FAIL"
+    assert "writes AL 2.49" in row.reason and "2.27" in row.reason and "K=2" in row.reason
+
+
+def test_a_point_whose_branch_does_not_speculate_has_nothing_to_pin():
+    row = _row(CONC_BRANCHES, master=_conc_master("4, 64"), golden=(GOLDEN, GOLDEN_K2))
+    assert row.status.value == "PASS", row.reason
+    assert ":c64 runs without speculative decoding" in row.reason and f"{SCRIPT}:9" in row.reason  # K=0
+
+
+def test_draft_length_per_branch_the_point_does_not_decide_is_could_not_verify():
+    script = CONC_BRANCHES.replace('"$CONC" -le 8', '"$GPU_ARCH" -le 8').replace('"$CONC" -le 16', '"$GPU_ARCH" -le 16')
+    row = _row(script, golden=(GOLDEN, GOLDEN_K2))
     assert row.status.value == "FAIL"
     assert row.reason.startswith("could not verify") and "per run-time branch" in row.reason
-    assert "7 at line 3" in row.reason and "3 at line 5" in row.reason
+    assert "3 at line 3" in row.reason and "2 at line 6" in row.reason
     assert all(e.unavailable for e in row.evidence)
 
 

@@ -242,6 +242,50 @@ def eval_branch(condition: str | None) -> bool | None:
     return found
 
 
+_NUMERIC_TEST = re.compile(r"""\[\[?\s*"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?\s+-(gt|ge|lt|le|eq|ne)\s+"?(-?\d+)"?\s*\]\]?""")
+_COMPARE = {"gt": int.__gt__, "ge": int.__ge__, "lt": int.__lt__, "le": int.__le__, "eq": int.__eq__, "ne": int.__ne__}
+
+
+def _split_and(text: str) -> list[str]:
+    """`a && ! ( b && c ) && d` -> [`a`, `! ( b && c )`, `d`] (only top-level `&&` splits)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif depth == 0 and text.startswith(" && ", i):
+            parts.append(text[start:i])
+            start = i + 4
+            i += 4
+            continue
+        i += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def point_branch(condition: str | None, env: dict[str, int]) -> bool | None:
+    """Whether the analyser's condition text holds for a point whose matrix values are `env`:
+    numeric tests of those variables (`[ "$CONC" -le 8 ]`, `[[ "$DCP_SIZE" -gt 1 ]]`), negated
+    (`! ( ... )`, an else branch) and joined with `&&`; None when any part is something else."""
+    if not condition:
+        return True
+    results = []
+    for part in _split_and(condition):
+        if part.startswith("! (") and part.endswith(")"):
+            inner = point_branch(part[3:-1], env)
+            results.append(None if inner is None else not inner)
+            continue
+        m = _NUMERIC_TEST.fullmatch(part)
+        if m is None or m.group(1) not in env:
+            return None
+        results.append(_COMPARE[m.group(2)](env[m.group(1)], int(m.group(3))))
+    if any(r is False for r in results):
+        return False
+    return None if any(r is None for r in results) else True
+
+
 def _negated(text: str, at: int) -> bool:
     """Whether position `at` sits inside an odd number of `! ( ... )` groups."""
     stack: list[bool] = []

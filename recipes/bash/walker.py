@@ -15,7 +15,7 @@ from .commands import WRAPPERS, Commands
 from .detect import _IMPORT_LOOKUP
 from .model import (
     MSG_OPAQUE_RUN, MSG_PARSE, MSG_UNCLOSED_HEREDOC, Finding, FunctionDef, Heredoc, Located, ScriptAnalysis,
-    ShellCommand, _Ctx, _short, eval_branch,
+    ShellCommand, _Ctx, _short, eval_branch, point_branch,
 )
 from .values import _ARRAY_REF, _PARAM, _SIMPLE_REF, _TRIM, _literal_arithmetic, _literal_printf, trim_pattern
 
@@ -50,13 +50,16 @@ _STATEMENT_SKIP = ("comment", "heredoc_body", "heredoc_start", "heredoc_end", "r
 
 
 class _Analyzer(Commands):
-    def __init__(self, text: str, path: str, line_offset: int):
+    def __init__(self, text: str, path: str, line_offset: int, env: dict[str, int] | None = None):
         self.text = text
+        # A point's matrix values (CONC, DCP_SIZE, ...): set before line 1, and an if/elif/else
+        # branch whose condition they decide to be false is not walked (recipes.bash.model.point_branch).
+        self.point_env = dict(env) if env else None
         self.src = text.encode("utf-8", "surrogatepass")
         self.path = path
         self.offset = line_offset
         self.out = ScriptAnalysis(path=path)
-        self.vars: dict[str, str] = {}
+        self.vars: dict[str, str] = {k: str(v) for k, v in (env or {}).items()}
         self.tainted: set[str] = set()
         self.cwd: str | None = None  # best effort: the directory relative targets resolve against
         self._prev_cwd: str | None = None
@@ -393,6 +396,8 @@ class _Analyzer(Commands):
                     conds.append(c)
                     self.walk(c, ctx)
                     continue
+                if self.point_env is not None and point_branch(current, self._known_ints()) is False:
+                    continue  # this point never takes the branch
                 self.walk(c, _Ctx(ctx.conditions + ((current,) if current else ()), ctx.depth, ctx.function))
 
         clause(node, True)
@@ -401,6 +406,12 @@ class _Analyzer(Commands):
                 clause(c, True)
             elif c.type == "else_clause":
                 clause(c, False)
+
+    def _known_ints(self) -> dict[str, int]:
+        """The integer values known here (assigned literals, then the point's matrix values)."""
+        known = {k: int(v) for k, v in self.vars.items() if v.isdigit()}
+        known.update(self.point_env or {})
+        return known
 
     def case_node(self, node: Any, ctx: _Ctx) -> None:
         word = node.child_by_field_name("value")
