@@ -86,6 +86,25 @@ MSG_FIELD_OFF = (
     "srtctl's sa-bench default is true)"
 )
 MSG_PASS = "Every affected speculative config uses the chat template: {parts}."
+MSG_RUNNER_CHOSEN = (
+    "could not verify {key}: it names no recipe or launcher file; the runner picks its script at run time "
+    "({how}), a path the bot does not follow, so the client command is unknown; name the launcher in the "
+    "master config (CONFIG_FILE or a launcher the bot can read)."
+)
+MSG_RUNNER_REF = "{holder}:{line} runs {ref}"
+MSG_NO_RUNNER = "no runner script of {runner} was found"
+
+
+def _runner_chosen(ctx, v: ServingView) -> str:
+    """Why a point with no launcher file has no client command the bot can read: the runner's
+    reference it cannot resolve (checks.launch_path)."""
+    from checks.launch_path import launch_path, point_roots
+
+    roots = point_roots(ctx, v.point, runners=True)
+    unresolved = launch_path(ctx, roots).unresolved if roots.files else []
+    how = (MSG_RUNNER_REF.format(holder=unresolved[0][0], line=unresolved[0][1], ref=unresolved[0][2]) if unresolved
+           else MSG_NO_RUNNER.format(runner=v.point.runner))
+    return MSG_RUNNER_CHOSEN.format(key=v.config_key, how=how)
 
 
 def _uses_agentic_client(v: ServingView) -> bool:
@@ -185,6 +204,7 @@ class SpecDecodeChatTemplateCheck:
         by_flag: list[tuple[ServingView, str]] = []
         by_field: list[tuple[ServingView, str]] = []
         by_default: list[tuple[ServingView, str]] = []
+        unknown: list[tuple[str, Evidence]] = []
         for v in views:
             if _uses_agentic_client(v):
                 agentic.append(v)
@@ -226,11 +246,17 @@ class SpecDecodeChatTemplateCheck:
                 if env_line:
                     # One mechanical fix: the missing entry added to the recipe's benchmark.env block.
                     fixes += add_fix(v.variant.path, env_line, "env", CHAT_ENV, CHAT_ON, FIX_WHY.format(env=CHAT_ENV))
+            elif v.launcher_path is None and not v.scripts:
+                # No launcher file the bot can read: the runner picks the script at run time.
+                unknown.append((_runner_chosen(ctx, v), Evidence(path=v.point.source_path, line=v.point.source_line,
+                                                                 unavailable=True)))
             else:
                 path = v.launcher_path or v.point.source_path
                 problems.append((MSG_FLAG_MISSING.format(where=path, key=v.config_key, flag=CHAT_FLAG),
                                  Evidence(path=path, line=1 if v.launcher_path else v.point.source_line)))
         problems = dedupe(problems)
+        if not problems and unknown:
+            return CheckResult.failed(unknown[0][0], *dict.fromkeys(e for _, e in unknown))
         if problems:
             shown = items_text(t for t, _ in problems)
             extra = {FIXES_KEY: fixes} if fixes else {}
