@@ -234,35 +234,8 @@ def _from_script(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: s
             alternatives = _branch_values(analysis, VLLM_K_VARIABLE)
             if not alternatives and as_int(k) is not None:
                 out.draft_length = Origin(value=as_int(k), path=path, line=k_line)
-            elif alternatives:
-                # `if [ "$CONC" -le 8 ]; then K=7; elif ...`: the point's matrix values decide
-                # the branch; the script is read again as this point runs it.
-                env = point_env(point)
-                mine = analyze_script(text, path, env=env) if env else None
-                name = _branch_name(analysis, VLLM_K_VARIABLE)
-                # Decided when every assignment of the draft-length variable this point walks
-                # holds for it (the branches ruled out were not walked).
-                decided = mine is not None and mine.server_launch is not None and not mine.partial and bool(name) \
-                    and all(point_branch(loc.condition, env) is True for loc in mine.assignments_of(name or ""))
-                facts = _script_spec_config(mine, mine.server_launch) if decided else None
-                if facts is not None and facts[0][0] and as_int(facts[1][0]) is not None:
-                    (m, m_line), (k, k_line), (draft, d_line) = facts
-                    out.draft_length = Origin(value=as_int(k), path=path, line=k_line)
-                    out.point_env = env
-                elif decided and facts is None:
-                    # This point's branch launches the server without a speculative config
-                    # (e.g. `NUM_SPEC_TOKENS=0` at high concurrency): it does not speculate.
-                    chosen = mine.assignments_of(name or "")
-                    out.spec_method = None
-                    out.point_env = env
-                    out.speculation_off = Origin(value=chosen[-1].resolved if chosen else None, path=path,
-                                                 line=chosen[-1].line if chosen else mine.server_launch.line)
-                    return
-                else:
-                    # Decided at run time by something else: not one value the bot can read.
-                    out.draft_length_alternatives = [
-                        Origin(value=loc.resolved if loc.resolved is not None else loc.value, path=path, line=loc.line)
-                        for loc in alternatives]
+            elif alternatives and _per_point_draft(out, point, path, text, analysis, alternatives):
+                return  # this point's branch does not speculate
             if draft:
                 # Kept even when part of it is only known at run time: the draft's name (e.g. a
                 # GQA marker) is what picks the golden curve.
@@ -305,8 +278,41 @@ def _branch_values(analysis: Any, pattern: re.Pattern) -> list[Any]:
     return []
 
 
-# The matrix values the sweep workflow exports to a single-node launcher (spec 3.3).
+def _per_point_draft(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: str, analysis: Any,
+                     alternatives: list[Any]) -> bool:
+    """`if [ "$CONC" -le 8 ]; then K=7; elif ...`: the draft length this point runs with, from
+    the script read again as this point runs it (its matrix values set, the branches they rule
+    out not walked). Sets `out.draft_length` (or `out.speculation_off` when the point's branch
+    passes no speculative config, returning True), else lists the alternatives: decided at run
+    time by something else, not one value the bot can read."""
+    env = point_env(point)
+    mine = analyze_script(text, path, env=env) if env else None
+    name = _branch_name(analysis, VLLM_K_VARIABLE)
+    # Decided when every assignment of the draft-length variable this point walks holds for it.
+    decided = mine is not None and mine.server_launch is not None and not mine.partial and bool(name) \
+        and all(point_branch(loc.condition, env) is True for loc in mine.assignments_of(name or ""))
+    facts = _script_spec_config(mine, mine.server_launch) if decided else None
+    if facts is not None and facts[0][0] and as_int(facts[1][0]) is not None:
+        out.draft_length = Origin(value=as_int(facts[1][0]), path=path, line=facts[1][1])
+        out.point_env = env
+        return False
+    if decided and facts is None:
+        chosen = mine.assignments_of(name or "")
+        out.spec_method = None
+        out.point_env = env
+        out.speculation_off = Origin(value=chosen[-1].resolved if chosen else None, path=path,
+                                     line=chosen[-1].line if chosen else mine.server_launch.line)
+        return True
+    out.draft_length_alternatives = [
+        Origin(value=loc.resolved if loc.resolved is not None else loc.value, path=path, line=loc.line)
+        for loc in alternatives]
+    return False
+
+
+# The matrix values the sweep workflow exports to a single-node launcher, by variable name.
 POINT_ENV = {"CONC": "conc", "TP": "tp", "EP_SIZE": "ep", "PP_SIZE": "pp", "DCP_SIZE": "dcp_size", "PCP_SIZE": "pcp_size"}
+
+
 def point_env(point: BenchmarkPoint) -> dict[str, int]:
     """The matrix values the workflow exports to this point's launcher, by variable name."""
     out = {}
