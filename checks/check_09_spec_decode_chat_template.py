@@ -63,7 +63,7 @@ CHAT_FLAG = "--use-chat-template"
 PRINT_COMMANDS = frozenset({"echo", "printf", ":", "true", "logger"})
 _ECHO_IF_ARRAY = re.compile(
     r"""\$\(\s*\[\[?\s*\$\{#(\w+)\[@\]\}\s+-gt\s+0\s*\]\]?\s*&&\s*echo\s+["']?(--[\w-]+)["']?\s*\)""")
-_CASE_ARM = re.compile(r"^\$\{?1\}? matches (.+)$")
+_CASE_ARM = re.compile(r"""^["']?\$\{?1\}?["']? matches (.+)$""")  # `case $1 in` or `case "$1" in`
 
 MSG_NA = "No affected benchmark point uses speculative decoding."
 MSG_ENV_OFF = "{where} sets {env}: {value!r} for speculative {key}"
@@ -92,6 +92,10 @@ MSG_RUNNER_CHOSEN = (
     "master config (CONFIG_FILE or a launcher the bot can read)."
 )
 MSG_RUNNER_REF = "{holder}:{line} runs {ref}"
+MSG_HELPER_MISSING = (
+    "could not verify {key}: {where} sources {ref}, which is {path}, not a file of the repository, so the "
+    "client helper the launcher calls is unknown (and the run would fail); fix the path."
+)
 MSG_NO_RUNNER = "no runner script of {runner} was found"
 
 
@@ -105,6 +109,22 @@ def _runner_chosen(ctx, v: ServingView) -> str:
     how = (MSG_RUNNER_REF.format(holder=unresolved[0][0], line=unresolved[0][1], ref=unresolved[0][2]) if unresolved
            else MSG_NO_RUNNER.format(runner=v.point.runner))
     return MSG_RUNNER_CHOSEN.format(key=v.config_key, how=how)
+
+
+def _missing_helper(ctx, v: ServingView) -> tuple[str, Evidence] | None:
+    """A helper the launcher sources relative to its own folder that is not in the repository
+    (checks.launch_path.missing_self_relative), with the line that sources it."""
+    from checks.launch_path import missing_self_relative
+
+    for use in v.scripts:
+        if use.path != v.launcher_path:
+            continue
+        for src in use.analysis.sources:
+            path = missing_self_relative(ctx.head_repo, src.value, use.path)
+            if path is not None and use.line_runs(src.line):
+                return (MSG_HELPER_MISSING.format(key=v.config_key, where=f"{use.path}:{src.line}", ref=src.value, path=path),
+                        Evidence(path=use.path, line=src.line, unavailable=True))
+    return None
 
 
 def _uses_agentic_client(v: ServingView) -> bool:
@@ -250,6 +270,9 @@ class SpecDecodeChatTemplateCheck:
                 # No launcher file the bot can read: the runner picks the script at run time.
                 unknown.append((_runner_chosen(ctx, v), Evidence(path=v.point.source_path, line=v.point.source_line,
                                                                  unavailable=True)))
+            elif (gap := _missing_helper(ctx, v)) is not None:
+                # The client helper it calls is never sourced: what it passes is unknown.
+                unknown.append(gap)
             else:
                 path = v.launcher_path or v.point.source_path
                 problems.append((MSG_FLAG_MISSING.format(where=path, key=v.config_key, flag=CHAT_FLAG),
