@@ -279,7 +279,9 @@ class SpecDecodeChatTemplateCheck:
                                  Evidence(path=path, line=1 if v.launcher_path else v.point.source_line)))
         problems = dedupe(problems)
         if not problems and unknown:
-            return CheckResult.failed(unknown[0][0], *dict.fromkeys(e for _, e in unknown))
+            unknown = dedupe(unknown)
+            return CheckResult.failed(items_text(t.rstrip(".") for t, _ in unknown) + ".",
+                                      *dict.fromkeys(e for _, e in unknown))
         if problems:
             shown = items_text(t for t, _ in problems)
             extra = {FIXES_KEY: fixes} if fixes else {}
