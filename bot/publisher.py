@@ -316,7 +316,7 @@ class Publisher:
         with a ```suggestion block on its line of the assessed head, for files the PR changes;
         found again by its marker among the bot's own review comments, never posted twice.
         Returns how many were posted. Logged, never raised."""
-        from bot.fixes import FixError, fixes_of, suggestion_comment
+        from bot.fixes import FixError, fixes_of, suggestion_comment, suggestion_line
 
         fixes = fixes_of(verdict)
         if not fixes:
@@ -335,6 +335,7 @@ class Publisher:
                 try:
                     text = snapshot.head.read(fix.path).decode("utf-8")
                     marker, body = suggestion_comment(fix, text)
+                    line = suggestion_line(text, fix)  # an added line's comment goes on the line it follows
                 except (FixError, UnicodeDecodeError, OSError, AttributeError, ValueError) as exc:
                     log.info(MSG_SUGGESTION_SKIPPED, fix.path, fix.line, exc)
                     continue
@@ -346,9 +347,9 @@ class Publisher:
                                  if (c.get("body") or "").split("\n", 1)[0] == marker
                                  and str((c.get("user") or {}).get("login", "")).lower() == me), None)
 
-                create_once(marker, lambda body=body, fix=fix: self.api.post(
+                create_once(marker, lambda body=body, fix=fix, line=line: self.api.post(
                     f"{self.r}/pulls/{self.number}/comments",
-                    {"body": body, "commit_id": verdict.head_sha, "path": fix.path, "line": fix.line, "side": "RIGHT"}),
+                    {"body": body, "commit_id": verdict.head_sha, "path": fix.path, "line": line, "side": "RIGHT"}),
                     find, policy=getattr(self.api, "policy", None))
                 posted += 1
         except Exception as exc:  # suggestions are a courtesy; the verdict and status stand

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from checks.launch_path import VIA_RUN_BY
-from checks.fixes import FIXES_KEY, value_fix
+from checks.fixes import FIXES_KEY, add_fix, value_fix
 from checks.result import CheckResult, Evidence
 from checks.serving import (
     ServingView,
@@ -46,7 +46,9 @@ from checks.serving import (
     items_text,
     keys_text,
     launch_evidence,
+    launch_unknown,
     norm_name,
+    runner_chosen,
     serving_views,
     unlisted_agentic_views,
 )
@@ -63,7 +65,7 @@ CHAT_FLAG = "--use-chat-template"
 PRINT_COMMANDS = frozenset({"echo", "printf", ":", "true", "logger"})
 _ECHO_IF_ARRAY = re.compile(
     r"""\$\(\s*\[\[?\s*\$\{#(\w+)\[@\]\}\s+-gt\s+0\s*\]\]?\s*&&\s*echo\s+["']?(--[\w-]+)["']?\s*\)""")
-_CASE_ARM = re.compile(r"^\$\{?1\}? matches (.+)$")
+_CASE_ARM = re.compile(r"""^["']?\$\{?1\}?["']? matches (.+)$""")  # `case $1 in` or `case "$1" in`
 
 MSG_NA = "No affected benchmark point uses speculative decoding."
 MSG_ENV_OFF = "{where} sets {env}: {value!r} for speculative {key}"
@@ -86,6 +88,27 @@ MSG_FIELD_OFF = (
     "srtctl's sa-bench default is true)"
 )
 MSG_PASS = "Every affected speculative config uses the chat template: {parts}."
+WHAT_CLIENT = "the client command"
+MSG_HELPER_MISSING = (
+    "could not verify {key}: {where} sources {ref}, which is {path}, not a file of the repository, so the "
+    "client helper the launcher calls is unknown (and the run would fail); fix the path."
+)
+
+
+def _missing_helper(ctx, v: ServingView) -> tuple[str, Evidence] | None:
+    """A helper the launcher sources relative to its own folder that is not in the repository
+    (checks.launch_path.missing_self_relative), with the line that sources it."""
+    from checks.launch_path import missing_self_relative
+
+    for use in v.scripts:
+        if use.path != v.launcher_path:
+            continue
+        for src in use.analysis.sources:
+            path = missing_self_relative(ctx.head_repo, src.value, use.path)
+            if path is not None and use.line_runs(src.line):
+                return (MSG_HELPER_MISSING.format(key=v.config_key, where=f"{use.path}:{src.line}", ref=src.value, path=path),
+                        Evidence(path=use.path, line=src.line, unavailable=True))
+    return None
 
 
 def _uses_agentic_client(v: ServingView) -> bool:
@@ -185,6 +208,7 @@ class SpecDecodeChatTemplateCheck:
         by_flag: list[tuple[ServingView, str]] = []
         by_field: list[tuple[ServingView, str]] = []
         by_default: list[tuple[ServingView, str]] = []
+        unknown: list[tuple[str, Evidence]] = []
         for v in views:
             if _uses_agentic_client(v):
                 agentic.append(v)
@@ -218,15 +242,30 @@ class SpecDecodeChatTemplateCheck:
                 by_flag.append((v, flag))
                 continue
             if v.variant is not None:
-                line = v.variant.line_of("benchmark", "env") or v.variant.line
+                env_line = v.variant.line_of("benchmark", "env")
+                line = env_line or v.variant.line
                 problems.append((MSG_ENV_MISSING.format(where=f"{v.variant.path}:{line}", variant=v.variant.selector or v.variant.name,
                                                         env=CHAT_ENV, key=v.config_key),
                                  Evidence(path=v.variant.path, line=line)))
+                if env_line:
+                    # One mechanical fix: the missing entry added to the recipe's benchmark.env block.
+                    fixes += add_fix(v.variant.path, env_line, "env", CHAT_ENV, CHAT_ON, FIX_WHY.format(env=CHAT_ENV))
+            elif launch_unknown(v):
+                # No launcher file the bot can read: the runner picks the script at run time.
+                unknown.append((runner_chosen(ctx, v, WHAT_CLIENT), Evidence(path=v.point.source_path, line=v.point.source_line,
+                                                                 unavailable=True)))
+            elif (gap := _missing_helper(ctx, v)) is not None:
+                # The client helper it calls is never sourced: what it passes is unknown.
+                unknown.append(gap)
             else:
                 path = v.launcher_path or v.point.source_path
                 problems.append((MSG_FLAG_MISSING.format(where=path, key=v.config_key, flag=CHAT_FLAG),
                                  Evidence(path=path, line=1 if v.launcher_path else v.point.source_line)))
         problems = dedupe(problems)
+        if not problems and unknown:
+            unknown = dedupe(unknown)
+            return CheckResult.failed(items_text(t.rstrip(".") for t, _ in unknown) + ".",
+                                      *dict.fromkeys(e for _, e in unknown))
         if problems:
             shown = items_text(t for t, _ in problems)
             extra = {FIXES_KEY: fixes} if fixes else {}

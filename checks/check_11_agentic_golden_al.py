@@ -12,8 +12,14 @@ What it checks:
     `SYNTHETIC_ACCEPTANCE_LENGTH`) is judged. For old-layout launchers the script itself must set the engine's
     knob (spec 5.3: SGLang `SGLANG_SIMULATE_ACC_LEN`, vLLM `synthetic_acceptance_length` in
     `--speculative-config`, TRT-LLM `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM
-    `--spec-decode-acceptance-length`, TileRT `TILERT_SIMULATE_ACC_LEN`), and only when
-    `EVAL_ONLY` is not true: an unguarded setting would put evals on simulated acceptance.
+    `--spec-decode-acceptance-length` or `--spec-decode-acceptance-rate`, TileRT
+    `TILERT_SIMULATE_ACC_LEN`), and only when `EVAL_ONLY` is not true: an unguarded setting
+    would put evals on simulated acceptance, and one set only when `EVAL_ONLY` is true leaves
+    the benchmark run unpinned (recipes.scripts.eval_branch reads which run a branch serves).
+    The launcher's method and draft length come from its server command wherever it builds
+    them (recipes.effective: the vLLM `--speculative-config` JSON as a literal, a variable set
+    per branch, an array element or printf; a TRT-LLM `speculative_config` block written by a
+    heredoc); a draft length that differs per run-time branch is "could not verify".
     (b) The value equals the golden curve (recipes.golden, read from the TARGET branch: a PR
     cannot lower its own reference; a curve the PR adds for a new model is used and the row
     says so; a PR that changes or removes an existing curve FAILs with the change cited) for the
@@ -63,9 +69,9 @@ from checks.serving import (
 from checks.text import escape_inline
 from recipes import engines
 from recipes.engines import AL_MINUS_ONE, AL_RATE, acceptance_knobs
+from recipes.scripts import EVAL_GUARD, eval_branch
 
 RUNNER_INJECTOR = "runners/inject_synthetic_acceptance.py"
-EVAL_GUARD = "EVAL_ONLY"
 SYNTHETIC_METHOD = "synthetic"
 # How a hand-written value maps to an AL (spec 5.3): as is, minus one (TRT), or a rate; the
 # knobs, the one an old-layout launcher must set and the mechanism's wording are per engine
@@ -128,6 +134,15 @@ MSG_PASS_RUNNER = (
 MSG_UNGUARDED = (
     "{key} sets {setting} at {where} without an {guard} guard, so eval runs would use simulated "
     "acceptance; set it only when {guard} is not true."
+)
+MSG_EVAL_BRANCH = (
+    "{key} sets {setting} at {where} only when {guard} is true, so eval runs use simulated acceptance and "
+    "the benchmark run does not; set it only when {guard} is not true."
+)
+MSG_PASS_NO_SPEC = "{key} runs without speculative decoding ({where}: its branch passes no speculative config)"
+MSG_BRANCH_K = (
+    "could not verify the golden AL for {key}: {launcher} sets the draft length per run-time branch ({values}), "
+    "so the value a point runs with is not one the bot can read; set one draft length per config."
 )
 MSG_MISSING_CURVE = (
     "No golden AL for agentic {key}: {why}, and the Additional detail section names no AL source; "
@@ -270,6 +285,17 @@ class AgenticGoldenAlCheck:
         spec_ev = (Evidence(path=v.effective.spec_method.path, line=v.effective.spec_method.line)
                    if v.effective.spec_method else v.file_evidence)
         found, (method, k, _) = golden_lookup(ctx, v, golden)
+        off = v.effective.speculation_off if v.variant is None else None
+        if off is not None:
+            # This point's branch of the launcher does not speculate: no acceptance to pin.
+            parts.setdefault(MSG_PASS_NO_SPEC.format(key=v.point.point_id, where=f"{off.path}:{off.line}"), None)
+            evidence.append(Evidence(path=off.path, line=off.line))
+            return None
+        alternatives = v.effective.draft_length_alternatives if v.variant is None else []
+        if v.variant is None and method and k is None and alternatives:
+            shown = ", ".join(f"{o.value} at line {o.line}" for o in alternatives)
+            return CheckResult.failed(MSG_BRANCH_K.format(key=v.config_key, launcher=v.launcher_path, values=shown),
+                                      *[Evidence(path=o.path, line=o.line, unavailable=True) for o in alternatives])
         if v.variant is None and (not method or k is None):
             return CheckResult.failed(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=MSG_NO_K.format(method=method or v.point.spec_decoding)),
                                       Evidence(path=v.launcher_path or v.point.source_path, unavailable=True))
@@ -298,8 +324,8 @@ class AgenticGoldenAlCheck:
         golden_text = f"{found.curve}.yaml {mode} K={k}" if found is not None else why
         al_names = {norm_name(n) for n in acceptance_knobs()}
         for h in _synthetic_hits(ctx, v):
-            if norm_name(h.name) not in al_names:
-                continue
+            if norm_name(h.name) not in al_names or eval_branch(h.condition) is True:
+                continue  # an eval-only setting is not what the benchmark run serves (judged below)
             written = _written_al(h, k)
             if written is None:
                 return CheckResult.failed(MSG_UNRESOLVED.format(key=v.config_key, where=h.where, setting=h.shown),
@@ -338,13 +364,22 @@ class AgenticGoldenAlCheck:
             return None
         if v.variant is None:
             knob = _engine_knob(v.engine)
-            hits = [h for h in v.hits(knob) if h.kind in ("script-env", "script-flag", "json")] if knob else []
+            profile = engines.profile(v.engine)
+            # The knob and its other spellings (ATOM also takes the acceptance as a rate).
+            names = tuple(profile.acceptance_knobs) if profile is not None and knob else ()
+            hits = [h for h in v.hits(*names) if h.kind in ("script-env", "script-flag", "json")] if knob else []
             if not hits:
                 return CheckResult.failed(MSG_NOT_PINNED.format(key=v.config_key, launcher=v.launcher_path, knob=knob or "a simulated-acceptance knob",
                                                                 al=fmt_number(al), golden=golden_text),
                                           Evidence(path=v.launcher_path, line=1), *([golden_ev] if golden_ev else []))
+            # Which run each setting serves, read from the EVAL_ONLY test around it
+            # (recipes.scripts.eval_branch): only the benchmark run's branch pins the AL.
             for h in hits:
-                if EVAL_GUARD not in (h.condition or ""):
+                branch = eval_branch(h.condition)
+                if branch is True:
+                    return CheckResult.failed(MSG_EVAL_BRANCH.format(key=v.config_key, setting=h.shown, where=h.where,
+                                                                     guard=EVAL_GUARD), h.evidence())
+                if branch is None:
                     return CheckResult.failed(MSG_UNGUARDED.format(key=v.config_key, setting=h.shown, where=h.where, guard=EVAL_GUARD),
                                               h.evidence())
             h = hits[0]

@@ -4,7 +4,9 @@ What it checks:
     The new changelog entries are recipes.changelog.diff_changelog(base, head).added. When one
     of them has `append-only: true`:
     1. It must not be mixed with regular new entries, nor combined with `evals-only` /
-       `all-evals` (the sweep planner rejects both, spec 4.3).
+       `all-evals` (the sweep planner rejects both, spec 4.3), and must have the fields the
+       changelog validator requires (`config-keys`, `description`, `pr-link`; spec 4.1). A
+       missing `pr-link` has one value, this PR's URL, offered as a fix that adds the line.
     2. Its `config-keys` (recipes.changelog.resolve_config_keys) must select configs that
        already exist at the merge base: no new config key.
     3. Matrix comparison, computed from base_repo/head_repo.points and effective(), never read
@@ -51,14 +53,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from checks.fixes import FIXES_KEY, add_fix
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
-from recipes.changelog import ChangelogDiff, ChangelogEntry, diff_changelog, resolve_config_keys
+from recipes.changelog import (
+    KEY_CONFIG_KEYS, KEY_DESCRIPTION, KEY_PR_LINK, ChangelogDiff, ChangelogEntry, diff_changelog, resolve_config_keys,
+)
 from recipes.master import SCENARIO_FIXED
 from checks.text import join, plural
 
 MEMO_KEY = "check12.changelog"
 LIST_MAX = 3
+REQUIRED_KEYS = (KEY_CONFIG_KEYS, KEY_DESCRIPTION, KEY_PR_LINK)  # spec 4.1: the validator requires them
 
 MSG_NA_NONE = "No new changelog entry has append-only: true."
 MSG_NA_ONE = "The new changelog entry has no append-only: true."
@@ -73,6 +79,9 @@ MSG_MIXED = (
     "append-only entry at {ao} is mixed with regular new {entries} at {regular}; put regular changes "
     "in a separate PR or make every new entry append-only."
 )
+MSG_MISSING_FIELD = "append-only entry at {where} has no `{key}`; the changelog validator rejects an entry without it."
+FIX_WHY_PR_LINK = "a changelog entry needs `pr-link`, this PR's URL (Check 12)"
+PR_URL = "https://github.com/{repo}/pull/{number}"
 MSG_MODIFIER = "append-only entry at {where} also sets {flags}; append-only cannot be combined with eval modifiers."
 MSG_UNMATCHED = "append-only entry at {where}: config-keys {patterns} {verb} no config; fix the config keys."
 MSG_NEW_KEY = (
@@ -251,7 +260,15 @@ class AppendOnlyCheck:
                                      regular=join((_where(e) for e in regular), None)),
                     *(Evidence(path=e.path, line=e.line, note="append-only entry") for e in ao),
                     *(Evidence(path=e.path, line=e.line, note="regular entry") for e in regular))
+        fixes: list[dict] = []
         for e in ao:
+            for key in REQUIRED_KEYS:
+                if key not in e.key_lines:
+                    bad.add(MSG_MISSING_FIELD.format(where=_where(e), key=key), Evidence(path=e.path, line=e.line))
+                    if key == KEY_PR_LINK and ctx.snapshot.repo and ctx.snapshot.number:
+                        # The one value it can take: this PR's own URL, added to the entry.
+                        fixes += add_fix(e.path, e.line, None, KEY_PR_LINK,
+                                         PR_URL.format(repo=ctx.snapshot.repo, number=ctx.snapshot.number), FIX_WHY_PR_LINK)
             flags = [name for name, on in (("evals-only", e.evals_only), ("all-evals", e.all_evals)) if on]
             if flags:
                 bad.add(MSG_MODIFIER.format(where=_where(e), flags=join(flags, sep=" and ")),
@@ -352,7 +369,7 @@ class AppendOnlyCheck:
         recipe_ok = self._isolation(ctx, changed_files - master_files - {diff.path}, base_by_id, head_by_id, bad)
 
         if bad.texts:
-            return CheckResult.failed(" ".join(bad.texts), *bad.evidence)
+            return CheckResult.failed(" ".join(bad.texts), *bad.evidence, **({FIXES_KEY: fixes} if fixes else {}))
         existing = [pid for pid in compare_ids if pid in head_by_id]
         recipes_note = ""
         if recipe_ok:

@@ -11,6 +11,7 @@ from checks.result import Evidence
 from checks.serving import ServingView, json_object
 from recipes.golden import DEFAULT_THINKING_MODE, DSPARK, SAMPLE_PROBABILISTIC, GoldenSet
 from recipes.engines import engine_of
+from recipes.scripts import eval_branch
 
 INJECTOR = "infx/srt_slurm/synthetic_acceptance.py"
 THINKING_ENV = "THINKING_MODE"
@@ -24,6 +25,7 @@ MSG_CURVE_REMOVED = "{stem}.yaml removed"
 MSG_CURVE_UNREADABLE = "{stem}.yaml cannot be read at the head ({why})"
 
 GOLDEN_MEMO = "golden_in_force"
+DRAFT_SAMPLE_KEY = "draft_sample_method"
 
 
 @dataclass
@@ -85,14 +87,19 @@ def _generation_spec(variant: Any) -> Any:
     return variant.spec_decode(variant.generation_role)
 
 
-def _sample_method(engine: str, method: str | None, variant: Any) -> str | None:
-    """DSpark on ATOM implies probabilistic drafting; vLLM states it in --speculative-config."""
+def _sample_method(engine: str, method: str | None, variant: Any, view: ServingView | None = None) -> str | None:
+    """DSpark on ATOM implies probabilistic drafting; vLLM states it in --speculative-config
+    (a recipe arg, or the JSON a launcher builds: the benchmark run's branch, not an eval-only one)."""
     if engine == "atom" and method == DSPARK:
         return SAMPLE_PROBABILISTIC
     if variant is not None and engine == "vllm":
         cfg = json_object(variant.args(variant.generation_role).get("speculative-config"))
         if cfg and cfg.get("draft_sample_method"):
             return str(cfg["draft_sample_method"])
+    if variant is None and view is not None and engine == "vllm":
+        hits = [h for h in view.hits(DRAFT_SAMPLE_KEY, kinds=("json",)) if eval_branch(h.condition) is not True]
+        if hits and str(hits[-1].value).strip():
+            return str(hits[-1].value)
     return None
 
 
@@ -133,7 +140,7 @@ def golden_lookup(ctx, v: ServingView, golden: Any) -> tuple[Any, tuple[str | No
     if not method:
         return None, (method, k, draft)
     found = golden.lookup(v.point.model_prefix or "", method, mode, k if isinstance(k, int) else 0, draft_model=draft,
-                          draft_sample_method=_sample_method(v.engine, method, v.variant))
+                          draft_sample_method=_sample_method(v.engine, method, v.variant, v))
     return found, (method, k, draft)
 
 

@@ -91,6 +91,18 @@ def resolve_ref(repo: Any, mounts: Iterable[str], ref: str, referrer: str) -> st
     return None
 
 
+def missing_self_relative(repo: Any, ref: str, referrer: str) -> str | None:
+    """The repository path a reference relative to the referring script's own folder names
+    (`"$(dirname "$0")/../benchmark_lib.sh"`) when no such file is in the repository: a
+    source that fails at run time, not a container path. None otherwise."""
+    ref = _SELF_DIR.sub(_SELF, ref.strip().strip("'\""))
+    if not ref.startswith(_SELF) or "$" in ref[len(_SELF):] or "`" in ref:
+        return None
+    here = posixpath.dirname(referrer)
+    path = posixpath.normpath(posixpath.join(here, ref[len(_SELF):].lstrip("/")))
+    return None if path.startswith("..") or repo.exists(path) else path
+
+
 @dataclass
 class PathFile:
     """One file on a launch path: how it is reached, and its analysis (None: not shell)."""

@@ -42,6 +42,8 @@ ESCALATION_LINE = (
 )
 HEAD_MOVED_LINE = "Note: the PR head moved to `{sha}` during this review; that newer commit was not assessed."
 DETAILS_SUMMARY = "Check {number} ({name}) details"
+RULES_SUMMARY = "Rules applied ({n})"
+RULE_LINE = "{checks}: {text}, in force since {since} ({source})"
 MORE_EVIDENCE = "and {n} more"
 
 MARKER = "<!-- codeowner-signoff-verify signoff={key} -->"
@@ -163,6 +165,8 @@ def _render(verdict: Verdict, reason_max: int, with_details: bool) -> str:
     if verdict.head_moved is not None:
         sha = verdict.head_moved.current_head_sha
         head_moved = HEAD_MOVED_LINE.format(sha=sha if _SHA_RE.match(sha) else escape_inline(sha, 60))
+    # The sources of the rules applied; dropped with the other details when the comment must shrink.
+    rules = _rules_applied(verdict) if with_details else []
     text = _environment().get_template(VERDICT_TEMPLATE).render(
         header=HEADERS[verdict.status],
         escalation=escalation,
@@ -171,10 +175,33 @@ def _render(verdict: Verdict, reason_max: int, with_details: bool) -> str:
         expanded=[_row_view(r, verdict, reason_max, with_details) for r in expanded],
         grouped=[_row_view(r, verdict, reason_max, with_details) for r in grouped],
         group_summary=GROUP_SUMMARY,
+        rules=rules,
+        rules_summary=RULES_SUMMARY.format(n=len(rules)),
     )
     # Templates stay readable; the exact blank-line layout of spec 11.1 is enforced here.
     text = re.sub(r"[ \t]+\n", "\n", text)
     return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+
+
+def _rules_applied(verdict: Verdict) -> list[str]:
+    """One line per rule the checks applied (issue 11, "the policy in force"): the checks that
+    used it, the rule, the date it came into force and where it is written (checks.policy),
+    in the order of the checks' numbers."""
+    seen: dict[str, tuple[dict, list[int]]] = {}
+    for r in verdict.rows:
+        for rule in r.details.get("rules") or []:
+            if not isinstance(rule, dict) or not rule.get("rule"):
+                continue
+            entry = seen.setdefault(str(rule["rule"]), (rule, []))
+            if r.number not in entry[1]:
+                entry[1].append(r.number)
+    lines = []
+    for rule, numbers in seen.values():
+        label = plural(len(numbers), "Check ", "Checks ") + join(numbers, None)
+        lines.append(RULE_LINE.format(checks=label, text=escape_inline(str(rule.get("text", "")), 160),
+                                      since=escape_inline(str(rule.get("since", "")), 20),
+                                      source=escape_inline(str(rule.get("source", "")), 200)))
+    return lines
 
 
 def render_markdown(verdict: Verdict, *, reason_max: int = _FIT_LEVELS[0][0], with_details: bool = True) -> str:

@@ -25,7 +25,7 @@ from checks.snapshot import Unavailable
 from checks.launch_path import launch_path, point_roots, read_analysis, resolve_ref
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.points import TOO_MANY_POINTS
-from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis
+from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_script
 from recipes.engines import display_name, engine_of, primary_framework
 from recipes.srt import keypath_kind
 from recipes.values import as_float, flag_name as norm_name, is_disabled, is_enabled  # noqa: F401  (re-exported to checks)
@@ -57,6 +57,14 @@ MSG_MISSING_SCRIPT = (
     "could not verify: {ref} named at {where} was not found in the repository; commit the script "
     "or fix the reference."
 )
+
+MSG_EXTERNAL_RECIPE = (
+    "could not verify: {ref} named at {where} is not in this repository: CONFIG_FILE {written} is read by "
+    "srtctl from the external srt-slurm repository, which the runner clones at its pinned ref ({refs}); the bot "
+    "does not read that repository, so the recipe was not read; commit the recipe under {folder} to have it verified."
+)
+MSG_PINNED_REF_UNKNOWN = "the ref is not named in {runners}"
+MSG_PINNED_REF_NO_RUNNER = "no runner script of this point names it"
 
 MSG_UNRESOLVED_SCRIPT = ("could not verify: {where} runs {ref}, a script whose name is built from a variable the "
                          "bot cannot resolve or that lives in a git submodule, so its code is unknown; name a script "
@@ -452,7 +460,15 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
             recipe = repo.recipe(launcher.path)
             broken = next((f for f in recipe.findings if f.severity == "error"), None) \
                 if recipe is not None and not recipe.variants else None
-            if recipe is None:
+            if recipe is None and launcher.kind == "multinode-recipe" and launcher.exists is False:
+                # A multi-node CONFIG_FILE names a recipe of the srt-slurm checkout the runner makes;
+                # one that is not committed here lives in that external repository.
+                view.unavailable = MSG_EXTERNAL_RECIPE.format(
+                    ref=launcher.ref, where=f"{point.source_path}:{point.source_line}", written=launcher.written or launcher.path,
+                    refs=srt_slurm_refs(ctx, point), folder=posixpath.dirname(launcher.path) or launcher.path)
+                view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True,
+                                                     note="external srt-slurm recipe")
+            elif recipe is None:
                 view.unavailable = MSG_MISSING_SCRIPT.format(ref=launcher.ref, where=f"{point.source_path}:{point.source_line}")
                 view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True)
             elif broken is not None:
@@ -482,11 +498,60 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
             _add_use(view, ScriptUse(path=pf.path, analysis=pf.analysis, via=pf.via,
                                      executed=frozenset(path.called.get(pf.path, ()))),
                      ctx.config.policy.trusted_installers)
+    env = view.effective.point_env
+    if env and launcher is not None and launcher.kind == "script":
+        # The launcher's values differ per branch and this point's matrix values choose them
+        # (recipes.effective): its settings are read from the script as this point runs it.
+        for use in view.scripts:
+            if use.path == launcher.path:
+                data = ctx.snapshot.head.read(use.path)
+                if data is not None:
+                    use.analysis = analyze_script(data.decode("utf-8", "replace"), use.path, env=env)
     for holder, analysis in roots.commands:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via="benchmark.command",
                                  executed=frozenset(path.called.get(holder, ()))),
                  ctx.config.policy.trusted_installers)
     return view
+
+
+SRT_SLURM_REPO = re.compile(r"srt-slurm", re.I)
+MEMO_SRT_REFS = "serving.srt_refs:{runner}"
+REFS_SHOWN = 3
+
+
+def srt_slurm_refs(ctx: Any, point: Any) -> str:
+    """The srt-slurm refs the point's runner scripts pin (`git clone --branch REF ...srt-slurm...`,
+    or `git checkout REF` after such a clone), as text for a reason: `sa-submission-q2-2026`, or
+    `one of a, b, c` when the script picks one per framework or model."""
+    from checks.launch_path import MEMO_RUNNERS, runner_nodes, runner_scripts
+
+    def compute() -> str:
+        repo = ctx.head_repo
+        nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
+        paths = runner_scripts(repo, nodes, point.runner)
+        refs: list[str] = []
+        for path in paths:
+            analysis = _analysis(ctx, path)
+            cloned = False
+            for cmd in analysis.commands if analysis is not None else []:
+                argv = cmd.expanded or cmd.argv
+                if len(argv) < 3 or argv[0] != "git":
+                    continue
+                if argv[1] == "clone" and any(SRT_SLURM_REPO.search(a) for a in argv[2:]):
+                    cloned = True
+                    if "--branch" in argv[2:-1]:
+                        refs.append(argv[argv.index("--branch") + 1])
+                        cloned = False  # this clone's ref is named
+                elif argv[1] == "checkout" and cloned and not argv[2].startswith("-"):
+                    refs.append(argv[2])
+                    cloned = False
+        refs = [r for r in dict.fromkeys(refs) if "$" not in r]
+        if not refs:
+            return MSG_PINNED_REF_UNKNOWN.format(runners=join(paths, None)) if paths else MSG_PINNED_REF_NO_RUNNER
+        if len(refs) == 1:
+            return refs[0]
+        return "one of " + keys_text(refs, REFS_SHOWN)
+    return ctx.memo(MEMO_SRT_REFS.format(runner=point.runner), compute)
 
 
 @dataclass
@@ -592,14 +657,48 @@ def changed_files_unavailable(ctx: Any) -> CheckResult | None:
     return None
 
 
-def first_unavailable(views: Iterable[ServingView], *, scripts: bool = False) -> CheckResult | None:
+MSG_RUNNER_CHOSEN = (
+    "could not verify {key}: it names no recipe or launcher file; the runner picks its script at run time "
+    "({how}), a path the bot does not follow, so {what} is unknown; name the launcher in the "
+    "master config (CONFIG_FILE or a launcher the bot can read)."
+)
+MSG_RUNNER_REF = "{holder}:{line} runs {ref}"
+MSG_NO_RUNNER = "no runner script of {runner} was found"
+WHAT_SERVER = "what the server runs"
+
+
+def launch_unknown(v: ServingView) -> bool:
+    """No recipe, launcher or script the bot can read serves the point: the runner picks one
+    at run time (AMD disagg, TileRT), so nothing of its launch path is evidence."""
+    return v.variant is None and v.launcher_path is None and not v.scripts
+
+
+def runner_chosen(ctx: Any, v: ServingView, what: str = WHAT_SERVER) -> str:
+    """Why a point with no launcher file cannot be verified: the runner's reference the bot
+    cannot resolve (checks.launch_path), or that no runner script exists."""
+    from checks.launch_path import launch_path, point_roots
+
+    roots = point_roots(ctx, v.point, runners=True)
+    unresolved = launch_path(ctx, roots).unresolved if roots.files else []
+    how = (MSG_RUNNER_REF.format(holder=unresolved[0][0], line=unresolved[0][1], ref=unresolved[0][2]) if unresolved
+           else MSG_NO_RUNNER.format(runner=v.point.runner))
+    return MSG_RUNNER_CHOSEN.format(key=v.config_key, how=how, what=what)
+
+
+def first_unavailable(views: Iterable[ServingView], *, scripts: bool = False, ctx: Any = None) -> CheckResult | None:
     """A "could not verify" FAIL for the first view whose serving config is unknown; with
-    `scripts`, also for one whose setup script is missing from the repository."""
+    `scripts` (a check that reads the launch path), also for one whose setup script is missing
+    from the repository or whose launcher the runner picks at run time (given `ctx`, the row
+    names the runner's line)."""
     for v in views:
         if v.unavailable:
             return CheckResult.failed(v.unavailable, v.unavailable_evidence or Evidence(unavailable=True))
         if scripts and v.script_gap:
             return CheckResult.failed(v.script_gap, v.script_gap_evidence or Evidence(unavailable=True))
+        if scripts and launch_unknown(v):
+            reason = runner_chosen(ctx, v) if ctx is not None else MSG_RUNNER_CHOSEN.format(
+                key=v.config_key, how=MSG_NO_RUNNER.format(runner=v.point.runner), what=WHAT_SERVER)
+            return CheckResult.failed(reason, Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True))
     return None
 
 

@@ -1,6 +1,7 @@
 """The effective serving configuration of one benchmark point, every value with where it was written."""
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -8,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .errors import Finding
 from .master import MasterEntry
 from .points import BenchmarkPoint
-from .scripts import MAX_SCRIPT_CHARS, analyze_script
+from .scripts import MAX_SCRIPT_CHARS, analyze_script, eval_branch, point_branch
 from .engines import default_framework_family, profile
 from .srt import Variant
 from .values import as_int, is_enabled
@@ -61,6 +62,13 @@ class EffectiveConfig(BaseModel):
     spec_method: Origin | None = None
     draft_length: Origin | None = None
     draft_model: Origin | None = None
+    # A launcher whose draft length differs per run-time branch (one value per branch).
+    draft_length_alternatives: list[Origin] = Field(default_factory=list)
+    # Set when the launcher's values differ per branch and this point's matrix values chose
+    # them: the script is read as this point runs it (recipes.scripts.analyze_script env=).
+    point_env: dict[str, int] | None = None
+    # Set when this point's branch of the launcher starts the server with no speculative config.
+    speculation_off: Origin | None = None
     # Server environment: role env overlaid by the recipe-wide `environment` (spec 3.4), or
     # a script's exports.
     env: dict[str, Origin] = Field(default_factory=dict)
@@ -203,10 +211,13 @@ def _from_script(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: s
     cached = analysis.__dict__.get("_effective_origins")
     if cached is None:
         env = {str(k): Origin(value=loc.value, path=path, line=loc.line)
-               for k, loc in (getattr(analysis, "exports", None) or {}).items()}
+               for k, loc in (getattr(analysis, "exports", None) or {}).items()
+               if eval_branch(loc.condition) is not True}
         launch = getattr(analysis, "server_launch", None)
+        # A flag only an eval-only branch passes is not the benchmark run's served config.
         args = {str(k).lstrip("-"): Origin(value=loc.value, path=path, line=loc.line)
-                for k, loc in (getattr(launch, "flags", None) or {}).items()}
+                for k, loc in (getattr(launch, "flags", None) or {}).items()
+                if eval_branch(loc.condition) is not True}
         cached = analysis.__dict__["_effective_origins"] = (env, args)
     out.env.update(cached[0])
     out.args.update(cached[1])
@@ -222,3 +233,156 @@ def _from_script(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: s
         k = _first(out.args, ("speculative-dspark-block-size", "num-speculative-tokens", "speculative-num-steps"))
         if k is not None and as_int(k.value) is not None:
             out.draft_length = k.model_copy(update={"value": as_int(k.value)})
+        draft = _first(out.args, ("speculative-draft-model-path", "draft-model"))
+        if draft is not None:
+            out.draft_model = draft
+        return
+    launch = analysis.server_launch
+    spec = _script_spec_config(analysis, launch) if launch is not None else None
+    if spec is not None:
+        (m, m_line), (k, k_line), (draft, d_line) = spec
+        if m:
+            out.spec_method = Origin(value=str(m).lower(), path=path, line=m_line)
+            alternatives = _branch_values(analysis, VLLM_K_VARIABLE)
+            if not alternatives and as_int(k) is not None:
+                out.draft_length = Origin(value=as_int(k), path=path, line=k_line)
+            elif alternatives and _per_point_draft(out, point, path, text, analysis, alternatives):
+                return  # this point's branch does not speculate
+            if draft:
+                # Kept even when part of it is only known at run time: the draft's name (e.g. a
+                # GQA marker) is what picks the golden curve.
+                out.draft_model = Origin(value=draft, path=path, line=d_line)
+
+
+# The JSON / YAML that carries a launch's speculative settings (spec 3.4), per engine:
+# vLLM `--speculative-config '{"method", "num_speculative_tokens", "model"}'`; TRT-LLM a
+# `speculative_config:` block of the `--config` / `--extra_llm_api_options` YAML.
+VLLM_SPEC_FLAG = "speculative-config"
+VLLM_SPEC_KEYS = ("method", "num_speculative_tokens", "model")
+TRT_CONFIG_FLAGS = ("config", "extra-llm-api-options")
+TRT_SPEC_BLOCK = "speculative_config"
+TRT_SPEC_KEYS = ("decoding_type", "max_draft_len", "speculative_model")
+_YAML_KEY = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z_][\w-]*):\s*(?P<value>[^#]*?)\s*(?:#.*)?$")
+
+# `"num_speculative_tokens": $NUM_SPEC_TOKENS` in the text that builds the JSON.
+VLLM_K_VARIABLE = re.compile(r"""num_speculative_tokens\W{0,6}\$\{?([A-Za-z_][A-Za-z0-9_]*)""")
+
+
+def _branch_name(analysis: Any, pattern: re.Pattern) -> str | None:
+    """The variable a speculative JSON takes its draft length from, when there is one."""
+    texts = [loc.value for _, loc, _ in analysis.assignments]
+    texts += [item.value for items in analysis.arrays.values() for item in items]
+    return next((m.group(1) for t in texts if "num_speculative_tokens" in t for m in pattern.finditer(t)), None)
+
+
+def _branch_values(analysis: Any, pattern: re.Pattern) -> list[Any]:
+    """The assignments of the variable a speculative JSON takes its draft length from, when
+    branches the benchmark run may take (conditions that do not test EVAL_ONLY) give it
+    different values; empty when it has one value."""
+    texts = [loc.value for _, loc, _ in analysis.assignments]
+    texts += [item.value for items in analysis.arrays.values() for item in items]
+    names = dict.fromkeys(m.group(1) for t in texts if "num_speculative_tokens" in t for m in pattern.finditer(t))
+    for name in names:
+        locs = [loc for loc in analysis.assignments_of(name) if eval_branch(loc.condition) is not True]
+        if len(locs) > 1 and any(loc.condition for loc in locs) and \
+                len({loc.resolved if loc.resolved is not None else loc.value for loc in locs}) > 1:
+            return locs
+    return []
+
+
+def _per_point_draft(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: str, analysis: Any,
+                     alternatives: list[Any]) -> bool:
+    """`if [ "$CONC" -le 8 ]; then K=7; elif ...`: the draft length this point runs with, from
+    the script read again as this point runs it (its matrix values set, the branches they rule
+    out not walked). Sets `out.draft_length` (or `out.speculation_off` when the point's branch
+    passes no speculative config, returning True), else lists the alternatives: decided at run
+    time by something else, not one value the bot can read."""
+    env = point_env(point)
+    mine = analyze_script(text, path, env=env) if env else None
+    name = _branch_name(analysis, VLLM_K_VARIABLE)
+    # Decided when every assignment of the draft-length variable this point walks holds for it.
+    decided = mine is not None and mine.server_launch is not None and not mine.partial and bool(name) \
+        and all(point_branch(loc.condition, env) is True for loc in mine.assignments_of(name or ""))
+    facts = _script_spec_config(mine, mine.server_launch) if decided else None
+    if facts is not None and facts[0][0] and as_int(facts[1][0]) is not None:
+        out.draft_length = Origin(value=as_int(facts[1][0]), path=path, line=facts[1][1])
+        out.point_env = env
+        return False
+    if decided and facts is None:
+        chosen = mine.assignments_of(name or "")
+        out.spec_method = None
+        out.point_env = env
+        out.speculation_off = Origin(value=chosen[-1].resolved if chosen else None, path=path,
+                                     line=chosen[-1].line if chosen else mine.server_launch.line)
+        return True
+    out.draft_length_alternatives = [
+        Origin(value=loc.resolved if loc.resolved is not None else loc.value, path=path, line=loc.line)
+        for loc in alternatives]
+    return False
+
+
+# The matrix values the sweep workflow exports to a single-node launcher, by variable name.
+POINT_ENV = {"CONC": "conc", "TP": "tp", "EP_SIZE": "ep", "PP_SIZE": "pp", "DCP_SIZE": "dcp_size", "PCP_SIZE": "pcp_size"}
+
+
+def point_env(point: BenchmarkPoint) -> dict[str, int]:
+    """The matrix values the workflow exports to this point's launcher, by variable name."""
+    out = {}
+    for name, attr in POINT_ENV.items():
+        value = getattr(point, attr, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[name] = value
+    return out
+
+
+SpecFacts = tuple[tuple[Any, int | None], tuple[Any, int | None], tuple[Any, int | None]]
+
+
+def _script_spec_config(analysis: Any, launch: Any) -> SpecFacts | None:
+    """(method, draft length, draft model), each with its line, from the JSON or YAML a
+    launcher's server command reads: the `--speculative-config` JSON however the script built
+    it (a literal, a variable set per branch, an array element, `printf`; recipes.scripts
+    resolves the value the benchmark run serves), or the `speculative_config` block of a
+    TRT-LLM config file the script writes with a heredoc (`cat <<EOF > cfg.yaml`)."""
+    obj = launch.json_flags.get(VLLM_SPEC_FLAG)
+    if isinstance(obj, dict):
+        flag = launch.flags.get(VLLM_SPEC_FLAG)
+        line = flag.line if flag is not None else launch.line
+        return tuple((obj.get(key), line) for key in VLLM_SPEC_KEYS)  # type: ignore[return-value]
+    for name in TRT_CONFIG_FLAGS:
+        flag = launch.flags.get(name)
+        if flag is None or not flag.value:
+            continue
+        block = _heredoc_block(analysis, str(flag.value), TRT_SPEC_BLOCK)
+        if block:
+            return tuple(block.get(key, (None, None)) for key in TRT_SPEC_KEYS)  # type: ignore[return-value]
+    return None
+
+
+def _heredoc_block(analysis: Any, target: str, block: str) -> dict[str, tuple[str, int]]:
+    """`key -> (value, line)` of the top-level YAML mapping `block` in the heredoc the script
+    last writes to a file named like `target` (`cat <<EOF > ser.yaml`); empty when none."""
+    name = target.rsplit("/", 1)[-1]
+    body = None
+    for cmd in analysis.commands:
+        if any(op in (">", ">|") and str(t).rsplit("/", 1)[-1] == name for op, t in cmd.redirects):
+            found = next((h for h in analysis.heredocs if h.line == cmd.line), None)
+            if found is not None:
+                body = found
+    if body is None:
+        return {}
+    out: dict[str, tuple[str, int]] = {}
+    inside: int | None = None
+    for offset, text in enumerate((body.resolved or body.body).split("\n")):
+        m = _YAML_KEY.match(text)
+        if m is None:
+            continue
+        indent = len(m.group("indent"))
+        if inside is None:
+            if indent == 0 and m.group("key") == block and not m.group("value"):
+                inside = indent
+            continue
+        if indent <= inside:
+            break
+        out.setdefault(m.group("key"), (m.group("value").strip("'\""), body.body_line + offset))
+    return out

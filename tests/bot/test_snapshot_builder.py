@@ -359,7 +359,13 @@ def test_seeded_faults_still_give_a_complete_snapshot_or_reasons():
     with Emulator(SEED, strict=True, fail_rate=0.2, seed=11) as emu:
         snap = build(emu)
         emu.assert_clean()
-    assert snap.head_sha and snap.signoff is not None
+    # Reads run concurrently, so which request draws which seeded fault varies between runs: the
+    # invariant is that a sign-off is never silently missing. Either it was found, or the
+    # comment lists it comes from are Unavailable with GitHub's answer as the reason.
+    assert snap.head_sha
+    assert snap.signoff is not None or isinstance(snap.comments, Unavailable), snap.comments
+    if isinstance(snap.comments, Unavailable):
+        assert "HTTP" in snap.comments.reason or "Error" in snap.comments.reason
 
 
 def test_auth_from_env():
