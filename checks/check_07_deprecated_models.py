@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from checks.result import CheckResult, Evidence
-from checks.serving import affected_unknown
+from checks.serving_rows import affected_unknown
 from checks.snapshot import Unavailable
 from recipes.models_md import AGENTIC, ModelsDoc, scenario_name
 from checks.text import join

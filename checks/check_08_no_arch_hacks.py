@@ -31,22 +31,16 @@ from __future__ import annotations
 
 from checks.policy import BY_KEY, why_not
 from checks.result import CheckResult, Evidence
-from checks.serving import (
-    ServingView,
+from checks.serving import engine_display, serving_views, ServingView
+from checks.serving_rows import (
     changed_files_unavailable,
     dedupe,
-    engine_display,
     first_unavailable,
-    is_disabled,
-    is_enabled,
-    items_text,
-    keys_text,
     launch_evidence,
     model_file_regex,
-    norm_name,
-    serving_views,
 )
-from checks.text import join
+from checks.text import items_text, join, keys_text
+from recipes.values import flag_name as norm_name, is_disabled, is_enabled
 
 EVENT_RULE = "event-publication"
 MSG_NA = "No serving config, image or launch path of any benchmark point is affected."

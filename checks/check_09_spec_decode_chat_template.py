@@ -37,21 +37,17 @@ import re
 from checks.launch_path import VIA_RUN_BY
 from checks.fixes import FIXES_KEY, add_fix, value_fix
 from checks.result import CheckResult, Evidence
-from checks.serving import (
-    ServingView,
+from checks.serving import serving_views, ServingView, unlisted_agentic_views
+from checks.serving_rows import (
     changed_files_unavailable,
     dedupe,
     first_unavailable,
-    is_enabled,
-    items_text,
-    keys_text,
     launch_evidence,
     launch_unknown,
-    norm_name,
     runner_chosen,
-    serving_views,
-    unlisted_agentic_views,
 )
+from checks.text import items_text, keys_text
+from recipes.values import flag_name as norm_name, is_enabled
 from recipes.srt import AGENTIC_CLIENT
 
 CHAT_ENV = "USE_CHAT_TEMPLATE"

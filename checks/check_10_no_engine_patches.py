@@ -42,20 +42,12 @@ import re
 from dataclasses import dataclass
 
 from checks.result import CheckResult, Evidence
-from checks.serving import (
-    changed_files_unavailable,
-    first_unavailable,
-    items_text,
-    keys_text,
-    launch_evidence,
-    resolve_reference,
-    serving_views,
-    unlisted_agentic_views,
-)
+from checks.serving import resolve_reference, serving_views, unlisted_agentic_views
+from checks.serving_rows import changed_files_unavailable, first_unavailable, launch_evidence
+from checks.text import items_text, join, keys_text
 from recipes.engines import dist_name
 from recipes.scripts import package_name
 from recipes.waivers import Waiver, parse_waiver, waiver_path
-from checks.text import join
 
 PATCH_SUFFIXES = (".patch", ".diff")
 HOOK_FILES = re.compile(r"(?:^|/)(?:sitecustomize|usercustomize)\.py$|\.pth$")

@@ -53,20 +53,10 @@ from checks.golden_al import (
     INJECTOR, MSG_NO_K, fmt_number, golden_in_force, golden_lookup, injected_acceptance, thinking_mode,
 )
 from checks.result import CheckResult, Evidence
-from checks.serving import (
-    Hit,
-    ServingView,
-    as_float,
-    changed_files_unavailable,
-    first_unavailable,
-    is_enabled,
-    items_text,
-    keys_text,
-    norm_name,
-    serving_views,
-    unlisted_agentic_views,
-)
-from checks.text import escape_inline
+from checks.serving import Hit, serving_views, ServingView, unlisted_agentic_views
+from checks.serving_rows import changed_files_unavailable, first_unavailable
+from checks.text import escape_inline, items_text, keys_text
+from recipes.values import as_float, flag_name as norm_name, is_enabled
 from recipes import engines
 from recipes.engines import AL_MINUS_ONE, AL_RATE, acceptance_knobs
 from recipes.scripts import EVAL_GUARD, eval_branch

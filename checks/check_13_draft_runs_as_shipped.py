@@ -38,20 +38,10 @@ import fnmatch
 import re
 
 from checks.result import CheckResult, Evidence
-from checks.serving import (
-    ServingView,
-    changed_files_unavailable,
-    dedupe,
-    first_unavailable,
-    is_enabled,
-    json_object,
-    items_text,
-    keys_text,
-    launch_evidence,
-    norm_name,
-    resolve_reference,
-    serving_views,
-)
+from checks.serving import json_object, resolve_reference, serving_views, ServingView
+from checks.serving_rows import changed_files_unavailable, dedupe, first_unavailable, launch_evidence
+from checks.text import items_text, keys_text
+from recipes.values import flag_name as norm_name, is_enabled
 
 SPEC_CONFIG_FLAGS = ("speculative-config", "speculative_config")
 EXCLUDE_KEYS = ("exclude_layer", "exclude_layers", "exclude")

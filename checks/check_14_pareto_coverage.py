@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from checks.sweep_runs import chosen_sweep_run, sweep_choice
 from checks.result import CheckResult, Evidence
-from checks.serving import affected_unknown
+from checks.serving_rows import affected_unknown
 from checks.snapshot import Comment, SweepRun, Unavailable, UserAccess
 from recipes.artifacts import (
     AGENTIC_SCENARIO,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checks.result import Evidence
-from checks.serving import ServingView, json_object
+from checks.serving import json_object, ServingView
 from recipes.golden import DEFAULT_THINKING_MODE, DSPARK, SAMPLE_PROBABILISTIC, GoldenSet
 from recipes.engines import engine_of
 from recipes.scripts import eval_branch

@@ -135,3 +135,16 @@ def plural(n: int, one: str, many: str | None = None) -> str:
 def count(n: int, one: str, many: str | None = None) -> str:
     """`1 file`, `3 files`."""
     return f"{n} {plural(n, one, many)}"
+
+
+LIST_MAX = 3
+
+
+def keys_text(keys: Iterable[object], limit: int = LIST_MAX) -> str:
+    """`a, b, c and 2 more` for config keys in a reason."""
+    return join(keys, None, limit=limit, unique=True)
+
+
+def items_text(items: Iterable[object], limit: int = LIST_MAX) -> str:
+    """`x; y; z; and 2 more` for the problems listed in one reason."""
+    return join(items, None, sep="; ", limit=limit, unique=True)

@@ -40,7 +40,6 @@ here and read by those modules at call time.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .bash.commands import SETTERS, WRAPPERS
 from .bash.detect import (

@@ -3,7 +3,6 @@ lazy file reads, bounded retries, and failures that become Unavailable with a re
 from __future__ import annotations
 
 import threading
-import time
 from collections import Counter
 from datetime import date
 from pathlib import Path

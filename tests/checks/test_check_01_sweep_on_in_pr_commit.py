@@ -5,7 +5,7 @@ import pytest
 
 from checks.sweep_runs import chosen_sweep_run, job_kind, run_id_of, sweep_choice
 from checks.context import ReviewContext
-from checks.snapshot import CheckRun, Unavailable
+from checks.snapshot import CheckRun
 from recipes.config import RepoConfig
 from tests.builders import build_snapshot
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from checks.serving import is_disabled, is_enabled, norm_name
+from recipes.values import flag_name as norm_name, is_disabled, is_enabled
 from tests.builders import RUNNERS, check_row, single_node_entry
 
 

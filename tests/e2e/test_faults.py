@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from github import GithubException
 
-from bot import github_client, retry_policy
+from bot import retry_policy
 from bot.github_client import CREATE_ATTEMPTS, GitHubApi, make_github, token_auth
 from ghsim import Emulator
 from bot.publisher import STATE_FAILURE, Publisher

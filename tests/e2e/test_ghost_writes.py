@@ -11,7 +11,7 @@ import pytest
 import requests
 from github import GithubException, RateLimitExceededException
 
-from bot import github_client, retry_policy
+from bot import retry_policy
 from bot.commands.handle_event import handle_event
 from bot.events import load_payload
 from bot.github_client import create_once, make_retry

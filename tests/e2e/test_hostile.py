@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.builders import WORLDS_DIR, build_snapshot, world_snapshot  # noqa: E402
+from tests.builders import WORLDS_DIR, build_snapshot  # noqa: E402
 from checks.engine import UNEVALUATED_REASON, Verdict, evaluate  # noqa: E402
 from checks.render import (  # noqa: E402
     MARKER,
