@@ -82,6 +82,10 @@ class EngineProfile:
     synthetic_env: tuple[str, ...] = ()  # every simulated-acceptance env var of the engine
     synthetic_flags: tuple[str, ...] = ()  # server flags
     synthetic_json_keys: tuple[str, ...] = ()  # keys inside --speculative-config JSON
+    # How a launcher starts its server (script analysis, Checks 8-10): `python -m MODULE`, and
+    # commands written as an executable with its subcommand (`vllm serve`) or alone (`trtllm-serve`).
+    launch_modules: tuple[str, ...] = ()
+    launch_commands: tuple[str, ...] = ()
 
     def name_of(self, framework: str) -> str:
         """How a framework of this engine is written in a row."""
@@ -107,6 +111,8 @@ _BUILTIN: tuple[EngineProfile, ...] = (
         acceptance_mechanism="speculative-config synthetic_acceptance_length {al}",
         acceptance_knobs={"synthetic_acceptance_length": AL_AS_IS},
         synthetic_json_keys=("synthetic_acceptance_length", "rejection_sample_method"),
+        launch_modules=("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"),
+        launch_commands=("vllm serve",),
     ),
     EngineProfile(
         name="sglang", display="SGLang", frameworks=("sglang", "sglang-disagg", "dynamo-sglang"), open_source=True,
@@ -119,6 +125,8 @@ _BUILTIN: tuple[EngineProfile, ...] = (
         acceptance_knob="SGLANG_SIMULATE_ACC_LEN", acceptance_mechanism="SGLANG_SIMULATE_ACC_LEN={al}",
         acceptance_knobs={"SGLANG_SIMULATE_ACC_LEN": AL_AS_IS},
         synthetic_env=("SGLANG_SIMULATE_ACC_LEN", "SGLANG_SIMULATE_ACC_METHOD", "SGLANG_SIMULATE_ACC_TOKEN_MODE"),
+        launch_modules=("sglang.launch_server", "sglang_router.launch_server", "sglang.srt.entrypoints.http_server"),
+        launch_commands=("sglang serve",),
     ),
     EngineProfile(
         name="trtllm", display="TRT-LLM", frameworks=("trt", "dynamo-trt"),
@@ -131,6 +139,7 @@ _BUILTIN: tuple[EngineProfile, ...] = (
         acceptance_mechanism="TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS={al_minus_one}",
         acceptance_knobs={"TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS": AL_MINUS_ONE},
         synthetic_env=("TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS",),
+        launch_modules=("tensorrt_llm.commands.serve", "tensorrt_llm.serve"), launch_commands=("trtllm-serve",),
     ),
     EngineProfile(
         name="atom", display="ATOM", frameworks=("atom", "atom-disagg"), framework_display={"atom-disagg": "ATOM disagg"},
@@ -140,6 +149,7 @@ _BUILTIN: tuple[EngineProfile, ...] = (
         acceptance_mechanism="--spec-decode-acceptance-length {al}",
         acceptance_knobs={"spec-decode-acceptance-length": AL_AS_IS, "spec-decode-acceptance-rate": AL_RATE},
         synthetic_flags=("spec-decode-acceptance-length", "spec-decode-acceptance-rate"),
+        launch_modules=("atom.entrypoints.openai_server",), launch_commands=("atom serve",),
     ),
     EngineProfile(
         name="tilert", display="TileRT", frameworks=("tilert",), packages=("tilert",),
@@ -268,6 +278,22 @@ def default_engine_packages() -> list[str]:
 
 
 ENGINE_PACKAGES: Set = _EnginePackages()
+
+
+def launch_modules() -> dict[str, str]:
+    """`python -m MODULE` that starts a server -> its engine."""
+    return _cached("launch_modules", lambda: {m: p.name for p in _registry for m in p.launch_modules})
+
+
+def launch_subcommands() -> dict[tuple[str, str], str]:
+    """(executable, subcommand) that starts a server -> its engine: `vllm serve`."""
+    return _cached("launch_subcommands", lambda: {tuple(c.split(None, 1)): p.name for p in _registry
+                                                  for c in p.launch_commands if " " in c})
+
+
+def launch_executables() -> dict[str, str]:
+    """An executable that starts a server by itself -> its engine: `trtllm-serve`."""
+    return _cached("launch_executables", lambda: {c: p.name for p in _registry for c in p.launch_commands if " " not in c})
 
 
 def default_open_source_frameworks() -> list[str]:

@@ -42,9 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bash.commands import SETTERS, WRAPPERS
-from .bash.detect import (
-    LAUNCH_EXECUTABLES, LAUNCH_MODULES, LAUNCH_SUBCOMMANDS, PIP_VALUE_OPTIONS, _py_writes, _python_module,
-)
+from .bash.detect import PIP_VALUE_OPTIONS, _py_writes, _python_module
 from .bash.model import (
     EVAL_GUARD, MAX_SCRIPT_CHARS, MSG_CAP, MSG_INTERNAL, MSG_JSON_FLAG, MSG_OPAQUE, MSG_OPAQUE_EVAL, MSG_OPAQUE_RUN,
     MSG_PARSE, MSG_UNCLOSED_HEREDOC, PATCH_KINDS, UNREADABLE_CODES, CodeUnit, Flag, FunctionDef, Heredoc, Located,
@@ -63,7 +61,7 @@ from .engines import ENGINE_PACKAGES  # noqa: E402
 BENCHMARK_TOOLING = {"aiperf", "lm-eval", "lm_eval", "genai-perf", "evalscope", "datasets"}
 
 __all__ = [
-    "BENCHMARK_TOOLING", "ENGINE_PACKAGES", "EVAL_GUARD", "LAUNCH_EXECUTABLES", "LAUNCH_MODULES", "LAUNCH_SUBCOMMANDS",
+    "BENCHMARK_TOOLING", "ENGINE_PACKAGES", "EVAL_GUARD",
     "MAX_SCRIPT_CHARS", "MSG_CAP", "MSG_INTERNAL", "MSG_JSON_FLAG", "MSG_OPAQUE", "MSG_OPAQUE_EVAL", "MSG_OPAQUE_RUN",
     "MSG_PARSE", "MSG_UNCLOSED_HEREDOC", "PATCH_KINDS", "PIP_VALUE_OPTIONS", "SETTERS", "UNREADABLE_CODES", "WRAPPERS",
     "CodeUnit", "CodeUnits", "Flag", "FunctionDef", "Heredoc", "Located", "PatchOp", "PipInstall", "ScriptAnalysis",

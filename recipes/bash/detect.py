@@ -10,24 +10,13 @@ import json
 import re
 from typing import Any
 
+from .. import engines
 from .model import (
     MSG_JSON_FLAG, Flag, Finding, PatchOp, PipInstall, ServerLaunch, ShellCommand, _vocabulary, eval_branch,
     normalise_flag,
 )
 from .values import _PARAM
 
-LAUNCH_MODULES = {
-    "sglang.launch_server": "sglang",
-    "sglang_router.launch_server": "sglang",
-    "sglang.srt.entrypoints.http_server": "sglang",
-    "vllm.entrypoints.openai.api_server": "vllm",
-    "vllm.entrypoints.api_server": "vllm",
-    "atom.entrypoints.openai_server": "atom",
-    "tensorrt_llm.commands.serve": "trtllm",
-    "tensorrt_llm.serve": "trtllm",
-}
-LAUNCH_SUBCOMMANDS = {("vllm", "serve"): "vllm", ("sglang", "serve"): "sglang", ("atom", "serve"): "atom"}
-LAUNCH_EXECUTABLES = {"trtllm-serve": "trtllm"}
 PIP_VALUE_OPTIONS = {
     "-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url",
     "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--upgrade-strategy",
@@ -131,19 +120,22 @@ class Detectors:
         raise NotImplementedError
 
     def detect_launch(self, cmd: ShellCommand, argv: list[str]) -> None:
+        # How each engine's server is started comes from its profile (recipes/engines.py).
+        modules, subcommands = engines.launch_modules(), engines.launch_subcommands()
+        executables = engines.launch_executables()
         for i, word in enumerate(argv):
             base = word.rsplit("/", 1)[-1]
             engine = entry = None
             start = 0
             m = _python_module(argv, i)
             if m is not None:
-                if argv[m] in LAUNCH_MODULES:
-                    engine, entry, start = LAUNCH_MODULES[argv[m]], argv[m], m + 1
-            elif (base, argv[i + 1] if i + 1 < len(argv) else "") in LAUNCH_SUBCOMMANDS:
-                engine = LAUNCH_SUBCOMMANDS[(base, argv[i + 1])]
-                entry, start = f"{base} serve", i + 2
-            elif base in LAUNCH_EXECUTABLES:
-                engine, entry, start = LAUNCH_EXECUTABLES[base], base, i + 1
+                if argv[m] in modules:
+                    engine, entry, start = modules[argv[m]], argv[m], m + 1
+            elif (base, argv[i + 1] if i + 1 < len(argv) else "") in subcommands:
+                engine = subcommands[(base, argv[i + 1])]
+                entry, start = f"{base} {argv[i + 1]}", i + 2
+            elif base in executables:
+                engine, entry, start = executables[base], base, i + 1
                 if start < len(argv) and argv[start] == "serve":
                     start += 1
             if engine:

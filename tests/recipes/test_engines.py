@@ -25,6 +25,7 @@ TOY = EngineProfile(
     spec=SpecFields(method=("toy-spec",), draft_length="toy-k", draft_model="toy-draft"),
     acceptance_knob="TOY_SIM_ACC", acceptance_mechanism="TOY_SIM_ACC={al}",
     acceptance_knobs={"TOY_SIM_ACC": AL_AS_IS}, synthetic_env=("TOY_SIM_ACC",),
+    launch_modules=("toyllm.entrypoints.server",), launch_commands=("toyllm up", "toy-serve"),
 )
 
 E2E = "inferencex-e2e"
@@ -127,6 +128,14 @@ def test_a_new_engine_is_one_profile_config_and_scripts(toy):
     analysis = analyze_script("pip install git+https://github.com/me/toyllm_core.git\n", "s.sh")
     (pip,) = analysis.pip_installs
     assert pip.engine_targets == ["git+https://github.com/me/toyllm_core.git"]
+    # Its server starts, in each of the three ways a profile can spell, are launches of it.
+    script = ("python3 -m toyllm.entrypoints.server --toy-tp 8 &\n"
+              "toyllm up --model \"$MODEL\" &\n"
+              "nohup toy-serve --port 8000 &\n")
+    launches = analyze_script(script, "launch.sh").server_launches
+    assert [(s.engine, s.entry) for s in launches] == [
+        ("toyllm", "toyllm.entrypoints.server"), ("toyllm", "toyllm up"), ("toyllm", "toy-serve")]
+    assert launches[0].flag("toy-tp").value == "8"
 
 
 def test_a_new_engine_is_one_profile_srt_recipe(toy):
