@@ -75,7 +75,7 @@ def test_the_scanner_sees_what_it_forbids():
 
 def test_tests_ask_the_registry_how_many_checks_there_are():
     """Only checks/registry.py knows there are sixteen checks; tests use CHECK_NUMBERS / CHECKS
-    (tests/test_registry.py holds the same rule for bot/, checks/ and recipes/)."""
+    (tests/checks/test_registry.py holds the same rule for bot/, checks/ and recipes/)."""
     spelled = re.compile(r"range\(16\)|\[[\"']checks[\"']\]\) == 16\b|\b0-15\b")
     offenders = [f"{p.relative_to(PROJECT)}:{n}" for p in sorted((PROJECT / "tests").rglob("test_*.py"))
                  if p.name != "test_vocabulary.py"
