@@ -61,6 +61,15 @@ BASE_SHA = "ba5e" + "0" * 36
 HEAD_SHA = "feed" + "1" * 36
 REPO = "SemiAnalysisAI/InferenceX"
 T0 = datetime(2026, 10, 8, 12, 0, tzinfo=timezone.utc)
+# The keys build_snapshot reads (this module's docstring); case files and their bases are held to them.
+SNAPSHOT_KEYS = frozenset({
+    "repo", "number", "title", "body", "author", "state", "draft", "base_ref", "html_url",
+    "base_sha", "head_sha", "current_head_sha", "base", "head", "head_tree", "target", "files",
+    "commits", "signoff", "comments", "labels", "check_runs", "runs", "reuse", "upstream", "users",
+    "team_members", "review_date", "config", "unreadable",
+})
+# The snapshot keys that are trees ({path: text}); a `head` value of null deletes the file in the PR.
+TREE_KEYS = ("base", "head", "head_tree", "target")
 
 
 def _maybe(value: Any, build) -> Any:
