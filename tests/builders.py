@@ -355,22 +355,43 @@ def check_row(number: int, spec: dict | PRSnapshot):
 RUNNERS = {"configs/runners.yaml": "labels: {}\n"}
 
 
-def single_node_entry(key: str, *, image: str, model: str, runner: str, precision: str, framework: str,
-                      isl: int = 8192, osl: int = 1024, arm: str = "tp: 8, ep: 1, conc-start: 4, conc-end: 4") -> str:
-    """One single-node master-config entry with one fixed-seq-len arm, as `<vendor>-master.yaml` text."""
+def _entry_head(key: str, *, image: str, model: str, runner: str, precision: str, framework: str,
+                prefix: str | None = None) -> str:
     return f"""{key}:
   image: {image}
   model: {model}
-  model-prefix: {key.split("-", 1)[0]}
+  model-prefix: {prefix or key.split("-", 1)[0]}
   runner: {runner}
   precision: {precision}
   framework: {framework}
   multinode: false
   scenarios:
-    fixed-seq-len:
+"""
+
+
+def single_node_entry(key: str, *, image: str, model: str, runner: str, precision: str, framework: str,
+                      isl: int = 8192, osl: int = 1024, arm: str = "tp: 8, ep: 1, conc-start: 4, conc-end: 4") -> str:
+    """One single-node master-config entry with one fixed-seq-len arm, as `<vendor>-master.yaml` text."""
+    head = _entry_head(key, image=image, model=model, runner=runner, precision=precision, framework=framework)
+    return head + f"""    fixed-seq-len:
     - isl: {isl}
       osl: {osl}
       search-space:
+      - {{ {arm} }}
+"""
+
+
+def agentic_entry(key: str, *, image: str = "rocm/atom-dev:n1", model: str = "deepseek-ai/DeepSeek-V4.1-Flash",
+                  runner: str = "cluster:mi355x-amds", precision: str = "fp4", framework: str = "atom",
+                  scenario: str = "agentic-coding", prefix: str | None = None,
+                  arm: str = "tp: 2, ep: 1, spec-decoding: draft_model, conc-list: [1]") -> str:
+    """One single-node master-config entry with one search-space arm and no sequence lengths
+    (an agentic-coding arm; `scenario` renames it), as `<vendor>-master.yaml` text. The
+    defaults are a dsv41flash atom entry on MI355X; `prefix` defaults to the key's first word."""
+    head = _entry_head(key, image=image, model=model, runner=runner, precision=precision, framework=framework,
+                       prefix=prefix)
+    return head + f"""    {scenario}:
+    - search-space:
       - {{ {arm} }}
 """
 
