@@ -371,9 +371,12 @@ def _entry_head(key: str, *, image: str, model: str, runner: str, precision: str
 
 
 def single_node_entry(key: str, *, image: str, model: str, runner: str, precision: str, framework: str,
-                      isl: int = 8192, osl: int = 1024, arm: str = "tp: 8, ep: 1, conc-start: 4, conc-end: 4") -> str:
-    """One single-node master-config entry with one fixed-seq-len arm, as `<vendor>-master.yaml` text."""
-    head = _entry_head(key, image=image, model=model, runner=runner, precision=precision, framework=framework)
+                      isl: int = 8192, osl: int = 1024, arm: str = "tp: 8, ep: 1, conc-start: 4, conc-end: 4",
+                      prefix: str | None = None) -> str:
+    """One single-node master-config entry with one fixed-seq-len arm, as `<vendor>-master.yaml`
+    text; `prefix` (the model prefix) defaults to the key's first word."""
+    head = _entry_head(key, image=image, model=model, runner=runner, precision=precision, framework=framework,
+                       prefix=prefix)
     return head + f"""    fixed-seq-len:
     - isl: {isl}
       osl: {osl}
