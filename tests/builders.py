@@ -35,6 +35,7 @@ Any list- or dict-valued field may instead be `{unavailable: "reason"}`, giving 
 from __future__ import annotations
 
 import copy
+import threading
 from pathlib import Path
 from datetime import date, datetime, timezone
 from typing import Any, Iterable
@@ -61,6 +62,15 @@ BASE_SHA = "ba5e" + "0" * 36
 HEAD_SHA = "feed" + "1" * 36
 REPO = "SemiAnalysisAI/InferenceX"
 T0 = datetime(2026, 10, 8, 12, 0, tzinfo=timezone.utc)
+# The keys build_snapshot reads (this module's docstring); case files and their bases are held to them.
+SNAPSHOT_KEYS = frozenset({
+    "repo", "number", "title", "body", "author", "state", "draft", "base_ref", "html_url",
+    "base_sha", "head_sha", "current_head_sha", "base", "head", "head_tree", "target", "files",
+    "commits", "signoff", "comments", "labels", "check_runs", "runs", "reuse", "upstream", "users",
+    "team_members", "review_date", "config", "unreadable",
+})
+# The snapshot keys that are trees ({path: text}); a `head` value of null deletes the file in the PR.
+TREE_KEYS = ("base", "head", "head_tree", "target")
 
 
 def _maybe(value: Any, build) -> Any:
@@ -346,22 +356,46 @@ def check_row(number: int, spec: dict | PRSnapshot):
 RUNNERS = {"configs/runners.yaml": "labels: {}\n"}
 
 
-def single_node_entry(key: str, *, image: str, model: str, runner: str, precision: str, framework: str,
-                      isl: int = 8192, osl: int = 1024, arm: str = "tp: 8, ep: 1, conc-start: 4, conc-end: 4") -> str:
-    """One single-node master-config entry with one fixed-seq-len arm, as `<vendor>-master.yaml` text."""
+def _entry_head(key: str, *, image: str, model: str, runner: str, precision: str, framework: str,
+                prefix: str | None = None) -> str:
     return f"""{key}:
   image: {image}
   model: {model}
-  model-prefix: {key.split("-", 1)[0]}
+  model-prefix: {prefix or key.split("-", 1)[0]}
   runner: {runner}
   precision: {precision}
   framework: {framework}
   multinode: false
   scenarios:
-    fixed-seq-len:
+"""
+
+
+def single_node_entry(key: str, *, image: str, model: str, runner: str, precision: str, framework: str,
+                      isl: int = 8192, osl: int = 1024, arm: str = "tp: 8, ep: 1, conc-start: 4, conc-end: 4",
+                      prefix: str | None = None) -> str:
+    """One single-node master-config entry with one fixed-seq-len arm, as `<vendor>-master.yaml`
+    text; `prefix` (the model prefix) defaults to the key's first word."""
+    head = _entry_head(key, image=image, model=model, runner=runner, precision=precision, framework=framework,
+                       prefix=prefix)
+    return head + f"""    fixed-seq-len:
     - isl: {isl}
       osl: {osl}
       search-space:
+      - {{ {arm} }}
+"""
+
+
+def agentic_entry(key: str, *, image: str = "rocm/atom-dev:n1", model: str = "deepseek-ai/DeepSeek-V4.1-Flash",
+                  runner: str = "cluster:mi355x-amds", precision: str = "fp4", framework: str = "atom",
+                  scenario: str = "agentic-coding", prefix: str | None = None,
+                  arm: str = "tp: 2, ep: 1, spec-decoding: draft_model, conc-list: [1]") -> str:
+    """One single-node master-config entry with one search-space arm and no sequence lengths
+    (an agentic-coding arm; `scenario` renames it), as `<vendor>-master.yaml` text. The
+    defaults are a dsv41flash atom entry on MI355X; `prefix` defaults to the key's first word."""
+    head = _entry_head(key, image=image, model=model, runner=runner, precision=precision, framework=framework,
+                       prefix=prefix)
+    return head + f"""    {scenario}:
+    - search-space:
       - {{ {arm} }}
 """
 
@@ -376,29 +410,88 @@ def emulator_github(emu, token: str | None = None, **kw):
 
 
 def emulator_api(emu, token: str | None = None, **kw):
-    """The bot's GitHubApi on a running emulator (see emulator_github). Tests that script a
-    failure or a push at one request subclass GitHubApi over `emulator_github(emu)`."""
+    """The bot's GitHubApi on a running emulator (see emulator_github). A test that scripts a
+    push, a failure or a pause at one request uses hooked_api."""
     from bot.github_client import GitHubApi
 
     return GitHubApi(emulator_github(emu, token, **kw))
+
+
+HOOKED_CALLS = ("get", "list", "post", "patch", "delete")
+
+
+def hooked_api(emu, *, before=None, after=None, token: str | None = None, **kw):
+    """The bot's GitHubApi on a running emulator whose calls (`get`, `list` with all its pages,
+    `post`, `patch`, `delete`) run `before(call, path)` ahead of the request and `after(call,
+    path)` once it returned: a hook scripts a push, a failure (raise in `before`: a write GitHub
+    refused or lost) or a pause at one request. Hooks run on the calling thread."""
+    from bot.github_client import GitHubApi
+
+    def hooked(call: str):
+        def method(self, path, *args, **kwargs):
+            if before is not None:
+                before(call, path)
+            out = getattr(GitHubApi, call)(self, path, *args, **kwargs)
+            if after is not None:
+                after(call, path)
+            return out
+
+        return method
+
+    api_class = type("HookedApi", (GitHubApi,), {call: hooked(call) for call in HOOKED_CALLS})
+    return api_class(emulator_github(emu, token, **kw))
+
+
+class PushOnce:
+    """Pushes `files` as a new commit on the emulator's PR the first time it is called (from any
+    thread; later calls do nothing); `sha` is that commit. A hook of hooked_api."""
+
+    def __init__(self, emu, files: dict[str, str], message: str = "Late push"):
+        self.emu, self.files, self.message = emu, files, message
+        self.sha: str | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> str:
+        with self._lock:
+            if self.sha is None:
+                self.sha = self.emu.push(self.files, message=self.message)
+        return self.sha
 
 
 def failing_api(emu, suffix: str, error: BaseException, times: int | None = 1):
     """The bot's client of the emulator whose first `times` POSTs to a path ending in `suffix`
     (None: every one) raise `error` before reaching it, as a refused or lost write looks to the
     bot. `failed` counts them."""
-    from bot.github_client import GitHubApi
 
-    class FailingApi(GitHubApi):
-        failed = 0
+    def refuse(call: str, path: str) -> None:
+        if call == "post" and path.endswith(suffix) and (times is None or api.failed < times):
+            api.failed += 1
+            raise error
 
-        def post(self, path, body):
-            if path.endswith(suffix) and (times is None or self.failed < times):
-                self.failed += 1
-                raise error
-            return super().post(path, body)
+    api = hooked_api(emu, before=refuse)
+    api.failed = 0
+    return api
 
-    return FailingApi(emulator_github(emu))
+
+def handle_twice(api, event_name: str, payload: dict) -> tuple:
+    """`payload` handled twice on `api` (GitHub redelivering it), the client closed after: the
+    two HandleResults."""
+    from bot.commands.handle_event import handle_event
+
+    try:
+        return (handle_event(api, event_name, payload, env={}), handle_event(api, event_name, payload, env={}))
+    finally:
+        api.close()
+
+
+REPO_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "repos"
+
+
+def fixture_files(name: str) -> dict[str, str]:
+    """The files of the repository fixture tests/fixtures/repos/`name` as {path: text}, ready for
+    a MemorySource or a snapshot tree."""
+    root = REPO_FIXTURES / name
+    return {str(p.relative_to(root)): p.read_text() for p in root.rglob("*") if p.is_file()}
 
 
 WORLDS_DIR = Path(__file__).resolve().parent.parent / "ghsim" / "worlds"

@@ -5,16 +5,14 @@ does makes the check pass."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pytest
-import yaml
 
 from bot.fixes import Fix, FixError, apply_fix, apply_suggestion, apply_to_tree, fixes_of, suggestion_comment
 from checks.engine import evaluate
 from tests.builders import build_snapshot
+from tests.checks.test_check_cases import CASES, load_case
 
-CASES = Path(__file__).resolve().parents[1] / "cases"
 FIXABLE = {
     "check_09/fail_fixed_seq_chat_template_false.yaml": ("USE_CHAT_TEMPLATE", "'true'"),
     "check_11/fail_handwritten_al_differs.yaml": ("SGLANG_SIMULATE_ACC_LEN", "'3.51'"),
@@ -29,7 +27,7 @@ def _row(case: dict):
 
 @pytest.mark.parametrize("name", sorted(FIXABLE))
 def test_applying_the_suggestion_by_githubs_rules_makes_the_check_pass(name):
-    case = yaml.safe_load((CASES / name).read_text(encoding="utf-8"))
+    case = load_case(CASES / name)
     verdict, row = _row(case)
     assert row.status.value == "FAIL"
     (fix,) = fixes_of(verdict)
@@ -73,7 +71,7 @@ def test_a_fix_that_no_longer_matches_its_line_is_refused():
 
 def test_local_fix_edits_the_working_tree(tmp_path):
     name = "check_09/fail_fixed_seq_chat_template_false.yaml"
-    case = yaml.safe_load((CASES / name).read_text(encoding="utf-8"))
+    case = load_case(CASES / name)
     verdict, _ = _row(case)
     (fix,) = fixes_of(verdict)
     target = tmp_path / fix.path

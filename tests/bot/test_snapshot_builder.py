@@ -11,7 +11,7 @@ import pytest
 from github import Auth, GithubException
 
 from bot import github_client, snapshot_builder
-from bot.github_client import ClientError, GitHubApi, auth_from_env, fetch, make_github
+from bot.github_client import ClientError, GitHubApi, auth_from_env, fetch
 from bot.remote_source import RemoteReadError, apply_patch, candidates, git_blob_sha
 from ghsim import Emulator
 from bot.snapshot_builder import SnapshotError, archive_cap_from_env, build_snapshot, find_signoff, parse_signoff_ref
@@ -19,6 +19,7 @@ from checks.engine import evaluate
 from checks.context import ReviewContext
 from checks.snapshot import Comment, Unavailable
 from checks.sweep_runs import reuse_source
+from tests.builders import PushOnce, emulator_api, hooked_api
 
 WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 SEED = WORLDS / "seed"
@@ -43,12 +44,8 @@ def seed_emu():
         yield emu
 
 
-def api_for(emu: Emulator, **kw) -> GitHubApi:
-    return GitHubApi(make_github(emu.url, auth=Auth.Token(emu.world.bot.token), **kw))
-
-
 def build(emu: Emulator, **kw):
-    return build_snapshot(api_for(emu), emu.world.repo, emu.world.pr.number, review_date=REVIEW_DATE, **kw)
+    return build_snapshot(emulator_api(emu), emu.world.repo, emu.world.pr.number, review_date=REVIEW_DATE, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -327,7 +324,7 @@ def test_a_failing_endpoint_becomes_unavailable_with_the_reason(seed_emu, monkey
 
 def test_missing_pr_is_a_snapshot_error(seed_emu):
     with pytest.raises(SnapshotError, match="404"):
-        build_snapshot(api_for(seed_emu), seed_emu.world.repo, 1)
+        build_snapshot(emulator_api(seed_emu), seed_emu.world.repo, 1)
 
 
 # ----- the client: auth and bounded retries ---------------------------------------------------------
@@ -335,7 +332,7 @@ def test_missing_pr_is_a_snapshot_error(seed_emu):
 
 def test_5xx_are_retried_then_reported(tmp_path):
     with Emulator(SEED, strict=True, fail_rate=1.0) as emu:
-        api = api_for(emu)
+        api = emulator_api(emu)
         got = fetch("the PR", lambda: api.get(f"/repos/{emu.world.repo}/pulls/3603"))
         assert isinstance(got, Unavailable) and "HTTP 5" in got.reason
         assert sum(emu.requests.values()) == github_client.MAX_RETRIES + 1
@@ -346,7 +343,7 @@ def test_secondary_rate_limit_waits_retry_after_within_the_budget():
 
     clock = VirtualClock()
     with Emulator(SEED, strict=True, rate_limit_rate=1.0, clock=clock) as emu:
-        api = api_for(emu, clock=clock)
+        api = emulator_api(emu, clock=clock)
         got = fetch("the PR", lambda: api.get(f"/repos/{emu.world.repo}/pulls/3603"))
         assert isinstance(got, Unavailable) and "HTTP 403" in got.reason
         # Each refusal waited its Retry-After (1 s), a bounded number of times (bot/retry_policy.py).
@@ -377,41 +374,36 @@ def test_auth_from_env():
         auth_from_env({"INFX_APP_ID": "x", "INFX_APP_PRIVATE_KEY": "k", "INFX_APP_INSTALLATION_ID": "2"})
 
 
-class PushBetweenReads(GitHubApi):
-    """A push lands after the builder read the PR (whose head is the pinned one) but before it
-    listed the PR's commits and files: those lists already show the newer commit."""
+def push_between_reads(emu: Emulator, push: PushOnce):
+    """A client on which `push` lands after the builder read the PR (whose head is the pinned
+    one) but before it listed the PR's commits and files: those lists already show the newer
+    commit."""
+    pr_read = threading.Event()
+    pr_path = f"/pulls/{emu.world.pr.number}"
 
-    def __init__(self, emu: Emulator):
-        super().__init__(make_github(emu.url, auth=Auth.Token(emu.world.bot.token)))
-        self.emu, self.pushed_sha = emu, None
-        self._pr_read = threading.Event()
-        self._lock = threading.Lock()
+    def after(call: str, path: str) -> None:
+        if call == "get" and path.endswith(pr_path):
+            pr_read.set()
 
-    def get(self, path, params=None):
-        data = super().get(path, params)
-        if path.endswith(f"/pulls/{self.emu.world.pr.number}"):
-            self._pr_read.set()
-        return data
+    def before(call: str, path: str) -> None:
+        if call == "list" and path.endswith(("/commits", "/files")) and "/pulls/" in path:
+            assert pr_read.wait(10)
+            push()
 
-    def list(self, path, params=None, key=None):
-        if path.endswith(("/commits", "/files")) and "/pulls/" in path:
-            assert self._pr_read.wait(10)
-            with self._lock:
-                if self.pushed_sha is None:
-                    self.pushed_sha = self.emu.push({"LATE.md": "pushed mid-read\n"}, message="Late push")
-        return super().list(path, params, key)
+    return hooked_api(emu, before=before, after=after)
 
 
 def test_a_push_between_reads_is_named_and_not_assessed():
     with Emulator(SEED, strict=True) as emu:
         pinned = emu.head_sha
-        api = PushBetweenReads(emu)
+        push = PushOnce(emu, {"LATE.md": "pushed mid-read\n"})
+        api = push_between_reads(emu, push)
         try:
             snap = build_snapshot(api, emu.world.repo, emu.world.pr.number, review_date=REVIEW_DATE, pin_head=pinned)
         finally:
             api.close()
         emu.assert_clean()
-    assert api.pushed_sha and api.pushed_sha != pinned
-    assert snap.head_sha == pinned and snap.current_head_sha == api.pushed_sha and snap.head_moved
+    assert push.sha and push.sha != pinned
+    assert snap.head_sha == pinned and snap.current_head_sha == push.sha and snap.head_moved
     assert snap.commits[-1].sha == pinned, "a commit past the assessed head is not the PR assessed"
     assert "LATE.md" not in [f.path for f in snap.files], "the changes are those up to the assessed head"

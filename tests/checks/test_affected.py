@@ -1,7 +1,7 @@
 """The affected-point rule (checks.launch_path): a point is affected only through its launch path."""
 from __future__ import annotations
 
-from builders import build_snapshot
+from tests.builders import build_snapshot, single_node_entry
 from checks.context import ReviewContext
 from checks.serving import serving_views
 
@@ -12,22 +12,9 @@ B = "benchmarks/single_node/fixed_seq_len/gptoss_fp4_mi355x_vllm.sh"
 
 
 def entry(key: str, prefix: str, precision: str, framework: str) -> str:
-    return f"""\
-{key}:
-  image: lmsysorg/sglang:v0.5.12-rocm700-mi35x
-  model: org/{prefix}
-  model-prefix: {prefix}
-  runner: mi355x
-  precision: {precision}
-  framework: {framework}
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - {{ tp: 8, conc-start: 4, conc-end: 8 }}
-"""
+    return single_node_entry(key, image="lmsysorg/sglang:v0.5.12-rocm700-mi35x", model=f"org/{prefix}", prefix=prefix,
+                             runner="mi355x", precision=precision, framework=framework, isl=1024, osl=1024,
+                             arm="tp: 8, conc-start: 4, conc-end: 8")
 
 
 LIB_TEXT = """\

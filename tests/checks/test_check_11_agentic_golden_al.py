@@ -3,23 +3,13 @@ from __future__ import annotations
 
 from checks.golden_al import injected_acceptance
 from checks.context import ReviewContext
-from tests.builders import RUNNERS, build_snapshot, check_row
+from tests.builders import RUNNERS, agentic_entry, build_snapshot, check_row
 
 GOLDEN = "golden_al_distribution/dsv4_mtp.yaml"
 GOLDEN_TEXT = "deepseek-v4-pro:\n  thinking_on:\n    3: 2.49\n  thinking_off:\n    3: 2.97\n"
-MASTER = """dsv4-fp4-mi355x-sglang-agentic-mtp:
-  image: lmsysorg/sglang-rocm:v0.5.21
-  model: deepseek-ai/DeepSeek-V4-Pro
-  model-prefix: dsv4
-  runner: cluster:mi355x-amds
-  precision: fp4
-  framework: sglang
-  multinode: false
-  scenarios:
-    agentic-coding:
-    - search-space:
-      - { tp: 8, ep: 1, spec-decoding: mtp, conc-list: [4] }
-"""
+MASTER = agentic_entry("dsv4-fp4-mi355x-sglang-agentic-mtp", image="lmsysorg/sglang-rocm:v0.5.21",
+                       model="deepseek-ai/DeepSeek-V4-Pro", framework="sglang",
+                       arm="tp: 8, ep: 1, spec-decoding: mtp, conc-list: [4]")
 SCRIPT = "benchmarks/single_node/agentic/dsv4_fp4_mi355x_sglang_mtp.sh"
 LAUNCH = ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tp 8 "
           "--speculative-algorithm NEXTN --speculative-num-steps 3\n")
@@ -59,19 +49,8 @@ def test_old_layout_wrong_value_fails():
 
 
 def _seedlike_ctx(args: str, *, scenario: str = "agentic-coding", spec: str = "draft_model") -> ReviewContext:
-    master = f"""dsv41flash-fp4-mi355x-atom-agentic-dspark:
-  image: rocm/atom-dev:n1
-  model: deepseek-ai/DeepSeek-V4.1-Flash
-  model-prefix: dsv41flash
-  runner: cluster:mi355x-amds
-  precision: fp4
-  framework: atom
-  multinode: false
-  scenarios:
-    {scenario}:
-    - search-space:
-      - {{ tp: 2, ep: 1, spec-decoding: {spec}, conc-list: [1], srt-recipe: benchmarks/r.yaml }}
-"""
+    master = agentic_entry("dsv41flash-fp4-mi355x-atom-agentic-dspark", scenario=scenario,
+                           arm=f"tp: 2, ep: 1, spec-decoding: {spec}, conc-list: [1], srt-recipe: benchmarks/r.yaml")
     recipe = ("model: {path: 'hf:deepseek-ai/DeepSeek-V4.1-Flash', container: 'rocm/atom-dev:n1', precision: fp4}\n"
               "engine: atom\nroles:\n  agg:\n    nodes: 1\n    workers: 1\n    gpus: 2\n    args:\n" + args +
               "benchmark:\n  type: custom\n  command: bash /infmax-workspace/benchmarks/srt_agentic.sh\n  env: {CONC: '1'}\n")

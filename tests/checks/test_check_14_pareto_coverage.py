@@ -13,23 +13,11 @@ from checks.check_14_pareto_coverage import (
 from checks.context import ReviewContext
 from checks.snapshot import SweepRun, Unavailable
 from recipes.artifacts import CurveKey
-from tests.builders import HEAD_SHA, build_snapshot
+from tests.builders import HEAD_SHA, agentic_entry, build_snapshot
 
 MASTER = "inferencex-e2e/configs/amd-master.yaml"
-ENTRY = """\
-dsv41flash-fp4-mi355x-atom-agentic-dspark:
-  image: rocm/atom-dev:nightly_202610070333
-  model: deepseek-ai/DeepSeek-V4.1-Flash
-  model-prefix: dsv41flash
-  runner: cluster:mi355x-amds
-  precision: fp4
-  framework: atom
-  multinode: false
-  scenarios:
-    agentic-coding:
-    - search-space:
-      - { tp: 2, spec-decoding: draft_model, conc-list: [1, 2, 4, 8, 16, 32, 64, 128] }
-"""
+ENTRY = agentic_entry("dsv41flash-fp4-mi355x-atom-agentic-dspark", image="rocm/atom-dev:nightly_202610070333",
+                      arm="tp: 2, spec-decoding: draft_model, conc-list: [1, 2, 4, 8, 16, 32, 64, 128]")
 JOBS = [{"name": "agentic / benchmark (tp2 c1)", "run_id": 7}, {"name": "agentic eval / benchmark (tp2 c128)", "run_id": 7}]
 
 

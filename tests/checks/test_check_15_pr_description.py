@@ -1,18 +1,14 @@
 """Check 15 details a case file cannot express compactly: listing caps and outcome details."""
 from __future__ import annotations
 
-import yaml
-from pathlib import Path
-
 from checks.check_15_pr_description import MAX_LISTED, PrDescriptionCheck
 from checks.context import ReviewContext
 from tests.builders import build_snapshot
-
-CASES = Path(__file__).resolve().parents[1] / "cases" / "check_15"
+from tests.checks.test_check_cases import CASES, load_case
 
 
 def _snapshot(name: str, body: str):
-    spec = yaml.safe_load((CASES / f"{name}.yaml").read_text(encoding="utf-8"))["snapshot"]
+    spec = load_case(CASES / "check_15" / f"{name}.yaml")["snapshot"]
     return build_snapshot(dict(spec, body=body))
 
 

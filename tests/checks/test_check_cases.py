@@ -1,16 +1,19 @@
 """Runs every case file under tests/cases/check_NN/*.yaml through the engine (format: tests/cases/README.md)."""
 from __future__ import annotations
 
+import copy
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
 from checks.engine import evaluate
-from tests.builders import build_snapshot
+from tests.builders import SNAPSHOT_KEYS, TREE_KEYS, build_snapshot
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
-CASE_KEYS = {"description", "check", "snapshot", "expect"}
+CASE_KEYS = {"description", "check", "extends", "snapshot", "expect"}
+BASE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 EXPECT_KEYS = {"status", "reason_contains", "reason_excludes", "evidence_contains", "details"}
 STATUSES = {"PASS", "FAIL", "WARN", "N/A"}
 
@@ -21,12 +24,69 @@ def discover() -> list:
     return [pytest.param(f, id=f"{f.parent.name}/{f.stem}") for f in files]
 
 
+def merge_snapshot(base: dict, over: dict) -> dict:
+    """`over` merged onto `base`, two snapshot dicts: trees (base, head, head_tree, target) path
+    by path, a null path deleting the file (in `head` the null stays: it is the overlay's own
+    "the PR deletes this file"); other mappings key by key; lists and scalars replace."""
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if key in TREE_KEYS and isinstance(value, dict) and isinstance(out.get(key), dict):
+            for file, text in value.items():
+                if text is None and key != "head":
+                    out[key].pop(file, None)
+                else:
+                    out[key][file] = copy.deepcopy(text)
+        else:
+            out[key] = _merge_value(out[key], value) if key in out else copy.deepcopy(value)
+    return out
+
+
+def _merge_value(base, over):
+    if isinstance(base, dict) and isinstance(over, dict):
+        return {**base, **{k: _merge_value(base[k], v) if k in base else copy.deepcopy(v) for k, v in over.items()}}
+    return copy.deepcopy(over)
+
+
+def resolve_bases(names, where: Path, bases: Path, chain: tuple[str, ...] = ()) -> dict:
+    """The snapshot dict of `extends: names` (one name or a list, merged left to right), read
+    from `bases`/NAME.yaml; each base may extend others. `where` is the file asking, for errors."""
+    names = [names] if isinstance(names, str) else names
+    assert isinstance(names, list) and names and all(isinstance(n, str) for n in names), (
+        f"{where}: `extends` is a base name or a non-empty list of names, got {names!r}"
+    )
+    out: dict = {}
+    for name in names:
+        assert BASE_NAME.fullmatch(name), f"{where}: base name {name!r} is not a plain file stem"
+        assert name not in chain, f"{where}: `extends` cycle: {' -> '.join([*chain, name])}"
+        file = bases / f"{name}.yaml"
+        assert file.is_file(), f"{where}: unknown base {name!r} (no {file})"
+        out = merge_snapshot(out, load_base(file, bases, (*chain, name)))
+    return out
+
+
+def load_base(path: Path, bases: Path, chain: tuple[str, ...]) -> dict:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(data, dict), f"{path}: a base is a snapshot mapping"
+    unknown = set(data) - SNAPSHOT_KEYS - {"extends"}
+    assert not unknown, f"{path}: unknown keys {sorted(unknown)} (a base is a build_snapshot dict, plus `extends`)"
+    own = {k: v for k, v in data.items() if k != "extends"}
+    return merge_snapshot(resolve_bases(data["extends"], path, bases, chain), own) if "extends" in data else own
+
+
 def load_case(path: Path) -> dict:
+    """The case file at `path`, checked, with `snapshot` resolved over the bases it extends
+    (tests/cases/_bases beside its check directory)."""
     case = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert isinstance(case, dict), f"{path}: a case file is a mapping"
     assert set(case) <= CASE_KEYS and {"description", "check", "expect"} <= set(case), (
-        f"{path}: keys must be {sorted(CASE_KEYS)} (snapshot optional), got {sorted(case)}"
+        f"{path}: keys must be {sorted(CASE_KEYS)} (extends and snapshot optional), got {sorted(case)}"
     )
+    snapshot = case.get("snapshot") or {}
+    assert isinstance(snapshot, dict), f"{path}: snapshot is a mapping"
+    unknown = set(snapshot) - SNAPSHOT_KEYS
+    assert not unknown, f"{path}: unknown snapshot keys {sorted(unknown)} (see tests/builders.py)"
+    if "extends" in case:
+        case["snapshot"] = merge_snapshot(resolve_bases(case["extends"], path, path.parent.parent / "_bases"), snapshot)
     desc = case["description"]
     assert isinstance(desc, str) and desc.strip() and "\n" not in desc.strip(), f"{path}: description is one line"
     assert case["check"] == int(path.parent.name[len("check_"):]), f"{path}: `check` must match its directory"

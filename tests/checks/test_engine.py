@@ -9,7 +9,7 @@ from checks.context import ReviewContext
 from checks.engine import VerdictStatus, evaluate, overall_status
 from checks.result import CheckResult, Evidence, Status
 from checks.snapshot import Unavailable
-from tests.builders import HEAD_SHA, FakeCheck, build_snapshot, fake_checks
+from tests.builders import HEAD_SHA, FakeCheck, agentic_entry, build_snapshot, fake_checks
 from checks.registry import CHECK_NUMBERS
 
 
@@ -180,20 +180,8 @@ MASTER = "inferencex-e2e/configs/amd-master.yaml"
 
 
 def _entry(key: str, image: str, recipe: str) -> str:
-    return f"""\
-{key}:
-  image: {image}
-  model: deepseek-ai/DeepSeek-V4.1-Flash
-  model-prefix: dsv41flash
-  runner: cluster:mi355x-amds
-  precision: fp4
-  framework: atom
-  multinode: false
-  scenarios:
-    agentic-coding:
-    - search-space:
-      - {{ tp: 2, ep: 1, spec-decoding: draft_model, conc-list: [1, 2], srt-recipe: {recipe} }}
-"""
+    return agentic_entry(key, image=image, prefix="dsv41flash",
+                         arm=f"tp: 2, ep: 1, spec-decoding: draft_model, conc-list: [1, 2], srt-recipe: {recipe}")
 
 
 def test_context_affected_points():

@@ -13,13 +13,12 @@ from github import GithubException
 from bot.cli import main
 from bot.commands.handle_event import handle_event
 from bot.events import event_name_from_filename, load_payload
-from bot.github_client import GitHubApi
 from bot.handlers.signoff import DESC_FRESH_REQUIRED, STATE_FRESH_REQUIRED
 from ghsim import Emulator
 from ghsim import effects as fx
 from checks.render import HEADERS, HEAD_MOVED_LINE, MARKER
 from checks.engine import VerdictStatus
-from tests.builders import emulator_api, emulator_github, failing_api
+from tests.builders import PushOnce, emulator_api, failing_api, handle_twice, hooked_api
 
 PROJECT = Path(__file__).resolve().parents[2]
 WORLDS = PROJECT / "ghsim" / "worlds"
@@ -64,6 +63,15 @@ def bot_effects(emu: Emulator, since: int = 0) -> list[dict]:
     return [e for e in emu.effects[since:] if e["actor"] == emu.world.bot.login]
 
 
+def effects_of(monkeypatch, world_name: str | Path, payload: Path) -> list[dict]:
+    """The bot's effects when `payload` is the one event delivered to a fresh `world_name`
+    (handled, exit 0, every write well-formed)."""
+    with world(world_name) as emu:
+        assert send(emu, monkeypatch, payload) == 0
+        emu.assert_clean()
+        return bot_effects(emu)
+
+
 def kinds(effects: list[dict]) -> list[str]:
     return [e["kind"] for e in effects]
 
@@ -89,10 +97,7 @@ def test_conversation_comment_signoff_is_verified_and_published(monkeypatch):
 
 
 def test_review_summary_signoff_is_verified(monkeypatch):
-    with world("rejected") as emu:
-        assert send(emu, monkeypatch, PAYLOADS / "pull_request_review.signoff-submitted.json") == 0
-        emu.assert_clean()
-        effects = bot_effects(emu)
+    effects = effects_of(monkeypatch, "rejected", PAYLOADS / "pull_request_review.signoff-submitted.json")
     assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key="pullrequestreview-5120") + "\n" + HEADERS[VerdictStatus.REJECTED])
     assert effects[1]["state"] == "failure"
@@ -104,10 +109,7 @@ def test_inline_review_comment_signoff_is_verified(monkeypatch, tmp_path):
     text = (inline / "world.yaml").read_text(encoding="utf-8")
     assert text.count("    kind: issue_comment\n") == 1
     (inline / "world.yaml").write_text(text.replace("    kind: issue_comment\n", "    kind: review_comment\n"), encoding="utf-8")
-    with world(inline) as emu:
-        assert send(emu, monkeypatch, PAYLOADS / "pull_request_review_comment.signoff-created.json") == 0
-        emu.assert_clean()
-        effects = bot_effects(emu)
+    effects = effects_of(monkeypatch, inline, PAYLOADS / "pull_request_review_comment.signoff-created.json")
     assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key="discussion_r4401") + "\n")
 
@@ -161,32 +163,20 @@ def test_a_comment_without_phrase_or_command_writes_nothing(monkeypatch):
 
 def test_a_comment_on_a_pr_whose_signoff_job_was_lost_verifies_that_signoff(monkeypatch):
     """The seed PR has a sign-off but no verdict (its job was cancelled): any later job catches up."""
-    with world("seed") as emu:
-        assert send(emu, monkeypatch, PAYLOADS / "issue_comment.plain-comment.json") == 0
-        emu.assert_clean()
-        effects = bot_effects(emu)
+    effects = effects_of(monkeypatch, "seed", PAYLOADS / "issue_comment.plain-comment.json")
     assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED]
     assert effects[0]["body"].startswith(MARKER.format(key=SEED_SIGNOFF) + "\n")
 
 
-class PushDuringRun(GitHubApi):
-    """A reviewer pushes right after the handler pinned the head (its first read of the PR)."""
-
-    def __init__(self, emu: Emulator):
-        super().__init__(emulator_github(emu))
-        self.emu, self.pushed_sha = emu, None
-
-    def get(self, path, params=None):
-        data = super().get(path, params)
-        if self.pushed_sha is None and path.endswith(f"/pulls/{self.emu.world.pr.number}"):
-            self.pushed_sha = self.emu.push({"NOTES.md": "pushed during the review\n"}, message="Late push")
-        return data
-
-
-def test_head_moved_during_the_run_is_named_and_marked_for_a_fresh_verification():
+def signoff_with_push_during_run() -> tuple[str, str, list[dict]]:
+    """The seed sign-off handled while a reviewer pushes right after the handler pinned the head
+    (its first read of the PR), which the handler reports as handled: (pinned head, pushed head,
+    the bot's effects)."""
     with world("seed") as emu:
         pinned = emu.head_sha
-        api = PushDuringRun(emu)
+        push = PushOnce(emu, {"NOTES.md": "pushed during the review\n"})
+        pr_path = f"/pulls/{emu.world.pr.number}"
+        api = hooked_api(emu, after=lambda call, path: call == "get" and path.endswith(pr_path) and push())
         try:
             handled = handle_event(api, "issue_comment", load_payload(PAYLOADS / "issue_comment.signoff-created.json"),
                                    env={}, review_date=None)
@@ -194,50 +184,42 @@ def test_head_moved_during_the_run_is_named_and_marked_for_a_fresh_verification(
             api.close()
         emu.assert_clean()
         effects = bot_effects(emu)
-    assert handled.ok and api.pushed_sha and api.pushed_sha != pinned
+    assert handled.ok and push.sha and push.sha != pinned
+    return pinned, push.sha, effects
+
+
+def test_head_moved_during_the_run_is_named_and_marked_for_a_fresh_verification():
+    pinned, pushed, effects = signoff_with_push_during_run()
     assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET, fx.EFFECT_CHECK_RUN_CREATED,
                               fx.EFFECT_STATUS_SET]
-    assert HEAD_MOVED_LINE.format(sha=api.pushed_sha) in effects[0]["body"]
+    assert HEAD_MOVED_LINE.format(sha=pushed) in effects[0]["body"]
     assert f"Assessed commit: `{pinned}`." in effects[0]["body"]
     assert effects[1]["sha"] == pinned and effects[2]["sha"] == pinned, "the check run is on the assessed head"
-    assert (effects[3]["sha"], effects[3]["state"]) == (api.pushed_sha, STATE_FRESH_REQUIRED)
-    assert effects[3]["description"] == DESC_FRESH_REQUIRED.format(sha=api.pushed_sha[:12])
+    assert (effects[3]["sha"], effects[3]["state"]) == (pushed, STATE_FRESH_REQUIRED)
+    assert effects[3]["description"] == DESC_FRESH_REQUIRED.format(sha=pushed[:12])
 
 
-def test_a_crash_still_publishes_a_failing_status(monkeypatch):
-    import bot.pipeline as check
+def explode_at(monkeypatch, step: str) -> None:
+    """The pipeline's `step` (bot.pipeline.evaluate, .build_snapshot) raises RuntimeError("boom")."""
+    import bot.pipeline
 
     def explode(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(check, "evaluate", explode)
-    with world("seed") as emu:
-        assert send(emu, monkeypatch, PAYLOADS / "issue_comment.signoff-created.json") == 0
-        emu.assert_clean()
-        effects = bot_effects(emu)
+    monkeypatch.setattr(bot.pipeline, step, explode)
+
+
+def test_a_crash_still_publishes_a_failing_status(monkeypatch):
+    explode_at(monkeypatch, "evaluate")
+    effects = effects_of(monkeypatch, "seed", PAYLOADS / "issue_comment.signoff-created.json")
     assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET]
     assert effects[1]["state"] == "failure" and "could not complete" in effects[1]["description"]
     assert "evaluating the checks failed (RuntimeError)" in effects[0]["body"]
 
 
 def test_a_crash_building_the_snapshot_fails_the_pinned_head_not_a_later_one(monkeypatch):
-    import bot.pipeline as check
-
-    def explode(*args, **kwargs):
-        raise RuntimeError("boom")
-
-    monkeypatch.setattr(check, "build_snapshot", explode)
-    with world("seed") as emu:
-        pinned = emu.head_sha
-        api = PushDuringRun(emu)
-        try:
-            handled = handle_event(api, "issue_comment", load_payload(PAYLOADS / "issue_comment.signoff-created.json"),
-                                   env={}, review_date=None)
-        finally:
-            api.close()
-        emu.assert_clean()
-        effects = bot_effects(emu)
-    assert handled.ok and api.pushed_sha and api.pushed_sha != pinned
+    explode_at(monkeypatch, "build_snapshot")
+    pinned, _, effects = signoff_with_push_during_run()
     assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_STATUS_SET]
     assert (effects[1]["sha"], effects[1]["state"]) == (pinned, "failure")
     assert f"Assessed commit: `{pinned}`." in effects[0]["body"]
@@ -420,83 +402,70 @@ def test_redelivered_label_event_dispatches_once(monkeypatch):
                                            fx.EFFECT_COMMENT_EDITED]
 
 
-class ReplyFailsAfterStart(GitHubApi):
-    """GitHub fails (after retries) the first comment write that follows the sweep's start, as
-    when a job dies between starting the sweep and recording it."""
+def reply_fails_after_start(emu: Emulator):
+    """A client on which GitHub fails (after retries) the first comment write that follows the
+    sweep's start, as when a job dies between starting the sweep and recording it; `failed`
+    says it did."""
+    state = {"started": False}
 
-    def __init__(self, emu: Emulator):
-        super().__init__(emulator_github(emu))
-        self.started = self.failed = False
-
-    def _write(self, path: str) -> None:
+    def write(call: str, path: str) -> None:
+        if call not in ("post", "patch"):
+            return
         if path.endswith("/dispatches"):
-            self.started = True
-        elif self.started and not self.failed and "/comments" in path:
-            self.failed = True
+            state["started"] = True
+        elif state["started"] and not api.failed and "/comments" in path:
+            api.failed = True
             raise GithubException(502, {"message": "Bad Gateway"}, {})
 
-    def post(self, path, body):
-        self._write(path)
-        return super().post(path, body)
+    api = hooked_api(emu, before=write)
+    api.failed = False
+    return api
 
-    def patch(self, path, body):
-        self._write(path)
-        return super().patch(path, body)
+
+def label_event_twice(make_api):
+    """The sweep world's full-sweep label event handled twice on the client `make_api(emu)`
+    gives: (first result, second result, the bot's effects, the client)."""
+    payload = load_payload(event("sweep", "labeled-full-sweep-fail-fast"))
+    with world("sweep") as emu:
+        api = make_api(emu)
+        first, second = handle_twice(api, "pull_request", payload)
+        emu.assert_clean()
+        return first, second, bot_effects(emu), api
 
 
 def test_a_job_that_dies_after_dispatching_is_not_redispatched_on_redelivery():
-    payload = load_payload(event("sweep", "labeled-full-sweep-fail-fast"))
-    with world("sweep") as emu:
-        api = ReplyFailsAfterStart(emu)
-        try:
-            first = handle_event(api, "pull_request", payload, env={})
-            second = handle_event(api, "pull_request", payload, env={})
-        finally:
-            api.close()
-        emu.assert_clean()
-        effects = bot_effects(emu)
+    first, second, effects, api = label_event_twice(reply_fails_after_start)
     assert api.failed and not first.ok and second.ok
     assert kinds(effects).count(fx.EFFECT_WORKFLOW_DISPATCHED) == 1
 
 
 def test_a_refused_dispatch_leaves_no_record_so_a_retry_dispatches():
-    payload = load_payload(event("sweep", "labeled-full-sweep-fail-fast"))
-    with world("sweep") as emu:
-        api = failing_api(emu, "/dispatches", GithubException(422, {"message": "Unexpected inputs provided"}, {}))
-        try:
-            first = handle_event(api, "pull_request", payload, env={})
-            second = handle_event(api, "pull_request", payload, env={})
-        finally:
-            api.close()
-        emu.assert_clean()
-        effects = bot_effects(emu)
+    refused = GithubException(422, {"message": "Unexpected inputs provided"}, {})
+    first, second, effects, _ = label_event_twice(lambda emu: failing_api(emu, "/dispatches", refused))
     assert not first.ok and second.ok
     assert kinds(effects).count(fx.EFFECT_WORKFLOW_DISPATCHED) == 1
     failed = [e for e in effects if e["kind"] == fx.EFFECT_COMMENT_EDITED and "could not be started" in e["body"]]
     assert len(failed) == 1 and not failed[0]["body"].startswith("<!--") and "HTTP 422" in failed[0]["body"]
 
 
-class BothJobsListFirst(GitHubApi):
-    """Two jobs for one PR at once: each lists the comments (and finds no record of a sweep)
-    before either writes one."""
+def lists_first(emu: Emulator, barrier: threading.Barrier):
+    """A client that, once it has listed the PR's comments (and found no record of a sweep),
+    waits at `barrier`: two of them are two jobs for one PR that both list before either writes."""
+    listed = threading.Event()
 
-    def __init__(self, emu: Emulator, barrier: threading.Barrier):
-        super().__init__(emulator_github(emu))
-        self.barrier, self.listed = barrier, False
+    def wait(call: str, path: str) -> None:
+        if call == "list" and path.endswith("/comments") and "/issues/" in path and not listed.is_set():
+            listed.set()
+            barrier.wait(10)
 
-    def list(self, path, params=None, key=None):
-        items = super().list(path, params, key)
-        if path.endswith("/comments") and "/issues/" in path and not self.listed:
-            self.listed = True
-            self.barrier.wait(10)
-        return items
+    return hooked_api(emu, after=wait)
 
 
 def test_concurrent_jobs_for_the_same_head_and_labels_dispatch_once():
     payload = load_payload(event("sweep", "labeled-full-sweep-fail-fast"))
     with world("sweep") as emu:
         barrier = threading.Barrier(2)
-        apis = [BothJobsListFirst(emu, barrier) for _ in range(2)]
+        apis = [lists_first(emu, barrier) for _ in range(2)]
         results: list = [None, None]
 
         def job(i: int) -> None:
@@ -530,19 +499,13 @@ def test_sweep_command_dispatches_then_the_label_for_the_same_head_does_not(monk
 
 
 def test_sweep_command_without_write_permission_is_refused(monkeypatch):
-    with world("sweep") as emu:
-        assert send(emu, monkeypatch, event("sweep", "sweep-no-permission")) == 0
-        emu.assert_clean()
-        effects = bot_effects(emu)
+    effects = effects_of(monkeypatch, "sweep", event("sweep", "sweep-no-permission"))
     assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED]
     assert "needs write, maintain or admin permission; drive-by-dev has read permission" in effects[0]["body"]
 
 
 def test_label_mode_sweep_command_applies_the_primary_label(monkeypatch):
-    with world("reuse") as emu:
-        assert send(emu, monkeypatch, PAYLOADS / "issue_comment.sweep-label-mode.json") == 0
-        emu.assert_clean()
-        effects = bot_effects(emu)
+    effects = effects_of(monkeypatch, "reuse", PAYLOADS / "issue_comment.sweep-label-mode.json")
     assert kinds(effects) == [fx.EFFECT_COMMENT_CREATED, fx.EFFECT_LABEL_ADDED, fx.EFFECT_COMMENT_EDITED]
     assert effects[1]["label"] == "full-sweep-fail-fast"
     assert "| `dsv41flash-fp4-mi355x-atom-agentic-dspark` | agentic-coding | 16 |" in effects[2]["body"]

@@ -24,7 +24,7 @@ from checks.engine import Row, SignoffRef, Verdict, VerdictStatus
 from checks.render import MARKER
 from checks.result import Status
 from checks.registry import CHECK_NUMBERS
-from tests.builders import emulator_api, failing_api
+from tests.builders import emulator_api, failing_api, handle_twice
 
 WORLDS = Path(__file__).resolve().parents[2] / "ghsim" / "worlds"
 KEY = "issuecomment-4401"
@@ -243,12 +243,7 @@ def test_a_refusal_reply_whose_post_landed_but_failed_is_one_comment():
     payload = load_payload(sorted((WORLDS / "reuse" / "events").glob("*.use-failed-run.json"))[0])
     with Emulator(WORLDS / "reuse", strict=True, ghost_write_rate=1.0, ghost_write_limit=1,
                   ghost_write_only=COMMENT_CREATE, seed=SEED_DROP) as emu:
-        api = emulator_api(emu)
-        try:
-            first = handle_event(api, "issue_comment", payload, env={})
-            again = handle_event(api, "issue_comment", payload, env={})
-        finally:
-            api.close()
+        first, again = handle_twice(emulator_api(emu), "issue_comment", payload)
         emu.assert_clean()
         assert len(emu.ghost_writes) == 1
         assert first.ok and again.ok, (first, again)

@@ -14,17 +14,12 @@ from recipes.master import parse_master
 from recipes.points import point_fingerprint
 from recipes.repository import Repository, clear_parse_cache, gc_paused
 from recipes.source import DirSource, MemorySource
+from tests.builders import REPO_FIXTURES as FIXTURES, fixture_files
 from recipes.srt import parse_recipe
 from recipes.yamlio import load_yaml
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
 MASTER = "inferencex-e2e/configs/amd-master.yaml"
 ATOM_RECIPE = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"
-
-
-def _fixture_files(name: str) -> dict[str, str]:
-    root = FIXTURES / name
-    return {str(p.relative_to(root)): p.read_text() for p in root.rglob("*") if p.is_file()}
 
 
 # --- the collector pause ---------------------------------------------------------------------
@@ -155,7 +150,7 @@ class _TreeSource(MemorySource):
 
 
 def test_a_missing_launcher_recipe_is_never_read():
-    files = _fixture_files("new-layout")
+    files = fixture_files("new-layout")
     files[MASTER] = files[MASTER].replace("mi355x-fp4-mtp/agentic.yaml", "mi355x-fp4-mtp/gone.yaml")
     src = _TreeSource(files)
     repo = Repository(src)
@@ -167,7 +162,7 @@ def test_a_missing_launcher_recipe_is_never_read():
 
 def test_a_second_view_reuses_points_only_while_launchers_exist_alike():
     clear_parse_cache()
-    files = _fixture_files("new-layout")
+    files = fixture_files("new-layout")
     base = Repository(MemorySource(files))
     head = Repository(MemorySource(files))
     assert all(a is b for a, b in zip(base.points, head.points, strict=True))

@@ -1,19 +1,12 @@
 """The Repository facade: layouts, laziness, bindings, consistency findings, effective configs."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from recipes.repository import Repository, clear_parse_cache
 from recipes.source import DirSource, MemorySource
+from tests.builders import REPO_FIXTURES as FIXTURES, fixture_files
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "repos"
 ATOM_RECIPE = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"
 MASTER = "inferencex-e2e/configs/amd-master.yaml"
-
-
-def _fixture_files(name: str) -> dict[str, str]:
-    root = FIXTURES / name
-    return {str(p.relative_to(root)): p.read_text() for p in root.rglob("*") if p.is_file()}
 
 
 def test_layouts_of_the_three_spellings():
@@ -48,7 +41,7 @@ def test_clean_fixture_binds_every_point_once():
 
 
 def test_consistency_findings_name_file_and_line():
-    files = _fixture_files("new-layout")
+    files = fixture_files("new-layout")
     # A stale container, a point with no variant (c64), and a variant nobody runs (c8 dropped).
     files[ATOM_RECIPE] = files[ATOM_RECIPE].replace("nightly_202610070333", "nightly_202609291501")
     files[MASTER] = files[MASTER].replace("conc-list: [1, 8]", "conc-list: [1, 64]")
@@ -66,7 +59,7 @@ def test_consistency_findings_name_file_and_line():
 
 
 def test_several_matching_variants_is_a_finding():
-    files = _fixture_files("new-layout")
+    files = fixture_files("new-layout")
     files[ATOM_RECIPE] += "\noverride_tp2_c1_again:\n  roles: {agg: {gpus: 2}}\n  benchmark: {env: {CONC: '1'}}\n"
     repo = Repository(MemorySource(files))
     (f,) = [f for f in repo.model_findings if f.code == "several-variants"]
@@ -74,7 +67,7 @@ def test_several_matching_variants_is_a_finding():
 
 
 def test_selector_narrows_and_unknown_selector_is_reported():
-    files = _fixture_files("new-layout")
+    files = fixture_files("new-layout")
     files[MASTER] = files[MASTER].replace("agentic.yaml }\n      - { tp: 4", "agentic.yaml:override_nope }\n      - { tp: 4")
     repo = Repository(MemorySource(files))
     (f,) = [f for f in repo.model_findings if f.code == "unknown-selector"]
@@ -153,7 +146,7 @@ def test_sandbox_repository_is_consistent():
 
 
 def test_repository_config_file_overrides_the_detected_layout():
-    files = _fixture_files("new-layout")
+    files = fixture_files("new-layout")
     moved = {k.replace("inferencex-e2e/configs/", "bench/masters/"): v for k, v in files.items()}
     assert Repository(MemorySource(moved)).master_files == []  # not where detection looks
     moved[".github/infx-review.yml"] = "paths:\n  configs_dir: bench/masters\n  changelog: bench/log.yaml\n"
@@ -167,7 +160,7 @@ def test_repository_config_file_overrides_the_detected_layout():
 
 
 def test_a_broken_repository_config_is_a_finding_and_defaults_apply():
-    files = _fixture_files("new-layout")
+    files = fixture_files("new-layout")
     files[".github/infx-review.yml"] = "paths:\n  configs_dir: x\npolicy:\n  no_such_knob: 1\n"
     repo = Repository(MemorySource(files))
     (f,) = [f for f in repo.model_findings if f.path == ".github/infx-review.yml"]
@@ -176,7 +169,7 @@ def test_a_broken_repository_config_is_a_finding_and_defaults_apply():
 
 
 def test_variants_a_selector_leaves_out_serve_no_point():
-    files = _fixture_files("new-layout")
+    files = fixture_files("new-layout")
     recipe = "benchmarks/single_node/srt-slurm-recipes/dsr1/sglang/mi355x-fp8-mtp/8k1k.yaml"
     files[MASTER] = files[MASTER].replace(f"srt-recipe: {recipe}\n", f"srt-recipe: {recipe}:zip_override_concurrency[0]\n")
     files[MASTER] = files[MASTER].replace("conc-end: 20", "conc-end: 4")
