@@ -13,18 +13,19 @@ import copy
 from pathlib import Path
 
 import pytest
-import yaml
 
 from bot.fixes import Fix, FixError, apply_fix, apply_suggestion, apply_to_tree, fixes_of, suggestion_comment, suggestion_line
 from checks.engine import evaluate
 from tests.builders import build_snapshot
+from tests.checks.test_check_cases import load_case
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 CHANGELOG = "inferencex-e2e/perf-changelog.yaml"
 
 
 def _case(name: str) -> dict:
-    return yaml.safe_load((CASES / name).read_text(encoding="utf-8"))
+    # Through the case runner's loader, so a case that extends a shared base resolves here too.
+    return load_case(CASES / name)
 
 
 def _row(case: dict):
