@@ -273,8 +273,7 @@ def summarize(repo: str, results: list[Replayed]) -> dict:
         "bot_caused_rate": (len(caused) / total_rows) if total_rows else 0.0,
         "errors": [{"sha": r.sha[:10], "pr": r.pr, "code": r.code, "error": r.error[-300:]}
                    for r in results if r.code not in (0, 1)],
-        "wall_s": {"median": statistics.median(walls) if walls else 0.0, "p95": pct(walls, 0.95),
-                   "max": max(walls, default=0.0)},
+        "wall_s": _spread(walls),
         "cpu_s": _spread(cpus),
         "slowest": [{"sha": r.sha[:10], "pr": r.pr, "wall_s": round(r.wall, 2),
                      "cpu_s": round(r.cpu, 2) if r.cpu is not None else None} for r in slowest],

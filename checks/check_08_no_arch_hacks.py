@@ -154,7 +154,7 @@ class NoArchHacksCheck:
                 h = disabled[0]
                 return CheckResult.failed(MSG_PUB_DISABLED.format(keys=v.config_key, where=h.where, setting=h.shown, key=key),
                                           h.evidence())
-        missing = first_unavailable([v for v in views if v.framework in supported], scripts=True, ctx=ctx)
+        missing = first_unavailable([v for v in views if v.framework in supported], launch=ctx)
         if missing is not None:
             return missing
         enabled: list = []
@@ -171,7 +171,7 @@ class NoArchHacksCheck:
                              note=f"{key} absent: srtctl default false"))
             enabled.append((v, on[0]))
         # An unreadable or unbound launch path of an unsupported framework hides hacks too.
-        missing = first_unavailable(views, scripts=True, ctx=ctx)
+        missing = first_unavailable(views, launch=ctx)
         if missing is not None:
             return missing
 

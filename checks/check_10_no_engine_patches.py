@@ -276,7 +276,7 @@ class NoEnginePatchesCheck:
         if unavailable is not None:
             return unavailable
         views = serving_views(ctx) + unlisted_agentic_views(ctx)
-        missing = first_unavailable(views, scripts=True, ctx=ctx)
+        missing = first_unavailable(views, launch=ctx)
         if missing is not None:
             return missing
         patches = _diff_patches(ctx) + _script_patches(ctx, views)

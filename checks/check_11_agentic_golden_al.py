@@ -77,6 +77,12 @@ def _engine_knob(engine: str) -> str | None:
     return p.acceptance_knob if p is not None else None
 
 
+def _engine_knobs(engine: str) -> tuple[str, ...]:
+    """That knob and its other spellings (ATOM also takes the acceptance as a rate)."""
+    p = engines.profile(engine)
+    return tuple(p.acceptance_knobs) if p is not None and p.acceptance_knob else ()
+
+
 def _mechanism(engine: str) -> str:
     p = engines.profile(engine)
     return (p.acceptance_mechanism if p is not None else None) or "{al}"
@@ -354,10 +360,7 @@ class AgenticGoldenAlCheck:
             return None
         if v.variant is None:
             knob = _engine_knob(v.engine)
-            profile = engines.profile(v.engine)
-            # The knob and its other spellings (ATOM also takes the acceptance as a rate).
-            names = tuple(profile.acceptance_knobs) if profile is not None and knob else ()
-            hits = [h for h in v.hits(*names) if h.kind in ("script-env", "script-flag", "json")] if knob else []
+            hits = [h for h in v.hits(*_engine_knobs(v.engine)) if h.kind in ("script-env", "script-flag", "json")]
             if not hits:
                 return CheckResult.failed(MSG_NOT_PINNED.format(key=v.config_key, launcher=v.launcher_path, knob=knob or "a simulated-acceptance knob",
                                                                 al=fmt_number(al), golden=golden_text),

@@ -211,7 +211,7 @@ class DraftRunsAsShippedCheck:
         views = serving_views(ctx)
         spec = [v for v in views if v.is_speculative]
         problems = _prohibited(ctx, views)
-        missing = first_unavailable(spec, scripts=True, ctx=ctx)
+        missing = first_unavailable(spec, launch=ctx)
         if missing is not None and not problems:
             return missing
         for v in spec:

@@ -101,20 +101,21 @@ def runner_chosen(ctx: Any, v: ServingView, what: str = WHAT_SERVER) -> str:
     return MSG_RUNNER_CHOSEN.format(key=v.config_key, how=how, what=what)
 
 
-def first_unavailable(views: Iterable[ServingView], *, scripts: bool = False, ctx: Any = None) -> CheckResult | None:
-    """A "could not verify" FAIL for the first view whose serving config is unknown; with
-    `scripts` (a check that reads the launch path), also for one whose setup script is missing
-    from the repository or whose launcher the runner picks at run time (given `ctx`, the row
-    names the runner's line)."""
+def first_unavailable(views: Iterable[ServingView], *, launch: Any = None) -> CheckResult | None:
+    """A "could not verify" FAIL for the first view whose serving config is unknown. A check
+    that reads the launch path passes its review context as `launch`: then also for a view
+    whose setup script is missing from the repository or whose launcher the runner picks at
+    run time (the row names the runner's line)."""
     for v in views:
         if v.unavailable:
             return CheckResult.failed(v.unavailable, v.unavailable_evidence or Evidence(unavailable=True))
-        if scripts and v.script_gap:
+        if launch is None:
+            continue
+        if v.script_gap:
             return CheckResult.failed(v.script_gap, v.script_gap_evidence or Evidence(unavailable=True))
-        if scripts and launch_unknown(v):
-            reason = runner_chosen(ctx, v) if ctx is not None else MSG_RUNNER_CHOSEN.format(
-                key=v.config_key, how=MSG_NO_RUNNER.format(runner=v.point.runner), what=WHAT_SERVER)
-            return CheckResult.failed(reason, Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True))
+        if launch_unknown(v):
+            return CheckResult.failed(runner_chosen(launch, v),
+                                      Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True))
     return None
 
 

@@ -8,7 +8,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from .errors import Finding, RecipeError
-from .yamlio import ANCHOR_RE, MAX_YAML_BYTES, YamlDoc, load_yaml
+from .yamlio import ANCHOR_RE, MAX_YAML_BYTES, YamlDoc, decode_text, load_yaml
 
 SCENARIO_FIXED = "fixed-seq-len"
 SCENARIO_AGENTIC = "agentic-coding"
@@ -349,11 +349,11 @@ def _top_level_blocks(text: str) -> list[tuple[int, str, str]] | None:
 
 
 def _parse_by_entry(data: bytes | str, path: str) -> MasterFile | None:
-    try:
-        text = data if isinstance(data, str) else data.decode("utf-8")
-    except UnicodeDecodeError:
+    try:  # the whole parse reports an oversized, binary or non-UTF-8 file
+        text = data if isinstance(data, str) else decode_text(data, path)
+    except RecipeError:
         return None
-    if "\0" in text or len(text) > MAX_YAML_BYTES:
+    if len(text) > MAX_YAML_BYTES:
         return None
     blocks = _top_level_blocks(text)
     if blocks is None:

@@ -237,7 +237,7 @@ class Variant(BaseModel):
     def engine(self) -> str | None:
         e = self.data.get("engine")
         if e is None and isinstance(self.data.get("backend"), dict):
-            key = self._legacy_config_key()
+            key = self._legacy_config_key
             e = self.data["backend"].get("type") or (key[:-len(LEGACY_CONFIG_SUFFIX)] if key else None)
         return normalize_engine(e.get("type") if isinstance(e, dict) else e)
 
@@ -279,11 +279,8 @@ class Variant(BaseModel):
         return isinstance(backend, dict) and any(
             isinstance(k, str) and (k.endswith(LEGACY_CONFIG_SUFFIX) or k.endswith(LEGACY_ENV_SUFFIX)) for k in backend)
 
-    def _legacy_config_key(self) -> str | None:
-        return self._legacy_key
-
     @cached_property
-    def _legacy_key(self) -> str | None:
+    def _legacy_config_key(self) -> str | None:
         """`sglang_config` / `vllm_config` / `trtllm_config`: the engine-args block of the backend."""
         backend = self.data.get("backend")
         if not isinstance(backend, dict):
@@ -303,13 +300,13 @@ class Variant(BaseModel):
         old = LEGACY_ROLE_NAMES.get(role, role)
         if part == "env":
             return ("backend", f"{old}{LEGACY_ENV_SUFFIX}")
-        return ("backend", self._legacy_config_key() or "", old)
+        return ("backend", self._legacy_config_key or "", old)
 
     @property
     def roles(self) -> list[str]:
         if self.legacy:
             backend = self.data["backend"]
-            cfg = backend.get(self._legacy_config_key() or "")
+            cfg = backend.get(self._legacy_config_key or "")
             found = []
             for role, old in LEGACY_ROLE_NAMES.items():
                 if (isinstance(cfg, dict) and old in cfg) or f"{old}{LEGACY_ENV_SUFFIX}" in backend:
