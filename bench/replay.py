@@ -160,12 +160,15 @@ def pr_file(repo: str, sha: str, subject: str, date: str) -> dict:
     }
 
 
-def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str, bot: Path = PROJECT) -> Replayed:
+def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str, bot: Path = PROJECT,
+               external: list[str] = ()) -> Replayed:
     pr = pr_file(repo, sha, subject, date)
     path = os.path.join(workdir, f"{sha}.pr.yaml")
     Path(path).write_text(yaml.safe_dump(pr, sort_keys=False))
     cmd = [sys.executable, "-m", "bot", "check", "--local", repo, "--base", f"{sha}^1", "--head", sha,
            "--pr", path, "--review-date", date[:10], "--format", "json"]
+    for spec in external:
+        cmd += ["--external-repo", spec]
     start = time.perf_counter()
     code, stdout, stderr, cpu = run_measured(cmd, bot, TIMEOUT_S)
     wall = time.perf_counter() - start
@@ -380,6 +383,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="verdicts run at once (default 2)")
     ap.add_argument("--json", action="store_true", help="print one JSON document")
     ap.add_argument("--out", help="also write every verdict's rows here, one JSON file per commit")
+    ap.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
+                    help="a clone of a repository the runners clone (NVIDIA/srt-slurm=DIR), passed to each verdict")
+    ap.add_argument("--commits", metavar="FILE", help="only the commits listed in FILE (one SHA per line)")
     ap.add_argument("--bot", default=str(PROJECT),
                     help="the infx-review checkout whose code gives the verdicts (default: this one); point it "
                          "at a frozen worktree while this one is being edited, e.g. for a baseline")
@@ -392,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--ix PATH is required (or --compare BEFORE AFTER)")
     repo = str(Path(args.ix).resolve())
     commits = pr_commits(repo, args.since, args.until)
+    if args.commits:
+        wanted = {line.strip() for line in Path(args.commits).read_text().split() if line.strip()}
+        commits = [c for c in commits if c[0] in wanted]
     if args.limit:
         commits = commits[-args.limit:]
     if args.sample and args.sample < len(commits):
@@ -401,7 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="infx-replay-") as workdir, \
             ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         bot = Path(args.bot).resolve()
-        results = list(pool.map(lambda c: replay_one(repo, c[0], c[1], c[2], workdir, bot), commits))
+        results = list(pool.map(lambda c: replay_one(repo, c[0], c[1], c[2], workdir, bot,
+                                                           args.external_repo), commits))
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

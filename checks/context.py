@@ -252,6 +252,7 @@ class ReviewContext:
         """Head points whose launch path the PR changes: the one rule of checks.launch_path
         (README "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
         from . import launch_path as lp
+        from .srt_checkout import copied_recipe, is_cloned
 
         base_entries = self.base_repo.entries
         head_entries = self.head_repo.entries
@@ -280,6 +281,7 @@ class ReviewContext:
         live = {p for p, c in changes.items() if not c.empty}
         names = (lp.reach_names(self.head_repo, self.snapshot.head, live) or None) if live else None
 
+        recipe_edits = any(p.endswith((".yaml", ".yml")) for p in changed_files)
         out: list[AffectedPoint] = []
         for point in head_points:
             key = getattr(point, "config_key", "")
@@ -291,6 +293,12 @@ class ReviewContext:
             launcher = _launcher_path(point)
             if launcher and launcher in changed_files:
                 reasons.append(f"{launcher} changed")
+            elif recipe_edits and is_cloned(point.launcher):
+                # The file a runner copies into its srt-slurm checkout at the CONFIG_FILE path.
+                copied = copied_recipe(self, point)
+                if copied in changed_files:
+                    launcher = copied
+                    reasons.append(f"{copied} changed (copied into the srt-slurm checkout)")
             extras = [_launcher_path(point, "eval_launcher"), *(getattr(point, "referenced_paths", ()) or ())]
             own = {launcher} | {e for e in extras if e}
             for extra in dict.fromkeys(e for e in extras if e):

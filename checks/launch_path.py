@@ -539,18 +539,31 @@ def srt_config_script(repo: Any, ref: str, recipe_path: str) -> str | None:
 
 def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
     """The roots of a point's launch path at the head (see the module docstring, rule 3)."""
+    from checks.result import split_external
+    from checks.srt_checkout import cloned_script, cloned_variant, is_cloned, point_checkout
+
     repo = ctx.head_repo
     out = PointRoots()
     launcher = point.launcher
     if launcher is not None and launcher.kind == "script" and launcher.exists is not False:
         out.files.append((launcher.path, "launcher"))
     variant = repo.variant_for(point) if launcher is not None and launcher.kind != "script" else None
+    checkout = None
+    if variant is None and is_cloned(launcher):
+        # The recipe the runner's srt-slurm checkout holds (checks.srt_checkout). For the
+        # affected rule (`runners`) only a checkout with this repository's `configs/` copied in
+        # can put one of its files on the path (a recipe's setup_script): no clone is read else.
+        found = point_checkout(ctx, point)
+        checkout = found.checkout if found is not None else None
+        if not runners or (checkout is not None and checkout.copies_into("configs")):
+            variant = cloned_variant(ctx, point)
     if variant is not None:
         setup = variant.get(SETUP_SCRIPT_KEY)
         line = variant.line_of(SETUP_SCRIPT_KEY)
         for ref in ([setup] if isinstance(setup, str) else setup if isinstance(setup, list) else []):
-            path = (resolve_ref(repo, ctx.config.policy.workspace_mounts, str(ref), variant.path)
-                    or srt_config_script(repo, str(ref), variant.path))
+            path = cloned_script(checkout, str(ref)) or (None if split_external(variant.path) else (
+                resolve_ref(repo, ctx.config.policy.workspace_mounts, str(ref), variant.path)
+                or srt_config_script(repo, str(ref), variant.path)))
             if path is None:
                 out.missing_setup.append((str(ref), variant.path, line))
             elif (path, SETUP_SCRIPT_KEY) not in out.files:

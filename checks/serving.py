@@ -22,6 +22,7 @@ from typing import Any, Iterable
 
 from checks.result import Evidence
 from checks.launch_path import launch_path, point_roots, read_analysis, resolve_ref
+from checks.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_script
 from recipes.engines import display_name, engine_of, primary_framework
@@ -46,11 +47,9 @@ MSG_MISSING_SCRIPT = (
 
 MSG_EXTERNAL_RECIPE = (
     "could not verify: {ref} named at {where} is not in this repository: CONFIG_FILE {written} is read by "
-    "srtctl from the external srt-slurm repository, which the runner clones at its pinned ref ({refs}); the bot "
-    "does not read that repository, so the recipe was not read; commit the recipe under {folder} to have it verified."
+    "srtctl from an srt-slurm checkout, and no runner script of this point makes one the bot can read; "
+    "commit the recipe under {folder} to have it verified."
 )
-MSG_PINNED_REF_UNKNOWN = "the ref is not named in {runners}"
-MSG_PINNED_REF_NO_RUNNER = "no runner script of this point names it"
 
 MSG_UNRESOLVED_SCRIPT = ("could not verify: {where} runs {ref}, a script whose name is built from a variable the "
                          "bot cannot resolve or that lives in a git submodule, so its code is unknown; name a script "
@@ -195,6 +194,10 @@ class ServingView:
 
     @property
     def launcher_path(self) -> str | None:
+        """The file serving the point: its recipe as read (a cloned one cites its repository,
+        checks.srt_checkout), else its launcher."""
+        if self.variant is not None and getattr(self.variant, "path", None):
+            return self.variant.path
         launcher = self.point.launcher
         return launcher.path if launcher is not None else None
 
@@ -443,15 +446,21 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 view.unavailable = MSG_MISSING_SCRIPT.format(ref=launcher.path, where=f"{point.source_path}:{point.source_line}")
                 view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True)
         elif variant is None and view.unavailable is None:
-            recipe = repo.recipe(launcher.path)
+            recipe, cloned = repo.recipe(launcher.path), None
+            if recipe is None and is_cloned(launcher):
+                # A CONFIG_FILE this repository does not hold is read from the srt-slurm
+                # checkout the point's runner makes (checks.srt_checkout).
+                cloned = point_recipe(ctx, point)
+                recipe = cloned.recipe if cloned is not None else None
             broken = next((f for f in recipe.findings if f.severity == "error"), None) \
                 if recipe is not None and not recipe.variants else None
-            if recipe is None and launcher.kind == "multinode-recipe" and launcher.exists is False:
-                # A multi-node CONFIG_FILE names a recipe of the srt-slurm checkout the runner makes;
-                # one that is not committed here lives in that external repository.
+            picked = recipe.select(launcher.selector) if recipe is not None and broken is None else []
+            if cloned is not None and cloned.unavailable:
+                view.unavailable, view.unavailable_evidence = cloned.unavailable, cloned.evidence
+            elif recipe is None and is_cloned(launcher):
                 view.unavailable = MSG_EXTERNAL_RECIPE.format(
                     ref=launcher.ref, where=f"{point.source_path}:{point.source_line}", written=launcher.written or launcher.path,
-                    refs=srt_slurm_refs(ctx, point), folder=posixpath.dirname(launcher.path) or launcher.path)
+                    folder=posixpath.dirname(launcher.path) or launcher.path)
                 view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True,
                                                      note="external srt-slurm recipe")
             elif recipe is None:
@@ -462,10 +471,13 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 view.unavailable = MSG_RECIPE_UNREADABLE.format(finding=broken, point=point.point_id)
                 view.unavailable_evidence = Evidence(path=broken.path, line=broken.line, unavailable=True,
                                                      note=broken.message)
+            elif cloned is not None and len(picked) == 1:
+                view.variant = picked[0]
+                view.effective = repo.effective(point, picked[0])
             else:
                 view.unavailable = MSG_NO_VARIANT.format(path=launcher.ref, point=point.point_id)
-                view.unavailable_evidence = Evidence(path=launcher.path, unavailable=True,
-                                                     note=f"{point.source_path}:{point.source_line}")
+                view.unavailable_evidence = Evidence(path=cloned.path if cloned is not None else launcher.path,
+                                                     unavailable=True, note=f"{point.source_path}:{point.source_line}")
     # Every bash text on the point's launch path (checks.launch_path), with the functions it calls.
     roots = point_roots(ctx, point, runners=False)
     for ref, holder, line in roots.missing_setup:
@@ -498,46 +510,6 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                                  executed=frozenset(path.called.get(holder, ()))),
                  ctx.config.policy.trusted_installers)
     return view
-
-
-SRT_SLURM_REPO = re.compile(r"srt-slurm", re.I)
-MEMO_SRT_REFS = "serving.srt_refs:{runner}"
-REFS_SHOWN = 3
-
-
-def srt_slurm_refs(ctx: Any, point: Any) -> str:
-    """The srt-slurm refs the point's runner scripts pin (`git clone --branch REF ...srt-slurm...`,
-    or `git checkout REF` after such a clone), as text for a reason: `sa-submission-q2-2026`, or
-    `one of a, b, c` when the script picks one per framework or model."""
-    from checks.launch_path import MEMO_RUNNERS, runner_nodes, runner_scripts
-
-    def compute() -> str:
-        repo = ctx.head_repo
-        nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
-        paths = runner_scripts(repo, nodes, point.runner)
-        refs: list[str] = []
-        for path in paths:
-            analysis = _analysis(ctx, path)
-            cloned = False
-            for cmd in analysis.commands if analysis is not None else []:
-                argv = cmd.expanded or cmd.argv
-                if len(argv) < 3 or argv[0] != "git":
-                    continue
-                if argv[1] == "clone" and any(SRT_SLURM_REPO.search(a) for a in argv[2:]):
-                    cloned = True
-                    if "--branch" in argv[2:-1]:
-                        refs.append(argv[argv.index("--branch") + 1])
-                        cloned = False  # this clone's ref is named
-                elif argv[1] == "checkout" and cloned and not argv[2].startswith("-"):
-                    refs.append(argv[2])
-                    cloned = False
-        refs = [r for r in dict.fromkeys(refs) if "$" not in r]
-        if not refs:
-            return MSG_PINNED_REF_UNKNOWN.format(runners=join(paths, None)) if paths else MSG_PINNED_REF_NO_RUNNER
-        if len(refs) == 1:
-            return refs[0]
-        return "one of " + keys_text(refs, REFS_SHOWN)
-    return ctx.memo(MEMO_SRT_REFS.format(runner=point.runner), compute)
 
 
 @dataclass

@@ -314,8 +314,10 @@ class Repository:
         found = recipe.select(launcher.selector)
         return found[0] if len(found) == 1 else None
 
-    def effective(self, point: BenchmarkPoint) -> EffectiveConfig:
-        variant = self.variant_for(point)
+    def effective(self, point: BenchmarkPoint, variant: Variant | None = None) -> EffectiveConfig:
+        """The point's effective serving config; `variant` serves it instead of the one this
+        repository holds (a recipe read from the srt-slurm checkout the runner makes)."""
+        variant = variant or self.variant_for(point)
         script = None
         if variant is None and point.launcher is not None and point.launcher.kind == "script":
             data = self.src.read(point.launcher.path)
