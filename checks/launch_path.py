@@ -520,6 +520,9 @@ class PointRoots:
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, via)
     commands: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
     missing_setup: list[tuple[str, str, int | None]] = field(default_factory=list)  # (ref, recipe, line)
+    # Setup scripts read from the cloned srt-slurm repository (checks.srt_checkout): (cited path,
+    # analysis). They are scanned as they are; what they would run in turn is not followed.
+    cloned: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
 
     @property
     def key(self) -> tuple:
@@ -540,7 +543,7 @@ def srt_config_script(repo: Any, ref: str, recipe_path: str) -> str | None:
 def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
     """The roots of a point's launch path at the head (see the module docstring, rule 3)."""
     from checks.result import split_external
-    from checks.srt_checkout import cloned_script, cloned_variant, is_cloned, point_checkout
+    from checks.srt_checkout import cloned_script, cloned_setup, cloned_variant, is_cloned, point_checkout
 
     repo = ctx.head_repo
     out = PointRoots()
@@ -564,6 +567,12 @@ def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
             path = cloned_script(checkout, str(ref)) or (None if split_external(variant.path) else (
                 resolve_ref(repo, ctx.config.policy.workspace_mounts, str(ref), variant.path)
                 or srt_config_script(repo, str(ref), variant.path)))
+            if path is None and not runners and launcher.kind == "multinode-recipe":
+                # srtctl runs it from the checkout's `configs/`: the cloned repository's file.
+                found = cloned_setup(ctx, point, str(ref))
+                if found is not None:
+                    out.cloned.append(found)
+                    continue
             if path is None:
                 out.missing_setup.append((str(ref), variant.path, line))
             elif (path, SETUP_SCRIPT_KEY) not in out.files:

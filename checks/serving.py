@@ -505,6 +505,9 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 data = ctx.snapshot.head.read(use.path)
                 if data is not None:
                     use.analysis = analyze_script(data.decode("utf-8", "replace"), use.path, env=env)
+    for holder, analysis in roots.cloned:
+        _add_use(view, ScriptUse(path=holder, analysis=analysis, via=SETUP_SCRIPT_KEY, executed=frozenset()),
+                 ctx.config.policy.trusted_installers)
     for holder, analysis in roots.commands:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via="benchmark.command",
                                  executed=frozenset(path.called.get(holder, ()))),

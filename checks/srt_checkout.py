@@ -43,6 +43,8 @@ CLONE_VALUE_OPTIONS = frozenset({"--branch", "-b", "--depth", "--origin", "-o", 
                                  "--config", "-c", "--jobs", "-j", "--shallow-since", "--shallow-exclude"})
 MEMO_CHECKOUT = "srt_checkout:{runner}:{env}"
 MEMO_RECIPE = "srt_checkout.recipe:{key}"
+MEMO_SETUP = "srt_checkout.setup:{key}"
+MEMO_RUNNER = "srt_checkout.runner:{path}"
 
 MSG_UNDECIDED = ("could not verify: {ref} named at {where} is read from the srt-slurm checkout the runner makes, "
                  "and {line} decides which one under a condition the bot cannot evaluate for {point} "
@@ -195,6 +197,26 @@ def _copy(argv: list[str], line: int, certain: bool) -> Copy | None:
                 certain=certain)
 
 
+_RELEVANT: dict[int, tuple[Any, list]] = {}
+
+
+def _relevant(analysis: Any) -> list:
+    """The runner's `git` and `cp` commands in line order, with their words (computed once per
+    analysis: every point of a runner asks about the same few commands)."""
+    hit = _RELEVANT.get(id(analysis))
+    if hit is not None and hit[0] is analysis:
+        return hit[1]
+    out = []
+    for cmd in sorted(analysis.commands, key=lambda c: c.line):
+        argv = _words(cmd)
+        if argv and argv[0] in ("git", "cp"):
+            out.append((cmd, argv))
+    if len(_RELEVANT) > 256:
+        _RELEVANT.clear()
+    _RELEVANT[id(analysis)] = (analysis, out)
+    return out
+
+
 def runner_checkout(analysis: Any, runner: str, env: dict[str, str]) -> CheckoutAnswer | None:
     """The srt-slurm checkout `runner` makes for a point with these variables; None when the
     runner clones no srt-slurm repository at all."""
@@ -202,10 +224,7 @@ def runner_checkout(analysis: Any, runner: str, env: dict[str, str]) -> Checkout
 
     state: dict | None = None
     seen_clone = False
-    for cmd in sorted(analysis.commands, key=lambda c: c.line):
-        argv = _words(cmd)
-        if not argv:
-            continue
+    for cmd, argv in _relevant(analysis):
         holds = evaluate_condition(cmd.condition, env) if cmd.condition else True
         if argv[0] == "git":
             clone = _clone(argv)
@@ -253,7 +272,7 @@ def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
         nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
         answers: dict[str, CheckoutAnswer] = {}
         for path in runner_scripts(repo, nodes, point.runner):
-            analysis = read_analysis(ctx.snapshot.head, path)
+            analysis = ctx.memo(MEMO_RUNNER.format(path=path), lambda: read_analysis(ctx.snapshot.head, path))
             if analysis is None:
                 continue
             answer = runner_checkout(analysis, path, env)
@@ -322,6 +341,42 @@ def cloned_script(checkout: Checkout | None, ref: str) -> str | None:
         return None
     found = checkout.locate(f"configs/{ref.strip().strip(chr(39) + chr(34)).rsplit('/', 1)[-1]}")
     return found[0] if found is not None and found[1].certain else None
+
+
+SETUP_FOLDER = "configs"
+
+
+def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | None:
+    """A recipe `setup_script` that neither this repository nor a copy provides, read from the
+    `configs/` folder of the cloned repository at the pinned ref (srtctl runs it from there):
+    (cited path, analysis). None when it cannot be read there, or when it sources or runs other
+    files (which the bot does not follow into another repository): the point stays blind."""
+    from recipes.scripts import analyze_script
+
+    answer = point_checkout(ctx, point)
+    co = answer.checkout if answer is not None else None
+    allowed = {a.lower() for a in ctx.config.policy.recipe_repositories}
+    if co is None or co.repo is None or co.ref_unknown or co.repo.lower() not in allowed:
+        return None
+    rel = inside_path(f"{SETUP_FOLDER}/{ref.strip().strip(chr(39) + chr(34))}")
+    if rel is None or not rel.startswith(SETUP_FOLDER + "/"):
+        return None
+
+    def read() -> tuple[str, Any] | None:
+        tree = ctx.snapshot.external_tree(co.repo, co.ref)
+        if tree is None or isinstance(tree, Unavailable):
+            return None
+        try:
+            data = tree.source.read(rel)
+        except OSError:
+            return None
+        if data is None:
+            return None
+        path = external_path(co.repo, tree.sha, rel)
+        analysis = analyze_script(data.decode("utf-8", "replace"), path)
+        return None if analysis.sources else (path, analysis)
+
+    return ctx.memo(MEMO_SETUP.format(key=f"{co.repo}@{co.ref}:{rel}"), read)
 
 
 def point_recipe(ctx: Any, point: Any) -> PointRecipe | None:

@@ -207,3 +207,19 @@ def test_an_edit_of_a_copied_folder_affects_the_points_whose_recipe_it_is():
     plain = build_snapshot({"base": {**tree, "runners/launch_gb200-nv.sh": RUNNER, source: RECIPE},
                             "head": {source: edited}})
     assert evaluate(plain, only={9}).row(9).status.value == "N/A"
+
+
+def test_a_setup_script_only_the_cloned_repository_holds_is_read_from_its_configs_folder():
+    with_setup = RECIPE.replace("backend:\n", "setup_script: deps.sh\nbackend:\n")
+    plain = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {"configs/deps.sh": "#!/bin/bash\npip install msgpack\n"}})
+    rows = _rows({IN_REPO: with_setup}, reader=plain)
+    assert rows[10].status.value == "PASS", rows[10].reason
+    patched = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {"configs/deps.sh": (
+        "#!/bin/bash\nsed -i 's/a/b/' /usr/local/lib/python3.12/dist-packages/tensorrt_llm/serve/openai_server.py\n")}})
+    rows = _rows({IN_REPO: with_setup}, reader=patched)
+    assert rows[10].status.value == "FAIL" and not rows[10].reason.startswith("could not verify"), rows[10].reason
+    assert any(split_external(e.path) == ("NVIDIA/srt-slurm", SHA, "configs/deps.sh") for e in rows[10].evidence)
+    # Without the clone (or when it lacks the file) the setup script stays unread: not a PASS.
+    for reader in (None, Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {}})):
+        rows = _rows({IN_REPO: with_setup}, reader=reader)
+        assert rows[10].status.value == "FAIL" and "deps.sh" in rows[10].reason, rows[10].reason
