@@ -29,12 +29,12 @@ function of a sourced library that the path never calls is not on the executed l
 """
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from checks.conditions import evaluate_condition
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units
 from recipes.repository import SRT_RECIPE_DIRS
 from recipes.yamlio import load_yaml
@@ -320,11 +320,6 @@ def _changed_lines(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]
 
 # --- which branch of a script a point takes (rule 4 for top-level code) ---------------------
 
-_TEST = re.compile(r"(\[\[?)\s+(.*?)\s+\]\]?")
-_CMP = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s*(==|=|!=)\s*(.+?)\s*$""")
-_MATCHES = re.compile(r"""(\S+) matches (\S+)""")
-
-
 def point_env(point: Any) -> dict[str, str]:
     """The variables the sweep sets for a point's job, as the runner scripts test them."""
     spec = getattr(point, "spec_decoding", None) or "none"
@@ -336,101 +331,6 @@ def point_env(point: Any) -> dict[str, str]:
         "IS_AGENTIC": "1" if agentic else "0",
     }
     return {k: str(v) for k, v in env.items() if v is not None}
-
-
-def _atom(text: str, env: dict[str, str]) -> bool | None:
-    """One `$VAR == value` comparison, or None when it is not one over a known variable."""
-    import fnmatch
-
-    m = _CMP.match(text.strip())
-    if not m or m.group(1) not in env:
-        return None
-    written = m.group(3).strip()
-    want = written.strip("'\"")
-    if "$" in want or "`" in want:
-        return None
-    quoted = written[:1] in "'\"" and written != want
-    got = env[m.group(1)] == want if quoted else fnmatch.fnmatchcase(env[m.group(1)], want)
-    neg = text.strip().startswith("!")
-    res = got if m.group(2) != "!=" else not got
-    return not res if neg else res
-
-
-def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
-    """Whether a recorded shell condition (if/elif/else chains, `X matches P` case arms) holds
-    for these variables: True, False, or None when it depends on something else."""
-    return _evaluate_condition(cond, tuple(sorted(env.items())))
-
-
-@functools.lru_cache(maxsize=1024)
-def _compiled(code: str) -> Any:
-    # Conditions reduce to a few shapes (`( _a0 and _a1 )`), shared by every script.
-    return compile(code, "<condition>", "eval")
-
-
-@functools.lru_cache(maxsize=8192)
-def _evaluate_condition(cond: str, env_items: tuple[tuple[str, str], ...]) -> bool | None:
-    # Every point of a config asks about the same conditions with the same few variables.
-    import fnmatch
-    import itertools
-
-    env = dict(env_items)
-    atoms: list[bool | None] = []
-
-    def test(m: re.Match) -> str:
-        inner = m.group(2)
-        parts = re.split(r"\s*(&&|\|\|)\s*", inner)
-        out = []
-        for part in parts:
-            if part in ("&&", "||"):
-                out.append(" and " if part == "&&" else " or ")
-                continue
-            atoms.append(_atom(part, env))
-            out.append(f" _a{len(atoms) - 1} ")
-        return "(" + "".join(out) + ")"
-
-    def case(m: re.Match) -> str:
-        subject = m.group(1).strip("'\"")
-        name = re.fullmatch(r"\$\{?([A-Za-z_]\w*)\}?", subject)
-        if name and name.group(1) in env:
-            value = env[name.group(1)]
-            atoms.append(any(fnmatch.fnmatchcase(value, p.strip("'\"")) for p in m.group(2).split("|")))
-        else:
-            atoms.append(None)
-        return f" _a{len(atoms) - 1} "
-
-    expr = _MATCHES.sub(case, _TEST.sub(test, cond))
-    expr = expr.replace("&&", " and ").replace("||", " or ")
-    expr = re.sub(r"(?<![\w])!\s*", " not ", expr)
-    tokens = re.findall(r"_a\d+|and|or|not|\(|\)|\S+", expr)
-    cleaned: list[str] = []
-    for tok in tokens:
-        if re.fullmatch(r"_a\d+|and|or|not|\(|\)", tok):
-            cleaned.append(tok)
-        else:  # a command used as a condition (`command -v x`): unknown
-            atoms.append(None)
-            cleaned.append(f"_a{len(atoms) - 1}")
-    # Adjacent atoms (a command's words) collapse into one unknown.
-    merged: list[str] = []
-    for tok in cleaned:
-        if merged and tok.startswith("_a") and merged[-1].startswith("_a"):
-            atoms[int(merged[-1][2:])] = None
-            continue
-        merged.append(tok)
-    code = " ".join(merged)
-    unknown = [i for i, a in enumerate(atoms) if a is None and f"_a{i}" in merged]
-    if len(unknown) > 8:
-        return None
-    results = set()
-    try:
-        compiled = _compiled(code)
-        for combo in itertools.product((True, False), repeat=len(unknown)):
-            values = {f"_a{i}": (a if a is not None else False) for i, a in enumerate(atoms)}
-            values.update({f"_a{i}": v for i, v in zip(unknown, combo)})
-            results.add(bool(eval(compiled, {"__builtins__": {}}, values)))  # noqa: S307 - only _aN/and/or/not/()
-    except (SyntaxError, RecursionError, MemoryError):  # e.g. parentheses nested past the compiler's limit
-        return None
-    return results.pop() if len(results) == 1 else None
 
 
 def _selected_lines(pf: PathFile, change: FileChange, env: dict[str, str]) -> bool:

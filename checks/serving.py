@@ -28,7 +28,6 @@ from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, 
 from recipes.engines import display_name, engine_of, primary_framework
 from recipes.srt import keypath_kind
 from recipes.values import flag_name as norm_name
-from checks.text import join, keys_text
 
 SETUP_SCRIPT_KEY = "setup_script"
 MSG_FILE_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run the review."

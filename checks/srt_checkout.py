@@ -200,17 +200,26 @@ def _copy(argv: list[str], line: int, certain: bool) -> Copy | None:
 _RELEVANT: dict[int, tuple[Any, list]] = {}
 
 
-def _relevant(analysis: Any) -> list:
-    """The runner's `git` and `cp` commands in line order, with their words (computed once per
-    analysis: every point of a runner asks about the same few commands)."""
+def _relevant(analysis: Any) -> list[tuple[Any, str, Any]]:
+    """The runner's srt-slurm clones, `git checkout`s and workspace copies in line order, as
+    (command, kind, parsed), computed once per analysis: every point of a runner asks about
+    the same few commands, and only their conditions are evaluated."""
     hit = _RELEVANT.get(id(analysis))
     if hit is not None and hit[0] is analysis:
         return hit[1]
-    out = []
+    out: list[tuple[Any, str, Any]] = []
     for cmd in sorted(analysis.commands, key=lambda c: c.line):
         argv = _words(cmd)
-        if argv and argv[0] in ("git", "cp"):
-            out.append((cmd, argv))
+        if not argv or argv[0] not in ("git", "cp"):
+            continue
+        if argv[0] == "cp":
+            copy = _copy(argv, cmd.line, certain=True)
+            if copy is not None:
+                out.append((cmd, "copy", copy))
+        elif (clone := _clone(argv)) is not None:
+            out.append((cmd, "clone", clone))
+        elif (rev := _checkout_ref(argv)) is not None:
+            out.append((cmd, "checkout", rev))
     if len(_RELEVANT) > 256:
         _RELEVANT.clear()
     _RELEVANT[id(analysis)] = (analysis, out)
@@ -219,45 +228,49 @@ def _relevant(analysis: Any) -> list:
 
 def runner_checkout(analysis: Any, runner: str, env: dict[str, str]) -> CheckoutAnswer | None:
     """The srt-slurm checkout `runner` makes for a point with these variables; None when the
-    runner clones no srt-slurm repository at all."""
-    from checks.launch_path import evaluate_condition
+    runner clones no srt-slurm repository at all. The clone that runs is the last one whose
+    condition holds (one the bot cannot evaluate leaves it undecided); the checkouts and copies
+    that count are those after it and before the next clone."""
+    from checks.conditions import evaluate_condition
 
-    state: dict | None = None
-    seen_clone = False
-    for cmd, argv in _relevant(analysis):
-        holds = evaluate_condition(cmd.condition, env) if cmd.condition else True
-        if argv[0] == "git":
-            clone = _clone(argv)
-            if clone is not None:
-                seen_clone = True
-                if holds is False:
-                    continue
-                if holds is None:
-                    return CheckoutAnswer(why=MSG_UNDECIDED, values={
-                        "line": f"{runner}:{cmd.line}", "condition": cmd.condition})
-                url, branch = clone
-                m = GITHUB_URL.match(url)
-                state = {"url": url, "repo": m.group("repo") if m else None, "line": cmd.line,
-                         "ref": branch or DEFAULT_BRANCH, "ref_line": cmd.line, "copies": [], "ref_unknown": False}
-                if branch and "$" in branch:
-                    state["ref_unknown"] = True
-                continue
-            rev = _checkout_ref(argv)
-            if rev is not None and state is not None and holds is not False:
-                if holds is None:
-                    return CheckoutAnswer(why=MSG_UNDECIDED, values={
-                        "line": f"{runner}:{cmd.line}", "condition": cmd.condition})
-                state.update(ref=rev, ref_line=cmd.line, ref_unknown="$" in rev or rev == "FETCH_HEAD")
+    def holds(cmd: Any) -> bool | None:
+        return evaluate_condition(cmd.condition, env) if cmd.condition else True
+
+    def undecided(cmd: Any) -> CheckoutAnswer:
+        return CheckoutAnswer(why=MSG_UNDECIDED, values={"line": f"{runner}:{cmd.line}", "condition": cmd.condition})
+
+    steps = _relevant(analysis)
+    clones = [i for i, (_, kind, _) in enumerate(steps) if kind == "clone"]
+    if not clones:
+        return None
+    chosen = None
+    for i in clones:
+        verdict = holds(steps[i][0])
+        if verdict is None:
+            return undecided(steps[i][0])
+        if verdict:
+            chosen = i
+    if chosen is None:
+        return CheckoutAnswer(why=None)  # the runner clones srt-slurm only for other points
+    cmd, _, (url, branch) = steps[chosen]
+    m = GITHUB_URL.match(url)
+    ref, ref_line, ref_unknown = branch or DEFAULT_BRANCH, cmd.line, bool(branch and "$" in branch)
+    copies: list[Copy] = []
+    end = next((i for i in clones if i > chosen), len(steps))
+    for later, kind, parsed in steps[chosen + 1:end]:
+        verdict = holds(later)
+        if verdict is False:
             continue
-        if state is not None and holds is not False:
-            copy = _copy(argv, cmd.line, certain=holds is True)
-            if copy is not None:
-                state["copies"].append(copy)
-    if state is None:
-        return None if not seen_clone else CheckoutAnswer(why=None)
+        if kind == "checkout":
+            if verdict is None:
+                return undecided(later)
+            ref, ref_line, ref_unknown = parsed, later.line, "$" in parsed or parsed == "FETCH_HEAD"
+        elif kind == "copy":
+            copies.append(parsed if verdict else Copy(parsed.source, parsed.dest, parsed.contents, parsed.line,
+                                                       certain=False))
     return CheckoutAnswer(checkout=Checkout(
-        runner=runner, line=state["line"], url=state["url"], repo=state["repo"], ref=state["ref"],
-        ref_line=state["ref_line"], copies=tuple(state["copies"]), ref_unknown=state["ref_unknown"]))
+        runner=runner, line=cmd.line, url=url, repo=m.group("repo") if m else None, ref=ref, ref_line=ref_line,
+        copies=tuple(copies), ref_unknown=ref_unknown))
 
 
 def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
@@ -343,12 +356,14 @@ def cloned_script(checkout: Checkout | None, ref: str) -> str | None:
     return found[0] if found is not None and found[1].certain else None
 
 
-SETUP_FOLDER = "configs"
+# Where srtctl looks for a recipe's setup_script in its checkout, in order (worker_stage.py:
+# `/configs/<name>`, then `/configs/patches/<name>` in newer srtctl).
+SETUP_FOLDERS = ("configs", "configs/patches")
 
 
 def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | None:
     """A recipe `setup_script` that neither this repository nor a copy provides, read from the
-    `configs/` folder of the cloned repository at the pinned ref (srtctl runs it from there):
+    `configs/` (or `configs/patches/`) folder of the cloned repository at the pinned ref:
     (cited path, analysis). None when it cannot be read there, or when it sources or runs other
     files (which the bot does not follow into another repository): the point stays blind."""
     from recipes.scripts import analyze_script
@@ -358,25 +373,29 @@ def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | None:
     allowed = {a.lower() for a in ctx.config.policy.recipe_repositories}
     if co is None or co.repo is None or co.ref_unknown or co.repo.lower() not in allowed:
         return None
-    rel = inside_path(f"{SETUP_FOLDER}/{ref.strip().strip(chr(39) + chr(34))}")
-    if rel is None or not rel.startswith(SETUP_FOLDER + "/"):
+    name = ref.strip().strip(chr(39) + chr(34))
+    rels = [inside_path(f"{folder}/{name}") for folder in SETUP_FOLDERS]
+    if any(r is None or not r.startswith(SETUP_FOLDERS[0] + "/") for r in rels):
         return None
 
     def read() -> tuple[str, Any] | None:
         tree = ctx.snapshot.external_tree(co.repo, co.ref)
         if tree is None or isinstance(tree, Unavailable):
             return None
-        try:
-            data = tree.source.read(rel)
-        except OSError:
-            return None
-        if data is None:
+        for rel in rels:
+            try:
+                data = tree.source.read(rel)
+            except OSError:
+                return None
+            if data is not None:
+                break
+        else:
             return None
         path = external_path(co.repo, tree.sha, rel)
         analysis = analyze_script(data.decode("utf-8", "replace"), path)
         return None if analysis.sources else (path, analysis)
 
-    return ctx.memo(MEMO_SETUP.format(key=f"{co.repo}@{co.ref}:{rel}"), read)
+    return ctx.memo(MEMO_SETUP.format(key=f"{co.repo}@{co.ref}:{rels[0]}"), read)
 
 
 def point_recipe(ctx: Any, point: Any) -> PointRecipe | None:

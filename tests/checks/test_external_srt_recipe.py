@@ -223,3 +223,10 @@ def test_a_setup_script_only_the_cloned_repository_holds_is_read_from_its_config
     for reader in (None, Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {}})):
         rows = _rows({IN_REPO: with_setup}, reader=reader)
         assert rows[10].status.value == "FAIL" and "deps.sh" in rows[10].reason, rows[10].reason
+
+
+def test_a_setup_script_under_configs_patches_is_found_as_newer_srtctl_finds_it():
+    with_setup = RECIPE.replace("backend:\n", "setup_script: deps.sh\nbackend:\n")
+    reader = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {"configs/patches/deps.sh": "#!/bin/bash\npip install msgpack\n"}})
+    rows = _rows({IN_REPO: with_setup}, reader=reader)
+    assert rows[10].status.value == "PASS", rows[10].reason
