@@ -35,7 +35,8 @@ from recipes.srt import parse_recipe
 # A clone of a GitHub repository, by URL; anything else (a variable, another host) is unknown.
 GITHUB_URL = re.compile(r"^(?:https://github\.com/|git@github\.com:)(?P<repo>[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+?)"
                         r"(?:\.git)?/?$")
-SRT_SLURM = re.compile(r"srt-slurm", re.I)
+# An srt-slurm clone by its URL, literal or a variable named for it (`"$POWER_SRT_SLURM_URL"`).
+SRT_SLURM = re.compile(r"srt[-_]slurm", re.I)
 WORKSPACE_PREFIXES = ("$GITHUB_WORKSPACE/", "${GITHUB_WORKSPACE}/")
 DEFAULT_BRANCH = "HEAD"
 # A git option of `clone` that takes a value (the rest are flags).

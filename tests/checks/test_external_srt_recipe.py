@@ -230,3 +230,24 @@ def test_a_setup_script_under_configs_patches_is_found_as_newer_srtctl_finds_it(
     reader = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {"configs/patches/deps.sh": "#!/bin/bash\npip install msgpack\n"}})
     rows = _rows({IN_REPO: with_setup}, reader=reader)
     assert rows[10].status.value == "PASS", rows[10].reason
+
+
+def test_hostile_clones_and_paths_are_never_read():
+    # A clone URL from a variable, another host, a ref from a variable, a CONFIG_FILE leaving the checkout.
+    nvidia = 'https://github.com/NVIDIA/srt-slurm.git "$SRT_REPO_DIR"\n    cd "$SRT_REPO_DIR" || exit 1'
+    cases = {
+        "variable URL": (RUNNER.replace(nvidia, '"$POWER_SRT_SLURM_URL" "$SRT_REPO_DIR"\n    cd "$SRT_REPO_DIR" || exit 1'), MASTER,
+                         "not a GitHub repository the bot can name"),
+        "other host": (RUNNER.replace(nvidia, 'https://gitlab.example/NVIDIA/srt-slurm.git "$SRT_REPO_DIR"\n'
+                                              '    cd "$SRT_REPO_DIR" || exit 1'), MASTER, "not a GitHub repository"),
+        "variable ref": (RUNNER.replace("git checkout sa-submission-q2-2026", 'git checkout "$SRT_REF"'), MASTER,
+                         "a ref the bot cannot resolve"),
+        "escaping path": (RUNNER, MASTER.replace(CONFIG, "recipes/../../../etc/passwd.yaml"), "leaves the srt-slurm checkout"),
+    }
+    for name, (runner, master, said) in cases.items():
+        reader = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {CONFIG: RECIPE}})
+        rows = _rows(runner=runner, reader=reader, master=master)
+        for n in (8, 9, 10):
+            assert rows[n].status.value == "FAIL" and rows[n].reason.startswith("could not verify"), (name, rows[n].reason)
+        assert said in rows[9].reason, (name, rows[9].reason)
+        assert reader.asked == [], name
