@@ -470,8 +470,11 @@ def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
             if path is None and not runners and launcher.kind == "multinode-recipe":
                 # srtctl runs it from the checkout's `configs/`: the cloned repository's file.
                 found = cloned_setup(ctx, point, str(ref))
-                if found is not None:
+                if isinstance(found, tuple):
                     out.cloned.append(found)
+                    continue
+                if found is not None:  # named with where else it was looked for
+                    out.missing_setup.append((f"{ref} ({found})", variant.path, line))
                     continue
             if path is None:
                 out.missing_setup.append((str(ref), variant.path, line))

@@ -69,6 +69,8 @@ MSG_NOT_IN_CLONE = ("could not verify: {ref} named at {where} is read from {repo
                     "{short}), which has no {written}; fix CONFIG_FILE or commit the recipe under {folder}.")
 MSG_COPY_MISSING = ("could not verify: {ref} named at {where} is copied into the srt-slurm checkout from {source} "
                     "({line}), which is not in this repository; commit the recipe or fix the copy.")
+MSG_SETUP_NOT_IN_CLONE = "nor under {folders} of {repo} at {rev}, which {line} checks out"
+MSG_SETUP_RUNS_MORE = "read from {path}, which runs other files the bot does not follow there"
 MSG_ESCAPES = ("could not verify: CONFIG_FILE {written} named at {where} leaves the srt-slurm checkout; "
                "name a recipe inside it.")
 
@@ -362,11 +364,12 @@ def cloned_script(checkout: Checkout | None, ref: str) -> str | None:
 SETUP_FOLDERS = ("configs", "configs/patches")
 
 
-def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | None:
+def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | str | None:
     """A recipe `setup_script` that neither this repository nor a copy provides, read from the
     `configs/` (or `configs/patches/`) folder of the cloned repository at the pinned ref:
-    (cited path, analysis). None when it cannot be read there, or when it sources or runs other
-    files (which the bot does not follow into another repository): the point stays blind."""
+    (cited path, analysis). Else why it was not read there (a sentence), or None when the point
+    makes no checkout the bot reads. A script that sources or runs other files is not taken:
+    the bot does not follow them into another repository, so the point stays blind."""
     from recipes.scripts import analyze_script
 
     answer = point_checkout(ctx, point)
@@ -378,8 +381,9 @@ def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | None:
     rels = [inside_path(f"{folder}/{name}") for folder in SETUP_FOLDERS]
     if any(r is None or not r.startswith(SETUP_FOLDERS[0] + "/") for r in rels):
         return None
+    where = {"repo": co.repo, "rev": co.rev_text, "line": co.where, "folders": join(f"{f}/" for f in SETUP_FOLDERS)}
 
-    def read() -> tuple[str, Any] | None:
+    def read() -> tuple[str, Any] | str | None:
         tree = ctx.snapshot.external_tree(co.repo, co.ref)
         if tree is None or isinstance(tree, Unavailable):
             return None
@@ -391,10 +395,10 @@ def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | None:
             if data is not None:
                 break
         else:
-            return None
+            return MSG_SETUP_NOT_IN_CLONE.format(**where)
         path = external_path(co.repo, tree.sha, rel)
         analysis = analyze_script(data.decode("utf-8", "replace"), path)
-        return None if analysis.sources else (path, analysis)
+        return MSG_SETUP_RUNS_MORE.format(path=path) if analysis.sources else (path, analysis)
 
     return ctx.memo(MEMO_SETUP.format(key=f"{co.repo}@{co.ref}:{rels[0]}"), read)
 

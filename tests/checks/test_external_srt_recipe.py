@@ -223,6 +223,8 @@ def test_a_setup_script_only_the_cloned_repository_holds_is_read_from_its_config
     for reader in (None, Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {}})):
         rows = _rows({IN_REPO: with_setup}, reader=reader)
         assert rows[10].status.value == "FAIL" and "deps.sh" in rows[10].reason, rows[10].reason
+    assert ("deps.sh (nor under configs/ and configs/patches/ of NVIDIA/srt-slurm at sa-submission-q2-2026, which "
+            "runners/launch_gb200-nv.sh:9 checks out)") in rows[10].reason, rows[10].reason
 
 
 def test_a_setup_script_under_configs_patches_is_found_as_newer_srtctl_finds_it():
