@@ -281,7 +281,7 @@ class ReviewContext:
         live = {p for p, c in changes.items() if not c.empty}
         names = (lp.reach_names(self.head_repo, self.snapshot.head, live) or None) if live else None
 
-        recipe_edits = any(p.endswith((".yaml", ".yml")) for p in changed_files)
+        recipe_edits = [p for p in changed_files if p.endswith((".yaml", ".yml"))]
         out: list[AffectedPoint] = []
         for point in head_points:
             key = getattr(point, "config_key", "")
@@ -295,7 +295,7 @@ class ReviewContext:
                 reasons.append(f"{launcher} changed")
             elif recipe_edits and is_cloned(point.launcher):
                 # The file a runner copies into its srt-slurm checkout at the CONFIG_FILE path.
-                copied = copied_recipe(self, point)
+                copied = copied_recipe(self, point, recipe_edits)
                 if copied in changed_files:
                     launcher = copied
                     reasons.append(f"{copied} changed (copied into the srt-slurm checkout)")

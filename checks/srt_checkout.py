@@ -23,7 +23,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 from checks.result import Evidence, external_path
 from checks.snapshot import Unavailable
@@ -339,11 +339,40 @@ def cloned_variant(ctx: Any, point: Any) -> Any | None:
     return picked[0] if len(picked) == 1 else None
 
 
-def copied_recipe(ctx: Any, point: Any) -> str | None:
+_WORKSPACE_PATH = re.compile(r"\$\{?GITHUB_WORKSPACE\}?/([^\s\"']+)")
+MEMO_COPY_SOURCES = "srt_checkout.copy_sources:{runner}"
+
+
+def copy_sources(ctx: Any, point: Any) -> frozenset[str]:
+    """Every `$GITHUB_WORKSPACE/<path>` the point's runner scripts name, read from their text:
+    a cheap superset of what their copies can bring into a checkout (no bash parse)."""
+    from checks.launch_path import MEMO_RUNNERS, runner_nodes, runner_scripts
+
+    def compute() -> frozenset[str]:
+        nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(ctx.head_repo, ctx.snapshot.head))
+        out: set[str] = set()
+        for path in runner_scripts(ctx.head_repo, nodes, point.runner):
+            try:
+                data = ctx.snapshot.head.read(path)
+            except OSError:
+                data = None
+            if data is not None:
+                out.update(m.rstrip("/") for m in _WORKSPACE_PATH.findall(data.decode("utf-8", "replace")))
+        return frozenset(out)
+
+    return ctx.memo(MEMO_COPY_SOURCES.format(runner=point.runner), compute)
+
+
+def copied_recipe(ctx: Any, point: Any, changed: Iterable[str] = ()) -> str | None:
     """The benchmark-repository file a runner's copy puts at a cloned launcher's CONFIG_FILE
-    path (the file the point really runs; its edits affect the point, checks.context)."""
+    path (the file the point really runs; its edits affect the point, checks.context). With
+    `changed`, the runner is read only when one of those files lies under a path it names."""
     if not is_cloned(point.launcher):
         return None
+    if changed:
+        sources = copy_sources(ctx, point)
+        if not any(c == s or c.startswith(s + "/") for c in changed for s in sources):
+            return None
     rel = inside_path(split_recipe_ref(point.launcher.written or point.launcher.path)[0])
     answer = point_checkout(ctx, point) if rel is not None else None
     found = answer.checkout.locate(rel) if answer is not None and answer.checkout is not None else None
