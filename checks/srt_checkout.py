@@ -196,8 +196,11 @@ def _copy(argv: list[str], line: int, certain: bool) -> Copy | None:
     dst = inside_path(dest) if dest.strip("/") else None
     if src is None or dst is None:
         return None
+    # `cp -r DIR DEST` lands at DEST when DEST does not exist and at DEST/DIR when it does, which
+    # the bot cannot tell: such a copy is never taken as certain.
+    ambiguous = not contents and not dest.endswith("/") and "." not in posixpath.basename(src)
     return Copy(source=src, dest=dst + ("/" if dest.endswith("/") else ""), contents=contents, line=line,
-                certain=certain)
+                certain=certain and not ambiguous)
 
 
 _RELEVANT: dict[int, tuple[Any, list]] = {}
@@ -269,8 +272,8 @@ def runner_checkout(analysis: Any, runner: str, env: dict[str, str]) -> Checkout
                 return undecided(later)
             ref, ref_line, ref_unknown = parsed, later.line, "$" in parsed or parsed == "FETCH_HEAD"
         elif kind == "copy":
-            copies.append(parsed if verdict else Copy(parsed.source, parsed.dest, parsed.contents, parsed.line,
-                                                       certain=False))
+            copies.append(parsed if verdict and parsed.certain else Copy(
+                parsed.source, parsed.dest, parsed.contents, parsed.line, certain=False))
     return CheckoutAnswer(checkout=Checkout(
         runner=runner, line=cmd.line, url=url, repo=m.group("repo") if m else None, ref=ref, ref_line=ref_line,
         copies=tuple(copies), ref_unknown=ref_unknown))
