@@ -29,6 +29,7 @@ MSG_NOT_FETCHED = "artifact {name} of run {run} was not downloaded: {why}"
 MSG_EXPIRED = "artifact {name} of run {run} expired"
 MSG_ARTIFACT_CAP = "GitHub lists it at {size} bytes, over the {limit}-byte download cap"
 MSG_NOT_SWEEP_RUN = "run {run} is not a run of the sweep workflow, so its artifacts were not downloaded"
+MSG_UNSAFE_REF = "{ref!r} is not a ref of {repo} the bot asks GitHub about"
 MSG_NO_COMMIT = "GitHub named no commit for {ref} of {repo}"
 MSG_PAGE = "published pages are not fetched by the bot; judge {url} from the sign-off text"
 
@@ -237,8 +238,12 @@ class GitHubData(PRData):
         """The commit `ref` names now in `repo` (GitHub resolves branches, tags and SHAs alike),
         its files read lazily like the PR's own trees. Only repositories the policy names are
         asked about (checks.srt_checkout decides; this is the second lock)."""
+        from checks.srt_checkout import SAFE_REF
+
         if repo.lower() not in {r.lower() for r in self.config.policy.recipe_repositories}:
             return None
+        if not SAFE_REF.match(ref):
+            return Unavailable(reason=MSG_UNSAFE_REF.format(ref=ref, repo=repo))
         return self._once.get(("external", repo.lower(), ref), lambda: self._external(repo, ref))
 
     def _external(self, repo: str, ref: str) -> ExternalTree | Unavailable:
@@ -246,7 +251,7 @@ class GitHubData(PRData):
 
         from bot.remote_source import BlobStore, RemoteTree
 
-        commit = fetch(f"commit {ref} of {repo}", lambda: self.api.get(f"/repos/{repo}/commits/{quote(ref, safe='')}"))
+        commit = fetch(f"commit {ref} of {repo}", lambda: self.api.get(f"/repos/{repo}/commits/{quote(ref, safe='/')}"))
         if isinstance(commit, Unavailable):
             return commit
         sha = str(commit.get("sha") or "")

@@ -39,6 +39,9 @@ GITHUB_URL = re.compile(r"^(?:https://github\.com/|git@github\.com:)(?P<repo>[A-
 SRT_SLURM = re.compile(r"srt[-_]slurm", re.I)
 WORKSPACE_PREFIXES = ("$GITHUB_WORKSPACE/", "${GITHUB_WORKSPACE}/")
 DEFAULT_BRANCH = "HEAD"
+# A git ref as a runner may pin it: branch, tag or commit names, no `..` step, nothing a URL or a
+# shell would read otherwise. Anything else is a ref the bot does not resolve.
+SAFE_REF = re.compile(r"^(?!.*\.\.)(?!/)[A-Za-z0-9._/+-]{1,200}$")
 # A git option of `clone` that takes a value (the rest are flags).
 CLONE_VALUE_OPTIONS = frozenset({"--branch", "-b", "--depth", "--origin", "-o", "--reference", "--filter",
                                  "--config", "-c", "--jobs", "-j", "--shallow-since", "--shallow-exclude"})
@@ -260,7 +263,7 @@ def runner_checkout(analysis: Any, runner: str, env: dict[str, str]) -> Checkout
         return CheckoutAnswer(why=None)  # the runner clones srt-slurm only for other points
     cmd, _, (url, branch) = steps[chosen]
     m = GITHUB_URL.match(url)
-    ref, ref_line, ref_unknown = branch or DEFAULT_BRANCH, cmd.line, bool(branch and "$" in branch)
+    ref, ref_line, ref_unknown = branch or DEFAULT_BRANCH, cmd.line, bool(branch and not SAFE_REF.match(branch))
     copies: list[Copy] = []
     end = next((i for i in clones if i > chosen), len(steps))
     for later, kind, parsed in steps[chosen + 1:end]:
@@ -270,7 +273,7 @@ def runner_checkout(analysis: Any, runner: str, env: dict[str, str]) -> Checkout
         if kind == "checkout":
             if verdict is None:
                 return undecided(later)
-            ref, ref_line, ref_unknown = parsed, later.line, "$" in parsed or parsed == "FETCH_HEAD"
+            ref, ref_line, ref_unknown = parsed, later.line, not SAFE_REF.match(parsed) or parsed == "FETCH_HEAD"
         elif kind == "copy":
             copies.append(parsed if verdict and parsed.certain else Copy(
                 parsed.source, parsed.dest, parsed.contents, parsed.line, certain=False))

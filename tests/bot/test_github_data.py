@@ -107,4 +107,5 @@ def test_a_cloned_repository_is_read_at_the_commit_github_names_for_the_ref_and_
     assert data.external_tree("nvidia/srt-slurm", "sa-submission-q2-2026") is tree  # asked once
     assert isinstance(data.external_tree("NVIDIA/srt-slurm", "gone"), Unavailable)
     assert data.external_tree("someone/srt-slurm", "main") is None
+    assert isinstance(data.external_tree("NVIDIA/srt-slurm", "../../orgs/x"), Unavailable)
     assert not any(c.startswith("/repos/someone") for c in api.calls)

@@ -245,6 +245,8 @@ def test_hostile_clones_and_paths_are_never_read():
         "variable ref": (RUNNER.replace("git checkout sa-submission-q2-2026", 'git checkout "$SRT_REF"'), MASTER,
                          "a ref the bot cannot resolve"),
         "escaping path": (RUNNER, MASTER.replace(CONFIG, "recipes/../../../etc/passwd.yaml"), "leaves the srt-slurm checkout"),
+        "escaping ref": (RUNNER.replace("git checkout sa-submission-q2-2026", "git checkout ../../orgs/x"), MASTER,
+                         "a ref the bot cannot resolve"),
     }
     for name, (runner, master, said) in cases.items():
         reader = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {CONFIG: RECIPE}})
