@@ -59,12 +59,23 @@ def _clone(v: Any) -> Any:
 
 def _set_origins(origins: dict[KeyPath, int], value: Any, kp: KeyPath, doc: YamlDoc, src: KeyPath) -> None:
     """Record the source line of `value` and everything under it."""
-    line = doc.line(*src)
+    _record_lines(origins, value, kp, doc.lines, src, doc.line(*src))
+
+
+def _record_lines(origins: dict[KeyPath, int], value: Any, kp: KeyPath, lines: dict[KeyPath, int], src: KeyPath,
+                  line: int | None) -> None:
+    # `line` is `doc.line(*src)`. A child's is its own recorded line or else its parent's (what
+    # `YamlDoc.line` walks up to), so one look-up per child replaces a walk to the root.
     if line is not None:
         origins[kp] = line
     if isinstance(value, dict):
         for k, v in value.items():
-            _set_origins(origins, v, kp + (k,), doc, src + (k,))
+            child = src + (k,)
+            child_line = lines.get(child, line)
+            if isinstance(v, dict):
+                _record_lines(origins, v, kp + (k,), lines, child, child_line)
+            elif child_line is not None:
+                origins[kp + (k,)] = child_line
 
 
 def _drop_origins(origins: dict[KeyPath, int], kp: KeyPath) -> None:
