@@ -61,9 +61,11 @@ def gc_paused() -> Iterator[None]:
 
     Parsing allocates hundreds of thousands of acyclic containers that all stay alive, and each
     allocation burst makes the collector walk the young heap again for nothing: that was a fifth
-    of a cold load. Reference counting still frees everything that is dropped; a collection
-    runs normally after the block. Nested or concurrent use is harmless: only the outermost
-    block that turned the collector off turns it back on.
+    of a cold load. Reference counting still frees everything that is dropped. What the block
+    left alive is moved to the oldest generation at once (freeze, then unfreeze), so the young
+    collections after it do not walk it all again (a further 7% of a cold load); full
+    collections still examine it, so a cycle in it is still collected. Nested or concurrent use
+    is harmless: only the outermost block that turned the collector off turns it back on.
     """
     if not gc.isenabled():
         yield
@@ -72,6 +74,8 @@ def gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        gc.freeze()
+        gc.unfreeze()
         gc.enable()
 
 

@@ -149,3 +149,39 @@ def test_dir_source_reads_files_only_and_treats_a_link_loop_as_unreadable(tmp_pa
     assert src.failures == {}
     assert src.read("d/out") is None
     assert set(src.failures) == {"d/out"} and "leaves the repository" in src.failures["d/out"]
+
+
+def test_what_a_collector_pause_keeps_is_old_yet_its_cycles_are_still_collected():
+    import gc
+    import weakref
+
+    from recipes.repository import gc_paused
+
+    class Node:
+        pass
+
+    with gc_paused():
+        kept = [{"k": [i]} for i in range(100)]
+        cyclic = Node()
+        cyclic.self = cyclic
+        gone = weakref.ref(cyclic)
+        del cyclic
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert id(kept) in oldest and all(id(d) in oldest for d in kept[:3])
+    assert gc.isenabled() and gone() is not None  # reference counting cannot free a cycle
+    gc.collect()
+    assert gone() is None
+
+
+def test_the_anchor_search_finds_what_the_plain_pattern_finds():
+    import random
+    import re
+
+    plain = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
+    alphabet = [" ", "\t", "\n", "\r", "\x0b", "\x85", "\u3000", "[", "{", ",", ":", "-", "&", "*", "a", "\u2192"]
+    rng = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        assert bool(yamlio.ANCHOR_RE.search(text)) == bool(plain.search(text)), repr(text)
+    for text in ("&a x", "k: &a 1", "[&a 1]", "- &a", "a&b", "k: & x", "x\n&a"):
+        assert bool(yamlio.ANCHOR_RE.search(text)) == bool(plain.search(text)), text
