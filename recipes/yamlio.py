@@ -70,8 +70,11 @@ try:  # libyaml is ~20x faster than the pure-Python parser on the 750 KB changel
     _Loader: type = type("_Loader", (yaml.CSafeLoader,), {"resolve": _resolve, **_IGNORE_ARGS})
 except AttributeError:  # pragma: no cover - wheels ship libyaml
     _Loader = yaml.SafeLoader
-# An alias needs an anchor; without one the expansion bound cannot be exceeded.
-ANCHOR_RE = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
+# An alias needs an anchor; without one the expansion bound cannot be exceeded. An anchor is an
+# `&` at the start or after a space or one of `[{,:-`, followed by a non-space. Written with the
+# `&` first (the test behind it), the search skips to each `&` instead of trying every position:
+# 0.2 ms instead of 25 ms on a 330 KB master config.
+ANCHOR_RE = re.compile(r"&(?<![^\s\[\{,:-]&)[^\s]")
 
 Key = str | int
 
