@@ -100,18 +100,28 @@ def _merge_into(dst: dict, src: dict, origins: dict | None, kp: KeyPath, doc: Ya
     its untouched sub-mappings with the base it was shallow-copied from (copy on write)."""
     for k, v in src.items():
         here = kp + (k,)
+        old = dst.get(k)
         if v is None:
             dst.pop(k, None)
             if origins is not None:
-                _drop_origins(origins, here)
-        elif isinstance(v, dict) and isinstance(dst.get(k), dict):
-            child = dst[k] = dict(dst[k])
+                _forget_origins(origins, here, old)
+        elif isinstance(v, dict) and isinstance(old, dict):
+            child = dst[k] = dict(old)
             _merge_into(child, v, origins, here, doc, src_kp + (k,))
         else:
             dst[k] = _clone(v)
             if origins is not None and doc is not None:
-                _drop_origins(origins, here)
+                _forget_origins(origins, here, old)
                 _set_origins(origins, v, here, doc, src_kp + (k,))
+
+
+def _forget_origins(origins: dict[KeyPath, int], kp: KeyPath, old: Any) -> None:
+    """Drop the origins of the value `old` that stood at `kp`. Only a mapping's keys have origins
+    below its own, so another value's one entry is dropped without scanning them all."""
+    if isinstance(old, dict):
+        _drop_origins(origins, kp)
+    else:
+        origins.pop(kp, None)
 
 
 def _without_nulls(d: dict) -> dict:
@@ -565,12 +575,13 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
             findings.append(Finding(path=path, line=doc.line(key), code="zip", message=str(e)))
             continue
         group = key[len(ZIP_PREFIX):]
+        lists = list(_lists(block))
         for i in range(n):
             sliced = zip_slice(block, i)
             data = dict(base)
             origins = dict(base_origins)
             _merge_into(data, sliced, origins, (), doc, (key,))
-            for kp, lst in _lists(block):
+            for kp, lst in lists:
                 # Sliced values were written inside a list: point at the element's own line.
                 line = doc.line(key, *kp, i if len(lst) > 1 else 0)
                 if line is not None and kp in origins:
