@@ -15,7 +15,7 @@ from .config import RepoConfig, read_repo_config
 from .effective import EffectiveConfig, effective_config
 from .errors import Finding
 from .layout import Layout, detect_layout
-from .master import MasterEntry, MasterFile, clear_entry_cache, parse_master
+from .master import MasterEntry, MasterFile, clear_entry_cache, images_match, parse_master
 from .points import BenchmarkPoint, expand_entry
 from .source import DirSource, FileSource, GitSource
 from .binding import Bindings, bind_points
@@ -92,6 +92,7 @@ def clear_parse_cache() -> None:
     _EXPANSION_CACHE.clear()
     clear_entry_cache()
     clear_scalar_caches()
+    images_match.cache_clear()
 
 
 MSG_DUPLICATE_KEY = "config key {key} is also defined in {other}"

@@ -500,8 +500,10 @@ def parse_recipe(data: bytes | str, path: str) -> Recipe:
     for v in recipe.variants:
         for keys in STRING_FIELDS:
             value = v.get(*keys)
+            if value is None or isinstance(value, str):
+                continue
             line = v.line_of(*keys)
-            if value is not None and not isinstance(value, str) and (keys, line) not in seen:
+            if (keys, line) not in seen:
                 seen.add((keys, line))
                 recipe.findings.append(Finding(path=path, line=line, code="wrong-type",
                                                message=MSG_NOT_TEXT.format(field=".".join(keys), value=value)))
