@@ -212,7 +212,12 @@ class _Builder:
                     cline = child.start_mark.line + 1
                     if cline != line:
                         lines[keypath + (i,)] = cline
-                    out.append(child.value if child.tag == _STR_TAG else self.scalar(child))
+                    tag = child.tag
+                    if tag == _STR_TAG:
+                        out.append(child.value)
+                    else:  # the scalar cache's hit in line, `scalar` on a miss
+                        hit = _SCALARS.get((tag, child.value), _MISSING)
+                        out.append(self.scalar(child) if hit is _MISSING else hit)
                 else:
                     out.append(self.build(child, keypath + (i,), line))
             return out
@@ -248,7 +253,12 @@ class _Builder:
                 if kline != line:
                     lines[path] = kline
                 if not shares and isinstance(vnode, ScalarNode):  # `build(vnode, ...)` in line
-                    result[key] = vnode.value if vnode.tag == _STR_TAG else self.scalar(vnode)
+                    tag = vnode.tag
+                    if tag == _STR_TAG:
+                        result[key] = vnode.value
+                    else:  # the scalar cache's hit in line, `scalar` on a miss
+                        hit = _SCALARS.get((tag, vnode.value), _MISSING)
+                        result[key] = self.scalar(vnode) if hit is _MISSING else hit
                 else:
                     result[key] = self.build(vnode, path, line, kline)
             for mk, mv in merged.items():
