@@ -423,6 +423,8 @@ class PointRoots:
     # Setup scripts read from the cloned srt-slurm repository (checks.srt_checkout): (cited path,
     # analysis). They are scanned as they are; what they would run in turn is not followed.
     cloned: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
+    # Setup scripts looked for in the cloned repository in vain: (ref, recipe, line, why).
+    cloned_gaps: list[tuple[str, str, int | None, str]] = field(default_factory=list)
 
     @property
     def key(self) -> tuple:
@@ -473,8 +475,8 @@ def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
                 if isinstance(found, tuple):
                     out.cloned.append(found)
                     continue
-                if found is not None:  # named with where else it was looked for
-                    out.missing_setup.append((f"{ref} ({found})", variant.path, line))
+                if found is not None:  # the cloned repository was read: why it does not tell
+                    out.cloned_gaps.append((str(ref), variant.path, line, found))
                     continue
             if path is None:
                 out.missing_setup.append((str(ref), variant.path, line))

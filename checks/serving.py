@@ -44,6 +44,8 @@ MSG_MISSING_SCRIPT = (
     "or fix the reference."
 )
 
+MSG_CLONED_SETUP = ("could not verify: {ref} named at {where} is not in this repository, and {why}; commit the "
+                    "script to have it verified.")
 MSG_EXTERNAL_RECIPE = (
     "could not verify: {ref} named at {where} is not in this repository: CONFIG_FILE {written} is read by "
     "srtctl from an srt-slurm checkout, and no runner script of this point makes one the bot can read; "
@@ -483,6 +485,11 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
         harness = any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
         if not harness and view.script_gap is None:
             view.script_gap = MSG_MISSING_SCRIPT.format(ref=ref, where=f"{holder}:{line}")
+            view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
+    for ref, holder, line, why in roots.cloned_gaps:
+        harness = any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
+        if not harness and view.script_gap is None:
+            view.script_gap = MSG_CLONED_SETUP.format(ref=ref, where=f"{holder}:{line}", why=why)
             view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
     path = launch_path(ctx, roots)
     for holder, line, ref in path.unresolved[:1]:

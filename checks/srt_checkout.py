@@ -72,8 +72,9 @@ MSG_NOT_IN_CLONE = ("could not verify: {ref} named at {where} is read from {repo
                     "{short}), which has no {written}; fix CONFIG_FILE or commit the recipe under {folder}.")
 MSG_COPY_MISSING = ("could not verify: {ref} named at {where} is copied into the srt-slurm checkout from {source} "
                     "({line}), which is not in this repository; commit the recipe or fix the copy.")
-MSG_SETUP_NOT_IN_CLONE = "nor under {folders} of {repo} at {rev}, which {line} checks out"
-MSG_SETUP_RUNS_MORE = "read from {path}, which runs other files the bot does not follow there"
+MSG_SETUP_NOT_IN_CLONE = "neither is it under {folders} of {repo} at {rev}, which {line} checks out"
+MSG_SETUP_RUNS_MORE = ("srtctl runs it from {path}, which runs other files of that checkout that the bot does not "
+                       "follow there ({runs})")
 MSG_ESCAPES = ("could not verify: CONFIG_FILE {written} named at {where} leaves the srt-slurm checkout; "
                "name a recipe inside it.")
 
@@ -433,7 +434,10 @@ def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | str | None
             return MSG_SETUP_NOT_IN_CLONE.format(**where)
         path = external_path(co.repo, tree.sha, rel)
         analysis = analyze_script(data.decode("utf-8", "replace"), path)
-        return MSG_SETUP_RUNS_MORE.format(path=path) if analysis.sources else (path, analysis)
+        if analysis.sources:
+            return MSG_SETUP_RUNS_MORE.format(path=path, runs=join(
+                (f"line {src.line}: {src.resolved or src.value}" for src in analysis.sources), None, limit=3))
+        return path, analysis
 
     return ctx.memo(MEMO_SETUP.format(key=f"{co.repo}@{co.ref}:{rels[0]}"), read)
 

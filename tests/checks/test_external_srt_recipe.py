@@ -223,8 +223,16 @@ def test_a_setup_script_only_the_cloned_repository_holds_is_read_from_its_config
     for reader in (None, Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {}})):
         rows = _rows({IN_REPO: with_setup}, reader=reader)
         assert rows[10].status.value == "FAIL" and "deps.sh" in rows[10].reason, rows[10].reason
-    assert ("deps.sh (nor under configs/ and configs/patches/ of NVIDIA/srt-slurm at sa-submission-q2-2026, which "
-            "runners/launch_gb200-nv.sh:9 checks out)") in rows[10].reason, rows[10].reason
+    assert ("deps.sh named at benchmarks/multi_node/srt-slurm-recipes/trtllm/gb200-fp4/1k1k/mtp/"
+            "ctx1_gen1_dep32_batch4_eplb0_mtp3.yaml:4 is not in this repository, and neither is it under configs/ and "
+            "configs/patches/ of NVIDIA/srt-slurm at sa-submission-q2-2026, which runners/launch_gb200-nv.sh:9 checks "
+            "out") in rows[10].reason, rows[10].reason
+    runs_more = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {"configs/deps.sh": (
+        "#!/bin/bash\nif [ -f /configs/patches/fix.py ]; then\n    python3 /configs/patches/fix.py\nfi\n"
+        "bash /configs/install.sh\n")}})
+    rows = _rows({IN_REPO: with_setup}, reader=runs_more)
+    assert rows[10].status.value == "FAIL" and "runs other files of that checkout" in rows[10].reason, rows[10].reason
+    assert "/configs/install.sh" in rows[10].reason
 
 
 def test_a_setup_script_under_configs_patches_is_found_as_newer_srtctl_finds_it():
