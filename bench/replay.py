@@ -58,7 +58,8 @@ COULD_NOT_VERIFY = "could not verify"
 # Reasons that are about evidence only GitHub has; local mode reports them unavailable by design.
 GITHUB_ONLY_RE = re.compile(r"not provided in local mode|sweep run|check run|artifact|upstream", re.I)
 PATH_IN_REASON_RE = re.compile(r"[\w./-]+\.(?:sh|ya?ml|md|py|json|patch|diff)\b")
-NOT_FOUND_RE = re.compile(r"could not verify: (\S+) named at \S+ (?:was not found|is not in this repository)")
+NOT_FOUND_RE = re.compile(r"could not verify: (\S+) named at \S+ (?:was not found|is not in this repository)"
+                          r"|could not verify: \S+ named at \S+ is copied into the srt-slurm checkout from (\S+) ")
 # Code a script downloads or pipes in at run time: not a file of the commit the bot missed.
 OPAQUE_RE = re.compile(r"could not read what line \d+ of \S+ runs: a script it downloads")
 TIMEOUT_S = 600
@@ -251,7 +252,7 @@ def bot_caused(repo: str, sha: str, reason: str) -> bool:
     names = tree_names(repo, sha)
     missing = NOT_FOUND_RE.search(reason)
     # "X named at Y was not found": only X is what the bot failed to find (Y is the referrer).
-    for path in [missing.group(1)] if missing else PATH_IN_REASON_RE.findall(reason):
+    for path in [missing.group(1) or missing.group(2)] if missing else PATH_IN_REASON_RE.findall(reason):
         path = path.lstrip("./")
         if path in names or path.rsplit("/", 1)[-1] in names:
             return True
