@@ -485,24 +485,35 @@ def point_recipe(ctx: Any, point: Any) -> PointRecipe | None:
     if co.repo.lower() not in {a.lower() for a in allowed}:
         return PointRecipe(unavailable=MSG_NOT_ALLOWED.format(**fmt, allowed=join(allowed, None) or "none"),
                            evidence=cite, checkout=co)
-    return ctx.memo(MEMO_RECIPE.format(key=f"{co.repo}@{co.ref}:{rel}"),
-                    lambda: _read_cloned(ctx, co, rel, fmt, cite))
-
-
-def _read_cloned(ctx: Any, co: Checkout, rel: str, fmt: dict, cite: Evidence) -> PointRecipe:
+    kind, value = ctx.memo(MEMO_RECIPE.format(key=f"{co.repo}@{co.ref}:{rel}"), lambda: _read_cloned(ctx, co, rel))
+    # The read is shared by every point naming the recipe; the reason names this point's lines.
     fmt = dict(fmt, line=co.where)
+    if kind == READ_OK:
+        return PointRecipe(recipe=value, path=value.path, checkout=co)
+    if kind == READ_NOT_GIVEN:
+        message = MSG_NOT_GIVEN.format(**fmt)
+    elif kind == READ_UNAVAILABLE:
+        message = MSG_TREE_UNAVAILABLE.format(**fmt, reason=value)
+    else:
+        message = MSG_NOT_IN_CLONE.format(**fmt, short=value[:12])
+    return PointRecipe(unavailable=message, evidence=cite, checkout=co)
+
+
+READ_OK, READ_NOT_GIVEN, READ_UNAVAILABLE, READ_ABSENT = "ok", "not given", "unavailable", "absent"
+
+
+def _read_cloned(ctx: Any, co: Checkout, rel: str) -> tuple[str, Any]:
+    """(kind, value) of reading `rel` from the cloned repository at the checkout's ref: the
+    parsed recipe, why the tree could not be read, or the commit that lacks the file."""
     tree = ctx.snapshot.external_tree(co.repo, co.ref)
     if tree is None:
-        return PointRecipe(unavailable=MSG_NOT_GIVEN.format(**fmt), evidence=cite, checkout=co)
+        return READ_NOT_GIVEN, None
     if isinstance(tree, Unavailable):
-        return PointRecipe(unavailable=MSG_TREE_UNAVAILABLE.format(**fmt, reason=tree.reason), evidence=cite,
-                           checkout=co)
+        return READ_UNAVAILABLE, tree.reason
     try:
         data = tree.source.read(rel)
     except OSError as exc:
-        return PointRecipe(unavailable=MSG_TREE_UNAVAILABLE.format(**fmt, reason=exc), evidence=cite, checkout=co)
+        return READ_UNAVAILABLE, str(exc)
     if data is None:
-        return PointRecipe(unavailable=MSG_NOT_IN_CLONE.format(**fmt, short=tree.sha[:12]), evidence=cite,
-                           checkout=co)
-    path = external_path(co.repo, tree.sha, rel)
-    return PointRecipe(recipe=parse_recipe(data, path), path=path, checkout=co)
+        return READ_ABSENT, tree.sha
+    return READ_OK, parse_recipe(data, external_path(co.repo, tree.sha, rel))

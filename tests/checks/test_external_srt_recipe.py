@@ -278,3 +278,22 @@ def test_a_folder_copy_whose_landing_place_depends_on_the_disk_is_not_trusted():
     assert co.locate("recipes/k/a.yaml")[0] == "benchmarks/x/a.yaml"
     assert co.locate("recipes/other.yaml") is None
     assert _copy(["cp", "-rT", "$GITHUB_WORKSPACE/../../etc", "recipes/x"], 5, certain=True) is None
+
+
+def test_points_sharing_a_missing_cloned_recipe_each_cite_their_own_line():
+    # Two entries name the same CONFIG_FILE; the clone lacks it: each point's reason names its
+    # own entry, though the clone is read once.
+    from checks.context import ReviewContext
+    from checks.serving import serving_views
+
+    second = MASTER.replace("dsr1-fp4-gb200-dynamo-trt-mtp:", "dsr1-fp4-gb200-dynamo-trt-mtp-b:")
+    reader = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {}})
+    head = {"configs/nvidia-master.yaml": MASTER + second, "configs/runners.yaml": RUNNERS,
+            "runners/launch_gb200-nv.sh": RUNNER}
+    snap = build_snapshot({"base": {"configs/runners.yaml": RUNNERS}, "head": head}).model_copy(
+        update={"external": reader})
+    views = serving_views(ReviewContext(snap))
+    cited = sorted(v.unavailable.split(" is read from")[0].rsplit(":", 1)[1] for v in views)
+    assert len(views) == 2 and len(set(cited)) == 2, [v.unavailable for v in views]
+    assert all("which has no" in v.unavailable for v in views)
+    assert reader.asked == [("NVIDIA/srt-slurm", "sa-submission-q2-2026")]
