@@ -48,6 +48,8 @@ CLONE_VALUE_OPTIONS = frozenset({"--branch", "-b", "--depth", "--origin", "-o", 
 MEMO_CHECKOUT = "srt_checkout:{runner}:{env}"
 MEMO_RECIPE = "srt_checkout.recipe:{key}"
 MEMO_SETUP = "srt_checkout.setup:{key}"
+# What reading a file of the cloned repository gave (shared by every point naming it).
+READ_OK, READ_NOT_GIVEN, READ_UNAVAILABLE, READ_ABSENT = "ok", "not given", "unavailable", "absent"
 MEMO_RUNNER = "srt_checkout.runner:{path}"
 
 MSG_UNDECIDED = ("could not verify: {ref} named at {where} is read from the srt-slurm checkout the runner makes, "
@@ -417,9 +419,7 @@ def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | str | None
     rels = [inside_path(f"{folder}/{name}") for folder in SETUP_FOLDERS]
     if any(r is None or not r.startswith(SETUP_FOLDERS[0] + "/") for r in rels):
         return None
-    where = {"repo": co.repo, "rev": co.rev_text, "line": co.where, "folders": join(f"{f}/" for f in SETUP_FOLDERS)}
-
-    def read() -> tuple[str, Any] | str | None:
+    def read() -> tuple[str, Any] | None:
         tree = ctx.snapshot.external_tree(co.repo, co.ref)
         if tree is None or isinstance(tree, Unavailable):
             return None
@@ -431,15 +431,21 @@ def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | str | None
             if data is not None:
                 break
         else:
-            return MSG_SETUP_NOT_IN_CLONE.format(**where)
+            return READ_ABSENT, None
         path = external_path(co.repo, tree.sha, rel)
-        analysis = analyze_script(data.decode("utf-8", "replace"), path)
-        if analysis.sources:
-            return MSG_SETUP_RUNS_MORE.format(path=path, runs=join(
-                (f"line {src.line}: {src.resolved or src.value}" for src in analysis.sources), None, limit=3))
-        return path, analysis
+        return READ_OK, (path, analyze_script(data.decode("utf-8", "replace"), path))
 
-    return ctx.memo(MEMO_SETUP.format(key=f"{co.repo}@{co.ref}:{rels[0]}"), read)
+    found = ctx.memo(MEMO_SETUP.format(key=f"{co.repo}@{co.ref}:{rels[0]}"), read)
+    if found is None:
+        return None
+    if found[0] == READ_ABSENT:  # worded for this point's runner line (the read is shared)
+        return MSG_SETUP_NOT_IN_CLONE.format(repo=co.repo, rev=co.rev_text, line=co.where,
+                                             folders=join(f"{f}/" for f in SETUP_FOLDERS))
+    path, analysis = found[1]
+    if analysis.sources:
+        return MSG_SETUP_RUNS_MORE.format(path=path, runs=join(
+            (f"line {src.line}: {src.resolved or src.value}" for src in analysis.sources), None, limit=3))
+    return path, analysis
 
 
 def point_recipe(ctx: Any, point: Any) -> PointRecipe | None:
@@ -498,8 +504,6 @@ def point_recipe(ctx: Any, point: Any) -> PointRecipe | None:
         message = MSG_NOT_IN_CLONE.format(**fmt, short=value[:12])
     return PointRecipe(unavailable=message, evidence=cite, checkout=co)
 
-
-READ_OK, READ_NOT_GIVEN, READ_UNAVAILABLE, READ_ABSENT = "ok", "not given", "unavailable", "absent"
 
 
 def _read_cloned(ctx: Any, co: Checkout, rel: str) -> tuple[str, Any]:
