@@ -24,7 +24,9 @@ from checks.result import Evidence
 from checks.launch_path import launch_path, point_roots, read_analysis, resolve_ref
 from checks.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
-from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_script
+from recipes.scripts import (
+    MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script, python_file_run,
+)
 from recipes.engines import display_name, engine_of, primary_framework
 from recipes.srt import keypath_kind
 from recipes.values import flag_name as norm_name
@@ -511,6 +513,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 data = ctx.snapshot.head.read(use.path)
                 if data is not None:
                     use.analysis = analyze_script(data.decode("utf-8", "replace"), use.path, env=env)
+    _python_files(ctx, view)
     for holder, analysis in roots.cloned:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via=SETUP_SCRIPT_KEY, executed=frozenset()),
                  ctx.config.policy.trusted_installers)
@@ -519,6 +522,35 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                                  executed=frozenset(path.called.get(holder, ()))),
                  ctx.config.policy.trusted_installers)
     return view
+
+
+MEMO_PYTHON = "serving.python:{path}"
+
+
+def _python_files(ctx: Any, view: ServingView) -> None:
+    """The Python files the view's scripts run (`python3 fix.py`), read from the repository
+    like a Python heredoc (recipes.scripts.analyze_python_file): a file that writes into the
+    serving stack is an engine patch on the point's launch path."""
+    seen = {u.path for u in view.scripts}
+    for use in list(view.scripts):
+        for cmd in use.analysis.commands:
+            ref = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
+            if ref is None or not use.runs(cmd.function):
+                continue
+            path = resolve_reference(ctx, ref, use.path)
+            if path is None or path in seen:
+                continue
+            try:
+                data = ctx.snapshot.head.read(path)
+            except OSError:
+                data = None
+            if data is None:
+                continue
+            seen.add(path)
+            text = data.decode("utf-8", "replace")
+            analysis = ctx.memo(MEMO_PYTHON.format(path=path), lambda: analyze_python_file(text, path))
+            _add_use(view, ScriptUse(path=path, analysis=analysis, via=f"run by {use.path}"),
+                     ctx.config.policy.trusted_installers)
 
 
 @dataclass
