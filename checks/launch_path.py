@@ -431,13 +431,18 @@ class PointRoots:
         return (tuple(self.files), tuple((h, id(a)) for h, a in self.commands))
 
 
+def setup_script_name(ref: str) -> str:
+    """A recipe's `setup_script` value as srtctl names the file (quotes dropped)."""
+    return ref.strip().strip(chr(39) + chr(34))
+
+
 def srt_config_script(repo: Any, ref: str, recipe_path: str) -> str | None:
     """srtctl runs a recipe's `setup_script` from the `configs/` folder of the srt-slurm recipes
     checkout: `<recipes root>/configs/<name>` (e.g. kimik3-dspark-config-compat.sh)."""
     for sub in SRT_RECIPE_DIRS:
         root = "/".join(p for p in (repo.layout.scripts_dir, sub) if p)
         if recipe_path.startswith(root + "/"):
-            candidate = f"{root}/configs/{ref.strip().strip(chr(39) + chr(34)).rsplit('/', 1)[-1]}"
+            candidate = f"{root}/configs/{setup_script_name(ref).rsplit('/', 1)[-1]}"
             return candidate if repo.exists(candidate) else None
     return None
 

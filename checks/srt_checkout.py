@@ -20,15 +20,21 @@ Evidence from a cloned repository's file cites it as `owner/name@<sha>:<path>`
 """
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from checks.conditions import evaluate_condition
+from checks.launch_path import (
+    MEMO_RUNNERS, point_env, read_analysis, runner_nodes, runner_scripts, setup_script_name,
+)
 from checks.result import Evidence, external_path
 from checks.snapshot import Unavailable
 from checks.text import join
 from recipes.master import split_recipe_ref
+from recipes.scripts import analyze_script
 from recipes.source import inside_path
 from recipes.srt import parse_recipe
 
@@ -186,7 +192,7 @@ def _checkout_ref(argv: list[str]) -> str | None:
     return refs[0] if refs else None
 
 
-def _copy(argv: list[str], line: int, certain: bool) -> Copy | None:
+def _copy(argv: list[str], line: int) -> Copy | None:
     if not argv or argv[0] != "cp":
         return None
     flags = "".join(a[1:] for a in argv[1:] if a.startswith("-") and not a.startswith("--"))
@@ -206,7 +212,7 @@ def _copy(argv: list[str], line: int, certain: bool) -> Copy | None:
     # the bot cannot tell: such a copy is never taken as certain.
     ambiguous = not contents and not dest.endswith("/") and "." not in posixpath.basename(src)
     return Copy(source=src, dest=dst + ("/" if dest.endswith("/") else ""), contents=contents, line=line,
-                certain=certain and not ambiguous)
+                certain=not ambiguous)
 
 
 _RELEVANT: dict[int, tuple[Any, list]] = {}
@@ -225,7 +231,7 @@ def _relevant(analysis: Any) -> list[tuple[Any, str, Any]]:
         if not argv or argv[0] not in ("git", "cp"):
             continue
         if argv[0] == "cp":
-            copy = _copy(argv, cmd.line, certain=True)
+            copy = _copy(argv, cmd.line)
             if copy is not None:
                 out.append((cmd, "copy", copy))
         elif (clone := _clone(argv)) is not None:
@@ -243,8 +249,6 @@ def runner_checkout(analysis: Any, runner: str, env: dict[str, str]) -> Checkout
     runner clones no srt-slurm repository at all. The clone that runs is the last one whose
     condition holds (one the bot cannot evaluate leaves it undecided); the checkouts and copies
     that count are those after it and before the next clone."""
-    from checks.conditions import evaluate_condition
-
     def holds(cmd: Any) -> bool | None:
         return evaluate_condition(cmd.condition, env) if cmd.condition else True
 
@@ -278,8 +282,7 @@ def runner_checkout(analysis: Any, runner: str, env: dict[str, str]) -> Checkout
                 return undecided(later)
             ref, ref_line, ref_unknown = parsed, later.line, not SAFE_REF.match(parsed) or parsed == "FETCH_HEAD"
         elif kind == "copy":
-            copies.append(parsed if verdict and parsed.certain else Copy(
-                parsed.source, parsed.dest, parsed.contents, parsed.line, certain=False))
+            copies.append(parsed if verdict else dataclasses.replace(parsed, certain=False))
     return CheckoutAnswer(checkout=Checkout(
         runner=runner, line=cmd.line, url=url, repo=m.group("repo") if m else None, ref=ref, ref_line=ref_line,
         copies=tuple(copies), ref_unknown=ref_unknown))
@@ -288,8 +291,6 @@ def runner_checkout(analysis: Any, runner: str, env: dict[str, str]) -> Checkout
 def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
     """`runner_checkout` over every runner script the point's label may run (they must agree);
     None when none of them clones srt-slurm."""
-    from checks.launch_path import MEMO_RUNNERS, point_env, read_analysis, runner_nodes, runner_scripts
-
     repo = ctx.head_repo
     env = point_env(point)
 
@@ -308,8 +309,9 @@ def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
         undecided = next((a for a in answers.values() if a.why is not None), None)
         if undecided is not None:
             return undecided
-        made = {(a.checkout.repo, a.checkout.url, a.checkout.ref, a.checkout.copies and tuple(
-            (c.source, c.dest, c.contents) for c in a.checkout.copies)) for a in answers.values() if a.checkout}
+        made = {(a.checkout.repo, a.checkout.url, a.checkout.ref,
+                 tuple((c.source, c.dest, c.contents) for c in a.checkout.copies))
+                for a in answers.values() if a.checkout}
         if len(made) > 1:
             return CheckoutAnswer(why=MSG_RUNNERS_DIFFER, values={"runner": point.runner,
                                                                   "runners": join(sorted(answers))})
@@ -325,10 +327,15 @@ class PointRecipe:
 
     recipe: Any | None = None
     path: str | None = None  # the recipe's path as evidence cites it
-    checkout: Checkout | None = None
-    copy: Copy | None = None
     unavailable: str | None = None
     evidence: Evidence | None = None
+
+
+def _readable(ctx: Any, co: Checkout | None) -> bool:
+    """Whether the bot may read the repository `co` clones: a GitHub repository the policy
+    names (`recipe_repositories`), at a ref it can resolve."""
+    allowed = {a.lower() for a in ctx.config.policy.recipe_repositories}
+    return co is not None and co.repo is not None and not co.ref_unknown and co.repo.lower() in allowed
 
 
 def is_cloned(launcher: Any) -> bool:
@@ -355,8 +362,6 @@ MEMO_COPY_SOURCES = "srt_checkout.copy_sources:{runner}"
 def copy_sources(ctx: Any, point: Any) -> frozenset[str]:
     """Every `$GITHUB_WORKSPACE/<path>` the point's runner scripts name, read from their text:
     a cheap superset of what their copies can bring into a checkout (no bash parse)."""
-    from checks.launch_path import MEMO_RUNNERS, runner_nodes, runner_scripts
-
     def compute() -> frozenset[str]:
         nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(ctx.head_repo, ctx.snapshot.head))
         out: set[str] = set()
@@ -393,7 +398,7 @@ def cloned_script(checkout: Checkout | None, ref: str) -> str | None:
     the checkout's `configs/` folder (srtctl runs setup scripts from there)."""
     if checkout is None:
         return None
-    found = checkout.locate(f"configs/{ref.strip().strip(chr(39) + chr(34)).rsplit('/', 1)[-1]}")
+    found = checkout.locate(f"configs/{setup_script_name(ref).rsplit('/', 1)[-1]}")
     return found[0] if found is not None and found[1].certain else None
 
 
@@ -408,14 +413,11 @@ def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | str | None
     (cited path, analysis). Else why it was not read there (a sentence), or None when the point
     makes no checkout the bot reads. A script that sources or runs other files is not taken:
     the bot does not follow them into another repository, so the point stays blind."""
-    from recipes.scripts import analyze_script
-
     answer = point_checkout(ctx, point)
     co = answer.checkout if answer is not None else None
-    allowed = {a.lower() for a in ctx.config.policy.recipe_repositories}
-    if co is None or co.repo is None or co.ref_unknown or co.repo.lower() not in allowed:
+    if not _readable(ctx, co):
         return None
-    name = ref.strip().strip(chr(39) + chr(34))
+    name = setup_script_name(ref)
     rels = [inside_path(f"{folder}/{name}") for folder in SETUP_FOLDERS]
     if any(r is None or not r.startswith(SETUP_FOLDERS[0] + "/") for r in rels):
         return None
@@ -480,29 +482,29 @@ def point_recipe(ctx: Any, point: Any) -> PointRecipe | None:
                                                                 condition="whether the copy runs"), evidence=cite)
         recipe = ctx.head_repo.recipe(source)
         if recipe is None:
-            return PointRecipe(unavailable=MSG_COPY_MISSING.format(**dict(fmt, line=f"{co.runner}:{copy.line}"), source=source),
-                               evidence=cite, checkout=co, copy=copy)
-        return PointRecipe(recipe=recipe, path=source, checkout=co, copy=copy)
+            return PointRecipe(unavailable=MSG_COPY_MISSING.format(**dict(fmt, line=f"{co.runner}:{copy.line}"),
+                                                                   source=source), evidence=cite)
+        return PointRecipe(recipe=recipe, path=source)
     if co.repo is None:
-        return PointRecipe(unavailable=MSG_CLONE_UNKNOWN.format(**fmt, url=co.url), evidence=cite, checkout=co)
+        return PointRecipe(unavailable=MSG_CLONE_UNKNOWN.format(**fmt, url=co.url), evidence=cite)
     if co.ref_unknown:
-        return PointRecipe(unavailable=MSG_REF_UNKNOWN.format(**dict(fmt, line=co.where)), evidence=cite, checkout=co)
-    allowed = ctx.config.policy.recipe_repositories
-    if co.repo.lower() not in {a.lower() for a in allowed}:
+        return PointRecipe(unavailable=MSG_REF_UNKNOWN.format(**dict(fmt, line=co.where)), evidence=cite)
+    if not _readable(ctx, co):
+        allowed = ctx.config.policy.recipe_repositories
         return PointRecipe(unavailable=MSG_NOT_ALLOWED.format(**fmt, allowed=join(allowed, None) or "none"),
-                           evidence=cite, checkout=co)
+                           evidence=cite)
     kind, value = ctx.memo(MEMO_RECIPE.format(key=f"{co.repo}@{co.ref}:{rel}"), lambda: _read_cloned(ctx, co, rel))
     # The read is shared by every point naming the recipe; the reason names this point's lines.
     fmt = dict(fmt, line=co.where)
     if kind == READ_OK:
-        return PointRecipe(recipe=value, path=value.path, checkout=co)
+        return PointRecipe(recipe=value, path=value.path)
     if kind == READ_NOT_GIVEN:
         message = MSG_NOT_GIVEN.format(**fmt)
     elif kind == READ_UNAVAILABLE:
         message = MSG_TREE_UNAVAILABLE.format(**fmt, reason=value)
     else:
         message = MSG_NOT_IN_CLONE.format(**fmt, short=value[:12])
-    return PointRecipe(unavailable=message, evidence=cite, checkout=co)
+    return PointRecipe(unavailable=message, evidence=cite)
 
 
 

@@ -268,16 +268,16 @@ def test_hostile_clones_and_paths_are_never_read():
 def test_a_folder_copy_whose_landing_place_depends_on_the_disk_is_not_trusted():
     from checks.srt_checkout import Checkout, Copy, _copy
 
-    folder = _copy(["cp", "-r", "$GITHUB_WORKSPACE/benchmarks/x/kimi", "recipes/kimi"], 3, certain=True)
+    folder = _copy(["cp", "-r", "$GITHUB_WORKSPACE/benchmarks/x/kimi", "recipes/kimi"], 3)
     assert folder is not None and not folder.certain  # recipes/kimi or recipes/kimi/kimi
-    exact = _copy(["cp", "-rT", "$GITHUB_WORKSPACE/benchmarks/x/kimi", "recipes/kimi"], 3, certain=True)
-    into = _copy(["cp", "$GITHUB_WORKSPACE/benchmarks/x/a.yaml", "recipes/k/"], 4, certain=True)
+    exact = _copy(["cp", "-rT", "$GITHUB_WORKSPACE/benchmarks/x/kimi", "recipes/kimi"], 3)
+    into = _copy(["cp", "$GITHUB_WORKSPACE/benchmarks/x/a.yaml", "recipes/k/"], 4)
     assert exact.certain and into.certain
     co = Checkout(runner="r.sh", line=1, url="u", repo="NVIDIA/srt-slurm", ref="main", ref_line=1, copies=(exact, into))
     assert co.locate("recipes/kimi/1k1k.yaml")[0] == "benchmarks/x/kimi/1k1k.yaml"
     assert co.locate("recipes/k/a.yaml")[0] == "benchmarks/x/a.yaml"
     assert co.locate("recipes/other.yaml") is None
-    assert _copy(["cp", "-rT", "$GITHUB_WORKSPACE/../../etc", "recipes/x"], 5, certain=True) is None
+    assert _copy(["cp", "-rT", "$GITHUB_WORKSPACE/../../etc", "recipes/x"], 5) is None
 
 
 def test_points_sharing_a_missing_cloned_recipe_each_cite_their_own_line():
