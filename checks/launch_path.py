@@ -422,7 +422,7 @@ class PointRoots:
     missing_setup: list[tuple[str, str, int | None]] = field(default_factory=list)  # (ref, recipe, line)
     # Setup scripts read from the cloned srt-slurm repository (checks.srt_checkout): (cited path,
     # analysis). They are scanned as they are; what they would run in turn is not followed.
-    cloned: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
+    cloned: list[tuple[str, ScriptAnalysis, str]] = field(default_factory=list)  # (cited path, analysis, via)
     # Setup scripts looked for in the cloned repository in vain: (ref, recipe, line, why).
     cloned_gaps: list[tuple[str, str, int | None, str]] = field(default_factory=list)
 
@@ -477,8 +477,8 @@ def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
             if path is None and not runners and launcher.kind == "multinode-recipe":
                 # srtctl runs it from the checkout's `configs/`: the cloned repository's file.
                 found = cloned_setup(ctx, point, str(ref))
-                if isinstance(found, tuple):
-                    out.cloned.append(found)
+                if isinstance(found, list):
+                    out.cloned.extend(found)
                     continue
                 if found is not None:  # the cloned repository was read: why it does not tell
                     out.cloned_gaps.append((str(ref), variant.path, line, found))

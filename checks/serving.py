@@ -31,7 +31,6 @@ from recipes.engines import display_name, engine_of, primary_framework
 from recipes.srt import keypath_kind
 from recipes.values import flag_name as norm_name
 
-SETUP_SCRIPT_KEY = "setup_script"
 MSG_FILE_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run the review."
 MSG_NO_VARIANT = (
     "could not verify: no single recipe variant of {path} serves {point}, so its effective serving "
@@ -514,8 +513,8 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 if data is not None:
                     use.analysis = analyze_script(data.decode("utf-8", "replace"), use.path, env=env)
     _python_files(ctx, view)
-    for holder, analysis in roots.cloned:
-        _add_use(view, ScriptUse(path=holder, analysis=analysis, via=SETUP_SCRIPT_KEY, executed=frozenset()),
+    for holder, analysis, via in roots.cloned:
+        _add_use(view, ScriptUse(path=holder, analysis=analysis, via=via, executed=frozenset()),
                  ctx.config.policy.trusted_installers)
     for holder, analysis in roots.commands:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via="benchmark.command",
