@@ -25,7 +25,7 @@ from checks.launch_path import launch_path, point_roots, read_analysis, resolve_
 from checks.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import (
-    MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script, python_file_run,
+    MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script,
 )
 from recipes.engines import display_name, engine_of, primary_framework
 from recipes.srt import keypath_kind
@@ -499,8 +499,9 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
             view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
     for pf in path.files.values():
         _check_readable(ctx, view, pf.path)
-        if pf.analysis is not None:
-            _add_use(view, ScriptUse(path=pf.path, analysis=pf.analysis, via=pf.via,
+        analysis = pf.analysis if pf.analysis is not None or not pf.path.endswith(".py") else _python_file(ctx, pf.path)
+        if analysis is not None:
+            _add_use(view, ScriptUse(path=pf.path, analysis=analysis, via=pf.via,
                                      executed=frozenset(path.called.get(pf.path, ()))),
                      ctx.config.policy.trusted_installers)
     env = view.effective.point_env
@@ -512,7 +513,6 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 data = ctx.snapshot.head.read(use.path)
                 if data is not None:
                     use.analysis = analyze_script(data.decode("utf-8", "replace"), use.path, env=env)
-    _python_files(ctx, view)
     for holder, analysis, via in roots.cloned:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via=via, executed=frozenset()),
                  ctx.config.policy.trusted_installers)
@@ -526,30 +526,18 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
 MEMO_PYTHON = "serving.python:{path}"
 
 
-def _python_files(ctx: Any, view: ServingView) -> None:
-    """The Python files the view's scripts run (`python3 fix.py`), read from the repository
-    like a Python heredoc (recipes.scripts.analyze_python_file): a file that writes into the
-    serving stack is an engine patch on the point's launch path."""
-    seen = {u.path for u in view.scripts}
-    for use in list(view.scripts):
-        for cmd in use.analysis.commands:
-            ref = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
-            if ref is None or not use.runs(cmd.function):
-                continue
-            path = resolve_reference(ctx, ref, use.path)
-            if path is None or path in seen:
-                continue
-            try:
-                data = ctx.snapshot.head.read(path)
-            except OSError:
-                data = None
-            if data is None:
-                continue
-            seen.add(path)
-            text = data.decode("utf-8", "replace")
-            analysis = ctx.memo(MEMO_PYTHON.format(path=path), lambda: analyze_python_file(text, path))
-            _add_use(view, ScriptUse(path=path, analysis=analysis, via=f"run by {use.path}"),
-                     ctx.config.policy.trusted_installers)
+def _python_file(ctx: Any, path: str) -> ScriptAnalysis | None:
+    """A Python file on the launch path (`python3 fix.py`, checks.launch_path rule 3), read from
+    the repository like a Python heredoc (recipes.scripts.analyze_python_file): a file that
+    writes into the serving stack is an engine patch on the point's launch path."""
+    def build() -> ScriptAnalysis | None:
+        try:
+            data = ctx.snapshot.head.read(path)
+        except OSError:
+            return None
+        return None if data is None else analyze_python_file(data.decode("utf-8", "replace"), path)
+
+    return ctx.memo(MEMO_PYTHON.format(path=path), build)
 
 
 @dataclass
