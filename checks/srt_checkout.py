@@ -463,6 +463,7 @@ MAX_CLONE_FILES = 16
 MSG_CLONE_RUNS_UNKNOWN = "line {line}: {ref}, a path outside the checkout's /configs mount"
 MSG_CLONE_RUNS_ABSENT = "line {line}: {ref}, which that checkout does not hold"
 MSG_CLONE_RUNS_MANY = f"more than {MAX_CLONE_FILES} files"
+MSG_CLONE_RUNS_FAILED = "line {line}: {ref}, which could not be read ({reason})"
 
 
 def _clone_files(tree: Any, repo: str, rel: str, data: bytes) -> list[tuple[str, Any, str]] | str:
@@ -499,8 +500,9 @@ def _clone_files(tree: Any, repo: str, rel: str, data: bytes) -> list[tuple[str,
             seen.add(target)
             try:
                 got = tree.source.read(target)
-            except OSError:
-                got = None
+            except OSError as exc:  # e.g. the GitHub API failing after its retries
+                gaps.append(MSG_CLONE_RUNS_FAILED.format(line=src.line, ref=ref, reason=exc))
+                continue
             if got is None:
                 gaps.append(MSG_CLONE_RUNS_ABSENT.format(line=src.line, ref=ref))
                 continue

@@ -62,3 +62,25 @@ def test_a_path_that_climbs_out_of_the_mount_is_not_read():
     rows = _rows({IN_REPO: WITH_SETUP}, reader=reader)
     assert rows[10].status.value == "FAIL" and rows[10].reason.startswith("could not verify"), rows[10].reason
     assert "/configs/../src/x.sh, a path outside the checkout's /configs mount" in rows[10].reason, rows[10].reason
+
+
+def test_a_file_that_cannot_be_read_is_named_as_unreadable_not_absent():
+    from checks.snapshot import ExternalTree
+    from recipes.source import MemorySource
+
+    class Source(MemorySource):
+        def read(self, path):
+            if path == "configs/install-dynamo.sh":
+                raise OSError("GitHub answered 502 three times")
+            return super().read(path)
+
+    def reader(repo, ref):
+        if (repo, ref) != REF:
+            return None
+        return ExternalTree(repo=repo, ref=ref, sha=SHA, source=Source({"configs/deps.sh": DEPS,
+                                                                         "configs/patches/hash_fix.py": HARMLESS_PY}))
+
+    rows = _rows({IN_REPO: WITH_SETUP}, reader=reader)
+    assert rows[10].status.value == "FAIL" and rows[10].reason.startswith("could not verify"), rows[10].reason
+    assert "line 4: /configs/install-dynamo.sh, which could not be read (GitHub answered 502 three times)" \
+        in rows[10].reason, rows[10].reason
