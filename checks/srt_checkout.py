@@ -414,8 +414,9 @@ SETUP_FOLDERS = ("configs", "configs/patches")
 def cloned_setup(ctx: Any, point: Any, ref: str) -> list[tuple[str, Any, str]] | str | None:
     """A recipe `setup_script` that neither this repository nor a copy provides, read from the
     `configs/` (or `configs/patches/`) folder of the cloned repository at the pinned ref, with
-    the files of that checkout it runs (`_clone_files`): [(cited path, analysis, how it runs)]. Else why it
-    was not read there (a sentence), or None when the point makes no checkout the bot reads."""
+    the files of that checkout it runs (`_clone_files`): [(cited path, analysis, how it runs)].
+    Else why it was not read there (a sentence), or None when the point makes no checkout the
+    bot reads."""
     answer = point_checkout(ctx, point)
     co = answer.checkout if answer is not None else None
     if co is None:
@@ -480,17 +481,14 @@ def _clone_files(tree: Any, repo: str, rel: str, data: bytes) -> list[tuple[str,
         text = raw.decode("utf-8", "replace")
         analysis = analyze_python_file(text, path) if python else analyze_script(text, path)
         out.append((path, analysis, via))
-        runs = [(src, False) for src in analysis.sources]
-        for cmd in analysis.commands:
-            ref = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
-            if ref is not None:
-                runs.append((_Run(value=ref, line=cmd.line), True))
-        for src, is_py in runs:
-            ref = str(src.resolved or src.value)
+        runs = [(str(src.resolved or src.value), src.line, False) for src in analysis.sources]
+        runs += [(py, cmd.line, True) for cmd in analysis.commands
+                 for py in [python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])] if py is not None]
+        for ref, line, is_py in runs:
             target = CLONE_MOUNT[1] + ref[len(CLONE_MOUNT[0]):] if ref.startswith(CLONE_MOUNT[0]) else None
             target = inside_path(target) if target is not None else None
             if target is None or not target.startswith(CLONE_MOUNT[1]):
-                gaps.append(MSG_CLONE_RUNS_UNKNOWN.format(line=src.line, ref=ref))
+                gaps.append(MSG_CLONE_RUNS_UNKNOWN.format(line=line, ref=ref))
                 continue
             if target in seen:
                 continue
@@ -501,22 +499,15 @@ def _clone_files(tree: Any, repo: str, rel: str, data: bytes) -> list[tuple[str,
             try:
                 got = tree.source.read(target)
             except OSError as exc:  # e.g. the GitHub API failing after its retries
-                gaps.append(MSG_CLONE_RUNS_FAILED.format(line=src.line, ref=ref, reason=exc))
+                gaps.append(MSG_CLONE_RUNS_FAILED.format(line=line, ref=ref, reason=exc))
                 continue
             if got is None:
-                gaps.append(MSG_CLONE_RUNS_ABSENT.format(line=src.line, ref=ref))
+                gaps.append(MSG_CLONE_RUNS_ABSENT.format(line=line, ref=ref))
                 continue
             queue.append((target, got, is_py, f"run by {here}"))
     if gaps:
         return MSG_SETUP_RUNS_MORE.format(path=out[0][0], runs=join(dict.fromkeys(gaps), None, limit=3))
     return out
-
-
-@dataclass(frozen=True)
-class _Run:
-    value: str
-    line: int
-    resolved: str | None = None
 
 
 def point_recipe(ctx: Any, point: Any) -> PointRecipe | None:
