@@ -145,6 +145,21 @@ def _is_dynamic(ref: str) -> bool:
     return "$" in rest or "`" in rest
 
 
+def python_runs(analysis: ScriptAnalysis) -> dict[str | None, list[tuple[str, int]]]:
+    """The Python files each function body (None: the top level) runs, `python3 [-u] FILE.py`:
+    {function: [(file as written, line)]}. Computed once per analysis."""
+    cached = analysis.__dict__.get("_python_runs")
+    if cached is not None:
+        return cached
+    out: dict[str | None, list[tuple[str, int]]] = {}
+    for cmd in analysis.commands:
+        py = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
+        if py is not None:
+            out.setdefault(cmd.function, []).append((py, cmd.line))
+    analysis.__dict__["_python_runs"] = out
+    return out
+
+
 _FN_CALL = re.compile(r"\$\(\s*([A-Za-z_][\w-]*)\s*\)")
 # Commands that only compute the directory inside such a function's `cd "$(dirname ...)"`.
 _DIR_HELPERS = frozenset({"dirname", "realpath", "readlink", "basename"})
@@ -271,8 +286,7 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
             continue
         refs = [(ref.resolved or ref.value, ref.line, ref.value) for ref in unit.sources]
         # A Python file the unit runs (`python3 fix.py`) is on the path too, as a leaf.
-        refs += [(py, cmd.line, py) for cmd in analysis.commands if cmd.function == function
-                 for py in [python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])] if py is not None]
+        refs += [(py, line, py) for py, line in python_runs(analysis).get(function, ())]
         dirs = dir_functions(analysis)
         for written, line, value in refs:
             if dirs and "$(" in written:  # `"$(_patches_dir)/fix.py"`: a function that prints a directory
@@ -454,9 +468,9 @@ class PointRoots:
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, via)
     commands: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
     missing_setup: list[tuple[str, str, int | None]] = field(default_factory=list)  # (ref, recipe, line)
-    # Setup scripts read from the cloned srt-slurm repository (checks.srt_checkout): (cited path,
-    # analysis). They are scanned as they are; what they would run in turn is not followed.
-    cloned: list[tuple[str, ScriptAnalysis, str]] = field(default_factory=list)  # (cited path, analysis, via)
+    # Setup scripts read from the cloned srt-slurm repository, with the files of that checkout
+    # they run (checks.srt_checkout): (cited path, analysis, how it runs).
+    cloned: list[tuple[str, ScriptAnalysis, str]] = field(default_factory=list)
     # Setup scripts looked for in the cloned repository in vain: (ref, recipe, line, why).
     cloned_gaps: list[tuple[str, str, int | None, str]] = field(default_factory=list)
 

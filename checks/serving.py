@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from checks.result import Evidence
-from checks.launch_path import launch_path, point_roots, read_analysis, resolve_ref
+from checks.launch_path import PYTHON_SUFFIX, launch_path, point_roots, read_analysis, resolve_ref
 from checks.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import (
@@ -499,7 +499,8 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
             view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
     for pf in path.files.values():
         _check_readable(ctx, view, pf.path)
-        analysis = pf.analysis if pf.analysis is not None or not pf.path.endswith(".py") else _python_file(ctx, pf.path)
+        python = pf.analysis is None and pf.path.endswith(PYTHON_SUFFIX)
+        analysis = _python_file(ctx, pf.path) if python else pf.analysis
         if analysis is not None:
             _add_use(view, ScriptUse(path=pf.path, analysis=analysis, via=pf.via,
                                      executed=frozenset(path.called.get(pf.path, ()))),
