@@ -66,3 +66,22 @@ def test_a_ref_without_the_recipe_is_could_not_verify_over_the_api(tmp_path, cap
     for n in (9, 10):
         assert rows[n]["status"] == "FAIL" and rows[n]["reason"].startswith("could not verify"), rows[n]["reason"]
         assert f"which has no {CONFIG}" in rows[n]["reason"]
+
+
+def test_a_patch_the_cloned_setup_script_runs_is_read_over_the_api(tmp_path, capsys, monkeypatch):
+    # The recipe names a setup script only the clone holds; that script runs a patch file of the
+    # same checkout through srtctl's /configs mount, and the patch rewrites an engine source.
+    from tests.checks.test_cloned_setup_runs import DEPS, INSTALL, PATCH_PY
+    root = _world(tmp_path, RECIPE.replace("backend:\n", "setup_script: deps.sh\nbackend:\n"))
+    for rel, text in {"configs/deps.sh": DEPS, "configs/install-dynamo.sh": INSTALL,
+                      "configs/patches/hash_fix.py": PATCH_PY}.items():
+        (root / "srt-slurm" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "srt-slurm" / rel).write_text(text, encoding="utf-8")
+    with Emulator(root, strict=True) as emu:
+        rows = _rows(emu, capsys, monkeypatch)
+        emu.assert_clean()
+        sha = emu.others["nvidia/srt-slurm"].sha
+    assert rows[10]["status"] == "FAIL" and not rows[10]["reason"].startswith("could not verify"), rows[10]["reason"]
+    assert "openai_server.py" in rows[10]["reason"] and "run by configs/deps.sh" in rows[10]["reason"]
+    assert any(e.get("path") == f"NVIDIA/srt-slurm@{sha}:configs/patches/hash_fix.py" for e in rows[10]["evidence"]), \
+        rows[10]["evidence"]
