@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from checks.conditions import evaluate_condition
-from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units, python_file_run
+from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units, python_file_runs
 from recipes.repository import SRT_RECIPE_DIRS
 from recipes.yamlio import load_yaml
 
@@ -143,21 +143,6 @@ def _is_dynamic(ref: str) -> bool:
     spellings of "my own directory" are known: such a path is judged as a plain path)."""
     rest = _SELF_DIR.sub("", ref)
     return "$" in rest or "`" in rest
-
-
-def python_runs(analysis: ScriptAnalysis) -> dict[str | None, list[tuple[str, int]]]:
-    """The Python files each function body (None: the top level) runs, `python3 [-u] FILE.py`:
-    {function: [(file as written, line)]}. Computed once per analysis."""
-    cached = analysis.__dict__.get("_python_runs")
-    if cached is not None:
-        return cached
-    out: dict[str | None, list[tuple[str, int]]] = {}
-    for cmd in analysis.commands:
-        py = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
-        if py is not None:
-            out.setdefault(cmd.function, []).append((py, cmd.line))
-    analysis.__dict__["_python_runs"] = out
-    return out
 
 
 _FN_CALL = re.compile(r"\$\(\s*([A-Za-z_][\w-]*)\s*\)")
@@ -286,7 +271,7 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
             continue
         refs = [(ref.resolved or ref.value, ref.line, ref.value) for ref in unit.sources]
         # A Python file the unit runs (`python3 fix.py`) is on the path too, as a leaf.
-        refs += [(py, line, py) for py, line in python_runs(analysis).get(function, ())]
+        refs += [(py, line, py) for py, fn, line in python_file_runs(analysis) if fn == function]
         dirs = dir_functions(analysis)
         for written, line, value in refs:
             if dirs and "$(" in written:  # `"$(_patches_dir)/fix.py"`: a function that prints a directory

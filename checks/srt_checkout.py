@@ -28,14 +28,13 @@ from typing import Any, Iterable
 
 from checks.conditions import evaluate_condition
 from checks.launch_path import (
-    MEMO_RUNNERS, SETUP_SCRIPT_KEY, point_env, python_runs, read_analysis, runner_nodes, runner_scripts,
-    setup_script_name,
+    MEMO_RUNNERS, SETUP_SCRIPT_KEY, point_env, read_analysis, runner_nodes, runner_scripts, setup_script_name,
 )
 from checks.result import Evidence, external_path
 from checks.snapshot import Unavailable
 from checks.text import join
 from recipes.master import split_recipe_ref
-from recipes.scripts import analyze_python_file, analyze_script
+from recipes.scripts import analyze_python_file, analyze_script, python_file_runs
 from recipes.source import inside_path
 from recipes.srt import parse_recipe
 
@@ -483,7 +482,7 @@ def _clone_files(tree: Any, repo: str, rel: str, data: bytes) -> list[tuple[str,
         analysis = analyze_python_file(text, path) if python else analyze_script(text, path)
         out.append((path, analysis, via))
         runs = [(str(src.resolved or src.value), src.line, False) for src in analysis.sources]
-        runs += [(py, line, True) for found in python_runs(analysis).values() for py, line in found]
+        runs += [(py, line, True) for py, _, line in python_file_runs(analysis)]
         for ref, line, is_py in runs:
             target = CLONE_MOUNT[1] + ref[len(CLONE_MOUNT[0]):] if ref.startswith(CLONE_MOUNT[0]) else None
             target = inside_path(target) if target is not None else None
