@@ -200,9 +200,10 @@ def read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
 
 
 def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str, str]],
-               commands: list[tuple[str, ScriptAnalysis]] = ()) -> LaunchPath:
+               commands: list[tuple[str, ScriptAnalysis]] = (), skip: frozenset = frozenset()) -> LaunchPath:
     """The launch path from `roots` ((path, via) of files that run from their top) and inline
-    command strings (`commands`: (holder path, analysis), e.g. a recipe's benchmark.command)."""
+    command strings (`commands`: (holder path, analysis), e.g. a recipe's benchmark.command).
+    References at `skip` ((holder, line)) are not followed: checks.runner_launch decided them."""
     mounts = tuple(mounts)
     submodules = submodule_paths(src)
     out = LaunchPath()
@@ -242,6 +243,8 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
         if unit is None:
             continue
         for ref in unit.sources:
+            if (path, ref.line) in skip:
+                continue
             written = ref.resolved or ref.value
             target = resolve_ref(repo, mounts, written, path) or _sibling(repo, written, path)
             if target is not None:
@@ -329,13 +332,29 @@ def point_env(point: Any) -> dict[str, str]:
     """The variables the sweep sets for a point's job, as the runner scripts test them."""
     spec = getattr(point, "spec_decoding", None) or "none"
     agentic = bool(getattr(point, "is_agentic", False))
+    prefix = getattr(point, "model_prefix", None)
     env = {
+        # The sweep generator names every job `<model prefix>_<seq len or topology>`; the
+        # workflow's SCENARIO_SUBDIR is `agentic/` for agentic-coding, else `fixed_seq_len/`.
+        "EXP_NAME": f"{prefix}_{_exp_tail(point)}" if prefix else None,
+        "SCENARIO_SUBDIR": "agentic/" if agentic else "fixed_seq_len/",
         "FRAMEWORK": getattr(point, "framework", None), "PRECISION": getattr(point, "precision", None),
         "MODEL": getattr(point, "model", None), "MODEL_PREFIX": getattr(point, "model_prefix", None),
         "SPEC_DECODING": spec, "IS_MULTINODE": "true" if getattr(point, "multinode", False) else "false",
         "IS_AGENTIC": "1" if agentic else "0",
     }
     return {k: str(v) for k, v in env.items() if v is not None}
+
+
+def _exp_tail(point: Any) -> str:
+    """What the sweep generator (utils/matrix_logic/generate_sweep_configs.py) puts after the
+    model prefix in `exp-name`: `1k1k`-style sequence lengths (`ISL_OSL` when unnamed), or for
+    agentic jobs the topology; runners read only the prefix (`${EXP_NAME%%_*}`)."""
+    isl, osl = getattr(point, "isl", None), getattr(point, "osl", None)
+    if isl and osl:
+        named = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
+        return named.get((isl, osl), f"{isl}_{osl}")
+    return "agentic"
 
 
 def _atom(text: str, env: dict[str, str]) -> bool | None:

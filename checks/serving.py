@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from checks.result import Evidence
-from checks.launch_path import launch_path, point_roots, read_analysis, resolve_ref
+from checks.launch_path import PointRoots, launch_path, point_roots, read_analysis, resolve_ref
+from checks.runner_launch import chain_path, runner_chain
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_script
 from recipes.engines import display_name, engine_of, primary_framework
@@ -169,6 +170,8 @@ class ServingView:
     # script bodies (8, 10, 13) are blind then.
     script_gap: str | None = None
     script_gap_evidence: Evidence | None = None
+    # The hop of a runner-chosen launch chain the bot could not follow (checks.runner_launch.Gap).
+    runner_gap: Any = None
     # Per-review cache shared by views (ctx.memo), so identical views build their hits once.
     shared: dict | None = field(default=None, repr=False, compare=False)
     # The repository policy in force (its engine vocabulary: `framework_family`, display names).
@@ -468,12 +471,17 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                                                      note=f"{point.source_path}:{point.source_line}")
     # Every bash text on the point's launch path (checks.launch_path), with the functions it calls.
     roots = point_roots(ctx, point, runners=False)
+    # No launcher file: the runner picks the script; its chain, whole or not at all (checks.runner_launch).
+    chain = runner_chain(ctx, point) if launcher is None and variant is None else None
+    view.runner_gap = chain.gap if chain is not None else None
+    if chain is not None and chain.gap is None:
+        roots = PointRoots(files=chain.files, commands=chain.commands)
     for ref, holder, line in roots.missing_setup:
         harness = any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
         if not harness and view.script_gap is None:
             view.script_gap = MSG_MISSING_SCRIPT.format(ref=ref, where=f"{holder}:{line}")
             view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
-    path = launch_path(ctx, roots)
+    path = chain_path(ctx, chain) if chain is not None and chain.gap is None else launch_path(ctx, roots)
     for holder, line, ref in path.unresolved[:1]:
         if view.script_gap is None:
             view.script_gap = MSG_UNRESOLVED_SCRIPT.format(ref=ref, where=f"{holder}:{line}")
