@@ -115,6 +115,7 @@ class _Scope:
     lines: list[str] = field(default_factory=list)
     offset: int = 0
     parent: "_Scope | None" = None
+    container: bool = False  # runs inside a container (sees only its -e variables and -v mounts)
 
     def starts(self, line: int, word: str) -> bool:
         """Whether `line` starts with the command `word` (a `cd` inside `$(...)` does not)."""
@@ -371,16 +372,19 @@ class _Walker:
 
     def source(self, scope: _Scope, ref: Any) -> None:
         written = ref.value.strip()
+        self.chain.skip.add((scope.path, ref.line))  # decided here, not again by the launch path
         if "$" not in written and "`" not in written:
             # A plain name: relative to the working directory, or a container or system file
-            # (not in the repository: nothing of ours runs there; the launch path drops it too).
+            # (not in the repository: nothing of ours runs there), except a path where the
+            # harness mounts the checkout (/workspace) that no mount of this container maps.
             try:
                 path = self.target(scope, written, ref.line)
             except _Stop:
+                if scope.container and any(written.startswith(m.rstrip("/") + "/") for m in self.mounts):
+                    raise
                 return
         else:
             path = self.target(scope, written, ref.line)
-        self.chain.skip.add((scope.path, ref.line))
         if self.chain.launcher is None:
             self.chain.launcher = path
         self.file(path, scope, ref.line, scope.cwd, scope.mounts)
@@ -391,7 +395,8 @@ class _Walker:
         if analysis is None:
             raise _Stop(Gap(caller.path, line, MSG_NOT_IN_REPO.format(where=f"{caller.path}:{line}", target=path)))
         look = outer or (lambda n, s=caller, ln=line: _safe_value(s, n, ln))
-        self.walk(_Scope(path, analysis, cwd, look, dict(mounts), _lines(self.src, path)), f"run by {caller.path}")
+        self.walk(_Scope(path, analysis, cwd, look, dict(mounts), _lines(self.src, path),
+                         container=outer is not None or caller.container), f"run by {caller.path}")
 
     def command(self, scope: _Scope, cmd: Any, is_source: bool) -> None:
         words = list(cmd.expanded or cmd.argv)
@@ -414,12 +419,12 @@ class _Walker:
         if _container_run(list(cmd.argv)) is not None and "run" in words:
             self.container(scope, cmd, words, words.index("run"))
             return
-        if not is_source and (head.endswith(SCRIPT_SUFFIXES) or (scope.mounts and head.startswith("/"))
+        if not is_source and (head.endswith(SCRIPT_SUFFIXES) or (scope.container and head.startswith("/"))
                               or head.startswith(("./", "$"))):
             # A script run by its path (`./x.sh`, `/workspace/.../server.sh` in a container).
             if head.startswith("$") and scope.expand(head, cmd.line) is None and not head.endswith(SCRIPT_SUFFIXES):
                 return  # `$DOCKER_CMD ps`, `$MAYBE_EXEC ...`: a program chosen at run time, not a script
-            self.program(scope, cmd, words, 0, scope.mounts, scope.outer if scope.mounts else None, False)
+            self.program(scope, cmd, words, 0, scope.mounts, scope.outer if scope.container else None, False)
 
     def options(self, scope: _Scope, line: int, words: list[str], i: int, tool: str) -> tuple[str, int]:
         """The first word after `tool`'s options, and its index."""
@@ -448,7 +453,7 @@ class _Walker:
             analysis = analyze_command_line(text, scope.path, cmd.line)
             look = outer or (lambda n, s=scope, ln=cmd.line: _safe_value(s, n, ln))
             inner = _Scope(scope.path, analysis, None if inside else scope.cwd, look, dict(mounts),
-                           text.splitlines(), cmd.line - 1, parent=scope)
+                           text.splitlines(), cmd.line - 1, parent=scope, container=inside or scope.container)
             self.walk(inner, f"run by {scope.path}", record="command")
             return
         if prog in _SHELLS and i + 1 < len(words):
