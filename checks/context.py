@@ -252,6 +252,7 @@ class ReviewContext:
         """Head points whose launch path the PR changes: the one rule of checks.launch_path
         (README "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
         from . import launch_path as lp
+        from .runner_launch import chain_path, runner_chain
 
         base_entries = self.base_repo.entries
         head_entries = self.head_repo.entries
@@ -300,6 +301,11 @@ class ReviewContext:
                 roots = lp.candidate_roots(lp.point_roots(self, point, runners=True), names)
                 if roots.files or roots.commands:
                     reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own, point=point))
+                chain = runner_chain(self, point) if getattr(point, "launcher", None) is None else None
+                if chain is not None:
+                    # The script the runner picks and what it runs (checks.runner_launch); of a chain
+                    # followed only up to a hop, the part before it.
+                    reasons.extend(lp.path_reasons(chain_path(self, chain), changes, skip=own, point=point))
             if reasons:
                 out.append(AffectedPoint(point=point, reasons=reasons))
 

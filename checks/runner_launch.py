@@ -36,6 +36,7 @@ from checks.launch_path import (
     MEMO_RUNNERS, MAX_PATH_FILES, LaunchPath, build_path, evaluate_condition, point_env, read_analysis,
     resolve_ref, runner_nodes, runner_scripts,
 )
+from checks.text import join
 from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line, trim_pattern
 
 MEMO_CHAIN = "runner_launch:{point}"
@@ -141,11 +142,11 @@ class _Scope:
                 continue
             if undecided:
                 raise _Stop(Gap(self.path, undecided[0], MSG_VAR_AMBIGUOUS.format(
-                    where=f"{self.path}:{line}", ref=f"${name}", name=name, lines=", ".join(map(str, undecided)))))
+                    where=f"{self.path}:{line}", ref=f"${name}", name=name, lines=join(undecided, None))))
             return self.expand(loc.value, loc.line, seen)
         if undecided:
             raise _Stop(Gap(self.path, undecided[0], MSG_VAR_AMBIGUOUS.format(
-                where=f"{self.path}:{line}", ref=f"${name}", name=name, lines=", ".join(map(str, undecided)))))
+                where=f"{self.path}:{line}", ref=f"${name}", name=name, lines=join(undecided, None))))
         if name == "PWD" and self.cwd is not None:
             return _absolute(self.cwd)
         return self.outer(name)
@@ -603,7 +604,9 @@ def runner_chain(ctx: Any, point: Any) -> Chain | None:
             return None
         return chain
 
-    return ctx.memo(MEMO_CHAIN.format(point=point.point_id or id(point)), build)
+    # Points with the same runner label and values run the same chain: walked once per review.
+    key = (point.runner, tuple(sorted(point_env(point).items())))
+    return ctx.memo(MEMO_CHAIN.format(point=repr(key)), build)
 
 
 MEMO_CHAIN_PATH = "runner_launch.path:{key}"

@@ -141,3 +141,23 @@ def test_an_opaque_eval_on_the_chain_ends_it():
     row = _row(8, _files(**{f"{U}/server_sglang.sh": sgl}))
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
     assert f"line 2 of {U}/server_sglang.sh" in row.reason
+
+
+def test_a_change_down_the_chain_affects_the_point():
+    # Only server_sglang.sh changes: the point is affected through the chain the runner picks.
+    files = _files()
+    base = dict(files)
+    files[f"{U}/server_sglang.sh"] = SGLANG.format(patch="export SGLANG_X=1")
+    snap = build_snapshot({"base": base, "head": files})
+    row = evaluate(snap, only={10}).row(10)
+    assert row.status.value == "PASS", row.reason
+    assert "dsr1-fp8-mi355x-sglang-disagg-mtp" in row.reason
+
+
+def test_a_change_on_the_branch_not_taken_does_not_affect_the_point():
+    files = _files()
+    base = dict(files)
+    files[f"{U}/server_vllm.sh"] = VLLM + "echo changed\n"
+    snap = build_snapshot({"base": base, "head": files})
+    row = evaluate(snap, only={10}).row(10)
+    assert row.status.value == "N/A", row.reason
