@@ -42,14 +42,15 @@ from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_li
 MEMO_CHAIN = "runner_launch:{point}"
 
 MSG_VAR_UNKNOWN = "{where} runs {ref}: ${name} is not known for this point"
+MSG_RUNTIME = "{where} runs {ref}, a name built by a command only known at run time"
 MSG_VAR_AMBIGUOUS = "{where} runs {ref}: ${name} is set in a branch the bot cannot decide ({lines})"
 MSG_NOT_IN_REPO = "{where} runs {target}, which is not in the repository"
 MSG_OPTION_UNKNOWN = "{where}: {tool} option {option} is not one the bot can map"
 MSG_NO_PROGRAM = "{where}: the bot cannot tell what {tool} runs"
 MSG_CONTAINER_PATH = "{where} runs {target} inside the container, a path under no repository mount"
 MSG_MOUNT_UNKNOWN = "{where} runs {target} under the container mount {dst}, whose host folder the bot cannot know"
-MSG_ENV_UNKNOWN = "{where}: the container's ${name} may come from {words}, which the bot cannot expand"
 MSG_CWD_UNKNOWN = "{where} runs {ref} from a working directory the bot cannot know"
+MSG_INTERNAL = "the bot could not follow the chain ({error})"
 MSG_TOO_DEEP = "{where}: the launch chain is longer than {limit} files"
 
 _NAME = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
@@ -100,7 +101,18 @@ class _Stop(Exception):
         self.gap = gap
 
 
+class _Unknown(_Stop):
+    """A variable whose value the bot cannot know (not unset: unknown), so a default
+    (`${X:-d}`) is not taken for it."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(Gap("", None, f"${name} is not known"))
+        self.name = name
+
+
+# A caller's variables: the value, None when unset, _Unknown raised when not knowable.
 Lookup = Callable[[str], "str | None"]
+_BY_NAME = "_runner_launch_assignments"  # per analysis: name -> its top-level assignments
 
 
 @dataclass
@@ -117,6 +129,7 @@ class _Scope:
     offset: int = 0
     parent: "_Scope | None" = None
     container: bool = False  # runs inside a container (sees only its -e variables and -v mounts)
+    memo: dict = field(default_factory=dict, repr=False)  # (name, line, cwd) -> (ok, value or _Stop)
 
     def starts(self, line: int, word: str) -> bool:
         """Whether `line` starts with the command `word` (a `cd` inside `$(...)` does not)."""
@@ -130,8 +143,27 @@ class _Scope:
         set it."""
         if (name, line) in seen:
             return None
-        seen = seen | {(name, line)}
-        cands = [loc for n, loc, _ in self.analysis.assignments if n == name and loc.line < line and loc.function is None]
+        key = (name, line, self.cwd)
+        hit = self.memo.get(key)
+        if hit is None:
+            try:
+                hit = (True, self._value(name, line, seen | {(name, line)}))
+            except _Stop as stop:
+                hit = (False, stop)
+            self.memo[key] = hit
+        if hit[0]:
+            return hit[1]
+        raise hit[1]
+
+    def _value(self, name: str, line: int, seen: frozenset) -> str | None:
+        index = self.analysis.__dict__.get(_BY_NAME)
+        if index is None:
+            index = {}
+            for n, loc, _ in self.analysis.assignments:
+                if loc.function is None:
+                    index.setdefault(n, []).append(loc)
+            self.analysis.__dict__[_BY_NAME] = index
+        cands = [loc for loc in index.get(name, ()) if loc.line < line]
         undecided: list[int] = []
         for loc in reversed(cands):
             holds = self.holds(loc.condition, loc.line, seen)
@@ -165,9 +197,11 @@ class _Scope:
                 env[name] = v
         return evaluate_condition(cond, env)
 
-    def expand(self, text: str, line: int, seen: frozenset = frozenset()) -> str | None:
-        """`text` with its variables substituted and quotes removed; None when a part is
-        only known at run time (a command substitution, an unknown variable)."""
+    def expand(self, text: str, line: int, seen: frozenset = frozenset(), *, keep: bool = False) -> str | None:
+        """`text` with its variables substituted and quotes removed (one shell word); None
+        when a part is only known at run time (a command substitution, an unknown variable).
+        With `keep`, such a part stays as written: a string another shell reads again
+        (`bash -c "..."`), where it is looked up in its turn."""
         out, i = [], 0
         text = text.strip()
         quote = None
@@ -185,42 +219,47 @@ class _Scope:
                 i += 1
                 continue
             if ch == "\\" and i + 1 < len(text):
-                out.append(text[i + 1])
+                nxt = text[i + 1]
+                if quote == '"' and nxt not in '$`"\\\n':
+                    out.append(ch)  # inside double quotes a backslash escapes only $ ` " \ newline
+                elif nxt != "\n":
+                    out.append(nxt)
                 i += 2
                 continue
             if ch == "`":
-                return None
+                if not keep:
+                    return None
+                out.append(ch)
+                i += 1
+                continue
             if ch == "$":
-                if text.startswith("$(", i):
-                    sub, end = self._command_sub(text, i, line, seen)
-                    if sub is None:
+                start = i
+                try:
+                    if text.startswith("$(", i):
+                        v, i = self._command_sub(text, i, line, seen)
+                    elif text.startswith("${", i):
+                        end = _closing(text, i + 1)
+                        if end < 0:
+                            return None if not keep else "".join(out) + text[i:]
+                        v, i = self._param(text[i + 2:end], line, seen), end + 1
+                    else:
+                        m = re.match(r"\$([A-Za-z_]\w*|[0-9])", text[i:])
+                        if not m:
+                            out.append(ch)
+                            i += 1
+                            continue
+                        v = _absolute(self.path) if m.group(1) == "0" else self.value(m.group(1), line, seen)
+                        i += m.end()
+                except _Stop:  # unknown, or set on a branch the bot cannot decide
+                    if not keep:
+                        raise
+                    v = None
+                    i = _token_end(text, start)
+                if v is None:
+                    if not keep:
                         return None
-                    out.append(sub)
-                    i = end
-                    continue
-                if text.startswith("${", i):
-                    end = _closing(text, i + 1)
-                    if end < 0:
-                        return None
-                    v = self._param(text[i + 2:end], line, seen)
-                    if v is None:
-                        return None
-                    out.append(v)
-                    i = end + 1
-                    continue
-                m = re.match(r"\$([A-Za-z_]\w*|[0-9])", text[i:])
-                if not m:
-                    out.append(ch)
-                    i += 1
-                    continue
-                if m.group(1) == "0":
-                    out.append(_absolute(self.path))
-                else:
-                    v = self.value(m.group(1), line, seen)
-                    if v is None:
-                        return None
-                    out.append(v)
-                i += m.end()
+                    v = text[start:i]
+                out.append(v)
                 continue
             out.append(ch)
             i += 1
@@ -267,6 +306,18 @@ class _Scope:
         return None, end + 1
 
 
+def _token_end(text: str, start: int) -> int:
+    """The end of the `$...` token at `start` (`$NAME`, `${...}`, `$(...)`)."""
+    if text.startswith("$(", start):
+        end = _closing(text, start + 1, "(", ")")
+    elif text.startswith("${", start):
+        end = _closing(text, start + 1)
+    else:
+        m = re.match(r"\$([A-Za-z_]\w*|[0-9])", text[start:])
+        return start + (m.end() if m else 1)
+    return len(text) if end < 0 else end + 1
+
+
 def _closing(text: str, start: int, open_: str = "{", close: str = "}") -> int:
     depth = 0
     for j in range(start, len(text)):
@@ -281,7 +332,7 @@ def _closing(text: str, start: int, open_: str = "{", close: str = "}") -> int:
 
 # The checkout as the scripts see it (`$GITHUB_WORKSPACE`, `$(pwd)`): an absolute path the bot
 # maps back to repository paths.
-REPO_ROOT = "/\x00repo"
+REPO_ROOT = "/__checkout__"
 
 
 def _join(cwd: str | None, target: str) -> str | None:
@@ -316,11 +367,12 @@ class _Walker:
     def target(self, scope: _Scope, written: str, line: int) -> str:
         """The repository file a reference names; _Stop naming the hop when there is none."""
         where = f"{scope.path}:{line}"
-        value = scope.expand(written, line)
+        try:
+            value = scope.expand(written, line)
+        except _Unknown as unknown:
+            raise _Stop(Gap(scope.path, line, MSG_VAR_UNKNOWN.format(where=where, ref=written, name=unknown.name)))
         if value is None:
-            name = next((m.group(1) or m.group(2) for m in _NAME.finditer(written)
-                         if _safe_value(scope, m.group(1) or m.group(2), line) is None), "(...)")
-            raise _Stop(Gap(scope.path, line, MSG_VAR_UNKNOWN.format(where=where, ref=written, name=name)))
+            raise _Stop(Gap(scope.path, line, MSG_RUNTIME.format(where=where, ref=written)))
         if value.startswith("/") and not value.startswith(REPO_ROOT):
             for dst, src in sorted(scope.mounts.items(), key=lambda kv: -len(kv[0])):
                 if value == dst or value.startswith(dst.rstrip("/") + "/"):
@@ -354,8 +406,15 @@ class _Walker:
         for f in a.findings:
             if f.code in UNREADABLE_CODES and not any(fn.line <= (f.line or 0) <= fn.end_line for fn in a.functions.values()):
                 # Top-level code the bot cannot read (an `eval` of a run-time string): what follows
-                # from it is unknown, so the chain ends here.
-                raise _Stop(Gap(f.path or scope.path, f.line, f.message))
+                # from it is unknown, so the chain ends here, unless it evals a variable whose
+                # text the chain knows (`eval "$DOCKER_CMD_DETECT"`): that text is read instead.
+                text = self.evaled(scope, f.line)
+                if text is None:
+                    raise _Stop(Gap(f.path or scope.path, f.line, f.message))
+                inner = analyze_command_line(text, scope.path, f.line or 1)
+                self.walk(_Scope(scope.path, inner, scope.cwd, scope.outer, dict(scope.mounts), text.splitlines(),
+                                 (f.line or 1) - 1, parent=scope, container=scope.container),
+                          f"run by {scope.path}", record="command")
         source_lines = {s.line for s in a.sources}
         events = sorted([(c.line, 0, c) for c in a.commands] + [(s.line, 1, s) for s in a.sources],
                         key=lambda e: (e[0], e[1]))
@@ -366,24 +425,50 @@ class _Walker:
                 if kind == 1:
                     self.chain.skip.add((scope.path, line))
                 continue
-            if kind == 1:
-                self.source(scope, item)
-            else:
-                self.command(scope, item, line in source_lines)
+            try:
+                if kind == 1:
+                    self.source(scope, item)
+                else:
+                    self.command(scope, item, line in source_lines)
+            except _Unknown as unknown:
+                written = item.value if kind == 1 else " ".join(item.argv[:3])
+                raise _Stop(Gap(scope.path, line, MSG_VAR_UNKNOWN.format(
+                    where=f"{scope.path}:{line}", ref=written, name=unknown.name))) from None
+
+    def evaled(self, scope: _Scope, line: int | None) -> str | None:
+        """The text `eval "$NAME"` at `line` runs, when the chain knows NAME's value."""
+        k = (line or 0) - scope.offset - 1
+        text = scope.lines[k].strip() if 0 <= k < len(scope.lines) else ""
+        m = re.match(r"""eval\s+"\$\{?([A-Za-z_]\w*)\}?"\s*(?:;|&&|$)""", text)
+        if not m:
+            return None
+        try:
+            value = scope.value(m.group(1), line or 0)
+        except _Stop:
+            return None
+        return value if value and "$(" not in value and "`" not in value else None
 
     def source(self, scope: _Scope, ref: Any) -> None:
         written = ref.value.strip()
         self.chain.skip.add((scope.path, ref.line))  # decided here, not again by the launch path
         if "$" not in written and "`" not in written:
-            # A plain name: relative to the working directory, or a container or system file
-            # (not in the repository: nothing of ours runs there), except a path where the
-            # harness mounts the checkout (/workspace) that no mount of this container maps.
-            try:
-                path = self.target(scope, written, ref.line)
-            except _Stop:
-                if scope.container and any(written.startswith(m.rstrip("/") + "/") for m in self.mounts):
-                    raise
-                return
+            # A plain name: relative to the working directory, a harness mount path on the host
+            # (checks.launch_path), or a container or system file (nothing of ours runs there),
+            # except, in a container, a path where the harness mounts the checkout (/workspace)
+            # that no mount of this container maps.
+            if not scope.container:
+                here = _join(scope.cwd, written) if not written.startswith("/") else None
+                path = here if here is not None and self.repo.exists(here) else \
+                    resolve_ref(self.repo, self.mounts, written, scope.path)
+                if path is None:
+                    return
+            else:
+                try:
+                    path = self.target(scope, written, ref.line)
+                except _Stop:
+                    if any(written.startswith(m.rstrip("/") + "/") for m in self.mounts):
+                        raise
+                    return
         else:
             path = self.target(scope, written, ref.line)
         if self.chain.launcher is None:
@@ -395,7 +480,7 @@ class _Walker:
         analysis = read_analysis(self.src, path)
         if analysis is None:
             raise _Stop(Gap(caller.path, line, MSG_NOT_IN_REPO.format(where=f"{caller.path}:{line}", target=path)))
-        look = outer or (lambda n, s=caller, ln=line: _safe_value(s, n, ln))
+        look = outer or (lambda n, s=caller, ln=line: s.value(n, ln))
         self.walk(_Scope(path, analysis, cwd, look, dict(mounts), _lines(self.src, path),
                          container=outer is not None or caller.container), f"run by {caller.path}")
 
@@ -417,13 +502,14 @@ class _Walker:
             i = self.options(scope, cmd.line, words, 1, "srun")[1]
             self.program(scope, cmd, words, i, scope.mounts, None, is_source)
             return
-        if _container_run(list(cmd.argv)) is not None and "run" in words:
-            self.container(scope, cmd, words, words.index("run"))
+        raw = list(cmd.argv)
+        if _container_run(raw) is not None:
+            self.container(scope, cmd, raw, _container_run(raw))
             return
         if not is_source and (head.endswith(SCRIPT_SUFFIXES) or (scope.container and head.startswith("/"))
                               or head.startswith(("./", "$"))):
             # A script run by its path (`./x.sh`, `/workspace/.../server.sh` in a container).
-            if head.startswith("$") and scope.expand(head, cmd.line) is None and not head.endswith(SCRIPT_SUFFIXES):
+            if head.startswith("$") and not head.endswith(SCRIPT_SUFFIXES) and _try_expand(scope, head, cmd.line) is None:
                 return  # `$DOCKER_CMD ps`, `$MAYBE_EXEC ...`: a program chosen at run time, not a script
             self.program(scope, cmd, words, 0, scope.mounts, scope.outer if scope.container else None, False)
 
@@ -450,9 +536,9 @@ class _Walker:
         prog = words[i] if i < len(words) else ""
         inside = outer is not None
         if prog in _SHELLS and i + 2 < len(words) and _SCRIPT_FLAGS.match(words[i + 1]):
-            text = "".join(words[i + 2:])  # one string (the analyser may split it at `${X[@]+"..."}`)
+            text = self.script_text(scope, cmd, words, i)
             analysis = analyze_command_line(text, scope.path, cmd.line)
-            look = outer or (lambda n, s=scope, ln=cmd.line: _safe_value(s, n, ln))
+            look = outer or (lambda n, s=scope, ln=cmd.line: s.value(n, ln))
             inner = _Scope(scope.path, analysis, None if inside else scope.cwd, look, dict(mounts),
                            text.splitlines(), cmd.line - 1, parent=scope, container=inside or scope.container)
             self.walk(inner, f"run by {scope.path}", record="command")
@@ -466,6 +552,19 @@ class _Walker:
             path = self.target(scope, prog, cmd.line)
             self.file(path, scope, cmd.line, scope.cwd, mounts, outer)
 
+    def script_text(self, scope: _Scope, cmd: Any, words: list[str], i: int) -> str:
+        """The string a `bash -c` runs, as this shell hands it over: the raw word after the
+        flag in the command's text, its variables substituted from this scope (those only known
+        later stay for the inner shell). The analyser's own expansion is not used: it takes a
+        `${X:-default}` default where the caller sets X."""
+        nth = sum(1 for k in range(i) if words[k] in _SHELLS and k + 1 < len(words) and _SCRIPT_FLAGS.match(words[k + 1]))
+        found = list(re.finditer(r"(?:^|\s)(?:/(?:usr/)?bin/)?(?:bash|sh)\s+-[a-z]*c[a-z]*\s+", cmd.text))
+        if len(found) <= nth:
+            return "".join(words[i + 2:])
+        m = found[nth]
+        raw = cmd.text[m.end():]
+        return scope.expand(raw, cmd.line, keep=True) or ""
+
     def container(self, scope: _Scope, cmd: Any, words: list[str], run: int) -> None:
         """`docker run ... IMAGE bash -c STRING`: the container sees its `-e` variables and its
         `-v` mounts of repository folders; what it runs is the trailing shell string."""
@@ -478,10 +577,10 @@ class _Walker:
             opt, arg = words[j], words[j + 1]
             if opt in DOCKER_ENV and "=" in arg:
                 name, _, value = arg.partition("=")
-                env[name] = _safe_expand(scope, value, cmd.line)
+                env[name] = _try_expand(scope, value, cmd.line)
             elif opt in DOCKER_MOUNT and ":" in arg:
                 src, dst = arg.split(":")[:2]
-                s = _safe_expand(scope, src, cmd.line)
+                s = _try_expand(scope, src, cmd.line)
                 if s is None:
                     mounts[dst.rstrip("/") or "/"] = None
                 elif s.startswith(REPO_ROOT) or not s.startswith("/"):
@@ -499,10 +598,10 @@ class _Walker:
         def look(name: str) -> str | None:
             if name in env:
                 if env[name] is None:
-                    raise _Stop(Gap(scope.path, cmd.line, MSG_VAR_UNKNOWN.format(where=where, ref=f"-e {name}", name=name)))
+                    raise _Unknown(name)
                 return env[name]
             if unknown:
-                raise _Stop(Gap(scope.path, cmd.line, MSG_ENV_UNKNOWN.format(where=where, name=name, words=unknown[0])))
+                raise _Unknown(name)  # it may come from a word the bot cannot expand
             return None
 
         self.program(scope, cmd, words, shell, mounts, look, False)
@@ -537,7 +636,7 @@ def _array(scope: _Scope | None, name: str, line: int) -> list[str] | None:
                 if holds is None:
                     return None
                 if holds:
-                    out.append(e.resolved if e.resolved is not None else e.value)
+                    out.append(e.value)  # as written: the analyser's resolution ignores the caller's values
             if not out:
                 return None  # only another branch's definition was recorded
             return out
@@ -553,14 +652,7 @@ def _lines(src: Any, path: str) -> list[str]:
     return data.decode("utf-8", "replace").splitlines() if data else []
 
 
-def _safe_value(scope: _Scope, name: str, line: int) -> str | None:
-    try:
-        return scope.value(name, line)
-    except _Stop:
-        return None
-
-
-def _safe_expand(scope: _Scope, text: str, line: int) -> str | None:
+def _try_expand(scope: _Scope, text: str, line: int) -> str | None:
     try:
         return scope.expand(text, line)
     except _Stop:
@@ -590,15 +682,23 @@ def runner_chain(ctx: Any, point: Any) -> Chain | None:
         env = point_env(point)
         root = repo.layout.root or ""
         env.update({name: _absolute(root) for name in WORKSPACE_VARS})
+
+        def outer(name: str) -> str | None:
+            if name in env:
+                return env[name]
+            raise _Unknown(name)  # not a value the sweep sets: only known at run time
+
         walker = _Walker(ctx, point)
         try:
             for path in paths:
                 analysis = read_analysis(ctx.snapshot.head, path)
                 if analysis is not None:
-                    scope = _Scope(path, analysis, root, env.get, lines=_lines(ctx.snapshot.head, path))
+                    scope = _Scope(path, analysis, root, outer, lines=_lines(ctx.snapshot.head, path))
                     walker.walk(scope, f"runner for {point.runner}", record="runner")
         except _Stop as stop:
             walker.chain.gap = stop.gap
+        except (RecursionError, Exception) as exc:  # noqa: BLE001 - no script may crash the checks
+            walker.chain.gap = Gap(paths[0], None, MSG_INTERNAL.format(error=f"{type(exc).__name__}: {exc}"[:200]))
         chain = walker.chain
         if chain.launcher is None and chain.gap is None:
             return None

@@ -101,6 +101,7 @@ def test_the_whole_chain_is_followed_and_the_engine_branch_not_taken_does_not_co
     assert row.status.value == "PASS", row.reason
     paths = {e.path for e in row.evidence}
     assert "server_vllm.sh" not in " ".join(p or "" for p in paths)
+    assert "sglang.launch_server" in row.reason, row.reason  # the server command in the container was read
 
 
 def test_a_patch_down_the_chain_fails():
@@ -161,3 +162,15 @@ def test_a_change_on_the_branch_not_taken_does_not_affect_the_point():
     snap = build_snapshot({"base": base, "head": files})
     row = evaluate(snap, only={10}).row(10)
     assert row.status.value == "N/A", row.reason
+
+
+def test_an_internal_error_in_the_walk_is_could_not_verify_never_a_crash(monkeypatch):
+    import checks.runner_launch as rl
+
+    def boom(*_a, **_k):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(rl._Walker, "command", boom)
+    row = _row(10, _files())
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "the bot could not follow the chain (ValueError: boom)" in row.reason
