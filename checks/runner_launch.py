@@ -47,7 +47,7 @@ MSG_NOT_IN_REPO = "{where} runs {target}, which is not in the repository"
 MSG_OPTION_UNKNOWN = "{where}: {tool} option {option} is not one the bot can map"
 MSG_NO_PROGRAM = "{where}: the bot cannot tell what {tool} runs"
 MSG_CONTAINER_PATH = "{where} runs {target} inside the container, a path under no repository mount"
-MSG_MOUNT_UNKNOWN = "{where} runs {target} under the container mount {dst}, whose host folder the bot cannot know"
+MSG_MOUNT_UNKNOWN = "{where} runs {target} under the container mount {dst}, whose folders the bot cannot know"
 MSG_CWD_UNKNOWN = "{where} runs {ref} from a working directory the bot cannot know"
 MSG_INTERNAL = "the bot could not follow the chain ({error})"
 MSG_TOO_DEEP = "{where}: the launch chain is longer than {limit} files"
@@ -66,6 +66,7 @@ SLURM_FLAGS = {"--parsable", "--exclusive", "--spread-job", "--wait", "--hold", 
                 "--overcommit", "--contiguous", "--test-only", "--use-min-nodes", "--unbuffered", "-Q", "--quiet",
                 "-v", "--verbose", "-O", "-l", "--label", "--overlap", "--exact", "--kill-on-bad-exit", "-K"}
 DOCKER_MOUNT = {"-v", "--volume"}
+UNKNOWN_MOUNT = "\x00unknown"  # a mount whose container folder the bot cannot know
 DOCKER_ENV = {"-e", "--env"}
 
 
@@ -111,6 +112,8 @@ class _Walker:
                     if path is not None and self.repo.exists(path):
                         return path
                     raise Stop(Gap(scope.path, line, MSG_NOT_IN_REPO.format(where=where, target=path or value)))
+            if UNKNOWN_MOUNT in scope.mounts:
+                raise Stop(Gap(scope.path, line, MSG_MOUNT_UNKNOWN.format(where=where, target=value, dst="(unknown)")))
             raise Stop(Gap(scope.path, line, MSG_CONTAINER_PATH.format(where=where, target=value)))
         if scope.cwd is None and not value.startswith(REPO_ROOT):
             raise Stop(Gap(scope.path, line, MSG_CWD_UNKNOWN.format(where=where, ref=written)))
@@ -239,7 +242,10 @@ class _Walker:
                               or head.startswith(("./", "$"))):
             # A script run by its path (`./x.sh`, `/workspace/.../server.sh` in a container).
             if head.startswith("$") and not head.endswith(SCRIPT_SUFFIXES) and try_expand(scope, head, cmd.line) is None:
-                return  # `$DOCKER_CMD ps`, `$MAYBE_EXEC ...`: a program chosen at run time, not a script
+                if scope.container:
+                    # What runs in the container is only known at run time: never a PASS past it.
+                    raise Stop(Gap(scope.path, cmd.line, MSG_RUNTIME.format(where=where, ref=head)))
+                return  # `$DOCKER_CMD ps`, `$MAYBE_EXEC ...` on the host: a program chosen at run time
             self.program(scope, cmd, words, 0, scope.mounts, scope.outer if scope.container else None, False)
 
     def options(self, scope: Scope, line: int, words: list[str], i: int, tool: str) -> tuple[str, int]:
@@ -265,7 +271,7 @@ class _Walker:
         prog = words[i] if i < len(words) else ""
         inside = outer is not None
         if prog in _SHELLS and i + 2 < len(words) and _SCRIPT_FLAGS.match(words[i + 1]):
-            text = self.script_text(scope, cmd, words, i)
+            text = self.script_text(scope, cmd, words, i, defer=not inside)
             analysis = analyze_command_line(text, scope.path, cmd.line)
             look = outer or (lambda n, s=scope, ln=cmd.line: s.value(n, ln))
             inner = Scope(scope.path, analysis, None if inside else scope.cwd, look, dict(mounts),
@@ -281,24 +287,25 @@ class _Walker:
             path = self.target(scope, prog, cmd.line)
             self.file(path, scope, cmd.line, scope.cwd, mounts, outer)
 
-    def script_text(self, scope: Scope, cmd: Any, words: list[str], i: int) -> str:
+    def script_text(self, scope: Scope, cmd: Any, words: list[str], i: int, *, defer: bool) -> str:
         """The string a `bash -c` runs, as this shell hands it over: the raw word after the
-        flag in the command's text, its variables substituted from this scope (those only known
-        later stay for the inner shell). The analyser's own expansion is not used: it takes a
-        `${X:-default}` default where the caller sets X."""
+        flag in the command's text. For a container its variables are substituted from this
+        scope (the container does not inherit them; those not known stay); for a host shell
+        (`defer`) they stay and are looked up through this scope. The analyser's own expansion
+        is not used: it takes a `${X:-default}` default where the caller sets X."""
         nth = sum(1 for k in range(i) if words[k] in _SHELLS and k + 1 < len(words) and _SCRIPT_FLAGS.match(words[k + 1]))
         found = list(re.finditer(r"(?:^|\s)(?:/(?:usr/)?bin/)?(?:bash|sh)\s+-[a-z]*c[a-z]*\s+", cmd.text))
         if len(found) <= nth:
             return "".join(words[i + 2:])
         m = found[nth]
         raw = cmd.text[m.end():]
-        return scope.expand(raw, cmd.line, keep=True) or ""
+        return scope.expand(raw, cmd.line, keep=True, defer=defer) or ""
 
     def container(self, scope: Scope, cmd: Any, words: list[str], run: int) -> None:
         """`docker run ... IMAGE bash -c STRING`: the container sees its `-e` variables and its
         `-v` mounts of repository folders; what it runs is the trailing shell string."""
         where = f"{scope.path}:{cmd.line}"
-        env: dict[str, str | None] = {}
+        env: dict[str, str] = {}
         mounts: dict[str, str | None] = {}
         unknown: list[str] = []
         words = self.arrays(scope, cmd.line, words, unknown)
@@ -306,11 +313,11 @@ class _Walker:
             opt, arg = words[j], words[j + 1]
             if opt in DOCKER_ENV and "=" in arg:
                 name, _, value = arg.partition("=")
-                env[name] = try_expand(scope, value, cmd.line)
+                env[name] = value  # expanded when the container reads it
             elif opt in DOCKER_MOUNT and ":" in arg:
                 src, dst = arg.split(":")[:2]
-                s = try_expand(scope, src, cmd.line)
-                if s is None:
+                s, dst = try_expand(scope, src, cmd.line), try_expand(scope, dst, cmd.line) or UNKNOWN_MOUNT
+                if s is None or dst == UNKNOWN_MOUNT:
                     mounts[dst.rstrip("/") or "/"] = None
                 elif s.startswith(REPO_ROOT) or not s.startswith("/"):
                     folder = join_path(scope.cwd, s)
@@ -326,9 +333,10 @@ class _Walker:
 
         def look(name: str) -> str | None:
             if name in env:
-                if env[name] is None:
+                value = try_expand(scope, env[name], cmd.line)
+                if value is None:
                     raise Unknown(name)
-                return env[name]
+                return value
             if unknown:
                 raise Unknown(name)  # it may come from a word the bot cannot expand
             return None

@@ -135,11 +135,13 @@ class Scope:
                 env[name] = v
         return evaluate_condition(cond, env)
 
-    def expand(self, text: str, line: int, seen: frozenset = frozenset(), *, keep: bool = False) -> str | None:
+    def expand(self, text: str, line: int, seen: frozenset = frozenset(), *, keep: bool = False,
+               defer: bool = False) -> str | None:
         """`text` with its variables substituted and quotes removed (one shell word); None
         when a part is only known at run time (a command substitution, an unknown variable).
         With `keep`, such a part stays as written: a string another shell reads again
-        (`bash -c "..."`), where it is looked up in its turn."""
+        (`bash -c "..."`, a container's), where it is looked up in its turn; with `defer`,
+        every `$` part stays (only quotes are removed), for a host shell started by this one."""
         out, i = [], 0
         text = text.strip()
         quote = None
@@ -169,6 +171,13 @@ class Scope:
                     return None
                 out.append(ch)
                 i += 1
+                continue
+            if ch == "$" and defer:
+                # Left for the inner shell, which sees the same values through its caller (a
+                # host shell it starts), and the text stays the same for every point.
+                end = _token_end(text, i)
+                out.append(text[i:end])
+                i = end
                 continue
             if ch == "$":
                 start = i
