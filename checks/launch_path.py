@@ -187,6 +187,16 @@ def _in_submodule(ref: str, referrer: str, submodules: tuple[str, ...]) -> bool:
     return any(p == s or p.startswith(s + "/") for p in paths for s in submodules)
 
 
+_URL = re.compile(r"https?://[^\s'\"|;&)]+")
+
+
+def trusted_download(analysis: ScriptAnalysis, line: int | None, trusted: Iterable[str]) -> bool:
+    """A download piped to a shell whose every URL is a trusted tooling installer's."""
+    text = analysis.opaque_texts.get(line or 0)
+    urls = _URL.findall(text or "")
+    return bool(urls) and all(any(u.startswith(p) for p in trusted) for u in urls)
+
+
 def read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
     """The analysis of a shell file as the source holds it (None: absent or unreadable, which
     the checks that read it report). Analyses are memoized per (path, text) in recipes.scripts."""

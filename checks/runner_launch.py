@@ -25,12 +25,13 @@ with it, never a PASS on part of the path.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from checks.launch_path import (
-    MEMO_RUNNERS, MAX_PATH_FILES, LaunchPath, build_path, point_env, read_analysis,
+    MEMO_RUNNERS, MAX_PATH_FILES, LaunchPath, build_path, point_env, trusted_download, read_analysis,
     resolve_ref, runner_nodes, runner_scripts,
 )
 from checks.shell_scope import (
@@ -64,7 +65,9 @@ SLURM_VALUE = {"-N", "-n", "-p", "-A", "-t", "-o", "-e", "-J", "-w", "-x", "-c",
                 "--qos", "--reservation", "--constraint", "--gpus", "--gpus-per-node", "--signal", "--comment"}
 SLURM_FLAGS = {"--parsable", "--exclusive", "--spread-job", "--wait", "--hold", "--requeue", "--no-requeue",
                 "--overcommit", "--contiguous", "--test-only", "--use-min-nodes", "--unbuffered", "-Q", "--quiet",
-                "-v", "--verbose", "-O", "-l", "--label", "--overlap", "--exact", "--kill-on-bad-exit", "-K"}
+                "-v", "--verbose", "-O", "-l", "--label", "--overlap", "--exact", "--kill-on-bad-exit", "-K",
+               "--no-container-entrypoint", "--container-remap-root", "--no-container-remap-root",
+               "--container-mount-home", "--no-container-mount-home", "--container-writable", "--container-readonly"}
 DOCKER_MOUNT = {"-v", "--volume"}
 UNKNOWN_MOUNT = "\x00unknown"  # a mount whose container folder the bot cannot know
 DOCKER_ENV = {"-e", "--env"}
@@ -89,6 +92,7 @@ class _Walker:
     def __init__(self, ctx: Any, point: Any) -> None:
         self.repo, self.src = ctx.head_repo, ctx.snapshot.head
         self.mounts = ctx.config.policy.workspace_mounts
+        self.trusted = ctx.config.policy.trusted_installers
         self.point = point
         self.chain = Chain()
         self.seen: set[tuple[str, int]] = set()
@@ -135,24 +139,22 @@ class _Walker:
         elif record == "command":
             self.chain.commands.append((scope.path, scope.analysis))
         a = scope.analysis
-        for f in a.findings:
-            if f.code in UNREADABLE_CODES and not any(fn.line <= (f.line or 0) <= fn.end_line for fn in a.functions.values()):
-                # Top-level code the bot cannot read (an `eval` of a run-time string): what follows
-                # from it is unknown, so the chain ends here, unless it evals a variable whose
-                # text the chain knows (`eval "$DOCKER_CMD_DETECT"`): that text is read instead.
-                text = self.evaled(scope, f.line)
-                if text is None:
-                    raise Stop(Gap(f.path or scope.path, f.line, f.message))
-                inner = analyze_command_line(text, scope.path, f.line or 1)
-                self.walk(Scope(scope.path, inner, scope.cwd, scope.outer, dict(scope.mounts), text.splitlines(),
-                                 (f.line or 1) - 1, parent=scope, container=scope.container),
-                          f"run by {scope.path}", record="command")
         source_lines = {s.line for s in a.sources}
-        events = sorted([(c.line, 0, c) for c in a.commands] + [(s.line, 1, s) for s in a.sources],
+        conditions = {c.line: c.condition for c in a.commands if c.function is None}
+        # Functions the text calls (a hop inside one runs when it is called; its variables are
+        # read as the top level sets them).
+        called = {w for c in a.commands for w in (c.argv[:1] + c.argv[1:2]) if w in a.functions}
+        unreadable = [(f.line or 0, 2, f) for f in a.findings if f.code in UNREADABLE_CODES
+                      and not any(fn.line <= (f.line or 0) <= fn.end_line for fn in a.functions.values())]
+        events = sorted([(c.line, 0, c) for c in a.commands] + [(s.line, 1, s) for s in a.sources] + unreadable,
                         key=lambda e: (e[0], e[1]))
         for line, kind, item in events:
-            if item.function is not None:
-                continue  # function bodies: the launch path tracks which run (build_path)
+            if kind == 2:
+                if scope.holds(conditions.get(line), line) is not False:
+                    self.unreadable(scope, item)
+                continue
+            if item.function is not None and item.function not in called:
+                continue  # a function nothing calls never runs
             if scope.holds(item.condition, line) is False:
                 if kind == 1:
                     self.chain.skip.add((scope.path, line))
@@ -166,6 +168,26 @@ class _Walker:
                 written = item.value if kind == 1 else " ".join(item.argv[:3])
                 raise Stop(Gap(scope.path, line, MSG_VAR_UNKNOWN.format(
                     where=f"{scope.path}:{line}", ref=written, name=unknown.name))) from None
+            if kind == 1 and scope.starts(line, "exec") and scope.holds(item.condition, line) is True:
+                for later in a.sources:  # `exec`: nothing after it runs
+                    if later.line > line:
+                        self.chain.skip.add((scope.path, later.line))
+                return
+
+    def unreadable(self, scope: Scope, f: Any) -> None:
+        """Top-level code the bot cannot read (an `eval` of a run-time string) on the point's
+        branch: what follows from it is unknown, so the chain ends here; unless it is a trusted
+        installer's download, or evals a variable whose text the chain knows
+        (`eval "$DOCKER_CMD_DETECT"`): that text is read instead."""
+        if trusted_download(scope.analysis, f.line, self.trusted):
+            return
+        text = self.evaled(scope, f.line)
+        if text is None:
+            raise Stop(Gap(f.path or scope.path, f.line, f.message))
+        inner = analyze_command_line(text, scope.path, f.line or 1)
+        self.walk(Scope(scope.path, inner, scope.cwd, scope.outer, dict(scope.mounts), text.splitlines(),
+                        (f.line or 1) - 1, parent=scope, container=scope.container),
+                  f"run by {scope.path}", record="command")
 
     def evaled(self, scope: Scope, line: int | None) -> str | None:
         """The text `eval "$NAME"` at `line` runs, when the chain knows NAME's value."""
@@ -232,7 +254,15 @@ class _Walker:
             return
         if head == "srun":
             i = self.options(scope, cmd.line, words, 1, "srun")[1]
-            self.program(scope, cmd, words, i, scope.mounts, None, is_source)
+            mounts, outer = self.pyxis(scope, cmd.line, words[1:i])
+            self.program(scope, cmd, words, i, mounts, outer, is_source)
+            return
+        if head.strip('"') in ("$@", "$*"):
+            # A wrapper function running its arguments: what runs is written at its call sites;
+            # a script passed there is a hop the bot does not follow.
+            calls = [c for c in scope.analysis.commands if c.argv[:1] == [cmd.function]]
+            if any(w.endswith(SCRIPT_SUFFIXES) or w in _SHELLS for c in calls for w in c.argv[1:]):
+                raise Stop(Gap(scope.path, cmd.line, MSG_RUNTIME.format(where=where, ref=head)))
             return
         raw = list(cmd.argv)
         if _container_run(raw) is not None:
@@ -247,6 +277,21 @@ class _Walker:
                     raise Stop(Gap(scope.path, cmd.line, MSG_RUNTIME.format(where=where, ref=head)))
                 return  # `$DOCKER_CMD ps`, `$MAYBE_EXEC ...` on the host: a program chosen at run time
             self.program(scope, cmd, words, 0, scope.mounts, scope.outer if scope.container else None, False)
+
+    def pyxis(self, scope: Scope, line: int, opts: list[str]) -> tuple[dict, Lookup | None]:
+        """`srun --container-image=... --container-mounts=SRC:DST,...`: a container that keeps
+        the caller's environment and sees the listed mounts (None, None: no container)."""
+        if not any(o.startswith("--container-image") for o in opts):
+            return scope.mounts, None
+        mounts: dict[str, str | None] = {}
+        for o in opts:
+            if o.startswith("--container-mounts="):
+                for pair in o.split("=", 1)[1].strip("'\"").split(","):
+                    src, _, dst = pair.partition(":")
+                    folder = try_expand(scope, src, line)
+                    target = try_expand(scope, dst.split(":")[0], line) or UNKNOWN_MOUNT
+                    mounts[target.rstrip("/") or "/"] = join_path(scope.cwd, folder) if folder is not None else None
+        return mounts, (lambda n, s=scope, ln=line: s.value(n, ln))
 
     def options(self, scope: Scope, line: int, words: list[str], i: int, tool: str) -> tuple[str, int]:
         """The first word after `tool`'s options, and its index."""
@@ -278,13 +323,15 @@ class _Walker:
                            text.splitlines(), cmd.line - 1, parent=scope, container=inside or scope.container)
             self.walk(inner, f"run by {scope.path}", record="command")
             return
+        # A path the wrapper runs is read where it runs: in the container, through its mounts.
+        here = dataclasses.replace(scope, mounts=dict(mounts), container=True) if inside else scope
         if prog in _SHELLS and i + 1 < len(words):
             if is_source and not inside:
                 return  # the analyser reports it as a source: followed there
-            self.file(self.target(scope, words[i + 1], cmd.line), scope, cmd.line, scope.cwd, mounts, outer)
+            self.file(self.target(here, words[i + 1], cmd.line), scope, cmd.line, scope.cwd, mounts, outer)
             return
         if prog.startswith(("/", "./", "$")) or prog.endswith(SCRIPT_SUFFIXES):
-            path = self.target(scope, prog, cmd.line)
+            path = self.target(here, prog, cmd.line)
             self.file(path, scope, cmd.line, scope.cwd, mounts, outer)
 
     def script_text(self, scope: Scope, cmd: Any, words: list[str], i: int, *, defer: bool) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from checks.result import Evidence
-from checks.launch_path import PointRoots, launch_path, point_roots, read_analysis, resolve_ref
+from checks.launch_path import PointRoots, launch_path, point_roots, read_analysis, resolve_ref, trusted_download
 from checks.runner_launch import chain_path, runner_chain
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_script
@@ -399,20 +399,10 @@ def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
     return ctx.memo(MEMO_SCRIPT.format(path=path), build)
 
 
-_URL = re.compile(r"https?://[^\s'\"|;&)]+")
-
-
-def _trusted_download(analysis: ScriptAnalysis, line: int | None, trusted: Iterable[str]) -> bool:
-    """A download piped to a shell whose every URL is a trusted tooling installer's."""
-    text = analysis.opaque_texts.get(line or 0)
-    urls = _URL.findall(text or "")
-    return bool(urls) and all(any(u.startswith(p) for p in trusted) for u in urls)
-
-
 def _add_use(view: ServingView, use: ScriptUse, trusted: Iterable[str] = ()) -> None:
     view.scripts.append(use)
     bad = next((f for f in use.analysis.findings if f.code in UNREADABLE_CODES and use.line_runs(f.line)
-                and not _trusted_download(use.analysis, f.line, trusted)), None)
+                and not trusted_download(use.analysis, f.line, trusted)), None)
     if bad is not None and view.script_gap is None:
         # Only this script is blind: the checks that read script bodies say so for this point.
         view.script_gap = MSG_SCRIPT_UNREADABLE.format(message=bad.message)

@@ -174,3 +174,53 @@ def test_an_internal_error_in_the_walk_is_could_not_verify_never_a_crash(monkeyp
     row = _row(10, _files())
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
     assert "the bot could not follow the chain (ValueError: boom)" in row.reason
+
+
+# A TileRT-shaped chain: the runner `exec`s the script it names (nothing after runs), which
+# `exec`s a submit script whose function starts a pyxis container (`srun --container-image
+# --container-mounts=$GITHUB_WORKSPACE:/workspace bash /workspace/.../run_node.sh`).
+T_MASTER = MASTER.replace("dsr1-fp8-mi355x-sglang-disagg-mtp", "glm5.1-fp8-b200-tilert").replace(
+    "framework: sglang-disagg", "framework: tilert").replace("runner: mi355x-disagg", "runner: b200-multinode").replace(
+    "model-prefix: dsr1", "model-prefix: glm5.1").replace("spec-decoding: mtp", "spec-decoding: none")
+T_RUNNERS = "labels:\n  b200-multinode: [b200-dgxc_0]\n"
+T_RUNNER = """#!/usr/bin/env bash
+if [[ "$IS_MULTINODE" == "true" ]]; then
+    if [[ "$FRAMEWORK" == "tilert" ]]; then
+        TILERT_DISAGG="$GITHUB_WORKSPACE/benchmarks/multi_node/${EXP_NAME%%_*}_${PRECISION}_b200_${FRAMEWORK}-disagg.sh"
+        exec bash "$TILERT_DISAGG"
+    fi
+    curl -LsSf https://example.com/install.sh | sh
+fi
+"""
+T_LAUNCHER = "benchmarks/multi_node/glm5.1_fp8_b200_tilert-disagg.sh"
+T_SUBMIT = """#!/usr/bin/env bash
+launch_role() {
+    srun --jobid="$JOB_ID" --ntasks=1 \\
+        --container-image="$SQUASH" \\
+        --container-mounts="$GITHUB_WORKSPACE:/workspace,$MODEL_PATH:$MODEL_PATH" \\
+        --no-container-entrypoint \\
+        bash "/workspace/benchmarks/multi_node/tilert_utils/run_node.sh"
+}
+launch_role
+"""
+T_NODE = """#!/usr/bin/env bash
+{patch}
+python3 -m sglang.launch_server --model-path "$MODEL_PATH"
+"""
+
+
+def _t_files(patch: str = "") -> dict[str, str]:
+    return {"configs/nvidia-master.yaml": T_MASTER, "configs/runners.yaml": T_RUNNERS,
+            "runners/launch_b200-dgxc.sh": T_RUNNER,
+            T_LAUNCHER: '#!/usr/bin/env bash\nexec bash "$(dirname "$0")/tilert_utils/submit.sh"\n',
+            "benchmarks/multi_node/tilert_utils/submit.sh": T_SUBMIT,
+            "benchmarks/multi_node/tilert_utils/run_node.sh": T_NODE.format(patch=patch)}
+
+
+def test_exec_and_a_pyxis_container_in_a_function_are_followed():
+    row = _row(10, _t_files())
+    assert row.status.value == "PASS", row.reason  # the curl after the runner's `exec` never runs
+    patch = "sed -i 's/a/b/' /usr/local/lib/python3.12/dist-packages/sglang/srt/server_args.py"
+    row = _row(10, _t_files(patch))
+    assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+    assert "benchmarks/multi_node/tilert_utils/run_node.sh:2" in row.reason
