@@ -145,7 +145,7 @@ class _Walker:
         # read as the top level sets them).
         called = {w for c in a.commands for w in (c.argv[:1] + c.argv[1:2]) if w in a.functions}
         unreadable = [(f.line or 0, 2, f) for f in a.findings if f.code in UNREADABLE_CODES
-                      and not any(fn.line <= (f.line or 0) <= fn.end_line for fn in a.functions.values())]
+                      and all(fn.name in called for fn in a.functions.values() if fn.line <= (f.line or 0) <= fn.end_line)]
         events = sorted([(c.line, 0, c) for c in a.commands] + [(s.line, 1, s) for s in a.sources] + unreadable,
                         key=lambda e: (e[0], e[1]))
         for line, kind, item in events:
@@ -271,6 +271,8 @@ class _Walker:
         if not is_source and (head.endswith(SCRIPT_SUFFIXES) or (scope.container and head.startswith("/"))
                               or head.startswith(("./", "$"))):
             # A script run by its path (`./x.sh`, `/workspace/.../server.sh` in a container).
+            if head.startswith("$") and words[1:2] and words[1] in ("-m", "-c", "-"):
+                return  # `"$PY" -m pip ...`, `"$PY" -c ...`: an interpreter, not a script of the repository
             if head.startswith("$") and not head.endswith(SCRIPT_SUFFIXES) and try_expand(scope, head, cmd.line) is None:
                 if scope.container:
                     # What runs in the container is only known at run time: never a PASS past it.

@@ -224,3 +224,13 @@ def test_exec_and_a_pyxis_container_in_a_function_are_followed():
     row = _row(10, _t_files(patch))
     assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
     assert "benchmarks/multi_node/tilert_utils/run_node.sh:2" in row.reason
+
+
+def test_an_unreadable_line_in_a_called_function_ends_the_chain_and_an_interpreter_is_no_hop():
+    node = T_NODE.format(patch='wait_tcp() {\n    until (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; do sleep 1; done\n}\n'
+                               'wait_tcp localhost 8000\n"$PY" -m pip --version')
+    files = _t_files()
+    files["benchmarks/multi_node/tilert_utils/run_node.sh"] = node
+    row = _row(10, files)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "could not read line 3 of benchmarks/multi_node/tilert_utils/run_node.sh" in row.reason, row.reason
