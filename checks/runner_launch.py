@@ -276,7 +276,10 @@ class _Walker:
             if head.startswith("$") and not head.endswith(SCRIPT_SUFFIXES) and try_expand(scope, head, cmd.line) is None:
                 if scope.container:
                     # What runs in the container is only known at run time: never a PASS past it.
-                    raise Stop(Gap(scope.path, cmd.line, MSG_RUNTIME.format(where=where, ref=head)))
+                    name = re.fullmatch(r'"?\$\{?([A-Za-z_]\w*)\}?"?', head)
+                    why = (MSG_VAR_UNKNOWN.format(where=where, ref=head, name=name.group(1)) if name
+                           else MSG_RUNTIME.format(where=where, ref=head))
+                    raise Stop(Gap(scope.path, cmd.line, why))
                 return  # `$DOCKER_CMD ps`, `$MAYBE_EXEC ...` on the host: a program chosen at run time
             self.program(scope, cmd, words, 0, scope.mounts, scope.outer if scope.container else None, False)
 
@@ -318,11 +321,11 @@ class _Walker:
         prog = words[i] if i < len(words) else ""
         inside = outer is not None
         if prog in _SHELLS and i + 2 < len(words) and _SCRIPT_FLAGS.match(words[i + 1]):
-            text = self.script_text(scope, cmd, words, i, defer=not inside)
-            analysis = analyze_command_line(text, scope.path, cmd.line)
+            text, first = self.script_text(scope, cmd, words, i, defer=not inside)
+            analysis = analyze_command_line(text, scope.path, first)
             look = outer or (lambda n, s=scope, ln=cmd.line: s.value(n, ln))
             inner = Scope(scope.path, analysis, None if inside else scope.cwd, look, dict(mounts),
-                           text.splitlines(), cmd.line - 1, parent=scope, container=inside or scope.container)
+                          text.splitlines(), first - 1, parent=scope, container=inside or scope.container)
             self.walk(inner, f"run by {scope.path}", record="command")
             return
         # A path the wrapper runs is read where it runs: in the container, through its mounts.
@@ -336,19 +339,22 @@ class _Walker:
             path = self.target(here, prog, cmd.line)
             self.file(path, scope, cmd.line, scope.cwd, mounts, outer)
 
-    def script_text(self, scope: Scope, cmd: Any, words: list[str], i: int, *, defer: bool) -> str:
+    def script_text(self, scope: Scope, cmd: Any, words: list[str], i: int, *, defer: bool) -> tuple[str, int]:
         """The string a `bash -c` runs, as this shell hands it over: the raw word after the
         flag in the command's text. For a container its variables are substituted from this
         scope (the container does not inherit them; those not known stay); for a host shell
         (`defer`) they stay and are looked up through this scope. The analyser's own expansion
-        is not used: it takes a `${X:-default}` default where the caller sets X."""
+        is not used: it takes a `${X:-default}` default where the caller sets X. Also the
+        file line the string starts on."""
         nth = sum(1 for k in range(i) if words[k] in _SHELLS and k + 1 < len(words) and _SCRIPT_FLAGS.match(words[k + 1]))
         found = list(re.finditer(r"(?:^|\s)(?:/(?:usr/)?bin/)?(?:bash|sh)\s+-[a-z]*c[a-z]*\s+", cmd.text))
         if len(found) <= nth:
-            return "".join(words[i + 2:])
+            return "".join(words[i + 2:]), cmd.line
         m = found[nth]
         raw = cmd.text[m.end():]
-        return scope.expand(raw, cmd.line, keep=True, defer=defer) or ""
+        # The string's first line, so the lines of what it runs are the file's own (line_offset).
+        first = cmd.line + cmd.text[:m.end()].count("\n")
+        return scope.expand(raw, cmd.line, keep=True, defer=defer) or "", first
 
     def container(self, scope: Scope, cmd: Any, words: list[str], run: int) -> None:
         """`docker run ... IMAGE bash -c STRING`: the container sees its `-e` variables and its

@@ -164,6 +164,8 @@ class Scope:
                     out.append(ch)  # inside double quotes a backslash escapes only $ ` " \ newline
                 elif nxt != "\n":
                     out.append(nxt)
+                elif keep:
+                    out.append("\\\n")  # a continuation the inner shell reads the same; lines stay
                 i += 2
                 continue
             if ch == "`":
