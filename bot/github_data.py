@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from bot.github_client import GitHubApi, describe_error, fetch
 from bot.reuse import artifacts_from, sweep_run_from
-from checks.snapshot import Artifact, PRData, SweepRun, Unavailable, UpstreamRef, UserAccess
+from checks.snapshot import Artifact, ExternalTree, PRData, SweepRun, Unavailable, UpstreamRef, UserAccess
 # Artifacts are downloaded only for runs of the sweep workflow (the rule of checks/sweep_runs.py).
 from checks.sweep_runs import workflow_problem
 from recipes.artifacts import MAX_ARTIFACT_DOWNLOAD, META_FILE, json_rows, read_artifact_zip, rows_from
@@ -29,6 +29,8 @@ MSG_NOT_FETCHED = "artifact {name} of run {run} was not downloaded: {why}"
 MSG_EXPIRED = "artifact {name} of run {run} expired"
 MSG_ARTIFACT_CAP = "GitHub lists it at {size} bytes, over the {limit}-byte download cap"
 MSG_NOT_SWEEP_RUN = "run {run} is not a run of the sweep workflow, so its artifacts were not downloaded"
+MSG_UNSAFE_REF = "{ref!r} is not a ref of {repo} the bot asks GitHub about"
+MSG_NO_COMMIT = "GitHub named no commit for {ref} of {repo}"
 MSG_PAGE = "published pages are not fetched by the bot; judge {url} from the sign-off text"
 
 
@@ -229,6 +231,33 @@ class GitHubData(PRData):
             "evals": rows_from(per_artifact, sweep.eval_artifact, "eval_"),
         }
         return fields, meta
+
+    # ----- repositories a runner clones --------------------------------------------------------
+
+    def external_tree(self, repo: str, ref: str) -> ExternalTree | Unavailable | None:
+        """The commit `ref` names now in `repo` (GitHub resolves branches, tags and SHAs alike),
+        its files read lazily like the PR's own trees. Only repositories the policy names are
+        asked about (checks.srt_checkout decides; this is the second lock)."""
+        from checks.srt_checkout import SAFE_REF
+
+        if repo.lower() not in {r.lower() for r in self.config.policy.recipe_repositories}:
+            return None
+        if not SAFE_REF.match(ref):
+            return Unavailable(reason=MSG_UNSAFE_REF.format(ref=ref, repo=repo))
+        return self._once.get(("external", repo.lower(), ref), lambda: self._external(repo, ref))
+
+    def _external(self, repo: str, ref: str) -> ExternalTree | Unavailable:
+        from urllib.parse import quote
+
+        from bot.remote_source import BlobStore, RemoteTree
+
+        commit = fetch(f"commit {ref} of {repo}", lambda: self.api.get(f"/repos/{repo}/commits/{quote(ref, safe='/')}"))
+        if isinstance(commit, Unavailable):
+            return commit
+        sha = str(commit.get("sha") or "")
+        if len(sha) != 40:
+            return Unavailable(reason=MSG_NO_COMMIT.format(ref=ref, repo=repo))
+        return ExternalTree(repo=repo, ref=ref, sha=sha, source=RemoteTree(self.api, repo, sha, BlobStore(self.api, repo)))
 
     # ----- upstream recipes -------------------------------------------------------------------
 

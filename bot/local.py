@@ -14,6 +14,7 @@ import os
 
 import re
 import subprocess
+import threading
 from datetime import date, timezone
 from pathlib import Path
 from typing import Iterable, Any
@@ -30,6 +31,7 @@ from checks.snapshot import (
     CheckRun,
     Comment,
     Commit,
+    ExternalTree,
     PRSnapshot,
     SweepRun,
     Unavailable,
@@ -81,6 +83,72 @@ def _repo_name(repo_path: str) -> str:
         url = ""
     m = _GITHUB_REMOTE_RE.search(url)
     return m.group(1) if m else LOCAL_REPO_FALLBACK.format(name=Path(repo_path).resolve().name or "repo")
+
+
+# --- other repositories a runner clones (--external-repo OWNER/NAME=DIR) -------------------
+MSG_EXTERNAL_SPEC = "--external-repo {spec!r}: expected OWNER/NAME=DIR"
+MSG_EXTERNAL_NOT_GIT = "--external-repo {repo}={path}: not a git repository"
+MSG_EXTERNAL_NO_REF = "{repo} has no ref {ref!r} in {path}"
+MSG_EXTERNAL_TOO_EARLY = "{repo} branch {ref!r} has no commit on or before {day} in {path}"
+_HEX = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+def external_repos(specs: Iterable[str]) -> dict[str, str]:
+    """`OWNER/NAME=DIR` options -> {owner/name (lower case): DIR}, each DIR checked to be git."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        repo, sep, path = spec.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+", repo) or not path:
+            raise LocalModeError(MSG_EXTERNAL_SPEC.format(spec=spec))
+        try:
+            _git(path, "rev-parse", "--git-dir")
+        except LocalModeError:
+            raise LocalModeError(MSG_EXTERNAL_NOT_GIT.format(repo=repo, path=path)) from None
+        out[repo.lower()] = path
+    return out
+
+
+class LocalExternal:
+    """`PRSnapshot.external` over local clones: a branch is read as it stood on the review date
+    (its newest first-parent commit up to the end of that day), as the runner would have cloned
+    it then; a tag or a commit as it is. Each (repository, ref) is resolved once."""
+
+    def __init__(self, dirs: dict[str, str], day: date):
+        self.dirs, self.day = dirs, day
+        self._trees: dict[tuple[str, str], ExternalTree | Unavailable] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, repo: str, ref: str) -> ExternalTree | Unavailable | None:
+        path = self.dirs.get(repo.lower())
+        if path is None:
+            return None
+        key = (repo.lower(), ref)
+        with self._lock:
+            if key not in self._trees:
+                self._trees[key] = self._resolve(repo, path, ref)
+            return self._trees[key]
+
+    def _verify(self, path: str, name: str) -> str | None:
+        try:
+            return _git(path, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}").strip() or None
+        except LocalModeError:
+            return None
+
+    def _resolve(self, repo: str, path: str, ref: str) -> ExternalTree | Unavailable:
+        sha = self._verify(path, f"refs/tags/{ref}") or (self._verify(path, ref) if _HEX.match(ref) else None)
+        if sha is None:
+            branch = next((b for b in (ref if ref == "HEAD" else f"refs/heads/{ref}", f"refs/remotes/origin/{ref}")
+                           if self._verify(path, b)), None)
+            if branch is None:
+                return Unavailable(reason=MSG_EXTERNAL_NO_REF.format(repo=repo, ref=ref, path=path))
+            try:
+                sha = _git(path, "rev-list", "-1", "--first-parent", f"--before={self.day.isoformat()}T23:59:59Z",
+                           branch).strip()
+            except LocalModeError as e:
+                return Unavailable(reason=str(e))
+            if not sha:
+                return Unavailable(reason=MSG_EXTERNAL_TOO_EARLY.format(repo=repo, ref=ref, day=self.day, path=path))
+        return ExternalTree(repo=repo, ref=ref, sha=sha, source=GitSource(path, sha))
 
 
 # --- the diff ----------------------------------------------------------------------------
@@ -323,12 +391,14 @@ def build_local_snapshot(
     pr: PRFile | None = None,
     pr_dir: str | Path | None = None,
     team_members: dict[str, list[str]] | None = None,
+    external: dict[str, str] | None = None,
 ) -> PRSnapshot:
     """The snapshot of "a PR from BASE to HEAD" in a local repository.
 
     The PR description comes from `pr_file`, or already parsed as `pr` (e.g. a sandbox world's
     `pr:`; then `pr_dir` anchors its artifacts_dir). `commit_aliases` maps extra names used in
-    it (a world's commit ids) to SHAs."""
+    it (a world's commit ids) to SHAs. `external` maps other repositories a runner clones
+    (owner/name) to local clones of them (`external_repos`)."""
     repo_path = str(repo_path)
     if not Path(repo_path).is_dir():
         raise LocalModeError(f"{repo_path} is not a directory")
@@ -447,6 +517,7 @@ def build_local_snapshot(
         team_members={**pr.teams, **(team_members or {})},
         review_date=review_day(review_date),
         config=config,
+        external=LocalExternal(external, review_day(review_date)) if external else None,
         # Symbolic links that leave the repository are refused: the checks that read them say so.
         unreadable={**target_tree.link_problems(), **base_tree.link_problems(), **head_tree.link_problems()},
         html_url=f"https://github.com/{name}/pull/{pr.number}",

@@ -18,7 +18,7 @@ from bot.github_client import GitHubApi, create_once, describe_error
 from bot.pipeline import Rendered
 from checks.engine import Verdict, VerdictStatus
 from checks.render import HEADERS, MARKER, FOOTER, render_markdown
-from checks.result import Status
+from checks.result import Status, split_external
 from checks.text import COMMENT_MAX, escape_inline, status_description
 
 log = logging.getLogger(__name__)
@@ -165,8 +165,8 @@ def annotations_for(verdict: Verdict) -> list[dict]:
     out, seen = [], set()
     for row in verdict.rows:
         for e in row.evidence:
-            if not e.path or not e.line or e.line < 1 or e.unavailable:
-                continue
+            if not e.path or not e.line or e.line < 1 or e.unavailable or split_external(e.path):
+                continue  # an annotation can only sit on a file of this repository
             key = (row.number, e.path, e.line)
             if key in seen:
                 continue

@@ -253,6 +253,7 @@ class ReviewContext:
         (README "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
         from . import launch_path as lp
         from .runner_launch import chain_path, runner_chain
+        from .srt_checkout import copied_recipe, is_cloned
 
         base_entries = self.base_repo.entries
         head_entries = self.head_repo.entries
@@ -281,6 +282,7 @@ class ReviewContext:
         live = {p for p, c in changes.items() if not c.empty}
         names = (lp.reach_names(self.head_repo, self.snapshot.head, live) or None) if live else None
 
+        recipe_edits = [p for p in changed_files if p.endswith((".yaml", ".yml"))]
         out: list[AffectedPoint] = []
         for point in head_points:
             key = getattr(point, "config_key", "")
@@ -292,6 +294,12 @@ class ReviewContext:
             launcher = _launcher_path(point)
             if launcher and launcher in changed_files:
                 reasons.append(f"{launcher} changed")
+            elif recipe_edits and is_cloned(point.launcher):
+                # The file a runner copies into its srt-slurm checkout at the CONFIG_FILE path.
+                copied = copied_recipe(self, point, recipe_edits)
+                if copied in changed_files:
+                    launcher = copied
+                    reasons.append(f"{copied} changed (copied into the srt-slurm checkout)")
             extras = [_launcher_path(point, "eval_launcher"), *(getattr(point, "referenced_paths", ()) or ())]
             own = {launcher} | {e for e in extras if e}
             for extra in dict.fromkeys(e for e in extras if e):

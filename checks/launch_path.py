@@ -29,12 +29,12 @@ function of a sourced library that the path never calls is not on the executed l
 """
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from checks.conditions import evaluate_condition
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units
 from recipes.repository import SRT_RECIPE_DIRS
 from recipes.yamlio import load_yaml
@@ -333,11 +333,6 @@ def _changed_lines(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]
 
 # --- which branch of a script a point takes (rule 4 for top-level code) ---------------------
 
-_TEST = re.compile(r"(\[\[?)\s+(.*?)\s+\]\]?")
-_CMP = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s*(==|=|!=)\s*(.+?)\s*$""")
-_MATCHES = re.compile(r"""(\S+) matches (\S+)""")
-
-
 def point_env(point: Any) -> dict[str, str]:
     """The variables the sweep sets for a point's job, as the runner scripts test them."""
     spec = getattr(point, "spec_decoding", None) or "none"
@@ -365,101 +360,6 @@ def _exp_tail(point: Any) -> str:
         named = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
         return named.get((isl, osl), f"{isl}_{osl}")
     return "agentic"
-
-
-def _atom(text: str, env: dict[str, str]) -> bool | None:
-    """One `$VAR == value` comparison, or None when it is not one over a known variable."""
-    import fnmatch
-
-    m = _CMP.match(text.strip())
-    if not m or m.group(1) not in env:
-        return None
-    written = m.group(3).strip()
-    want = written.strip("'\"")
-    if "$" in want or "`" in want:
-        return None
-    quoted = written[:1] in "'\"" and written != want
-    got = env[m.group(1)] == want if quoted else fnmatch.fnmatchcase(env[m.group(1)], want)
-    neg = text.strip().startswith("!")
-    res = got if m.group(2) != "!=" else not got
-    return not res if neg else res
-
-
-def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
-    """Whether a recorded shell condition (if/elif/else chains, `X matches P` case arms) holds
-    for these variables: True, False, or None when it depends on something else."""
-    return _evaluate_condition(cond, tuple(sorted(env.items())))
-
-
-@functools.lru_cache(maxsize=1024)
-def _compiled(code: str) -> Any:
-    # Conditions reduce to a few shapes (`( _a0 and _a1 )`), shared by every script.
-    return compile(code, "<condition>", "eval")
-
-
-@functools.lru_cache(maxsize=8192)
-def _evaluate_condition(cond: str, env_items: tuple[tuple[str, str], ...]) -> bool | None:
-    # Every point of a config asks about the same conditions with the same few variables.
-    import fnmatch
-    import itertools
-
-    env = dict(env_items)
-    atoms: list[bool | None] = []
-
-    def test(m: re.Match) -> str:
-        inner = m.group(2)
-        parts = re.split(r"\s*(&&|\|\|)\s*", inner)
-        out = []
-        for part in parts:
-            if part in ("&&", "||"):
-                out.append(" and " if part == "&&" else " or ")
-                continue
-            atoms.append(_atom(part, env))
-            out.append(f" _a{len(atoms) - 1} ")
-        return "(" + "".join(out) + ")"
-
-    def case(m: re.Match) -> str:
-        subject = m.group(1).strip("'\"")
-        name = re.fullmatch(r"\$\{?([A-Za-z_]\w*)\}?", subject)
-        if name and name.group(1) in env:
-            value = env[name.group(1)]
-            atoms.append(any(fnmatch.fnmatchcase(value, p.strip("'\"")) for p in m.group(2).split("|")))
-        else:
-            atoms.append(None)
-        return f" _a{len(atoms) - 1} "
-
-    expr = _MATCHES.sub(case, _TEST.sub(test, cond))
-    expr = expr.replace("&&", " and ").replace("||", " or ")
-    expr = re.sub(r"(?<![\w])!\s*", " not ", expr)
-    tokens = re.findall(r"_a\d+|and|or|not|\(|\)|\S+", expr)
-    cleaned: list[str] = []
-    for tok in tokens:
-        if re.fullmatch(r"_a\d+|and|or|not|\(|\)", tok):
-            cleaned.append(tok)
-        else:  # a command used as a condition (`command -v x`): unknown
-            atoms.append(None)
-            cleaned.append(f"_a{len(atoms) - 1}")
-    # Adjacent atoms (a command's words) collapse into one unknown.
-    merged: list[str] = []
-    for tok in cleaned:
-        if merged and tok.startswith("_a") and merged[-1].startswith("_a"):
-            atoms[int(merged[-1][2:])] = None
-            continue
-        merged.append(tok)
-    code = " ".join(merged)
-    unknown = [i for i, a in enumerate(atoms) if a is None and f"_a{i}" in merged]
-    if len(unknown) > 8:
-        return None
-    results = set()
-    try:
-        compiled = _compiled(code)
-        for combo in itertools.product((True, False), repeat=len(unknown)):
-            values = {f"_a{i}": (a if a is not None else False) for i, a in enumerate(atoms)}
-            values.update({f"_a{i}": v for i, v in zip(unknown, combo)})
-            results.add(bool(eval(compiled, {"__builtins__": {}}, values)))  # noqa: S307 - only _aN/and/or/not/()
-    except (SyntaxError, RecursionError, MemoryError):  # e.g. parentheses nested past the compiler's limit
-        return None
-    return results.pop() if len(results) == 1 else None
 
 
 def _selected_lines(pf: PathFile, change: FileChange, env: dict[str, str]) -> bool:
@@ -549,10 +449,20 @@ class PointRoots:
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, via)
     commands: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
     missing_setup: list[tuple[str, str, int | None]] = field(default_factory=list)  # (ref, recipe, line)
+    # Setup scripts read from the cloned srt-slurm repository (checks.srt_checkout): (cited path,
+    # analysis). They are scanned as they are; what they would run in turn is not followed.
+    cloned: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
+    # Setup scripts looked for in the cloned repository in vain: (ref, recipe, line, why).
+    cloned_gaps: list[tuple[str, str, int | None, str]] = field(default_factory=list)
 
     @property
     def key(self) -> tuple:
         return (tuple(self.files), tuple((h, id(a)) for h, a in self.commands))
+
+
+def setup_script_name(ref: str) -> str:
+    """A recipe's `setup_script` value as srtctl names the file (quotes dropped)."""
+    return ref.strip().strip(chr(39) + chr(34))
 
 
 def srt_config_script(repo: Any, ref: str, recipe_path: str) -> str | None:
@@ -561,25 +471,47 @@ def srt_config_script(repo: Any, ref: str, recipe_path: str) -> str | None:
     for sub in SRT_RECIPE_DIRS:
         root = "/".join(p for p in (repo.layout.scripts_dir, sub) if p)
         if recipe_path.startswith(root + "/"):
-            candidate = f"{root}/configs/{ref.strip().strip(chr(39) + chr(34)).rsplit('/', 1)[-1]}"
+            candidate = f"{root}/configs/{setup_script_name(ref).rsplit('/', 1)[-1]}"
             return candidate if repo.exists(candidate) else None
     return None
 
 
 def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
     """The roots of a point's launch path at the head (see the module docstring, rule 3)."""
+    from checks.result import split_external
+    from checks.srt_checkout import cloned_script, cloned_setup, cloned_variant, is_cloned, point_checkout
+
     repo = ctx.head_repo
     out = PointRoots()
     launcher = point.launcher
     if launcher is not None and launcher.kind == "script" and launcher.exists is not False:
         out.files.append((launcher.path, "launcher"))
     variant = repo.variant_for(point) if launcher is not None and launcher.kind != "script" else None
+    checkout = None
+    if variant is None and is_cloned(launcher):
+        # The recipe the runner's srt-slurm checkout holds (checks.srt_checkout). For the
+        # affected rule (`runners`) only a checkout with this repository's `configs/` copied in
+        # can put one of its files on the path (a recipe's setup_script): no clone is read else.
+        found = point_checkout(ctx, point)
+        checkout = found.checkout if found is not None else None
+        if not runners or (checkout is not None and checkout.copies_into("configs")):
+            variant = cloned_variant(ctx, point)
     if variant is not None:
         setup = variant.get(SETUP_SCRIPT_KEY)
         line = variant.line_of(SETUP_SCRIPT_KEY)
         for ref in ([setup] if isinstance(setup, str) else setup if isinstance(setup, list) else []):
-            path = (resolve_ref(repo, ctx.config.policy.workspace_mounts, str(ref), variant.path)
-                    or srt_config_script(repo, str(ref), variant.path))
+            path = cloned_script(checkout, str(ref)) or (None if split_external(variant.path) else (
+                resolve_ref(repo, ctx.config.policy.workspace_mounts, str(ref), variant.path)
+                or srt_config_script(repo, str(ref), variant.path)))
+            if path is None and not runners and launcher.kind == "multinode-recipe":
+                # srtctl runs it from the checkout's `configs/`: the cloned repository's file.
+                found = cloned_setup(ctx, point, str(ref))
+                if isinstance(found, tuple):
+                    out.cloned.append(found)
+                    continue
+                if found is not None:  # the cloned repository was read: why it does not tell
+                    out.cloned_gaps.append((str(ref), variant.path, line, found))
+                    continue
             if path is None:
                 out.missing_setup.append((str(ref), variant.path, line))
             elif (path, SETUP_SCRIPT_KEY) not in out.files:

@@ -11,7 +11,7 @@ import jinja2
 
 from .engine import Row, Verdict, VerdictStatus
 from .signoff_keys import KEY_PATTERN
-from .result import Evidence, Status
+from .result import Evidence, Status, split_external
 from .text import (
     COMMENT_MAX,
     cap_comment,
@@ -72,6 +72,9 @@ def _mention(login: str) -> str:
 
 
 def _blob_url(repo: str, sha: str, path: str, line: int | None) -> str | None:
+    ext = split_external(path)
+    if ext is not None:  # a file of the repository a runner clones, at the commit read
+        repo, sha, path = ext
     if not _REPO_RE.match(repo) or not _SHA_RE.match(sha or ""):
         return None
     url = f"https://github.com/{repo}/blob/{sha}/{quote_path(path.lstrip('/'))}"

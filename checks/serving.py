@@ -23,12 +23,14 @@ from typing import Any, Iterable
 from checks.result import Evidence
 from checks.launch_path import PointRoots, launch_path, point_roots, read_analysis, resolve_ref, trusted_download
 from checks.runner_launch import chain_path, runner_chain
+from checks.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
-from recipes.scripts import MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_script
+from recipes.scripts import (
+    MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script, python_file_run,
+)
 from recipes.engines import display_name, engine_of, primary_framework
 from recipes.srt import keypath_kind
 from recipes.values import flag_name as norm_name
-from checks.text import join, keys_text
 
 SETUP_SCRIPT_KEY = "setup_script"
 MSG_FILE_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run the review."
@@ -45,13 +47,13 @@ MSG_MISSING_SCRIPT = (
     "or fix the reference."
 )
 
+MSG_CLONED_SETUP = ("could not verify: {ref} named at {where} is not in this repository, and {why}; commit the "
+                    "script to have it verified.")
 MSG_EXTERNAL_RECIPE = (
     "could not verify: {ref} named at {where} is not in this repository: CONFIG_FILE {written} is read by "
-    "srtctl from the external srt-slurm repository, which the runner clones at its pinned ref ({refs}); the bot "
-    "does not read that repository, so the recipe was not read; commit the recipe under {folder} to have it verified."
+    "srtctl from an srt-slurm checkout, and no runner script of this point makes one the bot can read; "
+    "commit the recipe under {folder} to have it verified."
 )
-MSG_PINNED_REF_UNKNOWN = "the ref is not named in {runners}"
-MSG_PINNED_REF_NO_RUNNER = "no runner script of this point names it"
 
 MSG_UNRESOLVED_SCRIPT = ("could not verify: {where} runs {ref}, a script whose name is built from a variable the "
                          "bot cannot resolve or that lives in a git submodule, so its code is unknown; name a script "
@@ -198,6 +200,10 @@ class ServingView:
 
     @property
     def launcher_path(self) -> str | None:
+        """The file serving the point: its recipe as read (a cloned one cites its repository,
+        checks.srt_checkout), else its launcher."""
+        if self.variant is not None and getattr(self.variant, "path", None):
+            return self.variant.path
         launcher = self.point.launcher
         return launcher.path if launcher is not None else None
 
@@ -436,15 +442,21 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 view.unavailable = MSG_MISSING_SCRIPT.format(ref=launcher.path, where=f"{point.source_path}:{point.source_line}")
                 view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True)
         elif variant is None and view.unavailable is None:
-            recipe = repo.recipe(launcher.path)
+            recipe, cloned = repo.recipe(launcher.path), None
+            if recipe is None and is_cloned(launcher):
+                # A CONFIG_FILE this repository does not hold is read from the srt-slurm
+                # checkout the point's runner makes (checks.srt_checkout).
+                cloned = point_recipe(ctx, point)
+                recipe = cloned.recipe if cloned is not None else None
             broken = next((f for f in recipe.findings if f.severity == "error"), None) \
                 if recipe is not None and not recipe.variants else None
-            if recipe is None and launcher.kind == "multinode-recipe" and launcher.exists is False:
-                # A multi-node CONFIG_FILE names a recipe of the srt-slurm checkout the runner makes;
-                # one that is not committed here lives in that external repository.
+            picked = recipe.select(launcher.selector) if recipe is not None and broken is None else []
+            if cloned is not None and cloned.unavailable:
+                view.unavailable, view.unavailable_evidence = cloned.unavailable, cloned.evidence
+            elif recipe is None and is_cloned(launcher):
                 view.unavailable = MSG_EXTERNAL_RECIPE.format(
                     ref=launcher.ref, where=f"{point.source_path}:{point.source_line}", written=launcher.written or launcher.path,
-                    refs=srt_slurm_refs(ctx, point), folder=posixpath.dirname(launcher.path) or launcher.path)
+                    folder=posixpath.dirname(launcher.path) or launcher.path)
                 view.unavailable_evidence = Evidence(path=point.source_path, line=point.source_line, unavailable=True,
                                                      note="external srt-slurm recipe")
             elif recipe is None:
@@ -455,10 +467,13 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 view.unavailable = MSG_RECIPE_UNREADABLE.format(finding=broken, point=point.point_id)
                 view.unavailable_evidence = Evidence(path=broken.path, line=broken.line, unavailable=True,
                                                      note=broken.message)
+            elif cloned is not None and len(picked) == 1:
+                view.variant = picked[0]
+                view.effective = repo.effective(point, picked[0])
             else:
                 view.unavailable = MSG_NO_VARIANT.format(path=launcher.ref, point=point.point_id)
-                view.unavailable_evidence = Evidence(path=launcher.path, unavailable=True,
-                                                     note=f"{point.source_path}:{point.source_line}")
+                view.unavailable_evidence = Evidence(path=cloned.path if cloned is not None else launcher.path,
+                                                     unavailable=True, note=f"{point.source_path}:{point.source_line}")
     # Every bash text on the point's launch path (checks.launch_path), with the functions it calls.
     roots = point_roots(ctx, point, runners=False)
     # No launcher file: the runner picks the script; its chain, whole or not at all (checks.runner_launch).
@@ -470,6 +485,11 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
         harness = any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
         if not harness and view.script_gap is None:
             view.script_gap = MSG_MISSING_SCRIPT.format(ref=ref, where=f"{holder}:{line}")
+            view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
+    for ref, holder, line, why in roots.cloned_gaps:
+        harness = any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
+        if not harness and view.script_gap is None:
+            view.script_gap = MSG_CLONED_SETUP.format(ref=ref, where=f"{holder}:{line}", why=why)
             view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
     path = chain_path(ctx, chain) if chain is not None and chain.gap is None else launch_path(ctx, roots)
     for holder, line, ref in path.unresolved[:1]:
@@ -491,6 +511,10 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 data = ctx.snapshot.head.read(use.path)
                 if data is not None:
                     use.analysis = analyze_script(data.decode("utf-8", "replace"), use.path, env=env)
+    _python_files(ctx, view)
+    for holder, analysis in roots.cloned:
+        _add_use(view, ScriptUse(path=holder, analysis=analysis, via=SETUP_SCRIPT_KEY, executed=frozenset()),
+                 ctx.config.policy.trusted_installers)
     for holder, analysis in roots.commands:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via="benchmark.command",
                                  executed=frozenset(path.called.get(holder, ()))),
@@ -498,44 +522,33 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     return view
 
 
-SRT_SLURM_REPO = re.compile(r"srt-slurm", re.I)
-MEMO_SRT_REFS = "serving.srt_refs:{runner}"
-REFS_SHOWN = 3
+MEMO_PYTHON = "serving.python:{path}"
 
 
-def srt_slurm_refs(ctx: Any, point: Any) -> str:
-    """The srt-slurm refs the point's runner scripts pin (`git clone --branch REF ...srt-slurm...`,
-    or `git checkout REF` after such a clone), as text for a reason: `sa-submission-q2-2026`, or
-    `one of a, b, c` when the script picks one per framework or model."""
-    from checks.launch_path import MEMO_RUNNERS, runner_nodes, runner_scripts
-
-    def compute() -> str:
-        repo = ctx.head_repo
-        nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
-        paths = runner_scripts(repo, nodes, point.runner)
-        refs: list[str] = []
-        for path in paths:
-            analysis = _analysis(ctx, path)
-            cloned = False
-            for cmd in analysis.commands if analysis is not None else []:
-                argv = cmd.expanded or cmd.argv
-                if len(argv) < 3 or argv[0] != "git":
-                    continue
-                if argv[1] == "clone" and any(SRT_SLURM_REPO.search(a) for a in argv[2:]):
-                    cloned = True
-                    if "--branch" in argv[2:-1]:
-                        refs.append(argv[argv.index("--branch") + 1])
-                        cloned = False  # this clone's ref is named
-                elif argv[1] == "checkout" and cloned and not argv[2].startswith("-"):
-                    refs.append(argv[2])
-                    cloned = False
-        refs = [r for r in dict.fromkeys(refs) if "$" not in r]
-        if not refs:
-            return MSG_PINNED_REF_UNKNOWN.format(runners=join(paths, None)) if paths else MSG_PINNED_REF_NO_RUNNER
-        if len(refs) == 1:
-            return refs[0]
-        return "one of " + keys_text(refs, REFS_SHOWN)
-    return ctx.memo(MEMO_SRT_REFS.format(runner=point.runner), compute)
+def _python_files(ctx: Any, view: ServingView) -> None:
+    """The Python files the view's scripts run (`python3 fix.py`), read from the repository
+    like a Python heredoc (recipes.scripts.analyze_python_file): a file that writes into the
+    serving stack is an engine patch on the point's launch path."""
+    seen = {u.path for u in view.scripts}
+    for use in list(view.scripts):
+        for cmd in use.analysis.commands:
+            ref = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
+            if ref is None or not use.runs(cmd.function):
+                continue
+            path = resolve_reference(ctx, ref, use.path)
+            if path is None or path in seen:
+                continue
+            try:
+                data = ctx.snapshot.head.read(path)
+            except OSError:
+                data = None
+            if data is None:
+                continue
+            seen.add(path)
+            text = data.decode("utf-8", "replace")
+            analysis = ctx.memo(MEMO_PYTHON.format(path=path), lambda: analyze_python_file(text, path))
+            _add_use(view, ScriptUse(path=path, analysis=analysis, via=f"run by {use.path}"),
+                     ctx.config.policy.trusted_installers)
 
 
 @dataclass

@@ -5,7 +5,7 @@ runs under: its working directory, the variables its caller passes (a lookup tha
 value, None when unset, or raises `Unknown` when the bot cannot know it: a default
 `${X:-d}` is then not taken), and, in a container, its repository mounts. A variable's value
 at a line is the last top-level assignment before it on a branch that holds for the point
-(checks.launch_path.evaluate_condition), else the caller's; `${v%%p}`, `${v#p}`, `${v:-d}`,
+(checks.conditions.evaluate_condition), else the caller's; `${v%%p}`, `${v#p}`, `${v:-d}`,
 `$(pwd)`, `$(dirname "$0")` and `$(cd DIR && pwd)` are evaluated. The checkout is the absolute
 folder `REPO_ROOT`, mapped back to repository paths by `join_path`.
 """
@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from checks.launch_path import evaluate_condition
+from checks.conditions import evaluate_condition
 from checks.text import join
 from recipes.scripts import ScriptAnalysis, trim_pattern
 

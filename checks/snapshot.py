@@ -140,6 +140,21 @@ class UpstreamRef(_Frozen):
     unavailable: str | None = None
 
 
+class ExternalTree(_Frozen):
+    """Another repository's tree at a ref, as a runner clones it (an srt-slurm checkout): `ref`
+    as the script names it, `sha` the commit it resolved to on the review date."""
+
+    repo: str  # owner/name
+    ref: str
+    sha: str
+    source: Annotated[FileSource, SkipValidation]
+
+
+# (owner/name, ref) -> the tree, Unavailable (why it could not be read), or None (no such
+# repository is known to the reader).
+ExternalReader = Callable[[str, str], "ExternalTree | Unavailable | None"]
+
+
 class UserAccess(_Frozen):
     login: str
     permission: str | None = None  # admin / maintain / write / triage / read / none
@@ -184,6 +199,11 @@ class PRData(ABC):
     def upstream_ref(self, url: str, repo: str | None = None, number: int | None = None) -> UpstreamRef | None:
         """The upstream recipe a link names: a pull request (`repo`, `number`) or a page (`url`)."""
 
+    def external_tree(self, repo: str, ref: str) -> ExternalTree | Unavailable | None:
+        """Repository `repo` (owner/name) at `ref` (a branch as of the review date, a tag or a
+        commit), for what a runner clones; None when this source reads no other repository."""
+        return None
+
     def ask_together(self, questions: Iterable[Callable[[], Any]]) -> None:
         """Ask these accessor calls at once (a source that reads lazily overlaps their waits);
         their answers are then cached. A check calls it for what it will certainly ask."""
@@ -199,6 +219,10 @@ class SnapshotData(PRData):
 
     def __init__(self, snapshot: "PRSnapshot"):
         self.s = snapshot
+
+    def external_tree(self, repo: str, ref: str) -> ExternalTree | Unavailable | None:
+        reader = self.s.external
+        return reader(repo, ref) if reader is not None else None
 
     def is_team_member(self, team: str, login: str, *, settle: bool = False) -> bool | Unavailable | None:
         want = team.lower().lstrip("@")
@@ -278,6 +302,8 @@ class PRSnapshot(_Frozen):
     # mode, complete before any tree read returns).
     unreadable: Annotated[Mapping[str, str], SkipValidation] = Field(default_factory=dict)
     html_url: str = ""
+    # Other repositories' trees a runner clones (local mode: `--external-repo`); None: none.
+    external: Annotated[ExternalReader | None, SkipValidation] = None
     # The accessors' implementation; None answers from the fields above (SnapshotData).
     _data: PRData | None = PrivateAttr(default=None)
 
@@ -313,6 +339,9 @@ class PRSnapshot(_Frozen):
 
     def upstream_ref(self, url: str, repo: str | None = None, number: int | None = None) -> UpstreamRef | None:
         return self.data.upstream_ref(url, repo, number)
+
+    def external_tree(self, repo: str, ref: str) -> ExternalTree | Unavailable | None:
+        return self.data.external_tree(repo, ref)
 
     def ask_together(self, questions: Iterable[Callable[[], Any]]) -> None:
         self.data.ask_together(questions)

@@ -138,6 +138,9 @@ class GitData:
         return entry
 
     def h_commit(self, req: Request) -> Response:
+        other = self.other_repo(req)
+        if other is not None:
+            return other.h_commit(req)
         self._check_repo(req)
         return Response(200, self.commit_json(self._commit_or_404(req.params["ref"]), True))
 
@@ -206,6 +209,9 @@ class GitData:
                 "_links": {"self": url, "git": git_url, "html": html}}
 
     def h_blob(self, req: Request) -> Response:
+        other = self.other_repo(req)
+        if other is not None:
+            return other.h_blob(req)
         self._check_repo(req)
         sha = req.params["sha"]
         obj = self.git.read(sha) if HEX40.match(sha) else None
@@ -218,6 +224,9 @@ class GitData:
                               "encoding": "base64"})
 
     def h_tree(self, req: Request) -> Response:
+        other = self.other_repo(req)
+        if other is not None:
+            return other.h_tree(req)
         self._check_repo(req)
         ref = req.params["ref"]
         sha = self.resolve_ref(ref)

@@ -25,6 +25,7 @@ from .auth import MSG_PRIMARY_LIMIT, RATE_LIMIT, RATE_WINDOW_S, Auth
 from .checkruns import CheckRuns
 from .faults import DEFAULT_RETRY_AFTER_S, FAULT_DROP, GHOST_SEED, MSG_SERVER_ERROR, Fault, Faults, fault_response
 from .gitdata import GitData
+from .others import OtherRepo, OtherRepos
 from .http import DOCS, HttpError, Pages, Request, Response, not_found
 from .issues import Issues
 from .orgs import Orgs
@@ -40,7 +41,7 @@ MSG_BAD_JSON = "Problems parsing JSON"
 LOGGED_BODY_MAX = 70_000
 
 
-class Emulator(State, Routes, Pages, Faults, Auth, Orgs, Pulls, Issues, GitData, CheckRuns, Actions):
+class Emulator(State, Routes, Pages, Faults, Auth, Orgs, Pulls, Issues, GitData, OtherRepos, CheckRuns, Actions):
     """A running emulator for one world. Use as a context manager or call `stop()`."""
 
     def __init__(
@@ -105,6 +106,9 @@ class Emulator(State, Routes, Pages, Faults, Auth, Orgs, Pulls, Issues, GitData,
         self.world: World = built.world
         self.repo_path = built.path
         self.git = GitReader(built.path)
+        self.others = {spec.repo.lower(): OtherRepo(spec.repo, built.others[spec.repo][1], tuple(spec.refs),
+                                                    GitReader(built.others[spec.repo][0]))
+                       for spec in self.world.other_repos}
         self.base_sha = built.base_sha
         self.shas: dict[str, str] = dict(built.shas)
         self._chain = [built.base_sha] + [built.shas[c.id] for c in self.world.commits]
@@ -149,6 +153,8 @@ class Emulator(State, Routes, Pages, Faults, Auth, Orgs, Pulls, Issues, GitData,
         self._thread.join(timeout=5)
         self._server = None  # type: ignore[assignment]
         self.git.close()
+        for other in self.others.values():
+            other.reader.close()
         shutil.rmtree(self._tmp, ignore_errors=True)
 
     @property

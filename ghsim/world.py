@@ -51,6 +51,14 @@ class WorldCommit(_Strict):
     date: datetime | None = None
 
 
+class OtherRepoSpec(_Strict):
+    """A repository the world's runners clone (ghsim/others.py)."""
+
+    repo: str
+    dir: str  # its files, relative to the world directory
+    refs: list[str] = Field(default_factory=lambda: ["main"])
+
+
 class World(_Strict):
     repo: str
     default_branch: str = "main"
@@ -60,6 +68,7 @@ class World(_Strict):
     commits: list[WorldCommit] = Field(default_factory=list)
     pr: PRFile = Field(default_factory=PRFile)
     teams: dict[str, list[str]] = Field(default_factory=dict)
+    other_repos: list[OtherRepoSpec] = Field(default_factory=list)
 
     @property
     def owner(self) -> str:
@@ -202,6 +211,8 @@ class BuiltWorld:
     shas: dict[str, str]
     head_sha: str
     world: World = field(repr=False, default=None)  # type: ignore[assignment]
+    # Other repositories (owner/name -> (built path, commit SHA)).
+    others: dict[str, tuple[Path, str]] = field(default_factory=dict)
 
     def resolve(self, ref: str) -> str:
         """A commit reference from world.yaml (commit id, head, base or full SHA) to a SHA."""
@@ -234,7 +245,17 @@ def build_world_repo(world_dir: str | Path, dest: str | Path) -> BuiltWorld:
             author=author, when=when,
         )
     head = shas[world.commits[-1].id] if world.commits else base_sha
-    return BuiltWorld(path=dest, base_sha=base_sha, shas=shas, head_sha=head, world=world)
+    others: dict[str, tuple[Path, str]] = {}
+    for spec in world.other_repos:
+        from .others import other_repo_dir
+
+        where = other_repo_dir(dest, spec.repo)
+        where.mkdir(parents=True, exist_ok=True)
+        git(where, "init", "-q", "-b", "main", env=env)
+        _overlay(world_dir / spec.dir, where)
+        others[spec.repo] = (where, apply_change(where, message=f"{spec.repo} as the world's runners clone it",
+                                                  author=BASE_AUTHOR, when=base_date))
+    return BuiltWorld(path=dest, base_sha=base_sha, shas=shas, head_sha=head, world=world, others=others)
 
 
 class GitReader:

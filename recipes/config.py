@@ -138,6 +138,12 @@ class Policy(BaseModel):
     # run by the launch path stays "could not verify".
     trusted_installers: list[str] = ["https://astral.sh/uv/"]
     harness_setup_scripts: list[str] = [r"vllm-router(?:-[0-9.]+)?\.sh", r"sglang-router(?:-[0-9.]+)?\.sh"]
+    # Repositories a runner clones whose recipes the bot reads (a multi-node CONFIG_FILE the
+    # benchmark repository does not hold is read from the srt-slurm checkout the point's runner
+    # makes). A runner cloning any other repository leaves its recipes unverified.
+    recipe_repositories: list[str] = [
+        "NVIDIA/srt-slurm", "functionstackx/srt-slurm-nv", "cquil11/srt-slurm-nv", "ishandhanani/srt-slurm",
+    ]
     # Container paths of the benchmark checkout; `<mount>/x` is `<layout root>/x` (Checks 8-13).
     workspace_mounts: list[str] = ["/infmax-workspace", "/workspace"]
     # Environment hooks that load code into the server process (Check 10). PYTHONPATH counts

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from functools import lru_cache
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -538,6 +539,7 @@ def normalize_image(image: str) -> ImageRef:
     return ImageRef(repository="/".join(parts), tag=tag or None, digest=digest or None)
 
 
+@lru_cache(maxsize=4096)  # binding asks it for every (variant, point) pair: few distinct images
 def images_match(a: str, b: str) -> bool:
     """Same repository, and every component both sides pin (tag, digest) is equal."""
     x, y = normalize_image(a), normalize_image(b)

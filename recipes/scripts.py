@@ -42,6 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .bash.commands import SETTERS, WRAPPERS
+from .bash.detect import _PY_FLAGS as PY_FLAGS, _PY_VALUE_FLAGS as PY_VALUE_FLAGS, _PYTHON as _PY_INTERPRETER
 from .bash.detect import PIP_VALUE_OPTIONS, _py_writes, _python_module
 from .bash.model import (
     EVAL_GUARD, MAX_SCRIPT_CHARS, MSG_CAP, MSG_INTERNAL, MSG_JSON_FLAG, MSG_OPAQUE, MSG_OPAQUE_EVAL, MSG_OPAQUE_RUN,
@@ -65,7 +66,8 @@ __all__ = [
     "MAX_SCRIPT_CHARS", "MSG_CAP", "MSG_INTERNAL", "MSG_JSON_FLAG", "MSG_OPAQUE", "MSG_OPAQUE_EVAL", "MSG_OPAQUE_RUN",
     "MSG_PARSE", "MSG_UNCLOSED_HEREDOC", "PATCH_KINDS", "PIP_VALUE_OPTIONS", "SETTERS", "UNREADABLE_CODES", "WRAPPERS",
     "CodeUnit", "CodeUnits", "Flag", "FunctionDef", "Heredoc", "Located", "PatchOp", "PipInstall", "ScriptAnalysis",
-    "ServerLaunch", "ShellCommand", "analyze_command_line", "analyze_script", "code_units", "eval_branch",
+    "ServerLaunch", "ShellCommand", "analyze_command_line", "analyze_python_file", "analyze_script", "code_units",
+    "eval_branch", "python_file_run",
     "normalise_flag", "package_name", "point_branch", "trim_pattern",
 ]
 _INTERNALS = (_Analyzer, _Ctx, _eval_number, _literal_arithmetic, _literal_printf, _py_writes, _python_module)
@@ -178,3 +180,28 @@ def code_units(text: str) -> CodeUnits | None:
 def analyze_command_line(text: str, path: str, line: int) -> ScriptAnalysis:
     """Analyse one command string (a recipe's setup script or benchmark.command) found at `line`."""
     return analyze_script(text, path, line_offset=max(0, line - 1))
+
+
+# A Python file run by a launch-path script (`python3 [-u ...] fix.py`) is read the way a Python
+# heredoc is: a write into the serving stack is an engine patch. It is fed to the analyser as the
+# body of `python3 - <<MARK`; a file holding the marker line ends the heredoc early, and what
+# follows is then read as bash, which is unreadable and so "could not verify", never a PASS.
+_PY_FILE_MARK = "INFX_REVIEW_PY_EOF_7f3a"
+
+
+def python_file_run(argv: list[str]) -> str | None:
+    """The `.py` file a command runs with a Python interpreter (`python3 -u x.py args`), or None
+    (`-m MODULE`, `-c CODE`, stdin, or not a Python interpreter)."""
+    if not argv or not _PY_INTERPRETER.match(str(argv[0]).rsplit("/", 1)[-1]):
+        return None
+    j = 1
+    while j < len(argv) and (argv[j] in PY_FLAGS or argv[j] in PY_VALUE_FLAGS):
+        j += 2 if argv[j] in PY_VALUE_FLAGS else 1
+    word = str(argv[j]) if j < len(argv) else ""
+    return word if word.endswith(".py") and not word.startswith("-") else None
+
+
+def analyze_python_file(code: str, path: str) -> ScriptAnalysis:
+    """What a Python file run on a launch path does to the serving stack (its writes), as the
+    analysis of that run: patches cite line 1 of the file."""
+    return analyze_script(f"python3 - <<'{_PY_FILE_MARK}'\n{code}\n{_PY_FILE_MARK}\n", path)

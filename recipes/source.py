@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import atexit
 import bisect
+import errno
 import os
 import posixpath
+import stat
 import subprocess
 import threading
 from collections import OrderedDict
@@ -136,7 +138,8 @@ class DirSource:
 
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root)
-        self._real_root = self.root.resolve()
+        self._real_root = str(self.root.resolve())
+        self._inside_prefix = os.path.join(self._real_root, "")  # "/repo/", or "/" for the root
         # Paths refused (a `..` path, a link out of the root), with the reason.
         self.failures: dict[str, str] = {}
 
@@ -145,16 +148,25 @@ class DirSource:
         if rel is None:
             self.failures[_norm(path)] = MSG_PATH_ESCAPES.format(path=path)
             return None
-        p = self.root / rel
+        # os.path rather than pathlib: a recipe-heavy load reads hundreds of files, and the
+        # Path objects (one per parent directory in the containment test) cost more than the read.
+        p = os.path.join(self.root, rel)
         try:
-            real = p.resolve()
-            if real != self._real_root and self._real_root not in real.parents:
-                if p.exists() or p.is_symlink():
-                    self.failures[rel] = MSG_LINK_ESCAPES.format(path=rel, target=os.readlink(p) if p.is_symlink() else real)
+            real = os.path.realpath(p)
+            try:
+                mode: int | None = os.stat(real).st_mode
+            except OSError as e:
+                if e.errno == errno.ELOOP:  # a symbolic link loop: unreadable, not an escape
+                    return None
+                mode = None
+            if real != self._real_root and not real.startswith(self._inside_prefix):
+                if os.path.lexists(p):
+                    self.failures[rel] = MSG_LINK_ESCAPES.format(path=rel, target=os.readlink(p) if os.path.islink(p) else real)
                 return None
-            if real.is_file():
-                return real.read_bytes()
-        except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
+            if mode is not None and stat.S_ISREG(mode):  # not a directory, a FIFO or a device
+                with open(real, "rb") as f:
+                    return f.read()
+        except OSError:
             return None
         return None
 

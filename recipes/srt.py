@@ -59,12 +59,23 @@ def _clone(v: Any) -> Any:
 
 def _set_origins(origins: dict[KeyPath, int], value: Any, kp: KeyPath, doc: YamlDoc, src: KeyPath) -> None:
     """Record the source line of `value` and everything under it."""
-    line = doc.line(*src)
+    _record_lines(origins, value, kp, doc.lines, src, doc.line(*src))
+
+
+def _record_lines(origins: dict[KeyPath, int], value: Any, kp: KeyPath, lines: dict[KeyPath, int], src: KeyPath,
+                  line: int | None) -> None:
+    # `line` is `doc.line(*src)`. A child's is its own recorded line or else its parent's (what
+    # `YamlDoc.line` walks up to), so one look-up per child replaces a walk to the root.
     if line is not None:
         origins[kp] = line
     if isinstance(value, dict):
         for k, v in value.items():
-            _set_origins(origins, v, kp + (k,), doc, src + (k,))
+            child = src + (k,)
+            child_line = lines.get(child, line)
+            if isinstance(v, dict):
+                _record_lines(origins, v, kp + (k,), lines, child, child_line)
+            elif child_line is not None:
+                origins[kp + (k,)] = child_line
 
 
 def _drop_origins(origins: dict[KeyPath, int], kp: KeyPath) -> None:
@@ -89,18 +100,28 @@ def _merge_into(dst: dict, src: dict, origins: dict | None, kp: KeyPath, doc: Ya
     its untouched sub-mappings with the base it was shallow-copied from (copy on write)."""
     for k, v in src.items():
         here = kp + (k,)
+        old = dst.get(k)
         if v is None:
             dst.pop(k, None)
             if origins is not None:
-                _drop_origins(origins, here)
-        elif isinstance(v, dict) and isinstance(dst.get(k), dict):
-            child = dst[k] = dict(dst[k])
+                _forget_origins(origins, here, old)
+        elif isinstance(v, dict) and isinstance(old, dict):
+            child = dst[k] = dict(old)
             _merge_into(child, v, origins, here, doc, src_kp + (k,))
         else:
             dst[k] = _clone(v)
             if origins is not None and doc is not None:
-                _drop_origins(origins, here)
+                _forget_origins(origins, here, old)
                 _set_origins(origins, v, here, doc, src_kp + (k,))
+
+
+def _forget_origins(origins: dict[KeyPath, int], kp: KeyPath, old: Any) -> None:
+    """Drop the origins of the value `old` that stood at `kp`. Only a mapping's keys have origins
+    below its own, so another value's one entry is dropped without scanning them all."""
+    if isinstance(old, dict):
+        _drop_origins(origins, kp)
+    else:
+        origins.pop(kp, None)
 
 
 def _without_nulls(d: dict) -> dict:
@@ -479,8 +500,10 @@ def parse_recipe(data: bytes | str, path: str) -> Recipe:
     for v in recipe.variants:
         for keys in STRING_FIELDS:
             value = v.get(*keys)
+            if value is None or isinstance(value, str):
+                continue
             line = v.line_of(*keys)
-            if value is not None and not isinstance(value, str) and (keys, line) not in seen:
+            if (keys, line) not in seen:
                 seen.add((keys, line))
                 recipe.findings.append(Finding(path=path, line=line, code="wrong-type",
                                                message=MSG_NOT_TEXT.format(field=".".join(keys), value=value)))
@@ -554,12 +577,13 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
             findings.append(Finding(path=path, line=doc.line(key), code="zip", message=str(e)))
             continue
         group = key[len(ZIP_PREFIX):]
+        lists = list(_lists(block))
         for i in range(n):
             sliced = zip_slice(block, i)
             data = dict(base)
             origins = dict(base_origins)
             _merge_into(data, sliced, origins, (), doc, (key,))
-            for kp, lst in _lists(block):
+            for kp, lst in lists:
                 # Sliced values were written inside a list: point at the element's own line.
                 line = doc.line(key, *kp, i if len(lst) > 1 else 0)
                 if line is not None and kp in origins:

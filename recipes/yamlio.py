@@ -70,8 +70,11 @@ try:  # libyaml is ~20x faster than the pure-Python parser on the 750 KB changel
     _Loader: type = type("_Loader", (yaml.CSafeLoader,), {"resolve": _resolve, **_IGNORE_ARGS})
 except AttributeError:  # pragma: no cover - wheels ship libyaml
     _Loader = yaml.SafeLoader
-# An alias needs an anchor; without one the expansion bound cannot be exceeded.
-ANCHOR_RE = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
+# An alias needs an anchor; without one the expansion bound cannot be exceeded. An anchor is an
+# `&` at the start or after a space or one of `[{,:-`, followed by a non-space. Written with the
+# `&` first (the test behind it), the search skips to each `&` instead of trying every position:
+# 0.2 ms instead of 25 ms on a 330 KB master config.
+ANCHOR_RE = re.compile(r"&(?<![^\s\[\{,:-]&)[^\s]")
 
 Key = str | int
 
@@ -126,6 +129,9 @@ class _Builder:
         self._objs: dict[int, Any] = {}
         self._sizes: dict[int, int] = {}
         self._ctor = SafeConstructor()
+        # Only an alias (`*name`) makes one node reachable twice; without one, every node is
+        # built exactly once, so nothing is remembered and leaf scalars are built in line.
+        self.shares = True
 
     def size(self, node: Node, depth: int = 0) -> int:
         """Expanded node count with aliases followed, memoised so a bomb is measured cheaply."""
@@ -174,14 +180,18 @@ class _Builder:
         (`parent_line`); flow-style lists and mappings, most of a master config, then cost no
         entries. A mapping value's path resolves to its key's line (`forced_line`), which the
         caller records."""
-        nid = id(node)
-        if nid in self._objs:  # an alias: share the object, do not index its lines again
-            return self._objs[nid]
+        shares = self.shares
+        if shares:
+            nid = id(node)
+            if nid in self._objs:  # an alias: share the object, do not index its lines again
+                return self._objs[nid]
         line = forced_line if forced_line is not None else node.start_mark.line + 1
         if forced_line is None and line != parent_line:
             self.lines[keypath] = line
         if isinstance(node, ScalarNode):
-            value = self._objs[nid] = node.value if node.tag == _STR_TAG else self.scalar(node)
+            value = node.value if node.tag == _STR_TAG else self.scalar(node)
+            if shares:
+                self._objs[nid] = value
             return value
         if len(keypath) > MAX_DEPTH:
             raise RecipeError.at(
@@ -192,15 +202,29 @@ class _Builder:
             # something else or refuse; reading it as a plain collection would hide that.
             kind = "sequence" if isinstance(node, SequenceNode) else "mapping"
             raise RecipeError.at(self.path, line, f"YAML tag {node.tag} on a {kind} is not supported", "yaml-tag")
+        lines = self.lines
         if isinstance(node, SequenceNode):
             out: list[Any] = []
-            self._objs[nid] = out
+            if shares:
+                self._objs[nid] = out
             for i, child in enumerate(node.value):
-                out.append(self.build(child, keypath + (i,), line))
+                if not shares and isinstance(child, ScalarNode):  # `build(child, ...)` in line
+                    cline = child.start_mark.line + 1
+                    if cline != line:
+                        lines[keypath + (i,)] = cline
+                    tag = child.tag
+                    if tag == _STR_TAG:
+                        out.append(child.value)
+                    else:  # the scalar cache's hit in line, `scalar` on a miss
+                        hit = _SCALARS.get((tag, child.value), _MISSING)
+                        out.append(self.scalar(child) if hit is _MISSING else hit)
+                else:
+                    out.append(self.build(child, keypath + (i,), line))
             return out
         if isinstance(node, MappingNode):
             result: dict[Any, Any] = {}
-            self._objs[nid] = result
+            if shares:
+                self._objs[nid] = result
             merged: dict[Any, Any] = {}
             key_lines: dict[Any, int] = {}
             for knode, vnode in node.value:
@@ -227,8 +251,16 @@ class _Builder:
                 # The key's own line is the useful one for scalars written on the same line.
                 path = keypath + (key,)
                 if kline != line:
-                    self.lines[path] = kline
-                result[key] = self.build(vnode, path, line, kline)
+                    lines[path] = kline
+                if not shares and isinstance(vnode, ScalarNode):  # `build(vnode, ...)` in line
+                    tag = vnode.tag
+                    if tag == _STR_TAG:
+                        result[key] = vnode.value
+                    else:  # the scalar cache's hit in line, `scalar` on a miss
+                        hit = _SCALARS.get((tag, vnode.value), _MISSING)
+                        result[key] = self.scalar(vnode) if hit is _MISSING else hit
+                else:
+                    result[key] = self.build(vnode, path, line, kline)
             for mk, mv in merged.items():
                 result.setdefault(mk, mv)
             return result
@@ -256,6 +288,7 @@ def load_yaml(
     if node is None:
         return YamlDoc(path=path, data=None)
     builder = _Builder(path, max_nodes)
+    builder.shares = "*" in text
     try:
         if "&" in text and ANCHOR_RE.search(text) and builder.size(node) > max_nodes:
             raise RecipeError.at(

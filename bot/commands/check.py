@@ -38,6 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--github-url", metavar="URL", help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com)")
     p.add_argument("--post", action="store_true", help="publish the verdict comment and commit status (GitHub mode)")
     p.add_argument("--signoff", metavar="URL_OR_KEY", help="the sign-off comment to verify (default: the newest one)")
+    p.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
+                   help="local mode: a clone of a repository the runners clone (e.g. NVIDIA/srt-slurm=../srt-slurm), "
+                        "to read the multi-node recipes they name from it; repeatable")
     p.add_argument("--fix", action="store_true",
                    help="local mode: apply the mechanical fixes findings offer to the working tree of PATH")
 
@@ -68,7 +71,7 @@ def run_local(args: argparse.Namespace, only: set[int] | None) -> int:
     if not args.base or not args.head:
         return _fail("--local needs --base REF and --head REF")
     review = review_local(args.local, args.base, args.head, pr_file=args.pr, review_date=args.review_date,
-                          repo=args.repo, only=only)
+                          repo=args.repo, only=only, external=args.external_repo)
     if review.verdict is None:
         return _fail(review.error or "no verdict")
     print(review.rendered.text(args.format))

@@ -103,6 +103,11 @@ def test_bot_caused_names_a_file_the_commit_has(history):
     assert replay.bot_caused(str(history), sha, wrong_folder)
     assert not replay.bot_caused(str(history), sha, "could not verify: benchmarks/nowhere.sh was not found")
     assert not replay.bot_caused(str(history), sha, "could not verify: not provided in local mode: check runs")
+    # A copy whose source the commit lacks is the commit's problem, whatever the referrer is.
+    copy = ("could not verify: recipes/x/a.yaml named at configs/amd-master.yaml:7 is copied into the srt-slurm "
+            "checkout from benchmarks/multi_node/srt-slurm-recipes/x/a.yaml (runners/launch_gb300-nv.sh:3), which is "
+            "not in this repository; commit the recipe or fix the copy.")
+    assert not replay.bot_caused(str(history), sha, copy)
 
 
 def test_a_replayed_commit_gives_a_verdict_and_a_summary(history):

@@ -88,3 +88,24 @@ def test_a_page_link_is_never_fetched():
     api = FakeApi({})
     ref = _data(api).upstream_ref("https://docs.sglang.io/x")
     assert ref.kind == "page" and ref.unavailable and api.calls == []
+
+
+def test_a_cloned_repository_is_read_at_the_commit_github_names_for_the_ref_and_only_when_the_policy_names_it():
+    import base64
+
+    sha, blob = "c" * 40, "d" * 40
+    ext = "/repos/NVIDIA/srt-slurm"
+    api = FakeApi({f"{ext}/commits/sa-submission-q2-2026": {"sha": sha},
+                   f"{ext}/git/trees/{sha}": {"tree": [{"path": "recipes/a.yaml", "type": "blob", "sha": blob,
+                                                        "size": 9, "mode": "100644"}]},
+                   f"{ext}/git/blobs/{blob}": {"content": base64.b64encode(b"name: a\n").decode(), "encoding": "base64"},
+                   "/repos/NVIDIA/srt-slurm/commits/gone": GithubException(404, {"message": "No commit found"})})
+    data = _data(api)
+    tree = data.external_tree("NVIDIA/srt-slurm", "sa-submission-q2-2026")
+    assert tree.sha == sha and tree.source.read("recipes/a.yaml") == b"name: a\n"
+    assert tree.source.read("recipes/missing.yaml") is None
+    assert data.external_tree("nvidia/srt-slurm", "sa-submission-q2-2026") is tree  # asked once
+    assert isinstance(data.external_tree("NVIDIA/srt-slurm", "gone"), Unavailable)
+    assert data.external_tree("someone/srt-slurm", "main") is None
+    assert isinstance(data.external_tree("NVIDIA/srt-slurm", "../../orgs/x"), Unavailable)
+    assert not any(c.startswith("/repos/someone") for c in api.calls)

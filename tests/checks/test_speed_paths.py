@@ -11,7 +11,8 @@ import difflib
 import random
 import subprocess
 
-from checks.launch_path import _changed_lines, evaluate_condition
+from checks.conditions import evaluate_condition
+from checks.launch_path import _changed_lines
 from recipes.source import GitSource, MemorySource, PathIndex
 
 PATHS = ["a/b/x.sh", "a/bc/y.sh", "a/b", "a/b/c/z.sh", "b.yaml", "a/b-c/w.sh"]

@@ -1,0 +1,194 @@
+"""Shell branch conditions over a point's variables (rule 4 of checks.launch_path for top-level
+code, and the runner's choices in checks.srt_checkout): whether the condition the bash walker
+recorded for a command (`[[ $FRAMEWORK == x && ... ]]`, negated earlier branches of
+an elif chain, `X matches P` case arms) holds for the variables the sweep sets. Three-valued:
+a test the bot cannot evaluate (a file test, a command) is unknown, never guessed."""
+from __future__ import annotations
+
+import functools
+import re
+
+_TEST = re.compile(r"(\[\[?)\s+(.*?)\s+\]\]?")
+_CMP = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s*(==|=|!=)\s*(.+?)\s*$""")
+_MATCHES = re.compile(r"""(\S+) matches (\S+)""")
+
+
+def _atom(text: str, env: dict[str, str]) -> bool | None:
+    """One `$VAR == value` comparison, or None when it is not one over a known variable."""
+    import fnmatch
+
+    m = _CMP.match(text.strip())
+    if not m or m.group(1) not in env:
+        return None
+    written = m.group(3).strip()
+    want = written.strip("'\"")
+    if "$" in want or "`" in want:
+        return None
+    quoted = written[:1] in "'\"" and written != want
+    got = env[m.group(1)] == want if quoted else fnmatch.fnmatchcase(env[m.group(1)], want)
+    neg = text.strip().startswith("!")
+    res = got if m.group(2) != "!=" else not got
+    return not res if neg else res
+
+
+def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
+    """Whether a recorded shell condition (if/elif/else chains, `X matches P` case arms) holds
+    for these variables: True, False, or None when it depends on something else.
+
+    A condition deep in an elif chain repeats every earlier branch's test (`! ( a ) && ! ( b )
+    && c`): its top-level conjuncts are evaluated one by one, each once per set of variables."""
+    items = tuple(sorted(env.items()))
+    parts = _conjuncts(cond)
+    if len(parts) == 1:
+        return _evaluate_condition(cond, items)
+    result: bool | None = True
+    for part in parts:
+        value = _evaluate_condition(part, items)
+        if value is False:
+            return False
+        if value is None:
+            result = None
+    return result
+
+
+@functools.lru_cache(maxsize=4096)
+def _conjuncts(cond: str) -> tuple[str, ...]:
+    """`cond` split at its top-level ` && ` (outside parentheses, `[[ ]]` and quotes)."""
+    parts, depth, quote, start, i = [], 0, "", 0, 0
+    while i < len(cond):
+        ch = cond[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif cond.startswith("[[", i) or ch == "(":
+            depth += 1
+            i += 1 if ch == "(" else 2
+            continue
+        elif cond.startswith("]]", i) or ch == ")":
+            depth -= 1
+            i += 1 if ch == ")" else 2
+            continue
+        elif depth == 0 and cond.startswith(" && ", i):
+            parts.append(cond[start:i])
+            i += 4
+            start = i
+            continue
+        i += 1
+    if depth != 0 or quote:
+        return (cond,)  # unbalanced: evaluated whole, as before
+    parts.append(cond[start:])
+    return tuple(p for p in parts if p.strip()) or (cond,)
+
+
+def _kleene(tokens: list[str], atoms: list[bool | None]) -> bool | None:
+    """`tokens` (`_aN`, and, or, not, parentheses; Python's precedence) in three-valued logic,
+    an unknown atom being None. Every atom occurs once in a condition (each test is its own
+    atom), and for such read-once formulas this is exactly "the value every assignment of the
+    unknowns gives, or None". Raises ValueError on a malformed sequence."""
+    pos = 0
+
+    def peek() -> str | None:
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take() -> str:
+        nonlocal pos
+        if pos >= len(tokens):
+            raise ValueError("condition ends early")
+        pos += 1
+        return tokens[pos - 1]
+
+    def disjunction(depth: int) -> bool | None:
+        value = conjunction(depth)
+        while peek() == "or":
+            take()
+            right = conjunction(depth)
+            value = True if value is True or right is True else (None if value is None or right is None else False)
+        return value
+
+    def conjunction(depth: int) -> bool | None:
+        value = negation(depth)
+        while peek() == "and":
+            take()
+            right = negation(depth)
+            value = False if value is False or right is False else (None if value is None or right is None else True)
+        return value
+
+    def negation(depth: int) -> bool | None:
+        if depth > MAX_CONDITION_DEPTH:
+            raise ValueError("condition nested too deeply")
+        tok = take()
+        if tok == "not":
+            inner = negation(depth + 1)
+            return None if inner is None else not inner
+        if tok == "(":
+            inner = disjunction(depth + 1)
+            if take() != ")":
+                raise ValueError("unbalanced parentheses")
+            return inner
+        if tok.startswith("_a"):
+            return atoms[int(tok[2:])]
+        raise ValueError(f"unexpected {tok!r}")
+
+    value = disjunction(0)
+    if pos != len(tokens):
+        raise ValueError("trailing tokens")
+    return value
+
+
+MAX_CONDITION_DEPTH = 200
+
+
+@functools.lru_cache(maxsize=8192)
+def _evaluate_condition(cond: str, env_items: tuple[tuple[str, str], ...]) -> bool | None:
+    # Every point of a config asks about the same conditions with the same few variables.
+    import fnmatch
+
+    env = dict(env_items)
+    atoms: list[bool | None] = []
+
+    def test(m: re.Match) -> str:
+        inner = m.group(2)
+        parts = re.split(r"\s*(&&|\|\|)\s*", inner)
+        out = []
+        for part in parts:
+            if part in ("&&", "||"):
+                out.append(" and " if part == "&&" else " or ")
+                continue
+            atoms.append(_atom(part, env))
+            out.append(f" _a{len(atoms) - 1} ")
+        return "(" + "".join(out) + ")"
+
+    def case(m: re.Match) -> str:
+        subject = m.group(1).strip("'\"")
+        name = re.fullmatch(r"\$\{?([A-Za-z_]\w*)\}?", subject)
+        if name and name.group(1) in env:
+            value = env[name.group(1)]
+            atoms.append(any(fnmatch.fnmatchcase(value, p.strip("'\"")) for p in m.group(2).split("|")))
+        else:
+            atoms.append(None)
+        return f" _a{len(atoms) - 1} "
+
+    expr = _MATCHES.sub(case, _TEST.sub(test, cond))
+    expr = expr.replace("&&", " and ").replace("||", " or ")
+    expr = re.sub(r"(?<![\w])!\s*", " not ", expr)
+    tokens = re.findall(r"_a\d+|and|or|not|\(|\)|\S+", expr)
+    cleaned: list[str] = []
+    for tok in tokens:
+        if re.fullmatch(r"_a\d+|and|or|not|\(|\)", tok):
+            cleaned.append(tok)
+        else:  # a command used as a condition (`command -v x`): unknown
+            atoms.append(None)
+            cleaned.append(f"_a{len(atoms) - 1}")
+    # Adjacent atoms (a command's words) collapse into one unknown.
+    merged: list[str] = []
+    for tok in cleaned:
+        if merged and tok.startswith("_a") and merged[-1].startswith("_a"):
+            atoms[int(merged[-1][2:])] = None
+            continue
+        merged.append(tok)
+    try:
+        return _kleene(merged, atoms)
+    except ValueError:  # e.g. parentheses nested past the limit, or a shape the reduction garbled
+        return None

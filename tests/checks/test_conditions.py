@@ -1,0 +1,27 @@
+"""checks.launch_path.evaluate_condition: a runner's branch conditions over a point's variables,
+in three-valued logic (a test the bot cannot evaluate is unknown, never guessed)."""
+from __future__ import annotations
+
+from checks.conditions import evaluate_condition
+
+ENV = {"FRAMEWORK": "dynamo-trt", "MODEL_PREFIX": "dsr1", "PRECISION": "fp4", "IS_AGENTIC": "0"}
+
+
+def test_an_unknown_test_decides_only_when_the_known_ones_do_not():
+    assert evaluate_condition('[[ -f "$HOME/x" ]] && [[ $FRAMEWORK == "dynamo-trt" ]]', ENV) is None
+    assert evaluate_condition('[[ -f "$HOME/x" ]] && [[ $FRAMEWORK == "dynamo-vllm" ]]', ENV) is False
+    assert evaluate_condition('[[ -f "$HOME/x" ]] || [[ $FRAMEWORK == "dynamo-trt" ]]', ENV) is True
+    assert evaluate_condition('! ( [[ -f "$HOME/x" ]] )', ENV) is None
+
+
+def test_a_long_elif_chain_with_many_unknown_tests_is_still_decided_by_the_points_values():
+    # `elif` N holds when every earlier test failed and its own holds: an earlier test on a
+    # file the bot cannot see stays unknown, but a false test of the point's own values decides.
+    earlier = " && ".join(f'! ( [[ -d "/opt/cache{i}" ]] )' for i in range(12))
+    assert evaluate_condition(earlier + ' && [[ $MODEL_PREFIX == "kimik3" ]]', ENV) is False
+    assert evaluate_condition(earlier + ' && [[ $MODEL_PREFIX == "dsr1" ]]', ENV) is None
+    chain = ('! ( [[ "$IS_AGENTIC" == "1" && $MODEL_PREFIX == "kimik3" ]] ) && '
+             '! ( [[ $FRAMEWORK == "dynamo-vllm" && $MODEL_PREFIX == "dsv4" ]] ) && '
+             '[[ $FRAMEWORK == "dynamo-trt" && $MODEL_PREFIX == "dsr1" ]]')
+    assert evaluate_condition(chain, ENV) is True
+    assert evaluate_condition(chain, {**ENV, "MODEL_PREFIX": "glm5"}) is False

@@ -1,0 +1,187 @@
+"""The YAML builder's in-line leaves, the recipe line look-ups and DirSource's os.path reads give
+the answers of the plain definitions they replace (bench/core.py)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from recipes import yamlio
+from recipes.source import DirSource
+from recipes.srt import BASE, parse_recipe
+from tests.builders import REPO_FIXTURES as FIXTURES
+
+
+def _yaml_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.y*ml") if ".git" not in p.parts)
+
+
+def _built(text: str, shares: bool) -> tuple[object, dict]:
+    node = yaml.compose(text, Loader=yamlio._Loader)
+    builder = yamlio._Builder("x.yaml", yamlio.MAX_EXPANDED_NODES)
+    builder.shares = shares
+    return builder.build(node, ()), builder.lines
+
+
+def _assert_same_build(paths: list[Path]) -> int:
+    checked = 0
+    for path in paths:
+        text = path.read_text()
+        if "*" in text:
+            continue
+        try:
+            plain = _built(text, shares=True)
+        except (yaml.YAMLError, yamlio.RecipeError):
+            continue
+        assert _built(text, shares=False) == plain, path
+        checked += 1
+    return checked
+
+
+def test_building_leaves_in_line_gives_the_same_values_and_lines():
+    assert _assert_same_build(_yaml_files(FIXTURES)) > 10
+
+
+def test_building_leaves_in_line_gives_the_same_values_and_lines_on_real_data(inferencex_dir):
+    assert _assert_same_build(_yaml_files(inferencex_dir)) > 100
+
+
+def test_a_document_with_aliases_still_shares_and_bounds_them():
+    doc = yamlio.load_yaml("a: &x {k: [1, 2]}\nb: *x\nc:\n  - *x\n  - 3\n", "x.yaml")
+    assert doc.data["a"] is doc.data["b"] is doc.data["c"][0]
+    assert doc.line("c", 1) == 5 and doc.line("b") == 2
+    leaves = yamlio.load_yaml("a: &s text\nb: [*s, *s]\n", "x.yaml")
+    assert leaves.data == {"a": "text", "b": ["text", "text"]} and leaves.line("b", 1) == 2
+
+
+RECIPE = """\
+base:
+  name: r
+  model: {path: "hf:m", precision: fp4}
+  roles:
+    agg:
+      gpus: 8
+      args:
+        tensor-parallel-size: 8
+        speculative: {method: mtp,
+                      k: 3}
+      env: {A: "1"}
+override_two:
+  roles:
+    agg: {args: {tensor-parallel-size: 4}}
+"""
+
+
+def _naive_origins(doc: yamlio.YamlDoc, value: object, kp: tuple, src: tuple, out: dict) -> dict:
+    line = doc.line(*src)
+    if line is not None:
+        out[kp] = line
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _naive_origins(doc, v, kp + (k,), src + (k,), out)
+    return out
+
+
+PLAIN = """\
+name: p
+engine: vllm
+roles:
+  agg: {gpus: 4,
+        args: {tensor-parallel-size: 4}}
+benchmark:
+  env:
+    CONC: 8
+"""
+
+
+@pytest.mark.parametrize("text", [RECIPE, PLAIN])
+def test_recipe_origins_equal_the_documents_own_lines(text):
+    doc = yamlio.load_yaml(text, "r.yaml")
+    recipe = parse_recipe(text, "r.yaml")
+    first = recipe.variants[0]
+    if BASE in doc.data:
+        want = {}
+        for k, v in doc.data[BASE].items():
+            _naive_origins(doc, v, (k,), (BASE, k), want)
+    else:
+        want = {}
+        for k, v in doc.data.items():
+            _naive_origins(doc, v, (k,), (k,), want)
+    assert first.origins == want
+
+
+def test_recipe_origins_equal_the_documents_own_lines_on_real_data(inferencex_dir):
+    checked = 0
+    for path in _yaml_files(inferencex_dir / "inferencex-e2e" / "benchmarks"):
+        text = path.read_text()
+        recipe = parse_recipe(text, str(path))
+        if not recipe.variants:
+            continue
+        doc = yamlio.load_yaml(text, str(path))
+        block, src = (doc.data[BASE], (BASE,)) if BASE in doc.data else (doc.data, ())
+        want: dict = {}
+        for k, v in block.items():
+            _naive_origins(doc, v, (k,), src + (k,), want)
+        got = dict(recipe.variants[0].origins)
+        if src and ("schema",) not in want:  # a bundle's top-level schema is copied into its base
+            got.pop(("schema",), None)
+        assert got == want, path
+        checked += 1
+    assert checked > 50
+
+
+def test_dir_source_reads_files_only_and_treats_a_link_loop_as_unreadable(tmp_path):
+    root = tmp_path / "repo"
+    (root / "d").mkdir(parents=True)
+    (root / "d" / "f.yaml").write_bytes(b"a: 1\n")
+    (root / "loop1").symlink_to("loop2")
+    (root / "loop2").symlink_to("loop1")
+    (root / "dangling").symlink_to("nowhere")
+    os.mkfifo(root / "pipe")
+    (tmp_path / "outside.yaml").write_text("x: 1\n")
+    (root / "d" / "out").symlink_to("../../outside.yaml")
+    src = DirSource(root)
+    assert src.read("d/f.yaml") == b"a: 1\n" and src.read("/d/./f.yaml") == b"a: 1\n"
+    for unreadable in ("d", "", "loop1", "dangling", "pipe", "missing.yaml", "d/f.yaml/x"):
+        assert src.read(unreadable) is None, unreadable
+    assert src.failures == {}
+    assert src.read("d/out") is None
+    assert set(src.failures) == {"d/out"} and "leaves the repository" in src.failures["d/out"]
+
+
+def test_what_a_collector_pause_keeps_is_old_yet_its_cycles_are_still_collected():
+    import gc
+    import weakref
+
+    from recipes.repository import gc_paused
+
+    class Node:
+        pass
+
+    with gc_paused():
+        kept = [{"k": [i]} for i in range(100)]
+        cyclic = Node()
+        cyclic.self = cyclic
+        gone = weakref.ref(cyclic)
+        del cyclic
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert id(kept) in oldest and all(id(d) in oldest for d in kept[:3])
+    assert gc.isenabled() and gone() is not None  # reference counting cannot free a cycle
+    gc.collect()
+    assert gone() is None
+
+
+def test_the_anchor_search_finds_what_the_plain_pattern_finds():
+    import random
+    import re
+
+    plain = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
+    alphabet = [" ", "\t", "\n", "\r", "\x0b", "\x85", "\u3000", "[", "{", ",", ":", "-", "&", "*", "a", "\u2192"]
+    rng = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        assert bool(yamlio.ANCHOR_RE.search(text)) == bool(plain.search(text)), repr(text)
+    for text in ("&a x", "k: &a 1", "[&a 1]", "- &a", "a&b", "k: & x", "x\n&a"):
+        assert bool(yamlio.ANCHOR_RE.search(text)) == bool(plain.search(text)), text
