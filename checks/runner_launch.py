@@ -38,6 +38,7 @@ from checks.shell_scope import (
     REPO_ROOT, Gap, Lookup, Scope, Stop, Unknown, absolute, array_elements, file_lines, join_path,
     try_expand,
 )
+from recipes.models_yaml import ModelsEntry, bash_unescaped, read_program, select_entry
 from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line
 
 MEMO_CHAIN = "runner_launch:{point}"
@@ -52,7 +53,12 @@ MSG_MOUNT_UNKNOWN = "{where} runs {target} under the container mount {dst}, whos
 MSG_CWD_UNKNOWN = "{where} runs {ref} from a working directory the bot cannot know"
 MSG_INTERNAL = "the bot could not follow the chain ({error})"
 MSG_TOO_DEEP = "{where}: the launch chain is longer than {limit} files"
+MSG_MODELS_ENTRY = "{where} reads {path}: {why}"
 
+# `eval "$(python3 -c "...")"`: a program whose printed assignments the shell runs.
+_PY_EVAL = re.compile(r'eval\s+"\$\(\s*python3?\s+-c\s+"(.*)"\s*\)"\s*(?:;|&&|$)', re.S)
+
+_POSITIONAL = re.compile(r"\$(?:@|\*|[1-9]|\{[1-9]\})")
 _SHELLS = {"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/env bash"}
 SCRIPT_SUFFIXES = (".sh", ".bash", ".slurm")
 _SCRIPT_FLAGS = re.compile(r"^-[a-z]*c[a-z]*$")  # -c, -lc, -ec, -xc
@@ -83,6 +89,9 @@ class Chain:
     skip: set[tuple[str, int]] = field(default_factory=set)  # (holder, line) of sources not run
     gap: Gap | None = None
     launcher: str | None = None  # the script the runner picks
+    # Model-settings programs read on the way (recipes.models_yaml): (holder, line, entry).
+    entries: list[tuple[str, int, ModelsEntry]] = field(default_factory=list)
+    read: set[tuple[str, int]] = field(default_factory=set)  # (holder, line) of programs read
 
     def path(self, repo: Any, src: Any, mounts: Any) -> LaunchPath:
         return build_path(repo, src, mounts, list(self.files), list(self.commands), skip=frozenset(self.skip))
@@ -179,15 +188,48 @@ class _Walker:
         branch: what follows from it is unknown, so the chain ends here; unless it is a trusted
         installer's download, or evals a variable whose text the chain knows
         (`eval "$DOCKER_CMD_DETECT"`): that text is read instead."""
-        if trusted_download(scope.analysis, f.line, self.trusted):
+        if trusted_download(scope.analysis, f.line, self.trusted) or self.models(scope, f.line or 0):
             return
         text = self.evaled(scope, f.line)
         if text is None:
             raise Stop(Gap(f.path or scope.path, f.line, f.message))
+        self.chain.read.add((scope.path, f.line or 0))
         inner = analyze_command_line(text, scope.path, f.line or 1)
         self.walk(Scope(scope.path, inner, scope.cwd, scope.outer, dict(scope.mounts), text.splitlines(),
                         (f.line or 1) - 1, parent=scope, container=scope.container),
                   f"run by {scope.path}", record="command")
+
+    def models(self, scope: Scope, line: int) -> bool:
+        """`eval "$(python3 -c "...")"` of a program that picks an entry of a models file and
+        prints its fields (recipes.models_yaml): the entry is read with this point's values
+        and the chain goes on; a program of another shape is not read (False)."""
+        cmd = next((c for c in scope.analysis.commands if c.line == line and c.argv[:1] == ["eval"]), None)
+        m = _PY_EVAL.match(cmd.text.strip()) if cmd is not None else None
+        program = read_program(bash_unescaped(m.group(1))) if m else None
+        if program is None:
+            return False
+        where = f"{scope.path}:{line}"
+        path = self.target(scope, program.config, line)
+        written = program.model
+        try:
+            model = scope.expand(program.model, line)
+            written = program.agentic or written
+            agentic = scope.expand(program.agentic, line) if program.agentic is not None else None
+        except Unknown as unknown:
+            raise Stop(Gap(scope.path, line, MSG_VAR_UNKNOWN.format(where=where, ref=written, name=unknown.name))) \
+                from None
+        if model is None or (program.agentic is not None and agentic is None):
+            raise Stop(Gap(scope.path, line, MSG_RUNTIME.format(where=where, ref=written)))
+        try:
+            data = self.src.read(path)
+        except OSError:
+            data = None
+        entry = select_entry(data or b"", path, program, model, agentic)
+        if isinstance(entry, str):
+            raise Stop(Gap(scope.path, line, MSG_MODELS_ENTRY.format(where=where, path=path, why=entry)))
+        self.chain.entries.append((scope.path, line, entry))
+        self.chain.read.add((scope.path, line))
+        return True
 
     def evaled(self, scope: Scope, line: int | None) -> str | None:
         """The text `eval "$NAME"` at `line` runs, when the chain knows NAME's value."""
@@ -257,12 +299,14 @@ class _Walker:
             mounts, outer = self.pyxis(scope, cmd.line, words[1:i])
             self.program(scope, cmd, words, i, mounts, outer, is_source)
             return
-        if head.strip('"') in ("$@", "$*"):
-            # A wrapper function running its arguments: what runs is written at its call sites;
-            # a script passed there is a hop the bot does not follow.
-            calls = [c for c in scope.analysis.commands if c.argv[:1] == [cmd.function]]
-            if any(w.endswith(SCRIPT_SUFFIXES) or w in _SHELLS for c in calls for w in c.argv[1:]):
-                raise Stop(Gap(scope.path, cmd.line, MSG_RUNTIME.format(where=where, ref=head)))
+        if head == "eval" and len(words) == 2 and re.fullmatch(r'"?\$\{?[A-Za-z_]\w*\}?"?', cmd.argv[1] if
+                                                                len(cmd.argv) == 2 else ""):
+            self.eval_var(scope, cmd)
+            return
+        if cmd.function is not None and _POSITIONAL.fullmatch(head.strip('"')):
+            # A wrapper function running its arguments (`"$@"` after its shifts, `eval "$2"`):
+            # what runs is what its call sites pass, read there.
+            self.wrapped(scope, cmd, head.strip('"'))
             return
         raw = list(cmd.argv)
         if _container_run(raw) is not None:
@@ -274,6 +318,8 @@ class _Walker:
             if head.startswith("$") and words[1:2] and words[1] in ("-m", "-c", "-"):
                 return  # `"$PY" -m pip ...`, `"$PY" -c ...`: an interpreter, not a script of the repository
             if head.startswith("$") and not head.endswith(SCRIPT_SUFFIXES) and try_expand(scope, head, cmd.line) is None:
+                if self.plain_program(scope, head, cmd.line):
+                    return  # `$BARRIER_CMD` set to `python3 ...`: a program, not a script of the repository
                 if scope.container:
                     # What runs in the container is only known at run time: never a PASS past it.
                     name = re.fullmatch(r'"?\$\{?([A-Za-z_]\w*)\}?"?', head)
@@ -282,6 +328,66 @@ class _Walker:
                     raise Stop(Gap(scope.path, cmd.line, why))
                 return  # `$DOCKER_CMD ps`, `$MAYBE_EXEC ...` on the host: a program chosen at run time
             self.program(scope, cmd, words, 0, scope.mounts, scope.outer if scope.container else None, False)
+
+    def wrapped(self, scope: Scope, cmd: Any, head: str) -> None:
+        """The command a wrapper function runs from its parameters, at each of its call sites:
+        `"$@"` (after the function's `shift`s) is run as words, `$N` as a command text."""
+        fn = scope.analysis.functions.get(cmd.function)
+        shifts = sum(1 for c in scope.analysis.commands if c.function == cmd.function and c.argv[:1] == ["shift"]
+                     and c.line < cmd.line)
+        for call in [c for c in scope.analysis.commands if c.argv[:1] == [cmd.function]]:
+            if fn is not None and fn.line <= call.line <= fn.end_line:
+                continue  # a recursive call: its own call sites decide
+            if head in ("$@", "$*"):
+                words = list(call.expanded or call.argv)[1 + shifts:]
+                if not words:
+                    continue
+                prog = words[0]
+                if prog in _SHELLS or prog.endswith(SCRIPT_SUFFIXES) or prog.startswith(("/", "./", "$")):
+                    self.program(scope, call, words, 0, scope.mounts, None, False)
+                continue
+            n = int(head.lstrip("${").rstrip("}"))
+            if n >= len(call.argv):
+                continue
+            text = call.argv[n]
+            inner = analyze_command_line(text, scope.path, call.line)
+            self.walk(Scope(scope.path, inner, scope.cwd, lambda v, s=scope, ln=call.line: s.value(v, ln),
+                            dict(scope.mounts), text.splitlines(), call.line - 1, parent=scope,
+                            container=scope.container), f"run by {scope.path}", record="command")
+
+    def eval_var(self, scope: Scope, cmd: Any) -> None:
+        """`eval "$CMD"`: each text CMD may hold there (as written at its assignment) is read
+        as a command line, its variables looked up at the eval; none known ends the chain."""
+        name = cmd.argv[1].strip('"').lstrip("$").strip("{}")
+        local = [loc.value for n, loc, _ in scope.analysis.assignments
+                 if n == name and cmd.function is not None and loc.function == cmd.function and loc.line < cmd.line]
+        if local and _POSITIONAL.fullmatch(local[-1].strip('"')):
+            self.wrapped(scope, cmd, local[-1].strip('"'))  # `local cmd="$2"; eval "$cmd"`
+            return
+        texts = scope.raw(name, cmd.line)
+        if not texts:
+            where = f"{scope.path}:{cmd.line}"
+            raise Stop(Gap(scope.path, cmd.line, MSG_VAR_UNKNOWN.format(where=where, ref=cmd.argv[1], name=name)))
+        self.chain.read.add((scope.path, cmd.line))
+        for text in dict.fromkeys(texts):
+            inner = analyze_command_line(text, scope.path, cmd.line)
+            self.walk(Scope(scope.path, inner, scope.cwd, lambda v, s=scope, ln=cmd.line: s.value(v, ln),
+                            dict(scope.mounts), text.splitlines(), cmd.line - 1, parent=scope,
+                            container=scope.container), f"run by {scope.path}", record="command")
+
+    def plain_program(self, scope: Scope, head: str, line: int) -> bool:
+        """Whether `$NAME` holds a command line (as written) whose program is not a shell, a
+        script or a path: e.g. `python3 $WS/sync.py ...`, nothing of the chain to follow."""
+        name = re.fullmatch(r'"?\$\{?([A-Za-z_]\w*)\}?"?', head)
+        texts = scope.raw(name.group(1), line) if name else []
+        return bool(texts) and all(self._plain(scope, t, line) for t in texts)
+
+    @staticmethod
+    def _plain(scope: Scope, text: str, line: int) -> bool:
+        words = text.strip().strip("'\"").split()
+        prog = try_expand(scope, words[0], line) if words else None
+        return bool(prog) and re.fullmatch(r"[A-Za-z][\w.+-]*", prog) is not None and prog not in _SHELLS \
+            and not prog.endswith(SCRIPT_SUFFIXES)
 
     def pyxis(self, scope: Scope, line: int, opts: list[str]) -> tuple[dict, Lookup | None]:
         """`srun --container-image=... --container-mounts=SRC:DST,...`: a container that keeps

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -174,6 +175,8 @@ class ServingView:
     script_gap_evidence: Evidence | None = None
     # The hop of a runner-chosen launch chain the bot could not follow (checks.runner_launch.Gap).
     runner_gap: Any = None
+    # The models-file entries that chain read ((holder, line, recipes.models_yaml.ModelsEntry)).
+    entries: list = field(default_factory=list)
     # Per-review cache shared by views (ctx.memo), so identical views build their hits once.
     shared: dict | None = field(default=None, repr=False, compare=False)
     # The repository policy in force (its engine vocabulary: `framework_family`, display names).
@@ -238,7 +241,8 @@ class ServingView:
             return None
         workers = self.point.workers
         return (id(self.variant), tuple((u.path, id(u.analysis), u.executed) for u in self.scripts),
-                json.dumps(workers, sort_keys=True, default=str) if workers else None)
+                json.dumps(workers, sort_keys=True, default=str) if workers else None,
+                tuple((h, ln, id(e)) for h, ln, e in self.entries))
 
     def all_hits(self) -> list[Hit]:
         """Every setting of this point, from the variant, the scripts and the master config."""
@@ -256,6 +260,8 @@ class ServingView:
                 cached = list(_effective_hits(self.effective))
             for use in self.scripts:
                 cached.extend(_shared_script_hits(use))
+            for holder, line, entry in self.entries:
+                cached.extend(_entry_hits(holder, line, entry))
             cached.extend(_setting_hits(self.point))
             self._hits = cached
             if key is not None:
@@ -376,6 +382,45 @@ def _script_hits(use: ScriptUse) -> Iterable[Hit]:
             yield from _walk_json(obj, use.path, f.line if f else launch.line, fname, cond)
 
 
+_ENV_WORD = re.compile(r"^[A-Za-z_]\w*=")
+
+
+def _entry_hits(holder: str, line: int, entry: Any) -> list[Hit]:
+    """The settings a models-file entry hands the server script (recipes.models_yaml): each
+    printed value that is a flag string gives its flags, one of `NAME=VALUE` words its
+    variables; at the entry's line, or the program's for a default it prints."""
+    out: list[Hit] = []
+    for ev in entry.values:
+        if not ev.value or not ev.value.strip():
+            continue
+        path, at = (entry.path, ev.line) if ev.line is not None else (holder, line)
+        try:
+            words = shlex.split(ev.value)
+        except ValueError:
+            words = ev.value.split()
+        if all(_ENV_WORD.match(w) for w in words):
+            out.extend(Hit(name=w.split("=", 1)[0], value=w.split("=", 1)[1], path=path, line=at, kind="script-env")
+                       for w in words)
+            continue
+        i = 0
+        while i < len(words):
+            w = words[i]
+            if w.startswith("-") and len(w) > 1:
+                if w.startswith("--") and "=" in w:
+                    name, value = w.split("=", 1)
+                elif i + 1 < len(words) and not words[i + 1].startswith("-"):
+                    name, value = w, words[i + 1]
+                    i += 1
+                else:
+                    name, value = w, True
+                out.append(Hit(name=name, value=value, path=path, line=at, kind="script-flag"))
+                obj = json_object(value) if isinstance(value, str) else None
+                if obj is not None:
+                    out.extend(_walk_json(obj, path, at, name))
+            i += 1
+    return out
+
+
 def _setting_hits(point: Any) -> Iterable[Hit]:
     for role, block in (point.workers or {}).items():
         for key, value in (block.get("settings") or {}).items():
@@ -405,9 +450,12 @@ def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
     return ctx.memo(MEMO_SCRIPT.format(path=path), build)
 
 
-def _add_use(view: ServingView, use: ScriptUse, trusted: Iterable[str] = ()) -> None:
+def _add_use(view: ServingView, use: ScriptUse, trusted: Iterable[str] = (), read: Iterable = ()) -> None:
+    """`read`: (path, line) of unreadable lines the launch chain read (checks.runner_launch)."""
     view.scripts.append(use)
+    read = set(read)
     bad = next((f for f in use.analysis.findings if f.code in UNREADABLE_CODES and use.line_runs(f.line)
+                and (f.path or use.path, f.line) not in read and (use.path, f.line) not in read
                 and not trusted_download(use.analysis, f.line, trusted)), None)
     if bad is not None and view.script_gap is None:
         # Only this script is blind: the checks that read script bodies say so for this point.
@@ -479,8 +527,10 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     # No launcher file: the runner picks the script; its chain, whole or not at all (checks.runner_launch).
     chain = runner_chain(ctx, point) if launcher is None and variant is None else None
     view.runner_gap = chain.gap if chain is not None else None
+    read: set = set()
     if chain is not None and chain.gap is None:
         roots = PointRoots(files=chain.files, commands=chain.commands)
+        view.entries, read = list(chain.entries), chain.read
     for ref, holder, line in roots.missing_setup:
         harness = any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
         if not harness and view.script_gap is None:
@@ -501,7 +551,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
         if pf.analysis is not None:
             _add_use(view, ScriptUse(path=pf.path, analysis=pf.analysis, via=pf.via,
                                      executed=frozenset(path.called.get(pf.path, ()))),
-                     ctx.config.policy.trusted_installers)
+                     ctx.config.policy.trusted_installers, read)
     env = view.effective.point_env
     if env and launcher is not None and launcher.kind == "script":
         # The launcher's values differ per branch and this point's matrix values choose them
@@ -518,7 +568,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     for holder, analysis in roots.commands:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via="benchmark.command",
                                  executed=frozenset(path.called.get(holder, ()))),
-                 ctx.config.policy.trusted_installers)
+                 ctx.config.policy.trusted_installers, read)
     return view
 
 

@@ -121,6 +121,24 @@ class Scope:
             return absolute(self.cwd)
         return self.outer(name)
 
+    def raw(self, name: str, line: int) -> list[str]:
+        """The texts, as written, $name may hold at `line`: its top-level assignments before it
+        back to the last on a branch that surely holds (this text's, then the enclosing
+        text's), skipping branches that do not hold; [] when there is none."""
+        out: list[str] = []
+        scope: Scope | None = self
+        while scope is not None:
+            for n, loc, _ in reversed(scope.analysis.assignments):
+                if n != name or loc.function is not None or loc.line >= line:
+                    continue
+                holds = scope.holds(loc.condition, loc.line)
+                if holds is not False:
+                    out.append(loc.value)
+                if holds is True:
+                    return out
+            scope = scope.parent
+        return out
+
     def holds(self, cond: str | None, line: int, seen: frozenset = frozenset()) -> bool | None:
         if not cond:
             return True

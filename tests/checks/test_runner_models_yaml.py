@@ -1,0 +1,83 @@
+"""Checks 8 and 10 on a runner-chosen AMD disagg chain whose server script takes its flags from
+models.yaml through an inline program (recipes.models_yaml, read by checks.runner_launch): the
+entry the program selects for the point is read, so the rows are decided with the file and
+line of the entry; a program or entry the bot cannot read stays a could-not-verify naming it."""
+from __future__ import annotations
+
+from tests.checks.test_runner_launch import JOB, U, _files, _row
+
+JOB_MODEL = JOB.replace("-e WS_PATH=$WS_PATH \\\n",
+                        "-e WS_PATH=$WS_PATH \\\n    -e MODEL_NAME=DeepSeek-R1 \\\n    -e IS_AGENTIC=$IS_AGENTIC \\\n")
+assert JOB_MODEL != JOB
+SERVER = r"""#!/bin/bash
+MODELS_YAML="${WS_PATH}/models.yaml"
+eval "$(python3 -c "
+import yaml, sys
+model_name = '${MODEL_NAME}'
+is_agentic = '${IS_AGENTIC:-0}'.strip().lower() in ('1', 'true')
+model_key = f'{model_name}-AgentX' if is_agentic else f'{model_name}-DI'
+with open('${MODELS_YAML}') as f:
+    models = yaml.safe_load(f)
+if model_key not in models:
+    if model_name in models:
+        model_key = model_name
+m = models[model_key]
+print(f'MODEL_BASE_FLAGS=\"{m.get(\"base_flags\", \"\")}\"')
+print(f'MODEL_ENV=\"{m.get(\"env\", \"\")}\"')
+")"
+python3 -m sglang.launch_server --model-path /models/DeepSeek-R1 $MODEL_BASE_FLAGS
+"""
+MODELS = """DeepSeek-R1:
+  base_flags: "--attention-backend aiter"
+DeepSeek-R1-AgentX:
+  base_flags: "--hf-overrides '{{\\"num_hidden_layers\\": 2}}'"
+DeepSeek-R1-DI:
+  base_flags: "--kv-cache-dtype fp8 {extra}"
+  env: "SGLANG_USE_AITER=1"
+"""
+
+
+def _files_with(models: str = MODELS.format(extra=""), server: str = SERVER) -> dict[str, str]:
+    return _files(**{f"{U}/job.slurm": JOB_MODEL, f"{U}/server_sglang.sh": server, f"{U}/models.yaml": models})
+
+
+def test_the_di_entry_the_program_selects_is_read_and_a_clean_entry_passes():
+    for check in (8, 10):
+        row = _row(check, _files_with())
+        assert row.status.value == "PASS", row.reason
+
+
+def test_an_architecture_flag_in_the_selected_entry_fails_check_8_at_its_line():
+    row = _row(8, _files_with(MODELS.format(extra="--hf-overrides '{{}}'")))
+    assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+    assert f"{U}/models.yaml:6 sets --hf-overrides" in row.reason, row.reason
+    assert any(e.path == f"{U}/models.yaml" and e.line == 6 for e in row.evidence), row.evidence
+
+
+def test_the_agentx_entry_of_a_non_agentic_point_does_not_count():
+    # The AgentX entry overrides the layer count, but this point is not agentic: its key is -DI.
+    row = _row(8, _files_with())
+    assert "models.yaml:4" not in row.reason, row.reason
+
+
+def test_a_missing_entry_is_could_not_verify_naming_the_program_line():
+    models = "Other-DI:\n  base_flags: \"\"\n"
+    row = _row(8, _files_with(models))
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert (f"{U}/server_sglang.sh:3 reads {U}/models.yaml: {U}/models.yaml has no entry DeepSeek-R1-DI and no "
+            "fallback entry DeepSeek-R1") in row.reason, row.reason
+
+
+def test_a_program_of_another_shape_stays_could_not_verify_naming_its_line():
+    server = SERVER.replace("m = models[model_key]", "m = models[pick(model_key)]")
+    row = _row(8, _files_with(server=server))
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert f"line 3 of {U}/server_sglang.sh" in row.reason, row.reason
+
+
+def test_a_model_name_the_container_does_not_get_is_could_not_verify():
+    files = _files_with()
+    files[f"{U}/job.slurm"] = JOB  # no -e MODEL_NAME: unknown inside the container
+    row = _row(8, files)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert f"{U}/server_sglang.sh:3" in row.reason and "$MODEL_NAME is not known" in row.reason, row.reason
