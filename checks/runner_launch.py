@@ -265,6 +265,8 @@ class _Walker:
                     if any(written.startswith(m.rstrip("/") + "/") for m in self.mounts):
                         raise
                     return
+        elif self.plain_program(scope, written, ref.line):
+            return  # `$BARRIER_CMD` holding `python3 ...`: a program, not a script of the repository
         else:
             path = self.target(scope, written, ref.line)
         if self.chain.launcher is None:

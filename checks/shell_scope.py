@@ -11,6 +11,7 @@ folder `REPO_ROOT`, mapped back to repository paths by `join_path`.
 """
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -50,7 +51,8 @@ class Unknown(Stop):
 
 # A caller's variables: the value, None when unset, Unknown raised when not knowable.
 Lookup = Callable[[str], "str | None"]
-_BY_NAME = "_runner_launch_assignments"  # per analysis: name -> its top-level assignments
+_BY_NAME = "_runner_launch_assignments"
+_LINES = "_runner_launch_assignment_lines"  # per analysis: name -> sorted top-level assignment lines  # per analysis: name -> its top-level assignments
 
 
 @dataclass
@@ -81,17 +83,31 @@ class Scope:
         set it."""
         if (name, line) in seen:
             return None
-        key = (name, line, self.cwd)
-        hit = self.memo.get(key)
+        # The value depends on `line` only through which assignments come before it: lines
+        # with the same ones share it (a failure keeps its own line, which its text names).
+        lines = self._lines(name)
+        shared = (name, -1 - bisect.bisect_left(lines, line), self.cwd)
+        hit = self.memo.get(shared) or self.memo.get((name, line, self.cwd))
         if hit is None:
             try:
                 hit = (True, self._value(name, line, seen | {(name, line)}))
             except Stop as stop:
                 hit = (False, stop)
-            self.memo[key] = hit
+            self.memo[shared if hit[0] else (name, line, self.cwd)] = hit
         if hit[0]:
             return hit[1]
         raise hit[1]
+
+    def _lines(self, name: str) -> list[int]:
+        index = self.analysis.__dict__.get(_LINES)
+        if index is None:
+            index = {}
+            for n, loc, _ in self.analysis.assignments:
+                if loc.function is None:
+                    index.setdefault(n, []).append(loc.line)
+            index = {n: sorted(v) for n, v in index.items()}
+            self.analysis.__dict__[_LINES] = index
+        return index.get(name, [])
 
     def _value(self, name: str, line: int, seen: frozenset) -> str | None:
         index = self.analysis.__dict__.get(_BY_NAME)

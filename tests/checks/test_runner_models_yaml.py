@@ -81,3 +81,36 @@ def test_a_model_name_the_container_does_not_get_is_could_not_verify():
     row = _row(8, files)
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
     assert f"{U}/server_sglang.sh:3" in row.reason and "$MODEL_NAME is not known" in row.reason, row.reason
+
+
+WRAPPERS = r"""#!/bin/bash
+cd "$WS_PATH"
+run_or_die() {
+    local desc="$1" cmd="$2"
+    if ! eval "$cmd"; then exit 1; fi
+}
+wait_or_die() {
+    local watch=$1; shift
+    "$@" & local pid=$!
+    wait "$pid"
+}
+BARRIER_CMD="python3 $WS_PATH/sync.py barrier --timeout 300"
+run_or_die "barrier" "python3 $WS_PATH/sync.py barrier --timeout 300"
+wait_or_die "$server_pid" python3 "$WS_PATH/sync.py" wait
+BENCH_CMD="bash $WS_PATH/bench.sh 1 1 $((TP*2))"
+eval "$BENCH_CMD"
+"""
+BENCH = """#!/bin/bash
+sed -i 's/a/b/' /sgl-workspace/sglang/python/sglang/srt/server_args.py
+"""
+
+
+def test_eval_of_a_command_variable_and_wrapper_functions_are_followed():
+    files = _files_with(server=SERVER + WRAPPERS.replace("#!/bin/bash\n", ""))
+    files[f"{U}/bench.sh"] = "#!/bin/bash\necho bench\n"
+    row = _row(10, files)
+    assert row.status.value == "PASS", row.reason  # sync.py is a program, not a hop
+    files[f"{U}/bench.sh"] = BENCH
+    row = _row(10, files)
+    assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+    assert f"{U}/bench.sh:2" in row.reason, row.reason
