@@ -164,6 +164,8 @@ class _Walker:
                 continue
             if item.function is not None and item.function not in called:
                 continue  # a function nothing calls never runs
+            if kind == 0 and not _may_hop(item):
+                continue  # `echo`, `python3 ...`, `sed ...`: nothing of the chain to follow
             if scope.holds(item.condition, line) is False:
                 if kind == 1:
                     self.chain.skip.add((scope.path, line))
@@ -523,6 +525,19 @@ class _Walker:
             else:
                 out.extend(elems)
         return out
+
+
+_HOP_HEADS = {"cd", "sbatch", "srun", "eval"}
+
+
+def _may_hop(cmd: Any) -> bool:
+    """Whether `_Walker.command` can do anything with this command (cheap, before its branch)."""
+    words = cmd.expanded or cmd.argv
+    if not words:
+        return False
+    head = words[0]
+    return (head in _HOP_HEADS or head.startswith(("/", "./", "$", '"$')) or head.endswith(SCRIPT_SUFFIXES)
+            or _container_run(list(cmd.argv)) is not None)
 
 
 def _container_run(words: list[str]) -> int | None:

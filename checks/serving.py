@@ -361,14 +361,15 @@ def _script_hits(use: ScriptUse) -> Iterable[Hit]:
             continue
         seen.add(key)
         value = loc.resolved if loc.resolved is not None else loc.value
-        yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env", condition=loc.condition)
+        yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env",
+                  condition=_expanded_condition(a, name, loc.line, loc.line, loc.condition))
     for cmd in a.commands:
         if not use.runs(cmd.function):
             continue
         for name, loc in cmd.env.items():
             value = loc.resolved if loc.resolved is not None else loc.value
-            yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env",
-                      condition=loc.condition or cmd.condition)
+            cond = _expanded_condition(a, name, cmd.line, max(cmd.line, cmd.end_line), loc.condition or cmd.condition)
+            yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env", condition=cond)
     for launch in a.server_launches:
         if not use.runs(launch.function):
             continue
@@ -419,6 +420,20 @@ def _entry_hits(holder: str, line: int, entry: Any) -> list[Hit]:
                     out.extend(_walk_json(obj, path, at, name))
             i += 1
     return out
+
+
+def _expanded_condition(a: ScriptAnalysis, name: str, first: int, last: int, cond: str | None) -> str | None:
+    """The condition of a `NAME=value` prefix that reached a command through a variable
+    (`$DECODE_CMD` holding `${SIM_ENV} python3 ...`): the analyser takes the variable's last
+    assignment whatever its branch, so the branches of the assignments that write `NAME=` are
+    added (only when every one of them is on a branch)."""
+    written = [loc.condition for _n, loc, _e in a.assignments
+               if not first <= loc.line <= last and f"{name}=" in loc.value
+               and re.search(rf"(?<![\w]){re.escape(name)}=", loc.value)]
+    if not written or any(not c for c in written):
+        return cond
+    extra = written[0] if len(set(written)) == 1 else " || ".join(f"( {c} )" for c in dict.fromkeys(written))
+    return f"{cond} && ( {extra} )" if cond else extra
 
 
 def _setting_hits(point: Any) -> Iterable[Hit]:

@@ -12,6 +12,7 @@ folder `REPO_ROOT`, mapped back to repository paths by `join_path`.
 from __future__ import annotations
 
 import bisect
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -158,16 +159,25 @@ class Scope:
     def holds(self, cond: str | None, line: int, seen: frozenset = frozenset()) -> bool | None:
         if not cond:
             return True
+        names = _cond_names(cond)
+        # Like a value, a condition's truth depends on `line` only through which assignments
+        # of its variables come before it.
+        key = ("holds", cond, tuple(bisect.bisect_left(self._lines(n), line) for n in names), self.cwd)
+        hit = self.memo.get(key) if not seen else None
+        if hit is not None:
+            return hit[0]
         env: dict[str, str] = {}
-        for m in NAME_REF.finditer(cond):
-            name = m.group(1) or m.group(2)
+        for name in names:
             try:
                 v = self.value(name, line, seen)
             except Stop:
                 v = None
             if v is not None:
                 env[name] = v
-        return evaluate_condition(cond, env)
+        result = evaluate_condition(cond, env)
+        if not seen:
+            self.memo[key] = (result,)
+        return result
 
     def expand(self, text: str, line: int, seen: frozenset = frozenset(), *, keep: bool = False,
                defer: bool = False) -> str | None:
@@ -287,6 +297,11 @@ class Scope:
             folder = join_path(self.cwd, target) if target is not None else None
             return (absolute(folder) if folder is not None else None), end + 1
         return None, end + 1
+
+
+@functools.lru_cache(maxsize=4096)
+def _cond_names(cond: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(m.group(1) or m.group(2) for m in NAME_REF.finditer(cond)))
 
 
 def _token_end(text: str, start: int) -> int:

@@ -114,3 +114,23 @@ def test_eval_of_a_command_variable_and_wrapper_functions_are_followed():
     row = _row(10, files)
     assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
     assert f"{U}/bench.sh:2" in row.reason, row.reason
+
+
+SIMULATED = r"""
+SIM_ENV=""
+if [[ "${IS_AGENTIC:-0}" == "1" ]]; then
+    SIM_ENV="SGLANG_SIMULATE_ACC_LEN=2.5"
+fi
+DECODE_CMD="${SIM_ENV} python3 -m sglang.launch_server --model-path /models/x"
+bash -c "$DECODE_CMD"
+"""
+
+
+def test_a_synthetic_knob_only_on_the_agentic_branch_is_not_set_for_a_fixed_seq_point():
+    # The analyser expands $DECODE_CMD with SIM_ENV's last value whatever its branch; the
+    # knob's branch (IS_AGENTIC is 0 for this point) is what decides.
+    row = _row(11, _files_with(server=SERVER + SIMULATED))
+    assert "SGLANG_SIMULATE_ACC_LEN" not in row.reason, row.reason
+    always = SIMULATED.replace('if [[ "${IS_AGENTIC:-0}" == "1" ]]; then', "if true; then")
+    row = _row(11, _files_with(server=SERVER + always))
+    assert row.status.value == "FAIL" and "SGLANG_SIMULATE_ACC_LEN" in row.reason, row.reason
