@@ -38,10 +38,9 @@ from checks.shell_scope import (
     REPO_ROOT, Gap, Lookup, Scope, Stop, Unknown, absolute, array_elements, file_lines, join_path,
     try_expand,
 )
-from recipes.models_yaml import ModelsEntry, bash_unescaped, read_program, select_entry
+from recipes.models_yaml import ModelsEntry, bash_unescaped, heredoc_unescaped, read_program, select_entry
 from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line
 
-MEMO_CHAIN = "runner_launch:{point}"
 
 MSG_VAR_UNKNOWN = "{where} runs {ref}: ${name} is not known for this point"
 MSG_RUNTIME = "{where} runs {ref}, a name built by a command only known at run time"
@@ -210,6 +209,26 @@ class _Walker:
         program = read_program(bash_unescaped(m.group(1))) if m else None
         if program is None:
             return False
+        self.read_models(scope, line, program)
+        return True
+
+    def models_file(self, scope: Scope, ref: Any) -> bool:
+        """`python3 << EOF > "$TMP"` ... `source "$TMP"`: the here-document's program read like
+        an eval'd one (server_atom.sh); False when the sourced file is not written that way."""
+        name = re.fullmatch(r'"?\$\{?([A-Za-z_]\w*)\}?"?', ref.value.strip())
+        if name is None:
+            return False
+        writer = re.compile(r'python3?\s+(?:-\s+)?<<-?\s*(\w+)\s*>\s*"?\$\{?' + name.group(1) + r'\}?"?\s*$')
+        doc = next((h for h in reversed(scope.analysis.heredocs) if h.line < ref.line and not h.quoted
+                    and writer.match(h.command.strip())), None)
+        program = read_program(heredoc_unescaped(doc.body)) if doc is not None else None
+        if program is None:
+            return False
+        self.read_models(scope, doc.line, program)
+        self.chain.read.add((scope.path, ref.line))
+        return True
+
+    def read_models(self, scope: Scope, line: int, program: Any) -> None:
         where = f"{scope.path}:{line}"
         path = self.target(scope, program.config, line)
         written = program.model
@@ -231,7 +250,6 @@ class _Walker:
             raise Stop(Gap(scope.path, line, MSG_MODELS_ENTRY.format(where=where, path=path, why=entry)))
         self.chain.entries.append((scope.path, line, entry))
         self.chain.read.add((scope.path, line))
-        return True
 
     def evaled(self, scope: Scope, line: int | None) -> str | None:
         """The text `eval "$NAME"` at `line` runs, when the chain knows NAME's value."""
@@ -267,6 +285,8 @@ class _Walker:
                     if any(written.startswith(m.rstrip("/") + "/") for m in self.mounts):
                         raise
                     return
+        elif self.models_file(scope, ref):
+            return  # the models file's entry was read (the sourced file only sets its fields)
         elif self.plain_program(scope, written, ref.line):
             return  # `$BARRIER_CMD` holding `python3 ...`: a program, not a script of the repository
         else:
@@ -331,7 +351,15 @@ class _Walker:
                            else MSG_RUNTIME.format(where=where, ref=head))
                     raise Stop(Gap(scope.path, cmd.line, why))
                 return  # `$DOCKER_CMD ps`, `$MAYBE_EXEC ...` on the host: a program chosen at run time
+            if scope.container and head.startswith("/") and not self.ours(scope, head):
+                return  # `/usr/local/bin/atomesh`: the image's own program, under no mount of ours
             self.program(scope, cmd, words, 0, scope.mounts, scope.outer if scope.container else None, False)
+
+    def ours(self, scope: Scope, path: str) -> bool:
+        """Whether a container path may hold a file of this repository: under one of the
+        container's mounts, or where the harness mounts the checkout (policy workspace_mounts)."""
+        under = [m.rstrip("/") for m in list(scope.mounts) + list(self.mounts)]
+        return UNKNOWN_MOUNT in scope.mounts or any(m == "" or path == m or path.startswith(m + "/") for m in under)
 
     def wrapped(self, scope: Scope, cmd: Any, head: str) -> None:
         """The command a wrapper function runs from its parameters, at each of its call sites:
@@ -551,43 +579,58 @@ def _container_run(words: list[str]) -> int | None:
 WORKSPACE_VARS = ("GITHUB_WORKSPACE",)  # the runner's checkout, its working directory
 
 
+_MISSING = object()
+MEMO_CHAIN_WALKS = "runner_launch.walks:{runner}"
+
+
 def runner_chain(ctx: Any, point: Any) -> Chain | None:
     """The chain of a point with no launcher file, from its runner scripts; None when no
     runner script of its label runs a script for it."""
-    def build() -> Chain | None:
-        repo = ctx.head_repo
-        nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
-        paths = runner_scripts(repo, nodes, point.runner)
-        if not paths:
-            return None
-        env = point_env(point)
-        root = repo.layout.root or ""
-        env.update({name: absolute(root) for name in WORKSPACE_VARS})
+    env = point_env(point)
+    root = ctx.head_repo.layout.root or ""
+    env.update({name: absolute(root) for name in WORKSPACE_VARS})
+    # The walk reads the point only through the variables it asks for: a point whose values
+    # of those are the same runs the same chain (the model, precision, ... differ per point,
+    # but most hops depend on few of them). Walked once per such set of values per review.
+    walks: list = ctx.memo(MEMO_CHAIN_WALKS.format(runner=point.runner), list)
+    for asked, chain in walks:
+        if all(env.get(name, _MISSING) == value for name, value in asked.items()):
+            return chain
+    asked: dict[str, Any] = {}
 
-        def outer(name: str) -> str | None:
-            if name in env:
-                return env[name]
+    def outer(name: str) -> str | None:
+        value = env.get(name, _MISSING)
+        asked[name] = value
+        if value is _MISSING:
             raise Unknown(name)  # not a value the sweep sets: only known at run time
+        return value
 
-        walker = _Walker(ctx, point)
-        try:
-            for path in paths:
-                analysis = read_analysis(ctx.snapshot.head, path)
-                if analysis is not None:
-                    scope = Scope(path, analysis, root, outer, lines=file_lines(ctx.snapshot.head, path))
-                    walker.walk(scope, f"runner for {point.runner}", record="runner")
-        except Stop as stop:
-            walker.chain.gap = stop.gap
-        except (RecursionError, Exception) as exc:  # noqa: BLE001 - no script may crash the checks
-            walker.chain.gap = Gap(paths[0], None, MSG_INTERNAL.format(error=f"{type(exc).__name__}: {exc}"[:200]))
-        chain = walker.chain
-        if chain.launcher is None and chain.gap is None:
-            return None
-        return chain
+    chain = _walk_runner(ctx, point, root, outer)
+    walks.append((asked, chain))
+    return chain
 
-    # Points with the same runner label and values run the same chain: walked once per review.
-    key = (point.runner, tuple(sorted(point_env(point).items())))
-    return ctx.memo(MEMO_CHAIN.format(point=repr(key)), build)
+
+def _walk_runner(ctx: Any, point: Any, root: str, outer: Lookup) -> Chain | None:
+    repo = ctx.head_repo
+    nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
+    paths = runner_scripts(repo, nodes, point.runner)
+    if not paths:
+        return None
+    walker = _Walker(ctx, point)
+    try:
+        for path in paths:
+            analysis = read_analysis(ctx.snapshot.head, path)
+            if analysis is not None:
+                scope = Scope(path, analysis, root, outer, lines=file_lines(ctx.snapshot.head, path))
+                walker.walk(scope, f"runner for {point.runner}", record="runner")
+    except Stop as stop:
+        walker.chain.gap = stop.gap
+    except (RecursionError, Exception) as exc:  # noqa: BLE001 - no script may crash the checks
+        walker.chain.gap = Gap(paths[0], None, MSG_INTERNAL.format(error=f"{type(exc).__name__}: {exc}"[:200]))
+    chain = walker.chain
+    if chain.launcher is None and chain.gap is None:
+        return None
+    return chain
 
 
 MEMO_CHAIN_PATH = "runner_launch.path:{key}"

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -47,6 +47,7 @@ MSG_ENTRY_NOT_MAPPING = "{path}:{line}: entry {key} is not a mapping"
 
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)=([\"'])$")
 _BASH_ESCAPE = re.compile(r"\\([$`\"\\\n])")
+_HEREDOC_ESCAPE = re.compile(r"\\([$`\\\n])")
 AGENTIC_SUFFIX, DI_SUFFIX = "-AgentX", "-DI"
 
 
@@ -80,12 +81,17 @@ class ModelsEntry:
     key: str
     line: int | None
     values: tuple[EntryValue, ...]
-    data: Any  # the entry as parsed (for comparing a base and a head)
+    data: Any = field(compare=False, hash=False)  # the entry as parsed (for comparing a base and a head)
 
 
 def bash_unescaped(text: str) -> str:
     """A bash double-quoted string's text as the program receives it (`\\"` -> `"`)."""
     return _BASH_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def heredoc_unescaped(text: str) -> str:
+    """An unquoted here-document's body as the program receives it (`\\$` -> `$`; `\\"` stays)."""
+    return _HEREDOC_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
 # --- the program -------------------------------------------------------------------------
@@ -335,6 +341,22 @@ def select_entry(data: bytes, path: str, program: ModelsProgram, model: str,
     values = tuple(EntryValue(var, *_resolve(spec, entry, doc, key)) if spec is not None else EntryValue(var, None, None)
                    for var, spec in program.outputs)
     return ModelsEntry(path=path, key=key, line=doc.line(key), values=values, data=entry)
+
+
+_UNREADABLE = object()
+
+
+def entry_changed(before: bytes | None, after: ModelsEntry) -> bool:
+    """Whether the entry a program selected at the head differs from the same key's entry in
+    the file's base text (absent, changed, or a base the bot cannot parse)."""
+    if before is None:
+        return True
+    try:
+        models = _doc(before, after.path).data
+    except RecipeError:
+        return True
+    old = models.get(after.key, _UNREADABLE) if isinstance(models, dict) else _UNREADABLE
+    return old is _UNREADABLE or old != after.data
 
 
 def _resolve(spec: tuple, entry: dict, doc: YamlDoc, key: str) -> tuple[str | None, int | None]:

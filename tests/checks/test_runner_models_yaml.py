@@ -134,3 +134,17 @@ def test_a_synthetic_knob_only_on_the_agentic_branch_is_not_set_for_a_fixed_seq_
     always = SIMULATED.replace('if [[ "${IS_AGENTIC:-0}" == "1" ]]; then', "if true; then")
     row = _row(11, _files_with(server=SERVER + always))
     assert row.status.value == "FAIL" and "SGLANG_SIMULATE_ACC_LEN" in row.reason, row.reason
+
+
+def test_a_change_to_the_selected_entry_affects_the_point_and_one_to_another_entry_does_not():
+    from checks.engine import evaluate
+    from tests.builders import build_snapshot
+
+    base = _files_with()
+    head = dict(base)
+    head[f"{U}/models.yaml"] = MODELS.format(extra="--hf-overrides '{{}}'")
+    row = evaluate(build_snapshot({"base": base, "head": head}), only={8}).row(8)
+    assert row.status.value == "FAIL" and f"{U}/models.yaml:6 sets --hf-overrides" in row.reason, row.reason
+    head[f"{U}/models.yaml"] = MODELS.format(extra="").replace('"--attention-backend aiter"', '"--other"')
+    row = evaluate(build_snapshot({"base": base, "head": head}), only={8}).row(8)
+    assert row.status.value == "N/A", row.reason  # the bare entry is not the one this point reads
