@@ -326,7 +326,8 @@ class ReviewContext:
                     reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own, point=point))
             if (live or settings_edits) and getattr(point, "launcher", None) is None:
                 chain = runner_chain(self, point)
-                if chain is not None and live:
+                if chain is not None and live and (names is None or any(
+                        p.rsplit("/", 1)[-1] in names for p, _ in chain.files)):
                     # The script the runner picks and what it runs (checks.runner_launch); of a chain
                     # followed only up to a hop, the part before it.
                     reasons.extend(lp.path_reasons(chain_path(self, chain), changes, skip=own, point=point))

@@ -39,7 +39,7 @@ from checks.shell_scope import (
     try_expand,
 )
 from recipes.models_yaml import ModelsEntry, bash_unescaped, heredoc_unescaped, read_program, select_entry
-from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line
+from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line, trim_pattern
 
 
 MSG_VAR_UNKNOWN = "{where} runs {ref}: ${name} is not known for this point"
@@ -91,6 +91,7 @@ class Chain:
     # Model-settings programs read on the way (recipes.models_yaml): (holder, line, entry).
     entries: list[tuple[str, int, ModelsEntry]] = field(default_factory=list)
     read: set[tuple[str, int]] = field(default_factory=set)  # (holder, line) of programs read
+    runners: list[str] = field(default_factory=list)  # the runner scripts the walk started from
 
     def path(self, repo: Any, src: Any, mounts: Any) -> LaunchPath:
         return build_path(repo, src, mounts, list(self.files), list(self.commands), skip=frozenset(self.skip))
@@ -594,7 +595,7 @@ def runner_chain(ctx: Any, point: Any) -> Chain | None:
     # but most hops depend on few of them). Walked once per such set of values per review.
     walks: list = ctx.memo(MEMO_CHAIN_WALKS.format(runner=point.runner), list)
     for asked, chain in walks:
-        if all(env.get(name, _MISSING) == value for name, value in asked.items()):
+        if all(_seen_as(env.get(name, _MISSING), trim) == value for name, (trim, value) in asked.items()):
             return chain
     asked: dict[str, Any] = {}
 
@@ -606,8 +607,34 @@ def runner_chain(ctx: Any, point: Any) -> Chain | None:
         return value
 
     chain = _walk_runner(ctx, point, root, outer)
-    walks.append((asked, chain))
+    texts = _chain_texts(ctx, chain) if chain is not None else None
+    walks.append(({name: _projection(name, value, texts) for name, value in asked.items()}, chain))
     return chain
+
+
+def _chain_texts(ctx: Any, chain: Chain) -> list[str] | None:
+    """Every text the walk read (None when it ended early: what it did not read is unknown)."""
+    if chain.gap is not None:
+        return None
+    # The command strings it read are parts of these files (or of values assigned in them).
+    return ["\n".join(file_lines(ctx.snapshot.head, path)) for path in chain.runners + [p for p, _ in chain.files]]
+
+
+def _projection(name: str, value: Any, texts: list[str] | None) -> tuple[str | None, Any]:
+    """How the chain can tell values of $name apart: when every use of it in the texts it read
+    is `${name%%PATTERN}` with one pattern (the runner's `${EXP_NAME%%_*}`), only the trimmed
+    value matters; otherwise the whole value."""
+    if texts is None or value is _MISSING:
+        return None, value
+    uses = {m.group(1) for t in texts for m in re.finditer(r"\$\{?" + re.escape(name) + r"\b(\}|%%[^}]*\}|[^}]*\}?)", t)}
+    if len(uses) == 1 and next(iter(uses)).startswith("%%"):
+        trim = next(iter(uses))[2:-1]
+        return trim, _seen_as(value, trim)
+    return None, value
+
+
+def _seen_as(value: Any, trim: str | None) -> Any:
+    return trim_pattern(value, "%%", trim) if trim is not None and isinstance(value, str) else value
 
 
 def _walk_runner(ctx: Any, point: Any, root: str, outer: Lookup) -> Chain | None:
@@ -617,6 +644,7 @@ def _walk_runner(ctx: Any, point: Any, root: str, outer: Lookup) -> Chain | None
     if not paths:
         return None
     walker = _Walker(ctx, point)
+    walker.chain.runners = list(paths)
     try:
         for path in paths:
             analysis = read_analysis(ctx.snapshot.head, path)

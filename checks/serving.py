@@ -596,10 +596,7 @@ def _python_files(ctx: Any, view: ServingView) -> None:
     serving stack is an engine patch on the point's launch path."""
     seen = {u.path for u in view.scripts}
     for use in list(view.scripts):
-        for cmd in use.analysis.commands:
-            ref = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
-            if ref is None or not use.runs(cmd.function):
-                continue
+        for ref in _python_refs(use):
             path = resolve_reference(ctx, ref, use.path)
             if path is None or path in seen:
                 continue
@@ -614,6 +611,19 @@ def _python_files(ctx: Any, view: ServingView) -> None:
             analysis = ctx.memo(MEMO_PYTHON.format(path=path), lambda: analyze_python_file(text, path))
             _add_use(view, ScriptUse(path=path, analysis=analysis, via=f"run by {use.path}"),
                      ctx.config.policy.trusted_installers)
+
+
+def _python_refs(use: ScriptUse) -> list[str]:
+    """The Python files a script's executed commands run, once per (text, executed functions)."""
+    memo = use.analysis.__dict__.setdefault("_python_refs", {})
+    if use.executed not in memo:
+        refs = []
+        for cmd in use.analysis.commands:
+            ref = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
+            if ref is not None and use.runs(cmd.function):
+                refs.append(ref)
+        memo[use.executed] = refs
+    return memo[use.executed]
 
 
 @dataclass

@@ -148,3 +148,32 @@ def test_a_change_to_the_selected_entry_affects_the_point_and_one_to_another_ent
     head[f"{U}/models.yaml"] = MODELS.format(extra="").replace('"--attention-backend aiter"', '"--other"')
     row = evaluate(build_snapshot({"base": base, "head": head}), only={8}).row(8)
     assert row.status.value == "N/A", row.reason  # the bare entry is not the one this point reads
+
+
+def _walks(files: dict[str, str]) -> int:
+    from checks.context import ReviewContext
+    from checks.runner_launch import MEMO_CHAIN_WALKS, runner_chain
+    from tests.builders import build_snapshot
+
+    ctx = ReviewContext(build_snapshot({"base": {}, "head": files}))
+    points = [p for p in ctx.head_repo.points if p.launcher is None]
+    assert len({(p.isl, p.osl) for p in points}) == 2
+    chains = {id(runner_chain(ctx, p)) for p in points}
+    assert len(chains) == len(ctx.memo(MEMO_CHAIN_WALKS.format(runner=points[0].runner), list))
+    return len(chains)
+
+
+def test_points_that_differ_only_in_what_the_chain_trims_away_share_one_walk():
+    from tests.checks.test_check_09_runner_chosen import MASTER
+
+    master = MASTER.replace("    - isl: 8192\n", "    - isl: 1024\n      osl: 1024\n      search-space:\n"
+                            "      - spec-decoding: mtp\n        conc-list: [64]\n"
+                            "        prefill: {num-worker: 1, tp: 8, ep: 8, dp-attn: true}\n"
+                            "        decode: {num-worker: 1, tp: 8, ep: 8, dp-attn: true}\n    - isl: 8192\n")
+    files = _files_with()
+    files["configs/amd-master.yaml"] = master
+    # The runner reads only ${EXP_NAME%%_*}: dsr1_1k1k and dsr1_8k1k run the same chain.
+    assert _walks(files) == 1
+    # A script that reads the whole name tells them apart.
+    files[f"{U}/submit.sh"] = files[f"{U}/submit.sh"].replace("#!/bin/bash\n", '#!/bin/bash\nLOG="$EXP_NAME"\n')
+    assert _walks(files) == 2
