@@ -148,24 +148,12 @@ class _Walker:
         elif record == "command":
             self.chain.commands.append((scope.path, scope.analysis))
         a = scope.analysis
-        source_lines = {s.line for s in a.sources}
-        conditions = {c.line: c.condition for c in a.commands if c.function is None}
-        # Functions the text calls (a hop inside one runs when it is called; its variables are
-        # read as the top level sets them).
-        called = {w for c in a.commands for w in (c.argv[:1] + c.argv[1:2]) if w in a.functions}
-        unreadable = [(f.line or 0, 2, f) for f in a.findings if f.code in UNREADABLE_CODES
-                      and all(fn.name in called for fn in a.functions.values() if fn.line <= (f.line or 0) <= fn.end_line)]
-        events = sorted([(c.line, 0, c) for c in a.commands] + [(s.line, 1, s) for s in a.sources] + unreadable,
-                        key=lambda e: (e[0], e[1]))
+        source_lines, conditions, events = _events(a)
         for line, kind, item in events:
             if kind == 2:
                 if scope.holds(conditions.get(line), line) is not False:
                     self.unreadable(scope, item)
                 continue
-            if item.function is not None and item.function not in called:
-                continue  # a function nothing calls never runs
-            if kind == 0 and not _may_hop(item):
-                continue  # `echo`, `python3 ...`, `sed ...`: nothing of the chain to follow
             if scope.holds(item.condition, line) is False:
                 if kind == 1:
                     self.chain.skip.add((scope.path, line))
@@ -554,6 +542,28 @@ class _Walker:
             else:
                 out.extend(elems)
         return out
+
+
+_EVENTS = "_runner_launch_events"
+
+
+def _events(a: ScriptAnalysis) -> tuple[set[int], dict[int, str | None], list[tuple[int, int, Any]]]:
+    """What a walk of this text visits, in line order, computed once per text: its sources,
+    the commands that can be a hop and the unreadable lines, outside functions nothing calls
+    (a hop inside a called function runs when it is called; its variables are read as the top
+    level sets them)."""
+    cached = a.__dict__.get(_EVENTS)
+    if cached is None:
+        called = {w for c in a.commands for w in (c.argv[:1] + c.argv[1:2]) if w in a.functions}
+        unreadable = [(f.line or 0, 2, f) for f in a.findings if f.code in UNREADABLE_CODES
+                      and all(fn.name in called for fn in a.functions.values() if fn.line <= (f.line or 0) <= fn.end_line)]
+        # `echo`, `python3 ...`, `sed ...`: nothing of the chain to follow.
+        events = [(c.line, 0, c) for c in a.commands if _may_hop(c)] + [(s.line, 1, s) for s in a.sources] + unreadable
+        events = [e for e in events if e[1] == 2 or e[2].function is None or e[2].function in called]
+        cached = ({s.line for s in a.sources}, {c.line: c.condition for c in a.commands if c.function is None},
+                  sorted(events, key=lambda e: (e[0], e[1])))
+        a.__dict__[_EVENTS] = cached
+    return cached
 
 
 _HOP_HEADS = {"cd", "sbatch", "srun", "eval"}
