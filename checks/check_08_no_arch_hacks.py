@@ -36,6 +36,7 @@ from checks.serving_rows import (
     changed_files_unavailable,
     dedupe,
     first_unavailable,
+    with_doubts,
     launch_evidence,
     model_file_regex,
 )
@@ -187,8 +188,8 @@ class NoArchHacksCheck:
             owners = sorted({engine_display(f, policy) for f in supported}) or ["no"]
             sentences.append(MSG_PUB_EXEMPT.format(key=key, owners="/".join(owners), engines=join(exempt)))
         flags = join((f"--{norm_name(f)}" for f in policy.arch_hack_flags), "or", sep=" or ", unique=True)
-        return CheckResult.passed(
+        return with_doubts(CheckResult.passed(
             MSG_PASS.format(flags=flags, keys=keys_text(keys), publication=" ".join(sentences)).strip(),
             *launch_evidence(views),
-        )
+        ), views)
 

@@ -42,6 +42,7 @@ from checks.serving_rows import (
     changed_files_unavailable,
     dedupe,
     first_unavailable,
+    with_doubts,
     launch_evidence,
     launch_unknown,
     runner_chosen,
@@ -297,4 +298,4 @@ class SpecDecodeChatTemplateCheck:
             f = implied[0][1]
             parts.append(MSG_PASS_IMPLIED.format(keys=keys_text(v.config_key for v, _ in implied), flag=f[2],
                                                  where=f"{f[0]}:{f[1]}", helper=f[3], chat=CHAT_FLAG))
-        return CheckResult.passed(MSG_PASS.format(parts="; ".join(parts)), *launch_evidence(views))
+        return with_doubts(CheckResult.passed(MSG_PASS.format(parts="; ".join(parts)), *launch_evidence(views)), views)

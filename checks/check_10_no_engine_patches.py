@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from checks.result import CheckResult, Evidence
 from checks.serving import resolve_reference, serving_views, unlisted_agentic_views
-from checks.serving_rows import changed_files_unavailable, first_unavailable, launch_evidence
+from checks.serving_rows import changed_files_unavailable, first_unavailable, launch_evidence, with_doubts
 from checks.text import items_text, join, keys_text
 from recipes.engines import dist_name
 from recipes.scripts import package_name
@@ -298,8 +298,9 @@ class NoEnginePatchesCheck:
         if not patches:
             entries = sorted({l.entry for v in views for u in v.scripts for l in u.analysis.server_launches if l.entry})
             launch = MSG_PASS_LAUNCH.format(entries=join(entries, None)) if entries else ""
-            return CheckResult.passed(MSG_PASS_CLEAN.format(keys=keys_text(v.config_key for v in views), launch=launch),
-                                      *launch_evidence(views))
+            return with_doubts(CheckResult.passed(
+                MSG_PASS_CLEAN.format(keys=keys_text(v.config_key for v in views), launch=launch),
+                *launch_evidence(views)), views)
         changed = ctx.changed_paths if isinstance(ctx.changed_paths, frozenset) else frozenset()
         new = [p for p in patches if p.path in changed]
         old = [p for p in patches if p.path not in changed]
@@ -351,5 +352,5 @@ class NoEnginePatchesCheck:
         if problems:
             return CheckResult.failed(MSG_FAIL.format(items=shown, missing="; ".join(dict.fromkeys(problems)), fix=fix),
                                       *[p.evidence for p in patches], *evidence)
-        return CheckResult.passed(MSG_PASS_WAIVED.format(items=shown, waivers=join(dict.fromkeys(used), None)),
-                                  *[p.evidence for p in patches], *evidence)
+        return with_doubts(CheckResult.passed(MSG_PASS_WAIVED.format(items=shown, waivers=join(dict.fromkeys(used), None)),
+                                              *[p.evidence for p in patches], *evidence), views)

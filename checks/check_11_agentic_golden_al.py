@@ -56,7 +56,7 @@ from checks.golden_al import (
 from checks.launch_path import point_env
 from checks.result import CheckResult, Evidence
 from checks.serving import Hit, serving_views, ServingView, unlisted_agentic_views
-from checks.serving_rows import changed_files_unavailable, first_unavailable
+from checks.serving_rows import changed_files_unavailable, first_unavailable, with_doubts
 from checks.text import escape_inline, items_text, keys_text
 from recipes.values import as_float, flag_name as norm_name, is_enabled
 from recipes import engines
@@ -278,7 +278,7 @@ class AgenticGoldenAlCheck:
         fresh = [s + ".yaml" for s in in_force.new if s in used]
         if fresh:
             reason += MSG_PASS_NEW_CURVE.format(curves=", ".join(fresh))
-        return CheckResult.passed(reason, *dict.fromkeys(evidence))
+        return with_doubts(CheckResult.passed(reason, *dict.fromkeys(evidence)), targets)
 
     def _one(self, ctx, v: ServingView, golden, parts: dict, evidence: list, used: list) -> CheckResult | None:
         mode = thinking_mode(v)

@@ -13,6 +13,10 @@ _CMP = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s*(==|=|!=)
 _MATCHES = re.compile(r"""(\S+) matches (\S+)""")
 _GROUP_OPEN = re.compile(r"(?<!\S)\{\s+")
 _GROUP_CLOSE = re.compile(r";\s*\}(?!\S)")
+# Grouping and negation a `[[ ]]` test writes around one comparison (`( ! ( "$A" == x`), and the
+# closing parentheses after it (` )) `; a parenthesis inside quotes is the value's).
+_LEAD = re.compile(r"^(?:\s*(?:\(|!(?=[\s(])))*\s*")
+_TRAIL = re.compile(r"(?:\s*\))*\s*$")
 
 
 def _atom(text: str, env: dict[str, str]) -> bool | None:
@@ -159,8 +163,14 @@ def _evaluate_condition(cond: str, env_items: tuple[tuple[str, str], ...]) -> bo
             if part in ("&&", "||"):
                 out.append(" and " if part == "&&" else " or ")
                 continue
-            atoms.append(_atom(part, env))
+            # `[[ a && ( b || ! ( c ) ) ]]`: grouping and negation around a comparison.
+            lead = _LEAD.match(part).group(0)
+            trail = _TRAIL.search(part[len(lead):]).group(0)
+            body = part[len(lead):len(part) - len(trail)]
+            out.extend(" not " if ch == "!" else " ( " for ch in lead if ch in "!(")
+            atoms.append(_atom(body, env))
             out.append(f" _a{len(atoms) - 1} ")
+            out.append(" ) " * trail.count(")"))
         return "(" + "".join(out) + ")"
 
     def case(m: re.Match) -> str:

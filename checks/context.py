@@ -280,8 +280,10 @@ class ReviewContext:
         head_points = list(self.head_repo.points)
         launchers = {_launcher_path(p, a) for p in head_points for a in ("launcher", "eval_launcher")} - {None}
         # Files that can be on a launch path without being a point's own launcher or recipe.
+        client = tuple(self.head_repo.layout.rel(d) for d in self.config.policy.benchmark_client_paths)
         runnable = sorted(p for p in changed_files - launchers
-                          if p.endswith(lp.SHELL_SUFFIXES) or "." not in p.rsplit("/", 1)[-1])
+                          if p.endswith(lp.SHELL_SUFFIXES) or "." not in p.rsplit("/", 1)[-1]
+                          or (p.endswith(lp.PYTHON_SUFFIX) and not p.startswith(client)))
         changes: dict[str, lp.FileChange] = {}
         for f in files:
             for path in (f.path, f.previous_path):

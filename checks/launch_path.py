@@ -7,7 +7,9 @@ benchmark point is affected when the PR changes something on that point's launch
 2. its launcher: the srt-slurm recipe (or multi-node CONFIG_FILE / eval recipe) it binds to,
    or its bash launcher script;
 3. a file the launch path really runs: `source FILE`, `. FILE`, `bash FILE`, `sh FILE`,
-   `exec FILE` or `./FILE.sh`, with references resolved through
+   `exec FILE` or `./FILE.sh`, a Python file it runs (`python3 [-u] FILE.py`; one of the
+   benchmark client's folders, policy `benchmark_client_paths`, changes what is measured, not
+   what is served, and affects no point), with references resolved through
    `$(dirname "$0")`, `${BASH_SOURCE[0]}`, `$GITHUB_WORKSPACE`, the container workspace mounts
    and variables assigned earlier in the script; a recipe's `setup_script` and the scripts its
    `benchmark.command` runs; the runner scripts (`runners/launch_<node>.sh`) of the nodes
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from checks.conditions import evaluate_condition
-from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units
+from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units, python_file_run
 from recipes.repository import SRT_RECIPE_DIRS
 from recipes.yamlio import load_yaml
 
@@ -47,6 +49,8 @@ MAX_SCAN_BYTES = 1_000_000
 RUNNERS_FILE = "runners.yaml"
 RUNNER_SCRIPT = "runners/launch_{node}.sh"
 SHELL_SUFFIXES = (".sh", ".bash")
+# A Python file run as `python3 FILE.py` is on the launch path too (rule 3).
+PYTHON_SUFFIX = ".py"
 
 # How scripts spell "the directory I am in"; replaced by the referring file's directory.
 _SELF_DIR = re.compile(
@@ -139,6 +143,45 @@ def _is_dynamic(ref: str) -> bool:
     spellings of "my own directory" are known: such a path is judged as a plain path)."""
     rest = _SELF_DIR.sub("", ref)
     return "$" in rest or "`" in rest
+
+
+def python_runs(analysis: ScriptAnalysis) -> dict[str | None, list[tuple[str, int]]]:
+    """The Python files each function body (None: the top level) runs, `python3 [-u] FILE.py`:
+    {function: [(file as written, line)]}. Computed once per analysis."""
+    cached = analysis.__dict__.get("_python_runs")
+    if cached is not None:
+        return cached
+    out: dict[str | None, list[tuple[str, int]]] = {}
+    for cmd in analysis.commands:
+        py = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
+        if py is not None:
+            out.setdefault(cmd.function, []).append((py, cmd.line))
+    analysis.__dict__["_python_runs"] = out
+    return out
+
+
+_FN_CALL = re.compile(r"\$\(\s*([A-Za-z_][\w-]*)\s*\)")
+# Commands that only compute the directory inside such a function's `cd "$(dirname ...)"`.
+_DIR_HELPERS = frozenset({"dirname", "realpath", "readlink", "basename"})
+
+
+def dir_functions(analysis: ScriptAnalysis) -> dict[str, str]:
+    """The script's functions that print a directory, `name() { cd DIR && pwd; }`: {name: DIR},
+    so `"$(name)/x.py"` is `DIR/x.py` (benchmark_lib.sh's `_eval_patches_dir`). Computed once."""
+    cached = analysis.__dict__.get("_dir_functions")
+    if cached is not None:
+        return cached
+    bodies: dict[str, list[list[str]]] = {}
+    for cmd in analysis.commands:
+        if cmd.function and cmd.argv:
+            bodies.setdefault(cmd.function, []).append([str(a) for a in cmd.argv])
+    out: dict[str, str] = {}
+    for name, cmds in bodies.items():
+        main = [argv for argv in cmds if argv[0] not in _DIR_HELPERS]
+        if len(main) == 2 and main[0][0] == "cd" and len(main[0]) == 2 and main[1] in (["pwd"], ["pwd", "-P"]):
+            out[name] = main[0][1]
+    analysis.__dict__["_dir_functions"] = out
+    return out
 
 
 def _sibling(repo: Any, ref: str, referrer: str) -> str | None:
@@ -252,15 +295,18 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
         unit = analysis.units().get(function)
         if unit is None:
             continue
-        for ref in unit.sources:
-            if (path, ref.line) in skip:
-                continue
-            written = ref.resolved or ref.value
+        refs = [(ref.resolved or ref.value, ref.line, ref.value) for ref in unit.sources if (path, ref.line) not in skip]
+        # A Python file the unit runs (`python3 fix.py`) is on the path too, as a leaf.
+        refs += [(py, line, py) for py, line in python_runs(analysis).get(function, ()) if (path, line) not in skip]
+        dirs = dir_functions(analysis)
+        for written, line, value in refs:
+            if dirs and "$(" in written:  # `"$(_patches_dir)/fix.py"`: a function that prints a directory
+                written = _FN_CALL.sub(lambda m: dirs.get(m.group(1), m.group(0)), written)
             target = resolve_ref(repo, mounts, written, path) or _sibling(repo, written, path)
             if target is not None:
                 add_file(target, f"{VIA_RUN_BY}{path}")
             elif _is_dynamic(written) or _in_submodule(written, path, submodules):
-                out.unresolved.append((path, ref.line, ref.value))
+                out.unresolved.append((path, line, value))
         # A function runs when an executed command names it: `fn`, `retry fn`, `timeout 9 fn`.
         for word in unit.words - names_called:
             names_called.add(word)
@@ -449,9 +495,9 @@ class PointRoots:
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, via)
     commands: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
     missing_setup: list[tuple[str, str, int | None]] = field(default_factory=list)  # (ref, recipe, line)
-    # Setup scripts read from the cloned srt-slurm repository (checks.srt_checkout): (cited path,
-    # analysis). They are scanned as they are; what they would run in turn is not followed.
-    cloned: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
+    # Setup scripts read from the cloned srt-slurm repository, with the files of that checkout
+    # they run (checks.srt_checkout): (cited path, analysis, how it runs).
+    cloned: list[tuple[str, ScriptAnalysis, str]] = field(default_factory=list)
     # Setup scripts looked for in the cloned repository in vain: (ref, recipe, line, why).
     cloned_gaps: list[tuple[str, str, int | None, str]] = field(default_factory=list)
 
@@ -506,8 +552,8 @@ def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
             if path is None and not runners and launcher.kind == "multinode-recipe":
                 # srtctl runs it from the checkout's `configs/`: the cloned repository's file.
                 found = cloned_setup(ctx, point, str(ref))
-                if isinstance(found, tuple):
-                    out.cloned.append(found)
+                if isinstance(found, list):
+                    out.cloned.extend(found)
                     continue
                 if found is not None:  # the cloned repository was read: why it does not tell
                     out.cloned_gaps.append((str(ref), variant.path, line, found))

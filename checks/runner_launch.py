@@ -39,7 +39,7 @@ from checks.shell_scope import (
     try_expand,
 )
 from recipes.models_yaml import ModelsEntry, bash_unescaped, heredoc_unescaped, read_program, select_entry
-from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line, trim_pattern
+from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line, python_file_run, trim_pattern
 
 
 MSG_VAR_UNKNOWN = "{where} runs {ref}: ${name} is not known for this point"
@@ -299,6 +299,15 @@ class _Walker:
             return
         where = f"{scope.path}:{cmd.line}"
         head = words[0]
+        py = python_file_run([str(w) for w in words])
+        if py is not None:
+            # `python3 $WS_PATH/fix.py`: a Python file on the launch path (checks.launch_path rule 3),
+            # found where it runs (in a container, through its mounts); a leaf of the chain.
+            path = self.target(scope, py, cmd.line)
+            self.chain.skip.add((scope.path, cmd.line))
+            if path not in {p for p, _ in self.chain.files}:
+                self.chain.files.append((path, f"run by {scope.path}"))
+            return
         if head == "cd" and len(words) >= 2 and scope.starts(cmd.line, "cd"):
             target = scope.expand(words[1], cmd.line)
             scope.cwd = join_path(scope.cwd, target) if target is not None else None
@@ -576,7 +585,7 @@ def _may_hop(cmd: Any) -> bool:
         return False
     head = words[0]
     return (head in _HOP_HEADS or head.startswith(("/", "./", "$", '"$')) or head.endswith(SCRIPT_SUFFIXES)
-            or _container_run(list(cmd.argv)) is not None)
+            or _container_run(list(cmd.argv)) is not None or python_file_run([str(w) for w in words]) is not None)
 
 
 def _container_run(words: list[str]) -> int | None:

@@ -22,18 +22,19 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from checks.result import Evidence
-from checks.launch_path import PointRoots, launch_path, point_roots, read_analysis, resolve_ref, trusted_download
+from checks.launch_path import (
+    PYTHON_SUFFIX, PointRoots, launch_path, point_roots, read_analysis, resolve_ref, trusted_download,
+)
 from checks.runner_launch import chain_path, runner_chain
 from checks.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import (
-    MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script, python_file_run,
+    MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script,
 )
 from recipes.engines import display_name, engine_of, primary_framework
 from recipes.srt import keypath_kind
 from recipes.values import flag_name as norm_name
 
-SETUP_SCRIPT_KEY = "setup_script"
 MSG_FILE_UNREADABLE = "could not verify: {path} could not be read ({reason}); re-run the review."
 MSG_NO_VARIANT = (
     "could not verify: no single recipe variant of {path} serves {point}, so its effective serving "
@@ -563,8 +564,10 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
             view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
     for pf in path.files.values():
         _check_readable(ctx, view, pf.path)
-        if pf.analysis is not None:
-            _add_use(view, ScriptUse(path=pf.path, analysis=pf.analysis, via=pf.via,
+        python = pf.analysis is None and pf.path.endswith(PYTHON_SUFFIX)
+        analysis = _python_file(ctx, pf.path) if python else pf.analysis
+        if analysis is not None:
+            _add_use(view, ScriptUse(path=pf.path, analysis=analysis, via=pf.via,
                                      executed=frozenset(path.called.get(pf.path, ()))),
                      ctx.config.policy.trusted_installers, read)
     env = view.effective.point_env
@@ -576,9 +579,8 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 data = ctx.snapshot.head.read(use.path)
                 if data is not None:
                     use.analysis = analyze_script(data.decode("utf-8", "replace"), use.path, env=env)
-    _python_files(ctx, view)
-    for holder, analysis in roots.cloned:
-        _add_use(view, ScriptUse(path=holder, analysis=analysis, via=SETUP_SCRIPT_KEY, executed=frozenset()),
+    for holder, analysis, via in roots.cloned:
+        _add_use(view, ScriptUse(path=holder, analysis=analysis, via=via, executed=frozenset()),
                  ctx.config.policy.trusted_installers)
     for holder, analysis in roots.commands:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via="benchmark.command",
@@ -590,40 +592,19 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
 MEMO_PYTHON = "serving.python:{path}"
 
 
-def _python_files(ctx: Any, view: ServingView) -> None:
-    """The Python files the view's scripts run (`python3 fix.py`), read from the repository
-    like a Python heredoc (recipes.scripts.analyze_python_file): a file that writes into the
-    serving stack is an engine patch on the point's launch path."""
-    seen = {u.path for u in view.scripts}
-    for use in list(view.scripts):
-        for ref in _python_refs(use):
-            path = resolve_reference(ctx, ref, use.path)
-            if path is None or path in seen:
-                continue
-            try:
-                data = ctx.snapshot.head.read(path)
-            except OSError:
-                data = None
-            if data is None:
-                continue
-            seen.add(path)
-            text = data.decode("utf-8", "replace")
-            analysis = ctx.memo(MEMO_PYTHON.format(path=path), lambda: analyze_python_file(text, path))
-            _add_use(view, ScriptUse(path=path, analysis=analysis, via=f"run by {use.path}"),
-                     ctx.config.policy.trusted_installers)
+def _python_file(ctx: Any, path: str) -> ScriptAnalysis | None:
+    """A Python file on the launch path (`python3 fix.py`, checks.launch_path rule 3), read from
+    the repository like a Python heredoc (recipes.scripts.analyze_python_file): a file that
+    writes into the serving stack is an engine patch on the point's launch path."""
+    def build() -> ScriptAnalysis | None:
+        try:
+            data = ctx.snapshot.head.read(path)
+        except OSError:
+            return None
+        return None if data is None else analyze_python_file(data.decode("utf-8", "replace"), path)
 
+    return ctx.memo(MEMO_PYTHON.format(path=path), build)
 
-def _python_refs(use: ScriptUse) -> list[str]:
-    """The Python files a script's executed commands run, once per (text, executed functions)."""
-    memo = use.analysis.__dict__.setdefault("_python_refs", {})
-    if use.executed not in memo:
-        refs = []
-        for cmd in use.analysis.commands:
-            ref = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
-            if ref is not None and use.runs(cmd.function):
-                refs.append(ref)
-        memo[use.executed] = refs
-    return memo[use.executed]
 
 
 @dataclass

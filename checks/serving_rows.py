@@ -7,7 +7,7 @@ import re
 from typing import Any, Iterable
 
 from checks.launch_path import launch_path, point_roots
-from checks.result import CheckResult, Evidence
+from checks.result import CheckResult, Evidence, Status
 from checks.serving import ServingView
 from checks.snapshot import Unavailable
 from checks.text import join
@@ -127,6 +127,25 @@ def first_unavailable(views: Iterable[ServingView], *, launch: Any = None) -> Ch
                                       Evidence(path=gap.path if gap else v.point.source_path,
                                                line=gap.line if gap else v.point.source_line, unavailable=True))
     return None
+
+
+MSG_DOUBT = "Note: {where} {message}; it is judged as srtctl reads it, write the key once so the recipe says what runs."
+
+
+def with_doubts(result: CheckResult, views: Iterable[ServingView]) -> CheckResult:
+    """A PASS over a recipe whose meaning is doubtful (recipes.srt Variant.doubts: a key written
+    twice, of which srtctl keeps the later) stays a PASS for what runs, and names the line: the
+    blocking checks have no WARN, and the file is readable, so it is neither a FAIL nor a
+    "could not verify"."""
+    if result.status is not Status.PASS:
+        return result
+    for v in views:
+        doubts = v.variant.doubts if v.variant is not None else ()
+        if doubts:
+            d = doubts[0]
+            return CheckResult.passed(f"{result.reason} {MSG_DOUBT.format(where=f'{d.path}:{d.line}', message=d.message)}",
+                                      *result.evidence, Evidence(path=d.path, line=d.line, note=d.code), **result.details)
+    return result
 
 
 def launch_evidence(views: Iterable[ServingView]) -> list[Evidence]:

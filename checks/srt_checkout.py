@@ -28,13 +28,14 @@ from typing import Any, Iterable
 
 from checks.conditions import evaluate_condition
 from checks.launch_path import (
-    MEMO_RUNNERS, point_env, read_analysis, runner_nodes, runner_scripts, setup_script_name,
+    MEMO_RUNNERS, SETUP_SCRIPT_KEY, point_env, python_runs, read_analysis, runner_nodes, runner_scripts,
+    setup_script_name,
 )
 from checks.result import Evidence, external_path
 from checks.snapshot import Unavailable
 from checks.text import join
 from recipes.master import split_recipe_ref
-from recipes.scripts import analyze_script
+from recipes.scripts import analyze_python_file, analyze_script
 from recipes.source import inside_path
 from recipes.srt import parse_recipe
 
@@ -81,8 +82,12 @@ MSG_NOT_IN_CLONE = ("could not verify: {ref} named at {where} is read from {repo
 MSG_COPY_MISSING = ("could not verify: {ref} named at {where} is copied into the srt-slurm checkout from {source} "
                     "({line}), which is not in this repository; commit the recipe or fix the copy.")
 MSG_SETUP_NOT_IN_CLONE = "neither is it under {folders} of {repo} at {rev}, which {line} checks out"
-MSG_SETUP_RUNS_MORE = ("srtctl runs it from {path}, which runs other files of that checkout that the bot does not "
-                       "follow there ({runs})")
+MSG_SETUP_CLONE_UNREAD = ("srtctl runs it from the checkout of {repo} at {rev} ({line}), a repository or ref the "
+                          "bot does not read (policy `recipe_repositories`)")
+MSG_SETUP_CLONE_NOT_GIVEN = ("srtctl runs it from the checkout of {repo} at {rev} ({line}), and the bot was given no "
+                             "copy of {repo} (local mode: `--external-repo {repo}=DIR`)")
+MSG_SETUP_CLONE_FAILED = "srtctl runs it from the checkout of {repo} at {rev} ({line}), which could not be read: {reason}"
+MSG_SETUP_RUNS_MORE = ("srtctl runs it from {path}, which runs files the bot does not follow there ({runs})")
 MSG_ESCAPES = ("could not verify: CONFIG_FILE {written} named at {where} leaves the srt-slurm checkout; "
                "name a recipe inside it.")
 
@@ -407,47 +412,102 @@ def cloned_script(checkout: Checkout | None, ref: str) -> str | None:
 SETUP_FOLDERS = ("configs", "configs/patches")
 
 
-def cloned_setup(ctx: Any, point: Any, ref: str) -> tuple[str, Any] | str | None:
+def cloned_setup(ctx: Any, point: Any, ref: str) -> list[tuple[str, Any, str]] | str | None:
     """A recipe `setup_script` that neither this repository nor a copy provides, read from the
-    `configs/` (or `configs/patches/`) folder of the cloned repository at the pinned ref:
-    (cited path, analysis). Else why it was not read there (a sentence), or None when the point
-    makes no checkout the bot reads. A script that sources or runs other files is not taken:
-    the bot does not follow them into another repository, so the point stays blind."""
+    `configs/` (or `configs/patches/`) folder of the cloned repository at the pinned ref, with
+    the files of that checkout it runs (`_clone_files`): [(cited path, analysis, how it runs)].
+    Else why it was not read there (a sentence), or None when the point makes no checkout the
+    bot reads."""
     answer = point_checkout(ctx, point)
     co = answer.checkout if answer is not None else None
-    if not _readable(ctx, co):
+    if co is None:
         return None
+    if not _readable(ctx, co):
+        return MSG_SETUP_CLONE_UNREAD.format(repo=co.repo or co.url, rev=co.rev_text, line=co.where)
     name = setup_script_name(ref)
     rels = [inside_path(f"{folder}/{name}") for folder in SETUP_FOLDERS]
     if any(r is None or not r.startswith(SETUP_FOLDERS[0] + "/") for r in rels):
         return None
     def read() -> tuple[str, Any] | None:
         tree = ctx.snapshot.external_tree(co.repo, co.ref)
-        if tree is None or isinstance(tree, Unavailable):
-            return None
+        if tree is None:
+            return READ_NOT_GIVEN, None
+        if isinstance(tree, Unavailable):
+            return READ_UNAVAILABLE, tree.reason
         for rel in rels:
             try:
                 data = tree.source.read(rel)
-            except OSError:
-                return None
+            except OSError as exc:
+                return READ_UNAVAILABLE, str(exc)
             if data is not None:
                 break
         else:
             return READ_ABSENT, None
-        path = external_path(co.repo, tree.sha, rel)
-        return READ_OK, (path, analyze_script(data.decode("utf-8", "replace"), path))
+        return READ_OK, _clone_files(tree, co.repo, rel, data)
 
-    found = ctx.memo(MEMO_SETUP.format(key=f"{co.repo}@{co.ref}:{rels[0]}"), read)
-    if found is None:
-        return None
-    if found[0] == READ_ABSENT:  # worded for this point's runner line (the read is shared)
-        return MSG_SETUP_NOT_IN_CLONE.format(repo=co.repo, rev=co.rev_text, line=co.where,
-                                             folders=join(f"{f}/" for f in SETUP_FOLDERS))
-    path, analysis = found[1]
-    if analysis.sources:
-        return MSG_SETUP_RUNS_MORE.format(path=path, runs=join(
-            (f"line {src.line}: {src.resolved or src.value}" for src in analysis.sources), None, limit=3))
-    return path, analysis
+    kind, value = ctx.memo(MEMO_SETUP.format(key=f"{co.repo}@{co.ref}:{rels[0]}"), read)
+    # Worded for this point's runner line (the read is shared).
+    fmt = {"repo": co.repo, "rev": co.rev_text, "line": co.where}
+    if kind == READ_ABSENT:
+        return MSG_SETUP_NOT_IN_CLONE.format(**fmt, folders=join(f"{f}/" for f in SETUP_FOLDERS))
+    if kind == READ_NOT_GIVEN:
+        return MSG_SETUP_CLONE_NOT_GIVEN.format(**fmt)
+    if kind == READ_UNAVAILABLE:
+        return MSG_SETUP_CLONE_FAILED.format(**fmt, reason=value)
+    return value
+
+
+# srtctl mounts its checkout's `configs/` folder at `/configs` in every worker container
+# (srtctl core/runtime.py), so a file a setup script runs as `/configs/<x>` is `configs/<x>`
+# of the clone. Anything else it runs (a relative path, a variable) is not followed.
+CLONE_MOUNT = ("/configs/", "configs/")
+MAX_CLONE_FILES = 16
+MSG_CLONE_RUNS_UNKNOWN = "line {line}: {ref}, a path outside the checkout's /configs mount"
+MSG_CLONE_RUNS_ABSENT = "line {line}: {ref}, which that checkout does not hold"
+MSG_CLONE_RUNS_MANY = f"more than {MAX_CLONE_FILES} files"
+MSG_CLONE_RUNS_FAILED = "line {line}: {ref}, which could not be read ({reason})"
+
+
+def _clone_files(tree: Any, repo: str, rel: str, data: bytes) -> list[tuple[str, Any, str]] | str:
+    """The setup script at `rel` of a cloned tree and every file it runs there (`bash`/`source`
+    of a script, `python3 FILE.py`), transitively, as (cited path, analysis, how it runs); or
+    why the bot cannot tell what runs (MSG_SETUP_RUNS_MORE naming the lines)."""
+    out: list[tuple[str, Any, str]] = []
+    seen = {rel}
+    queue = [(rel, data, False, SETUP_SCRIPT_KEY)]
+    gaps: list[str] = []
+    while queue:
+        here, raw, python, via = queue.pop(0)
+        path = external_path(repo, tree.sha, here)
+        text = raw.decode("utf-8", "replace")
+        analysis = analyze_python_file(text, path) if python else analyze_script(text, path)
+        out.append((path, analysis, via))
+        runs = [(str(src.resolved or src.value), src.line, False) for src in analysis.sources]
+        runs += [(py, line, True) for found in python_runs(analysis).values() for py, line in found]
+        for ref, line, is_py in runs:
+            target = CLONE_MOUNT[1] + ref[len(CLONE_MOUNT[0]):] if ref.startswith(CLONE_MOUNT[0]) else None
+            target = inside_path(target) if target is not None else None
+            if target is None or not target.startswith(CLONE_MOUNT[1]):
+                gaps.append(MSG_CLONE_RUNS_UNKNOWN.format(line=line, ref=ref))
+                continue
+            if target in seen:
+                continue
+            if len(seen) >= MAX_CLONE_FILES:
+                gaps.append(MSG_CLONE_RUNS_MANY)
+                break
+            seen.add(target)
+            try:
+                got = tree.source.read(target)
+            except OSError as exc:  # e.g. the GitHub API failing after its retries
+                gaps.append(MSG_CLONE_RUNS_FAILED.format(line=line, ref=ref, reason=exc))
+                continue
+            if got is None:
+                gaps.append(MSG_CLONE_RUNS_ABSENT.format(line=line, ref=ref))
+                continue
+            queue.append((target, got, is_py, f"run by {here}"))
+    if gaps:
+        return MSG_SETUP_RUNS_MORE.format(path=out[0][0], runs=join(dict.fromkeys(gaps), None, limit=3))
+    return out
 
 
 def point_recipe(ctx: Any, point: Any) -> PointRecipe | None:

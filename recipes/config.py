@@ -108,6 +108,10 @@ class Policy(BaseModel):
         "sa-bench", "bench_serving", "benchmark_serving", "swebench", "mini-swe-agent", "genai-perf",
         "evalplus", "evals/patches",
     ]
+    # Folders (relative to the layout root) of the benchmark client and its post-processing: a
+    # Python file there that the launch path runs changes what is measured, not what is served,
+    # so editing it affects no point (checks.launch_path rule 3). Its shell files still count.
+    benchmark_client_paths: list[str] = ["utils/"]
     # Every draft module of a model prefix (longest matching prefix wins); an ATOM
     # --online_quant_config `exclude_layer` list must cover each one (Check 13). The
     # dsv41flash DSpark draft is decoder layers 37-39 of the checkpoint (spec, seed PR).

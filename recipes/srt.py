@@ -237,6 +237,8 @@ class Variant(BaseModel):
     line: int | None = None  # line of the block that defines the variant
     # Key path (inside `data`) -> line where the effective value was written.
     origins: dict[KeyPath, int] = Field(default_factory=dict)
+    # What makes the file's meaning doubtful without making it unreadable (a key written twice).
+    doubts: tuple[Finding, ...] = ()
 
     def line_of(self, *keys: Any) -> int | None:
         k = tuple(keys)
@@ -487,15 +489,22 @@ class Recipe(BaseModel):
 # Fields the binding compares as text (spec 2.3); another type is a finding, not a crash.
 STRING_FIELDS = (("model", "path"), ("model", "container"), ("model", "precision"))
 MSG_NOT_TEXT = "`{field}` must be a string, not {value!r}"
+MSG_DUPLICATE_KEY = "writes {key} twice (first at line {first}); srtctl keeps this later value"
 
 
 def parse_recipe(data: bytes | str, path: str) -> Recipe:
     """Parse one recipe file. Never raises: unreadable input is a finding and no variants."""
     try:
-        doc = load_yaml(data, path)
+        # srtctl reads recipes with PyYAML, which keeps the later of two equal keys silently:
+        # the recipe is read the same way, and each duplicate is a doubt on its variants.
+        doc = load_yaml(data, path, duplicate_keys="last")
     except RecipeError as e:
         return Recipe(path=path, findings=[e.finding])
     recipe = recipe_from_doc(doc)
+    doubts = duplicate_findings(doc)
+    if doubts:  # rare: only then are the variants copied
+        recipe.findings.extend(doubts)
+        recipe.variants = [v.model_copy(update={"doubts": tuple(doubts)}) for v in recipe.variants]
     seen: set[tuple] = set()
     for v in recipe.variants:
         for keys in STRING_FIELDS:
@@ -508,6 +517,13 @@ def parse_recipe(data: bytes | str, path: str) -> Recipe:
                 recipe.findings.append(Finding(path=path, line=line, code="wrong-type",
                                                message=MSG_NOT_TEXT.format(field=".".join(keys), value=value)))
     return recipe
+
+
+def duplicate_findings(doc: YamlDoc) -> list[Finding]:
+    """The keys a recipe writes twice in one mapping (the later one is kept), as warnings."""
+    return [Finding(path=doc.path, line=line, severity="warning", code="duplicate-key",
+                    message=MSG_DUPLICATE_KEY.format(key=".".join(str(k) for k in keys), first=first))
+            for keys, line, first in doc.duplicates]
 
 
 def _variant(*, path: str, name: str, selector: str | None, data: dict, line: int | None,

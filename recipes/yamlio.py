@@ -84,6 +84,9 @@ class YamlDoc:
     path: str
     data: Any
     lines: dict[tuple[Key, ...], int] = field(default_factory=dict)
+    # Keys written twice in one mapping, when read with duplicate_keys="last": (key path, line,
+    # line of the first one). The later value is the one kept.
+    duplicates: list[tuple[tuple[Key, ...], int, int]] = field(default_factory=list)
 
     def line(self, *keys: Key) -> int | None:
         """Line of the node at `keys` (closest ancestor that has one), 1-based."""
@@ -132,6 +135,8 @@ class _Builder:
         # Only an alias (`*name`) makes one node reachable twice; without one, every node is
         # built exactly once, so nothing is remembered and leaf scalars are built in line.
         self.shares = True
+        self.keep_last = False  # a duplicate key: keep the later value (recorded) instead of failing
+        self.duplicates: list[tuple[tuple[Key, ...], int, int]] = []
 
     def size(self, node: Node, depth: int = 0) -> int:
         """Expanded node count with aliases followed, memoised so a bomb is measured cheaply."""
@@ -244,9 +249,11 @@ class _Builder:
                     raise RecipeError.at(self.path, kline, "mapping keys must be scalars", "yaml")
                 key = knode.value if knode.tag == _STR_TAG else self.scalar(knode)
                 if key in key_lines:
-                    raise RecipeError.at(
-                        self.path, kline, f"duplicate key {key!r} (first at line {key_lines[key]})", "duplicate-key"
-                    )
+                    if not self.keep_last:
+                        raise RecipeError.at(
+                            self.path, kline, f"duplicate key {key!r} (first at line {key_lines[key]})", "duplicate-key"
+                        )
+                    self.duplicates.append((keypath + (key,), kline, key_lines[key]))
                 key_lines[key] = kline
                 # The key's own line is the useful one for scalars written on the same line.
                 path = keypath + (key,)
@@ -274,8 +281,11 @@ def load_yaml(
     max_bytes: int = MAX_YAML_BYTES,
     max_nodes: int = MAX_EXPANDED_NODES,
     line_offset: int = 0,
+    duplicate_keys: str = "error",
 ) -> YamlDoc:
-    """Parse one YAML document. `line_offset` shifts reported lines (for parsing a file's tail)."""
+    """Parse one YAML document. `line_offset` shifts reported lines (for parsing a file's tail).
+    A key written twice in one mapping is an error, or with `duplicate_keys="last"` the later
+    value is kept, as PyYAML's own loader (and so srtctl) does, and recorded in `duplicates`."""
     text = decode_text(data, path, max_bytes=max_bytes) if isinstance(data, bytes) else data
     if isinstance(data, str) and len(data) > max_bytes:
         raise RecipeError.at(path, None, f"file is over the {max_bytes}-byte limit", "too-large")
@@ -289,6 +299,7 @@ def load_yaml(
         return YamlDoc(path=path, data=None)
     builder = _Builder(path, max_nodes)
     builder.shares = "*" in text
+    builder.keep_last = duplicate_keys == "last"
     try:
         if "&" in text and ANCHOR_RE.search(text) and builder.size(node) > max_nodes:
             raise RecipeError.at(
@@ -302,7 +313,7 @@ def load_yaml(
     lines = builder.lines
     if line_offset:
         lines = {k: v + line_offset for k, v in lines.items()}
-    return YamlDoc(path=path, data=value, lines=lines)
+    return YamlDoc(path=path, data=value, lines=lines, duplicates=builder.duplicates)
 
 
 def _yaml_error(path: str, e: yaml.YAMLError, offset: int) -> RecipeError:

@@ -462,7 +462,8 @@ class _Analyzer(Commands):
             if name in self.vars:
                 return self.vars[name]
             if m.group(2) and m.group(3) is not None:
-                return m.group(3)
+                # The default is expanded like any word (`${A:-${ROOT}/x}`, `${A:-$ROOT/x}`).
+                return self.resolve(m.group(3)) if "$" in m.group(3) else m.group(3)
             return m.group(0)
         out = _TRIM.sub(self._trim, value) if "${" in value else value
         out = _PARAM.sub(sub, out)

@@ -25,3 +25,20 @@ def test_a_long_elif_chain_with_many_unknown_tests_is_still_decided_by_the_point
              '[[ $FRAMEWORK == "dynamo-trt" && $MODEL_PREFIX == "dsr1" ]]')
     assert evaluate_condition(chain, ENV) is True
     assert evaluate_condition(chain, {**ENV, "MODEL_PREFIX": "glm5"}) is False
+
+
+def test_grouping_inside_one_double_bracket_test_is_kept():
+    # Shaped like launch_gb200-nv.sh's AgentX branch (PR 2619): `[[ a && (( b ) || ( c )) ]]`.
+    # Dropping the parentheses once read `"dynamo-sglang" )` as the value, so the branch looked
+    # false for the dsv4 point and the runner's next branch (another repository) was taken.
+    cond = ('[[ "$IS_AGENTIC" == "1" && (( "$MODEL_PREFIX" == "qwen3.5" && "$FRAMEWORK" == "dynamo-sglang" ) || '
+            '( "$MODEL_PREFIX" == "dsv4" && "$FRAMEWORK" == "dynamo-vllm" )) ]]')
+    agentic = {**ENV, "IS_AGENTIC": "1"}
+    assert evaluate_condition(cond, {**agentic, "MODEL_PREFIX": "dsv4", "FRAMEWORK": "dynamo-vllm"}) is True
+    assert evaluate_condition(cond, {**agentic, "MODEL_PREFIX": "qwen3.5", "FRAMEWORK": "dynamo-sglang"}) is True
+    assert evaluate_condition(cond, {**agentic, "MODEL_PREFIX": "qwen3.5", "FRAMEWORK": "dynamo-vllm"}) is False
+    assert evaluate_condition(cond, {**ENV, "MODEL_PREFIX": "dsv4", "FRAMEWORK": "dynamo-vllm"}) is False
+    assert evaluate_condition('[[ ! ( $MODEL_PREFIX == dsr1 || $PRECISION == fp8 ) ]]', ENV) is False
+    assert evaluate_condition('[[ $MODEL_PREFIX == "dsr1)" ]]', {**ENV, "MODEL_PREFIX": "dsr1)"}) is True
+    # Unbalanced grouping is unknown, never a guess.
+    assert evaluate_condition('[[ ( $MODEL_PREFIX == dsr1 ]]', ENV) is None

@@ -220,19 +220,24 @@ def test_a_setup_script_only_the_cloned_repository_holds_is_read_from_its_config
     assert rows[10].status.value == "FAIL" and not rows[10].reason.startswith("could not verify"), rows[10].reason
     assert any(split_external(e.path) == ("NVIDIA/srt-slurm", SHA, "configs/deps.sh") for e in rows[10].evidence)
     # Without the clone (or when it lacks the file) the setup script stays unread: not a PASS.
-    for reader in (None, Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {}})):
+    rows = _rows({IN_REPO: with_setup}, reader=None)
+    assert rows[10].status.value == "FAIL" and ("srtctl runs it from the checkout of NVIDIA/srt-slurm at "
+                                                "sa-submission-q2-2026 (runners/launch_gb200-nv.sh:9), and the bot "
+                                                "was given no copy of NVIDIA/srt-slurm") in rows[10].reason, rows[10].reason
+    for reader in (Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {}}),):
         rows = _rows({IN_REPO: with_setup}, reader=reader)
         assert rows[10].status.value == "FAIL" and "deps.sh" in rows[10].reason, rows[10].reason
     assert ("deps.sh named at benchmarks/multi_node/srt-slurm-recipes/trtllm/gb200-fp4/1k1k/mtp/"
             "ctx1_gen1_dep32_batch4_eplb0_mtp3.yaml:4 is not in this repository, and neither is it under configs/ and "
             "configs/patches/ of NVIDIA/srt-slurm at sa-submission-q2-2026, which runners/launch_gb200-nv.sh:9 checks "
             "out") in rows[10].reason, rows[10].reason
+    # A file it runs that the checkout does not hold, or one outside the /configs mount, is unread.
     runs_more = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {"configs/deps.sh": (
-        "#!/bin/bash\nif [ -f /configs/patches/fix.py ]; then\n    python3 /configs/patches/fix.py\nfi\n"
-        "bash /configs/install.sh\n")}})
+        "#!/bin/bash\nbash /configs/install.sh\nsource ./local.sh\n")}})
     rows = _rows({IN_REPO: with_setup}, reader=runs_more)
-    assert rows[10].status.value == "FAIL" and "runs other files of that checkout" in rows[10].reason, rows[10].reason
-    assert "/configs/install.sh" in rows[10].reason
+    assert rows[10].status.value == "FAIL" and "runs files the bot does not follow there" in rows[10].reason, rows[10].reason
+    assert "line 2: /configs/install.sh, which that checkout does not hold" in rows[10].reason, rows[10].reason
+    assert "line 3: ./local.sh, a path outside the checkout's /configs mount" in rows[10].reason, rows[10].reason
 
 
 def test_a_setup_script_under_configs_patches_is_found_as_newer_srtctl_finds_it():
