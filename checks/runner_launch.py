@@ -302,8 +302,13 @@ class _Walker:
         py = python_file_run([str(w) for w in words])
         if py is not None:
             # `python3 $WS_PATH/fix.py`: a Python file on the launch path (checks.launch_path rule 3),
-            # found where it runs (in a container, through its mounts); a leaf of the chain.
-            path = self.target(scope, py, cmd.line)
+            # found where it runs (in a container, through its mounts); a leaf of the chain. One
+            # the walk cannot place is left to the launch path's own reading (`"$(dir_fn)/x.py"`),
+            # which names it when it cannot either.
+            try:
+                path = self.target(scope, py, cmd.line)
+            except Stop:
+                return
             self.chain.skip.add((scope.path, cmd.line))
             if path not in {p for p, _ in self.chain.files}:
                 self.chain.files.append((path, f"run by {scope.path}"))
