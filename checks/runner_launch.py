@@ -308,6 +308,9 @@ class _Walker:
             try:
                 path = self.target(scope, py, cmd.line)
             except Stop:
+                placed = try_expand(scope, py, cmd.line)
+                if placed is not None and (not placed.startswith("/") or self.ours(scope, placed)):
+                    raise  # placed under the checkout, and not there
                 return
             self.chain.skip.add((scope.path, cmd.line))
             if path not in {p for p, _ in self.chain.files}:
