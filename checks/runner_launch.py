@@ -640,9 +640,8 @@ def runner_chain(ctx: Any, point: Any) -> Chain | None:
 
 
 def _chain_texts(ctx: Any, chain: Chain) -> list[str] | None:
-    """Every text the walk read (None when it ended early: what it did not read is unknown)."""
-    if chain.gap is not None:
-        return None
+    """Every text the walk read, up to the hop it stopped at when it did (the walk's course
+    depends on nothing else of the repository)."""
     # The command strings it read are parts of these files (or of values assigned in them).
     return ["\n".join(file_lines(ctx.snapshot.head, path)) for path in chain.runners + [p for p, _ in chain.files]]
 
