@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checks.launch_path import (
-    MEMO_RUNNERS, MAX_PATH_FILES, LaunchPath, build_path, point_env, trusted_download, read_analysis,
+    dir_functions, MEMO_RUNNERS, MAX_PATH_FILES, LaunchPath, build_path, point_env, trusted_download, read_analysis,
     resolve_ref, runner_nodes, runner_scripts,
 )
 from checks.shell_scope import (
@@ -303,19 +303,18 @@ class _Walker:
         if py is not None:
             # `python3 $WS_PATH/fix.py`: a Python file on the launch path (checks.launch_path rule 3),
             # found where it runs (in a container, through its mounts); a leaf of the chain. One
-            # the walk cannot place is left to the launch path's own reading (`"$(dir_fn)/x.py"`),
-            # which names it when it cannot either.
+            # the walk cannot place is left to the launch path's own reading (`"$(dir_fn)/x.py"`, a
+            # file the runner writes at run time), which names it when its name is built at run time.
             try:
                 path = self.target(scope, py, cmd.line)
             except Stop:
-                placed = try_expand(scope, py, cmd.line)
-                if placed is not None and (not placed.startswith("/") or self.ours(scope, placed)):
-                    raise  # placed under the checkout, and not there
                 return
             self.chain.skip.add((scope.path, cmd.line))
             if path not in {p for p, _ in self.chain.files}:
                 self.chain.files.append((path, f"run by {scope.path}"))
             return
+        if head == "cd" and cmd.function is not None and cmd.function in dir_functions(scope.analysis):
+            return  # `_patches_dir() { cd DIR && pwd; }`: run inside `$(...)`, it prints DIR
         if head == "cd" and len(words) >= 2 and scope.starts(cmd.line, "cd"):
             target = scope.expand(words[1], cmd.line)
             scope.cwd = join_path(scope.cwd, target) if target is not None else None
