@@ -317,7 +317,8 @@ class _Walker:
             return  # `_patches_dir() { cd DIR && pwd; }`: run inside `$(...)`, it prints DIR
         if head == "cd" and len(words) >= 2 and scope.starts(cmd.line, "cd"):
             target = scope.expand(words[1], cmd.line)
-            scope.cwd = join_path(scope.cwd, target) if target is not None else None
+            scope.cwd = (self.mapped(scope, target) if target.startswith("/") and not target.startswith(REPO_ROOT)
+                         else join_path(scope.cwd, target)) if target is not None else None
             return
         if head == "sbatch":
             script, _ = self.options(scope, cmd.line, words, 1, "sbatch")
@@ -360,6 +361,14 @@ class _Walker:
                 return  # `/usr/local/bin/atomesh`: the image's own program, under no mount of ours
             self.program(scope, cmd, words, 0, scope.mounts, scope.outer if scope.container else None, False)
 
+    def mapped(self, scope: Scope, value: str) -> str | None:
+        """The repository folder a container path lies in through the container's mounts
+        (`cd "$WS_PATH"`); None when no mount of a repository folder holds it."""
+        for dst, src in sorted(scope.mounts.items(), key=lambda kv: -len(kv[0])):
+            if src is not None and (value == dst or value.startswith(dst.rstrip("/") + "/")):
+                return join_path(src, value[len(dst.rstrip("/")):].lstrip("/"))
+        return None
+
     def ours(self, scope: Scope, path: str) -> bool:
         """Whether a container path may hold a file of this repository: under one of the
         container's mounts, or where the harness mounts the checkout (policy workspace_mounts)."""
@@ -370,8 +379,9 @@ class _Walker:
         """The command a wrapper function runs from its parameters, at each of its call sites:
         `"$@"` (after the function's `shift`s) is run as words, `$N` as a command text."""
         fn = scope.analysis.functions.get(cmd.function)
-        shifts = sum(1 for c in scope.analysis.commands if c.function == cmd.function and c.argv[:1] == ["shift"]
-                     and c.line < cmd.line)
+        shifts = sum(int(c.argv[1]) if len(c.argv) > 1 and c.argv[1].isdigit() else 1
+                     for c in scope.analysis.commands
+                     if c.function == cmd.function and c.argv[:1] == ["shift"] and c.line < cmd.line)
         for call in [c for c in scope.analysis.commands if c.argv[:1] == [cmd.function]]:
             if fn is not None and fn.line <= call.line <= fn.end_line:
                 continue  # a recursive call: its own call sites decide

@@ -90,13 +90,13 @@ run_or_die() {
     if ! eval "$cmd"; then exit 1; fi
 }
 wait_or_die() {
-    local watch=$1; shift
-    "$@" & local pid=$!
+    local watch=$1 log=$2; shift 2
+    "$@" > "$log" & local pid=$!
     wait "$pid"
 }
 BARRIER_CMD="python3 $WS_PATH/sync.py barrier --timeout 300"
 run_or_die "barrier" "python3 $WS_PATH/sync.py barrier --timeout 300"
-wait_or_die "$server_pid" python3 "$WS_PATH/sync.py" wait
+wait_or_die "$server_pid" "$LOGS/sync.log" python3 "$WS_PATH/sync.py" wait
 BENCH_CMD="bash $WS_PATH/bench.sh 1 1 $((TP*2))"
 eval "$BENCH_CMD"
 """
@@ -186,3 +186,20 @@ def test_points_that_differ_only_in_what_the_chain_trims_away_share_one_walk():
     # A script that reads the whole name tells them apart.
     files[f"{U}/submit.sh"] = files[f"{U}/submit.sh"].replace("#!/bin/bash\n", '#!/bin/bash\nLOG="$EXP_NAME"\n')
     assert _walks(files) == 2
+
+
+def test_a_directory_function_cd_does_not_move_the_walk():
+    # `_patches_dir` runs inside $(...): its cd never changes the caller's directory; the
+    # container folder `cd "$WS_PATH"` enters is the mounted repository folder.
+    extra = '''
+cd "$WS_PATH"
+_patches_dir() {
+    cd /opt/elsewhere && pwd
+}
+PATCH_DIR="$(_patches_dir)"
+bash ./bench.sh
+'''
+    files = _files_with(server=SERVER + extra)
+    files[f"{U}/bench.sh"] = "#!/bin/bash\nsed -i 's/a/b/' /sgl-workspace/sglang/python/sglang/srt/server_args.py\n"
+    row = _row(10, files)
+    assert row.status.value == "FAIL" and f"{U}/bench.sh:2" in row.reason, row.reason
