@@ -35,11 +35,11 @@ from checks.launch_path import (
     resolve_ref, runner_nodes, runner_scripts,
 )
 from checks.shell_scope import (
-    REPO_ROOT, Gap, Lookup, Scope, Stop, Unknown, absolute, array_elements, file_lines, join_path,
-    try_expand,
+    MISSING, REPO_ROOT, Gap, Lookup, Scope, Stop, Unknown, absolute, array_elements, file_lines, join_path, projection,
+    seen_as, try_expand,
 )
 from recipes.models_yaml import ModelsEntry, bash_unescaped, heredoc_unescaped, read_program, select_entry
-from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line, python_file_run, trim_pattern
+from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line, python_file_run
 
 
 MSG_VAR_UNKNOWN = "{where} runs {ref}: ${name} is not known for this point"
@@ -616,7 +616,6 @@ def _container_run(words: list[str]) -> int | None:
 WORKSPACE_VARS = ("GITHUB_WORKSPACE",)  # the runner's checkout, its working directory
 
 
-_MISSING = object()
 MEMO_CHAIN_WALKS = "runner_launch.walks:{runner}"
 
 
@@ -631,20 +630,20 @@ def runner_chain(ctx: Any, point: Any) -> Chain | None:
     # but most hops depend on few of them). Walked once per such set of values per review.
     walks: list = ctx.memo(MEMO_CHAIN_WALKS.format(runner=point.runner), list)
     for asked, chain in walks:
-        if all(_seen_as(env.get(name, _MISSING), trim) == value for name, (trim, value) in asked.items()):
+        if all(seen_as(env.get(name, MISSING), trim) == value for name, (trim, value) in asked.items()):
             return chain
     asked: dict[str, Any] = {}
 
     def outer(name: str) -> str | None:
-        value = env.get(name, _MISSING)
+        value = env.get(name, MISSING)
         asked[name] = value
-        if value is _MISSING:
+        if value is MISSING:
             raise Unknown(name)  # not a value the sweep sets: only known at run time
         return value
 
     chain = _walk_runner(ctx, point, root, outer)
     texts = _chain_texts(ctx, chain) if chain is not None else None
-    walks.append(({name: _projection(name, value, texts) for name, value in asked.items()}, chain))
+    walks.append(({name: projection(name, value, texts) for name, value in asked.items()}, chain))
     return chain
 
 
@@ -654,22 +653,6 @@ def _chain_texts(ctx: Any, chain: Chain) -> list[str] | None:
     # The command strings it read are parts of these files (or of values assigned in them).
     return ["\n".join(file_lines(ctx.snapshot.head, path)) for path in chain.runners + [p for p, _ in chain.files]]
 
-
-def _projection(name: str, value: Any, texts: list[str] | None) -> tuple[str | None, Any]:
-    """How the chain can tell values of $name apart: when every use of it in the texts it read
-    is `${name%%PATTERN}` with one pattern (the runner's `${EXP_NAME%%_*}`), only the trimmed
-    value matters; otherwise the whole value."""
-    if texts is None or value is _MISSING:
-        return None, value
-    uses = {m.group(1) for t in texts for m in re.finditer(r"\$\{?" + re.escape(name) + r"\b(\}|%%[^}]*\}|[^}]*\}?)", t)}
-    if len(uses) == 1 and next(iter(uses)).startswith("%%"):
-        trim = next(iter(uses))[2:-1]
-        return trim, _seen_as(value, trim)
-    return None, value
-
-
-def _seen_as(value: Any, trim: str | None) -> Any:
-    return trim_pattern(value, "%%", trim) if trim is not None and isinstance(value, str) else value
 
 
 def _walk_runner(ctx: Any, point: Any, root: str, outer: Lookup) -> Chain | None:

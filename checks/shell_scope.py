@@ -387,3 +387,21 @@ def try_expand(scope: Scope, text: str, line: int) -> str | None:
         return None
 
 
+MISSING = object()  # a variable the point does not set (the walk asked; it was unknown)
+
+
+def projection(name: str, value: Any, texts: list[str] | None) -> tuple[str | None, Any]:
+    """How the chain can tell values of $name apart: when every use of it in the texts it read
+    is `${name%%PATTERN}` with one pattern (the runner's `${EXP_NAME%%_*}`), only the trimmed
+    value matters; otherwise the whole value."""
+    if texts is None or value is MISSING:
+        return None, value
+    uses = {m.group(1) for t in texts for m in re.finditer(r"\$\{?" + re.escape(name) + r"\b(\}|%%[^}]*\}|[^}]*\}?)", t)}
+    if len(uses) == 1 and next(iter(uses)).startswith("%%"):
+        trim = next(iter(uses))[2:-1]
+        return trim, seen_as(value, trim)
+    return None, value
+
+
+def seen_as(value: Any, trim: str | None) -> Any:
+    return trim_pattern(value, "%%", trim) if trim is not None and isinstance(value, str) else value
