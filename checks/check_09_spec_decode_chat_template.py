@@ -67,6 +67,11 @@ MSG_NA = "No affected benchmark point uses speculative decoding."
 MSG_ENV_OFF = "{where} sets {env}: {value!r} for speculative {key}"
 MSG_ENV_MISSING = "{where} ({variant}) has no benchmark.env {env} for speculative {key}"
 MSG_FLAG_MISSING = "{where} runs the client for speculative {key} without {flag}"
+MSG_CHAIN_CLIENT = (
+    "could not verify {key}: the runner-chosen launch chain was followed, but no client command on it passes "
+    "{flag} unconditionally (a flag set on a branch of a client script is not decided), so the client's "
+    "template use is unknown; pass {flag} to the client plainly"
+)
 MSG_FAIL = (
     "Speculative configs benchmark without the chat template: {items}; set {env}: \"true\" in the "
     "recipe's benchmark.env (or pass {flag} to the client in the launcher)."
@@ -246,6 +251,11 @@ class SpecDecodeChatTemplateCheck:
                 if env_line:
                     # One mechanical fix: the missing entry added to the recipe's benchmark.env block.
                     fixes += add_fix(v.variant.path, env_line, "env", CHAT_ENV, CHAT_ON, FIX_WHY.format(env=CHAT_ENV))
+            elif v.variant is None and v.launcher_path is None and v.scripts:
+                # A runner-chosen chain (checks.runner_launch): its client helper's flags depend on
+                # branches the bot does not decide for the point, so a missing flag is not a FAIL.
+                unknown.append((MSG_CHAIN_CLIENT.format(key=v.config_key, flag=CHAT_FLAG),
+                                Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True)))
             elif launch_unknown(v):
                 # No launcher file the bot can read: the runner picks the script at run time.
                 unknown.append((runner_chosen(ctx, v, WHAT_CLIENT), Evidence(path=v.point.source_path, line=v.point.source_line,

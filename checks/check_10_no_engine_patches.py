@@ -38,6 +38,7 @@ How to fix:
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -127,15 +128,25 @@ def _client_only(ctx, *texts: str | None) -> bool:
     `benchmark_client_packages`: lm-eval, aiperf, sa-bench, the harness's eval patches) and names
     no engine package: the rule covers the serving stack, not the client measuring it."""
     policy = ctx.config.policy
-    engine_pkgs = {dist_name(p) for p in policy.engine_packages}
     text = " ".join(t for t in texts if t).lower()
     if not text:
         return False
+    return _text_client_only(text, tuple(policy.engine_packages), tuple(policy.benchmark_client_packages))
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_client_only(text: str, engine_packages: tuple[str, ...], client_packages: tuple[str, ...]) -> bool:
+    # Every point running the same scripts asks about the same patch texts.
+    engine_pkgs = _dists(engine_packages)
     words = {w for w in _SEGMENT.split(text) if w}
     if any(dist_name(w) in engine_pkgs or dist_name(w.removesuffix(".git")) in engine_pkgs for w in words):
         return False
-    clients = [c.lower() for c in policy.benchmark_client_packages]
-    return any(c in text for c in clients)
+    return any(c.lower() in text for c in client_packages)
+
+
+@functools.lru_cache(maxsize=16)
+def _dists(packages: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(dist_name(p) for p in packages)
 
 
 _DIFF_TARGET = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(\S+)", re.MULTILINE)
@@ -166,8 +177,12 @@ def _applies_client_patch(ctx, text: str, referrer: str) -> bool:
 def _script_patches(ctx, views) -> list[Patch]:
     engine_pkgs = {dist_name(p) for p in ctx.config.policy.engine_packages}
     out: dict[tuple, Patch] = {}
+    done: set[tuple] = set()
     for v in views:
         for use in v.scripts:
+            if (use.path, id(use.analysis), use.executed) in done:
+                continue  # the same script run the same way by another point: the same items, kept first
+            done.add((use.path, id(use.analysis), use.executed))
             bodies = {}
             for h in use.analysis.heredocs:
                 bodies.setdefault(h.line, []).append(h.body)

@@ -48,10 +48,12 @@ from __future__ import annotations
 
 import re
 
+from checks.conditions import evaluate_condition
 from checks.fixes import FIXES_KEY, value_fix
 from checks.golden_al import (
     INJECTOR, MSG_NO_K, fmt_number, golden_in_force, golden_lookup, injected_acceptance, thinking_mode,
 )
+from checks.launch_path import point_env
 from checks.result import CheckResult, Evidence
 from checks.serving import Hit, serving_views, ServingView, unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable
@@ -186,7 +188,10 @@ def _al_fix(h: Hit, al: float, k: int | None, golden: str) -> list[dict]:
 def _synthetic_hits(ctx, v: ServingView) -> list[Hit]:
     policy = ctx.config.policy
     out = []
+    env = point_env(v.point)
     for h in v.hits(*policy.synthetic_acceptance_env, *policy.synthetic_acceptance_flags, *policy.synthetic_acceptance_json_keys):
+        if h.condition and evaluate_condition(h.condition, env) is False:
+            continue  # on a branch this point does not take (`IS_AGENTIC` is 0 for it)
         if norm_name(h.name) == norm_name("rejection_sample_method"):
             if str(h.value).strip().lower() == SYNTHETIC_METHOD:
                 out.append(h)

@@ -11,6 +11,8 @@ import re
 _TEST = re.compile(r"(\[\[?)\s+(.*?)\s+\]\]?")
 _CMP = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s*(==|=|!=)\s*(.+?)\s*$""")
 _MATCHES = re.compile(r"""(\S+) matches (\S+)""")
+_GROUP_OPEN = re.compile(r"(?<!\S)\{\s+")
+_GROUP_CLOSE = re.compile(r";\s*\}(?!\S)")
 # Grouping and negation a `[[ ]]` test writes around one comparison (`( ! ( "$A" == x`), and the
 # closing parentheses after it (` )) `; a parenthesis inside quotes is the value's).
 _LEAD = re.compile(r"^(?:\s*(?:\(|!(?=[\s(])))*\s*")
@@ -42,6 +44,7 @@ def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
     A condition deep in an elif chain repeats every earlier branch's test (`! ( a ) && ! ( b )
     && c`): its top-level conjuncts are evaluated one by one, each once per set of variables."""
     items = tuple(sorted(env.items()))
+    cond = _GROUP_OPEN.sub("( ", _GROUP_CLOSE.sub(" )", cond))  # `{ a || b; }` groups like `( a || b )`
     parts = _conjuncts(cond)
     if len(parts) == 1:
         return _evaluate_condition(cond, items)

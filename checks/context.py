@@ -38,6 +38,7 @@ class cached_property(functools.cached_property):  # noqa: N801 - a drop-in for 
 # Keys that record where a value was written, not what it is: they shift when an unrelated
 # entry above is edited, so they must not make an entry look changed.
 _POSITION_KEYS = frozenset({"line", "lines", "source_line", "origin", "origins", "source", "span"})
+REASON_MODELS_ENTRY = "{path}: entry {key} changed (read by {where})"
 MSG_SIGNOFF_UNREADABLE = (
     "could not verify: no sign-off was found, but the PR's comments could not all be read ({reason}); "
     "re-run the verification once GitHub answers."
@@ -108,6 +109,13 @@ def _entry_changed(head: Any, base: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a != b
     return _comparable(head) != _comparable(base)
+
+
+def _read(src: Any, path: str) -> bytes | None:
+    try:
+        return src.read(path)
+    except OSError:
+        return None
 
 
 def _launcher_path(point: Any, attr: str = "launcher") -> str | None:
@@ -252,7 +260,9 @@ class ReviewContext:
         """Head points whose launch path the PR changes: the one rule of checks.launch_path
         (README "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
         from . import launch_path as lp
+        from .runner_launch import chain_path, runner_chain
         from .srt_checkout import copied_recipe, is_cloned
+        from recipes.models_yaml import entry_changed
 
         base_entries = self.base_repo.entries
         head_entries = self.head_repo.entries
@@ -284,6 +294,12 @@ class ReviewContext:
         names = (lp.reach_names(self.head_repo, self.snapshot.head, live) or None) if live else None
 
         recipe_edits = [p for p in changed_files if p.endswith((".yaml", ".yml"))]
+        # A settings file a shell script names (models.yaml, read by server_sglang.sh's program):
+        # only these make the runner-chosen chains worth walking when no script changed.
+        masters = set(self.head_repo.master_files)
+        others = [p for p in recipe_edits if p not in masters]
+        mentioned = lp.reach_names(self.head_repo, self.snapshot.head, others) if others else set()
+        settings_edits = {p for p in others if len(mentioned) > len({o.rsplit("/", 1)[-1] for o in others})}
         out: list[AffectedPoint] = []
         for point in head_points:
             key = getattr(point, "config_key", "")
@@ -310,6 +326,18 @@ class ReviewContext:
                 roots = lp.candidate_roots(lp.point_roots(self, point, runners=True), names)
                 if roots.files or roots.commands:
                     reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own, point=point))
+            if (live or settings_edits) and getattr(point, "launcher", None) is None:
+                chain = runner_chain(self, point)
+                if chain is not None and live and (names is None or any(
+                        p.rsplit("/", 1)[-1] in names for p, _ in chain.files)):
+                    # The script the runner picks and what it runs (checks.runner_launch); of a chain
+                    # followed only up to a hop, the part before it.
+                    reasons.extend(lp.path_reasons(chain_path(self, chain), changes, skip=own, point=point))
+                for holder, line, entry in (chain.entries if chain is not None else ()):
+                    # The models-file entry the chain's server script reads (recipes.models_yaml).
+                    if entry.path in settings_edits and entry_changed(_read(self.snapshot.base, entry.path), entry):
+                        reasons.append(REASON_MODELS_ENTRY.format(path=entry.path, key=entry.key,
+                                                                  where=f"{holder}:{line}"))
             if reasons:
                 out.append(AffectedPoint(point=point, reasons=reasons))
 

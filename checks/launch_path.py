@@ -215,6 +215,16 @@ def _in_submodule(ref: str, referrer: str, submodules: tuple[str, ...]) -> bool:
     return any(p == s or p.startswith(s + "/") for p in paths for s in submodules)
 
 
+_URL = re.compile(r"https?://[^\s'\"|;&)]+")
+
+
+def trusted_download(analysis: ScriptAnalysis, line: int | None, trusted: Iterable[str]) -> bool:
+    """A download piped to a shell whose every URL is a trusted tooling installer's."""
+    text = analysis.opaque_texts.get(line or 0)
+    urls = _URL.findall(text or "")
+    return bool(urls) and all(any(u.startswith(p) for p in trusted) for u in urls)
+
+
 def read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
     """The analysis of a shell file as the source holds it (None: absent or unreadable, which
     the checks that read it report). Analyses are memoized per (path, text) in recipes.scripts."""
@@ -228,9 +238,10 @@ def read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
 
 
 def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str, str]],
-               commands: list[tuple[str, ScriptAnalysis]] = ()) -> LaunchPath:
+               commands: list[tuple[str, ScriptAnalysis]] = (), skip: frozenset = frozenset()) -> LaunchPath:
     """The launch path from `roots` ((path, via) of files that run from their top) and inline
-    command strings (`commands`: (holder path, analysis), e.g. a recipe's benchmark.command)."""
+    command strings (`commands`: (holder path, analysis), e.g. a recipe's benchmark.command).
+    References at `skip` ((holder, line)) are not followed: checks.runner_launch decided them."""
     mounts = tuple(mounts)
     submodules = submodule_paths(src)
     out = LaunchPath()
@@ -269,9 +280,9 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
         unit = analysis.units().get(function)
         if unit is None:
             continue
-        refs = [(ref.resolved or ref.value, ref.line, ref.value) for ref in unit.sources]
+        refs = [(ref.resolved or ref.value, ref.line, ref.value) for ref in unit.sources if (path, ref.line) not in skip]
         # A Python file the unit runs (`python3 fix.py`) is on the path too, as a leaf.
-        refs += [(py, line, py) for py, fn, line in python_file_runs(analysis) if fn == function]
+        refs += [(py, line, py) for py, fn, line in python_file_runs(analysis) if fn == function and (path, line) not in skip]
         dirs = dir_functions(analysis)
         for written, line, value in refs:
             if dirs and "$(" in written:  # `"$(_patches_dir)/fix.py"`: a function that prints a directory
@@ -357,13 +368,29 @@ def point_env(point: Any) -> dict[str, str]:
     """The variables the sweep sets for a point's job, as the runner scripts test them."""
     spec = getattr(point, "spec_decoding", None) or "none"
     agentic = bool(getattr(point, "is_agentic", False))
+    prefix = getattr(point, "model_prefix", None)
     env = {
+        # The sweep generator names every job `<model prefix>_<seq len or topology>`; the
+        # workflow's SCENARIO_SUBDIR is `agentic/` for agentic-coding, else `fixed_seq_len/`.
+        "EXP_NAME": f"{prefix}_{_exp_tail(point)}" if prefix else None,
+        "SCENARIO_SUBDIR": "agentic/" if agentic else "fixed_seq_len/",
         "FRAMEWORK": getattr(point, "framework", None), "PRECISION": getattr(point, "precision", None),
         "MODEL": getattr(point, "model", None), "MODEL_PREFIX": getattr(point, "model_prefix", None),
         "SPEC_DECODING": spec, "IS_MULTINODE": "true" if getattr(point, "multinode", False) else "false",
         "IS_AGENTIC": "1" if agentic else "0",
     }
     return {k: str(v) for k, v in env.items() if v is not None}
+
+
+def _exp_tail(point: Any) -> str:
+    """What the sweep generator (utils/matrix_logic/generate_sweep_configs.py) puts after the
+    model prefix in `exp-name`: `1k1k`-style sequence lengths (`ISL_OSL` when unnamed), or for
+    agentic jobs the topology; runners read only the prefix (`${EXP_NAME%%_*}`)."""
+    isl, osl = getattr(point, "isl", None), getattr(point, "osl", None)
+    if isl and osl:
+        named = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
+        return named.get((isl, osl), f"{isl}_{osl}")
+    return "agentic"
 
 
 def _selected_lines(pf: PathFile, change: FileChange, env: dict[str, str]) -> bool:

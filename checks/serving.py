@@ -17,11 +17,15 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from checks.result import Evidence
-from checks.launch_path import PYTHON_SUFFIX, launch_path, point_roots, read_analysis, resolve_ref
+from checks.launch_path import (
+    PYTHON_SUFFIX, PointRoots, launch_path, point_roots, read_analysis, resolve_ref, trusted_download,
+)
+from checks.runner_launch import chain_path, runner_chain
 from checks.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import (
@@ -170,6 +174,10 @@ class ServingView:
     # script bodies (8, 10, 13) are blind then.
     script_gap: str | None = None
     script_gap_evidence: Evidence | None = None
+    # The hop of a runner-chosen launch chain the bot could not follow (checks.runner_launch.Gap).
+    runner_gap: Any = None
+    # The models-file entries that chain read ((holder, line, recipes.models_yaml.ModelsEntry)).
+    entries: list = field(default_factory=list)
     # Per-review cache shared by views (ctx.memo), so identical views build their hits once.
     shared: dict | None = field(default=None, repr=False, compare=False)
     # The repository policy in force (its engine vocabulary: `framework_family`, display names).
@@ -234,7 +242,8 @@ class ServingView:
             return None
         workers = self.point.workers
         return (id(self.variant), tuple((u.path, id(u.analysis), u.executed) for u in self.scripts),
-                json.dumps(workers, sort_keys=True, default=str) if workers else None)
+                json.dumps(workers, sort_keys=True, default=str) if workers else None,
+                tuple((h, ln, id(e)) for h, ln, e in self.entries))
 
     def all_hits(self) -> list[Hit]:
         """Every setting of this point, from the variant, the scripts and the master config."""
@@ -252,6 +261,8 @@ class ServingView:
                 cached = list(_effective_hits(self.effective))
             for use in self.scripts:
                 cached.extend(_shared_script_hits(use))
+            for holder, line, entry in self.entries:
+                cached.extend(_entry_hits(holder, line, entry))
             cached.extend(_setting_hits(self.point))
             self._hits = cached
             if key is not None:
@@ -351,14 +362,15 @@ def _script_hits(use: ScriptUse) -> Iterable[Hit]:
             continue
         seen.add(key)
         value = loc.resolved if loc.resolved is not None else loc.value
-        yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env", condition=loc.condition)
+        yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env",
+                  condition=_expanded_condition(a, name, loc.line, loc.line, loc.condition))
     for cmd in a.commands:
         if not use.runs(cmd.function):
             continue
         for name, loc in cmd.env.items():
             value = loc.resolved if loc.resolved is not None else loc.value
-            yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env",
-                      condition=loc.condition or cmd.condition)
+            cond = _expanded_condition(a, name, cmd.line, max(cmd.line, cmd.end_line), loc.condition or cmd.condition)
+            yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env", condition=cond)
     for launch in a.server_launches:
         if not use.runs(launch.function):
             continue
@@ -370,6 +382,59 @@ def _script_hits(use: ScriptUse) -> Iterable[Hit]:
             f = launch.flags.get(fname)
             cond = (f.condition if f else None) or launch.condition
             yield from _walk_json(obj, use.path, f.line if f else launch.line, fname, cond)
+
+
+_ENV_WORD = re.compile(r"^[A-Za-z_]\w*=")
+
+
+def _entry_hits(holder: str, line: int, entry: Any) -> list[Hit]:
+    """The settings a models-file entry hands the server script (recipes.models_yaml): each
+    printed value that is a flag string gives its flags, one of `NAME=VALUE` words its
+    variables; at the entry's line, or the program's for a default it prints."""
+    out: list[Hit] = []
+    for ev in entry.values:
+        if not ev.value or not ev.value.strip():
+            continue
+        path, at = (entry.path, ev.line) if ev.line is not None else (holder, line)
+        try:
+            words = shlex.split(ev.value)
+        except ValueError:
+            words = ev.value.split()
+        if all(_ENV_WORD.match(w) for w in words):
+            out.extend(Hit(name=w.split("=", 1)[0], value=w.split("=", 1)[1], path=path, line=at, kind="script-env")
+                       for w in words)
+            continue
+        i = 0
+        while i < len(words):
+            w = words[i]
+            if w.startswith("-") and len(w) > 1:
+                if w.startswith("--") and "=" in w:
+                    name, value = w.split("=", 1)
+                elif i + 1 < len(words) and not words[i + 1].startswith("-"):
+                    name, value = w, words[i + 1]
+                    i += 1
+                else:
+                    name, value = w, True
+                out.append(Hit(name=name, value=value, path=path, line=at, kind="script-flag"))
+                obj = json_object(value) if isinstance(value, str) else None
+                if obj is not None:
+                    out.extend(_walk_json(obj, path, at, name))
+            i += 1
+    return out
+
+
+def _expanded_condition(a: ScriptAnalysis, name: str, first: int, last: int, cond: str | None) -> str | None:
+    """The condition of a `NAME=value` prefix that reached a command through a variable
+    (`$DECODE_CMD` holding `${SIM_ENV} python3 ...`): the analyser takes the variable's last
+    assignment whatever its branch, so the branches of the assignments that write `NAME=` are
+    added (only when every one of them is on a branch)."""
+    written = [loc.condition for _n, loc, _e in a.assignments
+               if not first <= loc.line <= last and f"{name}=" in loc.value
+               and re.search(rf"(?<![\w]){re.escape(name)}=", loc.value)]
+    if not written or any(not c for c in written):
+        return cond
+    extra = written[0] if len(set(written)) == 1 else " || ".join(f"( {c} )" for c in dict.fromkeys(written))
+    return f"{cond} && ( {extra} )" if cond else extra
 
 
 def _setting_hits(point: Any) -> Iterable[Hit]:
@@ -401,20 +466,13 @@ def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
     return ctx.memo(MEMO_SCRIPT.format(path=path), build)
 
 
-_URL = re.compile(r"https?://[^\s'\"|;&)]+")
-
-
-def _trusted_download(analysis: ScriptAnalysis, line: int | None, trusted: Iterable[str]) -> bool:
-    """A download piped to a shell whose every URL is a trusted tooling installer's."""
-    text = analysis.opaque_texts.get(line or 0)
-    urls = _URL.findall(text or "")
-    return bool(urls) and all(any(u.startswith(p) for p in trusted) for u in urls)
-
-
-def _add_use(view: ServingView, use: ScriptUse, trusted: Iterable[str] = ()) -> None:
+def _add_use(view: ServingView, use: ScriptUse, trusted: Iterable[str] = (), read: Iterable = ()) -> None:
+    """`read`: (path, line) of unreadable lines the launch chain read (checks.runner_launch)."""
     view.scripts.append(use)
+    read = set(read)
     bad = next((f for f in use.analysis.findings if f.code in UNREADABLE_CODES and use.line_runs(f.line)
-                and not _trusted_download(use.analysis, f.line, trusted)), None)
+                and (f.path or use.path, f.line) not in read and (use.path, f.line) not in read
+                and not trusted_download(use.analysis, f.line, trusted)), None)
     if bad is not None and view.script_gap is None:
         # Only this script is blind: the checks that read script bodies say so for this point.
         view.script_gap = MSG_SCRIPT_UNREADABLE.format(message=bad.message)
@@ -482,6 +540,13 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                                                      unavailable=True, note=f"{point.source_path}:{point.source_line}")
     # Every bash text on the point's launch path (checks.launch_path), with the functions it calls.
     roots = point_roots(ctx, point, runners=False)
+    # No launcher file: the runner picks the script; its chain, whole or not at all (checks.runner_launch).
+    chain = runner_chain(ctx, point) if launcher is None and variant is None else None
+    view.runner_gap = chain.gap if chain is not None else None
+    read: set = set()
+    if chain is not None and chain.gap is None:
+        roots = PointRoots(files=chain.files, commands=chain.commands)
+        view.entries, read = list(chain.entries), chain.read
     for ref, holder, line in roots.missing_setup:
         harness = any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
         if not harness and view.script_gap is None:
@@ -492,7 +557,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
         if not harness and view.script_gap is None:
             view.script_gap = MSG_CLONED_SETUP.format(ref=ref, where=f"{holder}:{line}", why=why)
             view.script_gap_evidence = Evidence(path=holder, line=line, unavailable=True)
-    path = launch_path(ctx, roots)
+    path = chain_path(ctx, chain) if chain is not None and chain.gap is None else launch_path(ctx, roots)
     for holder, line, ref in path.unresolved[:1]:
         if view.script_gap is None:
             view.script_gap = MSG_UNRESOLVED_SCRIPT.format(ref=ref, where=f"{holder}:{line}")
@@ -504,7 +569,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
         if analysis is not None:
             _add_use(view, ScriptUse(path=pf.path, analysis=analysis, via=pf.via,
                                      executed=frozenset(path.called.get(pf.path, ()))),
-                     ctx.config.policy.trusted_installers)
+                     ctx.config.policy.trusted_installers, read)
     env = view.effective.point_env
     if env and launcher is not None and launcher.kind == "script":
         # The launcher's values differ per branch and this point's matrix values choose them
@@ -520,7 +585,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     for holder, analysis in roots.commands:
         _add_use(view, ScriptUse(path=holder, analysis=analysis, via="benchmark.command",
                                  executed=frozenset(path.called.get(holder, ()))),
-                 ctx.config.policy.trusted_installers)
+                 ctx.config.policy.trusted_installers, read)
     return view
 
 
@@ -539,6 +604,7 @@ def _python_file(ctx: Any, path: str) -> ScriptAnalysis | None:
         return None if data is None else analyze_python_file(data.decode("utf-8", "replace"), path)
 
     return ctx.memo(MEMO_PYTHON.format(path=path), build)
+
 
 
 @dataclass

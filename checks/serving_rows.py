@@ -81,6 +81,11 @@ MSG_RUNNER_CHOSEN = (
     "master config (CONFIG_FILE or a launcher the bot can read)."
 )
 MSG_RUNNER_REF = "{holder}:{line} runs {ref}"
+MSG_RUNNER_HOP = (
+    "could not verify {key}: it names no recipe or launcher file; the runner picks its script at run time and "
+    "the bot followed the chain to a hop it cannot follow ({hop}), so {what} is unknown; make that hop plain "
+    "(a script committed in the repository, named by values the sweep sets)."
+)
 MSG_NO_RUNNER = "no runner script of {runner} was found"
 WHAT_SERVER = "what the server runs"
 
@@ -93,7 +98,10 @@ def launch_unknown(v: ServingView) -> bool:
 
 def runner_chosen(ctx: Any, v: ServingView, what: str = WHAT_SERVER) -> str:
     """Why a point with no launcher file cannot be verified: the runner's reference the bot
-    cannot resolve (checks.launch_path), or that no runner script exists."""
+    cannot resolve (checks.launch_path), the hop of its chain it could not follow
+    (checks.runner_launch), or that no runner script exists."""
+    if v.runner_gap is not None:
+        return MSG_RUNNER_HOP.format(key=v.config_key, hop=v.runner_gap.why, what=what)
     roots = point_roots(ctx, v.point, runners=True)
     unresolved = launch_path(ctx, roots).unresolved if roots.files else []
     how = (MSG_RUNNER_REF.format(holder=unresolved[0][0], line=unresolved[0][1], ref=unresolved[0][2]) if unresolved
@@ -114,8 +122,10 @@ def first_unavailable(views: Iterable[ServingView], *, launch: Any = None) -> Ch
         if v.script_gap:
             return CheckResult.failed(v.script_gap, v.script_gap_evidence or Evidence(unavailable=True))
         if launch_unknown(v):
+            gap = v.runner_gap
             return CheckResult.failed(runner_chosen(launch, v),
-                                      Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True))
+                                      Evidence(path=gap.path if gap else v.point.source_path,
+                                               line=gap.line if gap else v.point.source_line, unavailable=True))
     return None
 
 

@@ -46,7 +46,7 @@ def test_runner_chosen_script_is_could_not_verify_naming_the_runner_line():
     row = _row()
     assert row.status.value == "FAIL"
     assert row.reason.startswith("could not verify dsr1-fp8-mi355x-sglang-disagg-mtp")
-    assert "runners/launch_mi355x-amds.sh:4 runs benchmarks/${BENCHMARK_SUBDIR}/${SCRIPT_NAME}" in row.reason
+    assert "runners/launch_mi355x-amds.sh:4 runs benchmarks/multi_node/dsr1_fp8_mi355x_sglang-disagg.sh, which is not in the repository" in row.reason
     assert "without --use-chat-template" not in row.reason
     assert all(e.unavailable for e in row.evidence)
 

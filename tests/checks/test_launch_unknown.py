@@ -22,6 +22,6 @@ def test_a_runner_chosen_launcher_is_could_not_verify(check):
     row = _row(check)
     assert row.status.value == "FAIL", row.reason
     assert row.reason.startswith("could not verify dsr1-fp8-mi355x-sglang-disagg-mtp"), row.reason
-    assert "runners/launch_mi355x-amds.sh:4 runs benchmarks/${BENCHMARK_SUBDIR}/${SCRIPT_NAME}" in row.reason
+    assert "runners/launch_mi355x-amds.sh:4 runs benchmarks/multi_node/dsr1_fp8_mi355x_sglang-disagg.sh, which is not in the repository" in row.reason
     assert "what the server runs is unknown" in row.reason
     assert all(e.unavailable for e in row.evidence)
