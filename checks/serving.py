@@ -25,7 +25,7 @@ from checks.launch_path import launch_path, point_roots, read_analysis, resolve_
 from checks.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import (
-    MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script, python_file_run,
+    MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script, python_file_runs,
 )
 from recipes.engines import display_name, engine_of, primary_framework
 from recipes.srt import keypath_kind
@@ -533,9 +533,8 @@ def _python_files(ctx: Any, view: ServingView) -> None:
     serving stack is an engine patch on the point's launch path."""
     seen = {u.path for u in view.scripts}
     for use in list(view.scripts):
-        for cmd in use.analysis.commands:
-            ref = python_file_run([str(a) for a in (cmd.expanded or cmd.argv)])
-            if ref is None or not use.runs(cmd.function):
+        for ref, function in python_file_runs(use.analysis):
+            if not use.runs(function):
                 continue
             path = resolve_reference(ctx, ref, use.path)
             if path is None or path in seen:

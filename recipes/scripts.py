@@ -67,7 +67,7 @@ __all__ = [
     "MSG_PARSE", "MSG_UNCLOSED_HEREDOC", "PATCH_KINDS", "PIP_VALUE_OPTIONS", "SETTERS", "UNREADABLE_CODES", "WRAPPERS",
     "CodeUnit", "CodeUnits", "Flag", "FunctionDef", "Heredoc", "Located", "PatchOp", "PipInstall", "ScriptAnalysis",
     "ServerLaunch", "ShellCommand", "analyze_command_line", "analyze_python_file", "analyze_script", "code_units",
-    "eval_branch", "python_file_run",
+    "eval_branch", "python_file_run", "python_file_runs",
     "normalise_flag", "package_name", "point_branch", "trim_pattern",
 ]
 _INTERNALS = (_Analyzer, _Ctx, _eval_number, _literal_arithmetic, _literal_printf, _py_writes, _python_module)
@@ -199,6 +199,18 @@ def python_file_run(argv: list[str]) -> str | None:
         j += 2 if argv[j] in PY_VALUE_FLAGS else 1
     word = str(argv[j]) if j < len(argv) else ""
     return word if word.endswith(".py") and not word.startswith("-") else None
+
+
+def python_file_runs(analysis: ScriptAnalysis) -> tuple[tuple[str, str | None], ...]:
+    """(file, enclosing function) of every command of `analysis` that runs a Python file
+    (`python_file_run`), in script order. Computed once per analysis: every point whose launch
+    path holds the script asks (the analysis is shared, so this is a cache, not a mutation)."""
+    cached = analysis.__dict__.get("_python_runs")
+    if cached is None:
+        found = ((python_file_run([str(a) for a in (cmd.expanded or cmd.argv)]), cmd.function)
+                 for cmd in analysis.commands)
+        cached = analysis.__dict__["_python_runs"] = tuple((ref, fn) for ref, fn in found if ref is not None)
+    return cached
 
 
 def analyze_python_file(code: str, path: str) -> ScriptAnalysis:
