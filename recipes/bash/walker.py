@@ -201,6 +201,9 @@ class _Analyzer(Commands):
 
     def substitutions(self, node: Any, ctx: _Ctx) -> None:
         """Commands inside `$(...)`, backticks and `<(...)` within a word run too."""
+        text = self.src[node.start_byte:node.end_byte]
+        if b"(" not in text and b"`" not in text:
+            return  # every substitution's text holds `(` (`$(`, `<(`, `>(`) or a backtick
         stack = [node]
         while stack:
             n = stack.pop()
@@ -457,6 +460,8 @@ class _Analyzer(Commands):
 
 
     def resolve(self, value: str) -> str:
+        if "$" not in value:
+            return value  # every expansion below starts with `$`
         def sub(m: re.Match) -> str:
             name = m.group(1) or m.group(4)
             if name in self.vars:
@@ -500,6 +505,8 @@ class _Analyzer(Commands):
     def value_condition(self, raw: str) -> str | None:
         """The conditions of the assignments a word's variables were last given under: the
         value of `"$SPEC_CONFIG"` set in an `if`/`else` branch holds only in that branch."""
+        if "$" not in raw:
+            return None
         conds: list[str] = []
         for m in _PARAM.finditer(raw):
             src = self.out.exports.get(m.group(1) or m.group(4) or "")
@@ -541,6 +548,11 @@ class _Analyzer(Commands):
         lines: list[int] = []
         conds: list[str | None] = []  # condition under which an array element was added
         for word, line, raw in words:
+            if "$" not in raw:  # no reference to expand (both patterns below need `$`)
+                out.append(self.resolve(word))
+                lines.append(line)
+                conds.append(None)
+                continue
             m = _ARRAY_REF.match(raw.strip())
             if m and m.group(1) in self.out.arrays:
                 for item in self.out.arrays[m.group(1)]:
