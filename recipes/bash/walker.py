@@ -100,13 +100,14 @@ class _Analyzer(Commands):
         """A word as the shell passes it after quote removal; expansions keep their spelling."""
         t = node.type
         if t == "word":
-            return _WORD_ESCAPE.sub(lambda m: m.group(1) or "", self.raw(node))
+            raw = self.raw(node)
+            return _WORD_ESCAPE.sub(lambda m: m.group(1) or "", raw) if "\\" in raw else raw
         if t == "raw_string":
             return self.raw(node)[1:-1]
         if t in ("string", "translated_string"):
             raw = self.raw(node)
             inner = raw[2:-1] if t == "translated_string" else raw[1:-1]
-            return _DQ_ESCAPE.sub(lambda m: m.group(1) or "", inner)
+            return _DQ_ESCAPE.sub(lambda m: m.group(1) or "", inner) if "\\" in inner else inner
         if t == "ansi_c_string":
             return re.sub(r"\\(.)", lambda m: _ANSI_ESCAPES.get(m.group(1), m.group(1)), self.raw(node)[2:-1])
         if t == "concatenation":
