@@ -246,7 +246,7 @@ class ServingView:
                 self._hits, self._hit_index = self.shared[key]
                 return self._hits
             if self.variant is not None:
-                cached = list(_variant_hits(self.variant))
+                cached = list(_shared_variant_hits(self.variant, self.shared))
             elif self.scripts:
                 cached = []  # the launcher's own analysis below has resolved values and conditions
             else:
@@ -303,22 +303,38 @@ def _kind_of(kp: tuple) -> str:
 
 
 def _variant_hits(variant: Any) -> Iterable[Hit]:
-    def walk(node: Any, kp: tuple) -> Iterable[Hit]:
+    origins = variant.origins
+
+    def walk(node: Any, kp: tuple, kp_line: int | None) -> Iterable[Hit]:
+        # `kp_line` is variant.line_of(*kp); a key's line is its own origin or that fallback.
         if isinstance(node, dict):
             for k, v in node.items():
                 here = kp + (k,)
-                line = variant.line_of(*here)
+                line = origins.get(here, kp_line)
                 yield Hit(name=str(k), value=v, path=variant.path, line=line, kind=_kind_of(here))
                 obj = json_object(v) if isinstance(v, str) else None
                 if obj is not None:
                     yield from _walk_json(obj, variant.path, line, str(k))
                 else:
-                    yield from walk(v, here)
+                    yield from walk(v, here, line)
         elif isinstance(node, list):
             for v in node:
-                yield from walk(v, kp)
+                yield from walk(v, kp, kp_line)
 
-    yield from walk(variant.data, ())
+    yield from walk(variant.data, (), variant.line_of())
+
+
+def _shared_variant_hits(variant: Any, shared: dict | None) -> list[Hit]:
+    """`_variant_hits`, computed once per variant and review: points served by one variant but
+    set up differently (worker counts) do not share their views' hits, but share these (Hits
+    are frozen; the list is copied by the caller)."""
+    if shared is None:
+        return list(_variant_hits(variant))
+    key = ("variant", id(variant))
+    found = shared.get(key)
+    if found is None or found[0] is not variant:  # the variant is kept, so its id is not reused
+        found = shared[key] = (variant, list(_variant_hits(variant)))
+    return found[1]
 
 
 def _effective_hits(eff: Any) -> Iterable[Hit]:
