@@ -27,7 +27,7 @@ from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import (
     MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script, python_file_runs,
 )
-from recipes.engines import display_name, engine_of, primary_framework
+from recipes.engines import display_name, engine_of, generation, primary_framework
 from recipes.srt import keypath_kind
 from recipes.values import flag_name as norm_name
 
@@ -119,6 +119,28 @@ class Hit:
 
     def evidence(self, note: str | None = None) -> Evidence:
         return Evidence(path=self.path, line=self.line, note=note)
+
+
+_KEYS: dict[str, str] = {}  # norm_name of a hit's name: a few hundred names recur in every view
+_NEW = object.__new__
+
+
+def _hit(name: str, value: Any, path: str, line: int | None, kind: str, condition: str | None = None,
+         parent: str | None = None) -> Hit:
+    """`Hit(...)` for the walks below, which build tens of thousands per review: the frozen
+    dataclass's __init__ sets each field through object.__setattr__; this fills the same
+    instance dict, in field order, at once."""
+    key = _KEYS.get(name) if type(name) is str else None  # (1 and True are one dict key)
+    if key is None:
+        key = norm_name(name)
+        if type(name) is str:
+            if len(_KEYS) > 65536:
+                _KEYS.clear()
+            _KEYS[name] = key
+    h = _NEW(Hit)
+    h.__dict__.update(name=name, value=value, path=path, line=line, kind=kind, condition=condition, parent=parent,
+                      key=key)
+    return h
 
 
 @dataclass
@@ -291,15 +313,29 @@ class ServingView:
 def _walk_json(obj: Any, path: str, line: int | None, parent: str, condition: str | None = None) -> Iterable[Hit]:
     if isinstance(obj, dict):
         for k, v in obj.items():
-            yield Hit(name=str(k), value=v, path=path, line=line, kind="json", parent=parent, condition=condition)
+            yield _hit(name=str(k), value=v, path=path, line=line, kind="json", parent=parent, condition=condition)
             yield from _walk_json(v, path, line, parent, condition)
     elif isinstance(obj, list):
         for v in obj:
             yield from _walk_json(v, path, line, parent, condition)
 
 
+_KINDS: dict[tuple, str] = {}
+_KINDS_GENERATION = [-1]
+
+
 def _kind_of(kp: tuple) -> str:
-    return keypath_kind(kp)
+    """keypath_kind, remembered per key path (every variant of a recipe format repeats the same
+    paths) until the engine registry it reads changes."""
+    if _KINDS_GENERATION[0] != generation():
+        _KINDS.clear()
+        _KINDS_GENERATION[0] = generation()
+    kind = _KINDS.get(kp)
+    if kind is None:
+        if len(_KINDS) > 65536:
+            _KINDS.clear()
+        kind = _KINDS[kp] = keypath_kind(kp)
+    return kind
 
 
 def _variant_hits(variant: Any) -> Iterable[Hit]:
@@ -311,7 +347,7 @@ def _variant_hits(variant: Any) -> Iterable[Hit]:
             for k, v in node.items():
                 here = kp + (k,)
                 line = origins.get(here, kp_line)
-                yield Hit(name=str(k), value=v, path=variant.path, line=line, kind=_kind_of(here))
+                yield _hit(name=str(k), value=v, path=variant.path, line=line, kind=_kind_of(here))
                 obj = json_object(v) if isinstance(v, str) else None
                 if obj is not None:
                     yield from _walk_json(obj, variant.path, line, str(k))
@@ -340,7 +376,7 @@ def _shared_variant_hits(variant: Any, shared: dict | None) -> list[Hit]:
 def _effective_hits(eff: Any) -> Iterable[Hit]:
     for kind, table in (("arg", eff.args), ("env", eff.env), ("client-env", eff.client_env)):
         for name, o in table.items():
-            yield Hit(name=name, value=o.value, path=o.path, line=o.line, kind=kind)
+            yield _hit(name=name, value=o.value, path=o.path, line=o.line, kind=kind)
             obj = json_object(o.value) if kind == "arg" else None
             if obj is not None:
                 yield from _walk_json(obj, o.path, o.line, name)
@@ -368,21 +404,21 @@ def _script_hits(use: ScriptUse) -> Iterable[Hit]:
             continue
         seen.add(key)
         value = loc.resolved if loc.resolved is not None else loc.value
-        yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env", condition=loc.condition)
+        yield _hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env", condition=loc.condition)
     for cmd in a.commands:
         if not use.runs(cmd.function):
             continue
         for name, loc in cmd.env.items():
             value = loc.resolved if loc.resolved is not None else loc.value
-            yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env",
-                      condition=loc.condition or cmd.condition)
+            yield _hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env",
+                       condition=loc.condition or cmd.condition)
     for launch in a.server_launches:
         if not use.runs(launch.function):
             continue
         for flag in launch.flag_list:
             value = flag.resolved if flag.resolved is not None else flag.value
-            yield Hit(name=flag.original or str(flag.value), value=value, path=use.path, line=flag.line,
-                      kind="script-flag", condition=flag.condition or launch.condition)
+            yield _hit(name=flag.original or str(flag.value), value=value, path=use.path, line=flag.line,
+                       kind="script-flag", condition=flag.condition or launch.condition)
         for fname, obj in launch.json_flags.items():
             f = launch.flags.get(fname)
             cond = (f.condition if f else None) or launch.condition
@@ -392,8 +428,8 @@ def _script_hits(use: ScriptUse) -> Iterable[Hit]:
 def _setting_hits(point: Any) -> Iterable[Hit]:
     for role, block in (point.workers or {}).items():
         for key, value in (block.get("settings") or {}).items():
-            yield Hit(name=key, value=value, path=point.source_path, line=point.source_line, kind="setting",
-                      parent=f"{role}.additional-settings")
+            yield _hit(name=key, value=value, path=point.source_path, line=point.source_line, kind="setting",
+                       parent=f"{role}.additional-settings")
 
 
 # --- script discovery ---------------------------------------------------------------------
