@@ -308,6 +308,12 @@ class _Analyzer(Commands):
                 self.redirect(c, ctx, redirects, words, heredocs, line, after)
             elif t == "comment":
                 continue
+            elif t == "word":  # most arguments: `value` and `substitutions` inlined on one decode
+                raw = self.raw(c)
+                words.append((_WORD_ESCAPE.sub(lambda m: m.group(1) or "", raw) if "\\" in raw else raw,
+                              c.start_point[0] + 1 + self.offset, raw))
+                if "(" in raw or "`" in raw:
+                    self.substitutions(c, ctx)
             else:
                 words.append((self.value(c), self.line(c), self.raw(c)))
                 self.substitutions(c, ctx)
