@@ -37,7 +37,8 @@ import re
 from checks.launch_path import VIA_RUN_BY
 from checks.fixes import FIXES_KEY, add_fix, value_fix
 from checks.result import CheckResult, Evidence
-from checks.serving import serving_views, ServingView, unlisted_agentic_views
+from checks.serving import serving_views, ServingView
+from checks.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import (
     changed_files_unavailable,
     dedupe,

@@ -43,7 +43,8 @@ import re
 from dataclasses import dataclass
 
 from checks.result import CheckResult, Evidence
-from checks.serving import resolve_reference, serving_views, unlisted_agentic_views
+from checks.serving import resolve_reference, serving_views
+from checks.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable, launch_evidence
 from checks.text import items_text, join, keys_text
 from recipes.engines import dist_name

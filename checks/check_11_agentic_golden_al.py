@@ -55,7 +55,8 @@ from checks.golden_al import (
 )
 from checks.launch_path import point_env
 from checks.result import CheckResult, Evidence
-from checks.serving import Hit, serving_views, ServingView, unlisted_agentic_views
+from checks.serving import Hit, serving_views, ServingView
+from checks.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable
 from checks.text import escape_inline, items_text, keys_text
 from recipes.values import as_float, flag_name as norm_name, is_enabled

@@ -471,6 +471,7 @@ SETUP_SCRIPT_KEY = "setup_script"
 MEMO_PATH = "launch_path:{key}"
 MEMO_ROOT = "launch_path.root:{key}"
 MEMO_RUNNERS = "launch_path.runners"
+MEMO_RUNNER_SCRIPTS = "launch_path.runner_scripts:{label}"
 
 
 @dataclass
@@ -552,8 +553,10 @@ def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
             cline = variant.line_of("benchmark", "command") or 1
             out.commands.append((variant.path, analyze_command_line(cmd, variant.path, cline)))
     if runners:
-        nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
-        for path in runner_scripts(repo, nodes, point.runner):
+        def scripts() -> list[str]:
+            nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
+            return runner_scripts(repo, nodes, point.runner)
+        for path in ctx.memo(MEMO_RUNNER_SCRIPTS.format(label=point.runner), scripts):
             out.files.append((path, f"runner for {point.runner}"))
     return out
 

@@ -31,7 +31,7 @@ from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import (
     MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script,
 )
-from recipes.engines import display_name, engine_of, primary_framework
+from recipes.engines import display_name, engine_of, generation
 from recipes.srt import keypath_kind
 from recipes.values import flag_name as norm_name
 
@@ -122,6 +122,28 @@ class Hit:
 
     def evidence(self, note: str | None = None) -> Evidence:
         return Evidence(path=self.path, line=self.line, note=note)
+
+
+_KEYS: dict[str, str] = {}  # norm_name of a hit's name: a few hundred names recur in every view
+_NEW = object.__new__
+
+
+def _hit(name: str, value: Any, path: str, line: int | None, kind: str, condition: str | None = None,
+         parent: str | None = None) -> Hit:
+    """`Hit(...)` for the walks below, which build tens of thousands per review: the frozen
+    dataclass's __init__ sets each field through object.__setattr__; this fills the same
+    instance dict, in field order, at once."""
+    key = _KEYS.get(name) if type(name) is str else None  # (1 and True are one dict key)
+    if key is None:
+        key = norm_name(name)
+        if type(name) is str:
+            if len(_KEYS) > 65536:
+                _KEYS.clear()
+            _KEYS[name] = key
+    h = _NEW(Hit)
+    h.__dict__.update(name=name, value=value, path=path, line=line, kind=kind, condition=condition, parent=parent,
+                      key=key)
+    return h
 
 
 @dataclass
@@ -254,7 +276,7 @@ class ServingView:
                 self._hits, self._hit_index = self.shared[key]
                 return self._hits
             if self.variant is not None:
-                cached = list(_variant_hits(self.variant))
+                cached = list(_shared_variant_hits(self.variant, self.shared))
             elif self.scripts:
                 cached = []  # the launcher's own analysis below has resolved values and conditions
             else:
@@ -301,40 +323,70 @@ class ServingView:
 def _walk_json(obj: Any, path: str, line: int | None, parent: str, condition: str | None = None) -> Iterable[Hit]:
     if isinstance(obj, dict):
         for k, v in obj.items():
-            yield Hit(name=str(k), value=v, path=path, line=line, kind="json", parent=parent, condition=condition)
+            yield _hit(name=str(k), value=v, path=path, line=line, kind="json", parent=parent, condition=condition)
             yield from _walk_json(v, path, line, parent, condition)
     elif isinstance(obj, list):
         for v in obj:
             yield from _walk_json(v, path, line, parent, condition)
 
 
+_KINDS: dict[tuple, str] = {}
+_KINDS_GENERATION = [-1]
+
+
 def _kind_of(kp: tuple) -> str:
-    return keypath_kind(kp)
+    """keypath_kind, remembered per key path (every variant of a recipe format repeats the same
+    paths) until the engine registry it reads changes."""
+    if _KINDS_GENERATION[0] != generation():
+        _KINDS.clear()
+        _KINDS_GENERATION[0] = generation()
+    kind = _KINDS.get(kp)
+    if kind is None:
+        if len(_KINDS) > 65536:
+            _KINDS.clear()
+        kind = _KINDS[kp] = keypath_kind(kp)
+    return kind
 
 
 def _variant_hits(variant: Any) -> Iterable[Hit]:
-    def walk(node: Any, kp: tuple) -> Iterable[Hit]:
+    origins = variant.origins
+
+    def walk(node: Any, kp: tuple, kp_line: int | None) -> Iterable[Hit]:
+        # `kp_line` is variant.line_of(*kp); a key's line is its own origin or that fallback.
         if isinstance(node, dict):
             for k, v in node.items():
                 here = kp + (k,)
-                line = variant.line_of(*here)
-                yield Hit(name=str(k), value=v, path=variant.path, line=line, kind=_kind_of(here))
+                line = origins.get(here, kp_line)
+                yield _hit(name=str(k), value=v, path=variant.path, line=line, kind=_kind_of(here))
                 obj = json_object(v) if isinstance(v, str) else None
                 if obj is not None:
                     yield from _walk_json(obj, variant.path, line, str(k))
                 else:
-                    yield from walk(v, here)
+                    yield from walk(v, here, line)
         elif isinstance(node, list):
             for v in node:
-                yield from walk(v, kp)
+                yield from walk(v, kp, kp_line)
 
-    yield from walk(variant.data, ())
+    yield from walk(variant.data, (), variant.line_of())
+
+
+def _shared_variant_hits(variant: Any, shared: dict | None) -> list[Hit]:
+    """`_variant_hits`, computed once per variant and review: points served by one variant but
+    set up differently (worker counts) do not share their views' hits, but share these (Hits
+    are frozen; the list is copied by the caller)."""
+    if shared is None:
+        return list(_variant_hits(variant))
+    key = ("variant", id(variant))
+    found = shared.get(key)
+    if found is None or found[0] is not variant:  # the variant is kept, so its id is not reused
+        found = shared[key] = (variant, list(_variant_hits(variant)))
+    return found[1]
 
 
 def _effective_hits(eff: Any) -> Iterable[Hit]:
     for kind, table in (("arg", eff.args), ("env", eff.env), ("client-env", eff.client_env)):
         for name, o in table.items():
-            yield Hit(name=name, value=o.value, path=o.path, line=o.line, kind=kind)
+            yield _hit(name=name, value=o.value, path=o.path, line=o.line, kind=kind)
             obj = json_object(o.value) if kind == "arg" else None
             if obj is not None:
                 yield from _walk_json(obj, o.path, o.line, name)
@@ -362,22 +414,22 @@ def _script_hits(use: ScriptUse) -> Iterable[Hit]:
             continue
         seen.add(key)
         value = loc.resolved if loc.resolved is not None else loc.value
-        yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env",
-                  condition=_expanded_condition(a, name, loc.line, loc.line, loc.condition))
+        yield _hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env",
+                   condition=_expanded_condition(a, name, loc.line, loc.line, loc.condition))
     for cmd in a.commands:
         if not use.runs(cmd.function):
             continue
         for name, loc in cmd.env.items():
             value = loc.resolved if loc.resolved is not None else loc.value
             cond = _expanded_condition(a, name, cmd.line, max(cmd.line, cmd.end_line), loc.condition or cmd.condition)
-            yield Hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env", condition=cond)
+            yield _hit(name=name, value=value, path=use.path, line=loc.line, kind="script-env", condition=cond)
     for launch in a.server_launches:
         if not use.runs(launch.function):
             continue
         for flag in launch.flag_list:
             value = flag.resolved if flag.resolved is not None else flag.value
-            yield Hit(name=flag.original or str(flag.value), value=value, path=use.path, line=flag.line,
-                      kind="script-flag", condition=flag.condition or launch.condition)
+            yield _hit(name=flag.original or str(flag.value), value=value, path=use.path, line=flag.line,
+                       kind="script-flag", condition=flag.condition or launch.condition)
         for fname, obj in launch.json_flags.items():
             f = launch.flags.get(fname)
             cond = (f.condition if f else None) or launch.condition
@@ -440,8 +492,8 @@ def _expanded_condition(a: ScriptAnalysis, name: str, first: int, last: int, con
 def _setting_hits(point: Any) -> Iterable[Hit]:
     for role, block in (point.workers or {}).items():
         for key, value in (block.get("settings") or {}).items():
-            yield Hit(name=key, value=value, path=point.source_path, line=point.source_line, kind="setting",
-                      parent=f"{role}.additional-settings")
+            yield _hit(name=key, value=value, path=point.source_path, line=point.source_line, kind="setting",
+                       parent=f"{role}.additional-settings")
 
 
 # --- script discovery ---------------------------------------------------------------------
@@ -605,55 +657,6 @@ def _python_file(ctx: Any, path: str) -> ScriptAnalysis | None:
 
     return ctx.memo(MEMO_PYTHON.format(path=path), build)
 
-
-
-@dataclass
-class _Unlisted:
-    point: Any
-    reasons: list[str]
-
-
-MEMO_UNLISTED = "serving.unlisted_agentic"
-MSG_UNLISTED_REASON = "added by this PR under {folder} without a master-config entry yet"
-_AGENTIC_NAME = re.compile(r"^(?P<prefix>[a-z0-9.]+?)_(?P<precision>[a-z]*(?:fp|bf|int)[0-9]+)_(?P<sku>[a-z0-9]+)"
-                           r"(?:_(?P<framework>[a-z][a-z-]*?))??(?P<mtp>_mtp)?\.sh$")
-
-
-def unlisted_agentic_views(ctx: Any) -> list[ServingView]:
-    """Views for agentic launcher scripts this PR adds under `<scripts>/single_node/agentic/` that
-    no master-config point runs yet: they are configs for Checks 9-11 all the same. The point is
-    read from the file name (spec 1.2: `<prefix>_<precision>_<sku>[_<framework>][_mtp].sh`) and
-    the engine from the script's server launch."""
-    def build() -> list[ServingView]:
-        from recipes.points import SCENARIO_AGENTIC, BenchmarkPoint, Launcher
-
-        files = ctx.snapshot.files
-        if not isinstance(files, list):
-            return []
-        repo = ctx.head_repo
-        folder = "/".join(p for p in (repo.layout.scripts_dir, "single_node", "agentic") if p)
-        launched = {p.launcher.path for p in repo.points if p.launcher is not None}
-        out: list[ServingView] = []
-        for f in files:
-            if f.status != "added" or posixpath.dirname(f.path) != folder or f.path in launched:
-                continue
-            m = _AGENTIC_NAME.match(posixpath.basename(f.path))
-            analysis = _analysis(ctx, f.path) if m else None
-            if analysis is None:
-                continue
-            engine = next((l.engine for l in analysis.server_launches if l.engine), None)
-            framework = m.group("framework") or (primary_framework(engine) if engine else None)
-            stem = posixpath.basename(f.path)[:-3]
-            point = BenchmarkPoint(
-                config_key=stem, scenario=SCENARIO_AGENTIC, spec_decoding="mtp" if m.group("mtp") else "none",
-                framework=framework, precision=m.group("precision"), model_prefix=m.group("prefix"),
-                launcher=Launcher(kind="script", path=f.path, exists=True), source_path=f.path, source_line=1,
-                point_id=f"{stem}:unlisted")
-            view = _build_view(ctx, _Unlisted(point=point, reasons=[MSG_UNLISTED_REASON.format(folder=folder)]))
-            out.append(view)
-        return out
-
-    return ctx.memo(MEMO_UNLISTED, build)
 
 
 def serving_views(ctx: Any) -> list[ServingView]:

@@ -45,6 +45,7 @@ IMPORT_LOOKUP_TARGET = "<path from an import lookup>"
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 _JSON_START = re.compile(r'^\s*(?:\{\s*["}]|\[)')
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+_PIP = re.compile(r"^pip\d*(?:\.\d+)?$")
 GIT_CODE_CHANGES = frozenset({"cherry-pick", "merge", "pull", "rebase", "revert"})
 
 
@@ -123,11 +124,12 @@ class Detectors:
         # How each engine's server is started comes from its profile (recipes/engines.py).
         modules, subcommands = engines.launch_modules(), engines.launch_subcommands()
         executables = engines.launch_executables()
+        runs_module = "-m" in argv  # `_python_module` finds nothing without it
         for i, word in enumerate(argv):
             base = word.rsplit("/", 1)[-1]
             engine = entry = None
             start = 0
-            m = _python_module(argv, i)
+            m = _python_module(argv, i) if runs_module else None
             if m is not None:
                 if argv[m] in modules:
                     engine, entry, start = modules[argv[m]], argv[m], m + 1
@@ -183,10 +185,12 @@ class Detectors:
         return sl
 
     def detect_pip(self, cmd: ShellCommand, argv: list[str]) -> None:
+        if "install" not in argv and "develop" not in argv and "bdist_wheel" not in argv:
+            return  # every form below names one of these words
         for i, word in enumerate(argv):
             base = word.rsplit("/", 1)[-1]
             rest: list[str] | None = None
-            if re.match(r"^pip\d*(?:\.\d+)?$", base) and "install" in argv[i + 1:i + 2]:
+            if _PIP.match(base) and "install" in argv[i + 1:i + 2]:
                 rest = argv[i + 2:]
             elif _PYTHON.match(base) and argv[i + 1:i + 4] == ["-m", "pip", "install"]:
                 rest = argv[i + 4:]

@@ -100,13 +100,14 @@ class _Analyzer(Commands):
         """A word as the shell passes it after quote removal; expansions keep their spelling."""
         t = node.type
         if t == "word":
-            return _WORD_ESCAPE.sub(lambda m: m.group(1) or "", self.raw(node))
+            raw = self.raw(node)
+            return _WORD_ESCAPE.sub(lambda m: m.group(1) or "", raw) if "\\" in raw else raw
         if t == "raw_string":
             return self.raw(node)[1:-1]
         if t in ("string", "translated_string"):
             raw = self.raw(node)
             inner = raw[2:-1] if t == "translated_string" else raw[1:-1]
-            return _DQ_ESCAPE.sub(lambda m: m.group(1) or "", inner)
+            return _DQ_ESCAPE.sub(lambda m: m.group(1) or "", inner) if "\\" in inner else inner
         if t == "ansi_c_string":
             return re.sub(r"\\(.)", lambda m: _ANSI_ESCAPES.get(m.group(1), m.group(1)), self.raw(node)[2:-1])
         if t == "concatenation":
@@ -201,6 +202,9 @@ class _Analyzer(Commands):
 
     def substitutions(self, node: Any, ctx: _Ctx) -> None:
         """Commands inside `$(...)`, backticks and `<(...)` within a word run too."""
+        text = self.src[node.start_byte:node.end_byte]
+        if b"(" not in text and b"`" not in text:
+            return  # every substitution's text holds `(` (`$(`, `<(`, `>(`) or a backtick
         stack = [node]
         while stack:
             n = stack.pop()
@@ -304,6 +308,12 @@ class _Analyzer(Commands):
                 self.redirect(c, ctx, redirects, words, heredocs, line, after)
             elif t == "comment":
                 continue
+            elif t == "word":  # most arguments: `value` and `substitutions` inlined on one decode
+                raw = self.raw(c)
+                words.append((_WORD_ESCAPE.sub(lambda m: m.group(1) or "", raw) if "\\" in raw else raw,
+                              c.start_point[0] + 1 + self.offset, raw))
+                if "(" in raw or "`" in raw:
+                    self.substitutions(c, ctx)
             else:
                 words.append((self.value(c), self.line(c), self.raw(c)))
                 self.substitutions(c, ctx)
@@ -457,6 +467,8 @@ class _Analyzer(Commands):
 
 
     def resolve(self, value: str) -> str:
+        if "$" not in value:
+            return value  # every expansion below starts with `$`
         def sub(m: re.Match) -> str:
             name = m.group(1) or m.group(4)
             if name in self.vars:
@@ -501,6 +513,8 @@ class _Analyzer(Commands):
     def value_condition(self, raw: str) -> str | None:
         """The conditions of the assignments a word's variables were last given under: the
         value of `"$SPEC_CONFIG"` set in an `if`/`else` branch holds only in that branch."""
+        if "$" not in raw:
+            return None
         conds: list[str] = []
         for m in _PARAM.finditer(raw):
             src = self.out.exports.get(m.group(1) or m.group(4) or "")
@@ -542,6 +556,11 @@ class _Analyzer(Commands):
         lines: list[int] = []
         conds: list[str | None] = []  # condition under which an array element was added
         for word, line, raw in words:
+            if "$" not in raw:  # no reference to expand (both patterns below need `$`)
+                out.append(self.resolve(word))
+                lines.append(line)
+                conds.append(None)
+                continue
             m = _ARRAY_REF.match(raw.strip())
             if m and m.group(1) in self.out.arrays:
                 for item in self.out.arrays[m.group(1)]:
