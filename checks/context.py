@@ -300,6 +300,9 @@ class ReviewContext:
         others = [p for p in recipe_edits if p not in masters]
         mentioned = lp.reach_names(self.head_repo, self.snapshot.head, others) if others else set()
         settings_edits = {p for p in others if len(mentioned) > len({o.rsplit("/", 1)[-1] for o in others})}
+        # Only runner entry scripts changed: the runner-chosen chain of a point of another label
+        # cannot run them (checks.launch_path.only_runner_entries).
+        entries_only = lp.only_runner_entries(self.head_repo, live)
         out: list[AffectedPoint] = []
         for point in head_points:
             key = getattr(point, "config_key", "")
@@ -327,7 +330,8 @@ class ReviewContext:
                 if roots.files or roots.commands:
                     reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own, point=point))
             if (live or settings_edits) and getattr(point, "launcher", None) is None:
-                chain = runner_chain(self, point)
+                skip = entries_only and not settings_edits and not live & set(lp.label_runner_scripts(self, point.runner))
+                chain = None if skip else runner_chain(self, point)
                 if chain is not None and live and (names is None or any(
                         p.rsplit("/", 1)[-1] in names for p, _ in chain.files)):
                     # The script the runner picks and what it runs (checks.runner_launch); of a chain

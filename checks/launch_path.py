@@ -553,12 +553,28 @@ def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
             cline = variant.line_of("benchmark", "command") or 1
             out.commands.append((variant.path, analyze_command_line(cmd, variant.path, cline)))
     if runners:
-        def scripts() -> list[str]:
-            nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
-            return runner_scripts(repo, nodes, point.runner)
-        for path in ctx.memo(MEMO_RUNNER_SCRIPTS.format(label=point.runner), scripts):
+        for path in label_runner_scripts(ctx, point.runner):
             out.files.append((path, f"runner for {point.runner}"))
     return out
+
+
+def label_runner_scripts(ctx: Any, label: str | None) -> list[str]:
+    """The runner scripts of a runner label (`runner_scripts`), once per review."""
+    def scripts() -> list[str]:
+        nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(ctx.head_repo, ctx.snapshot.head))
+        return runner_scripts(ctx.head_repo, nodes, label)
+    return ctx.memo(MEMO_RUNNER_SCRIPTS.format(label=label), scripts)
+
+
+def only_runner_entries(repo: Any, live: Iterable[str]) -> bool:
+    """Whether every changed file is a runner entry script (`runners/launch_<node>.sh`). The
+    sweep starts exactly one per job, on one of its own nodes: such a file is on the launch
+    path of its label's points only, so a point of another label whose runner picks its script
+    at run time need not walk that chain to learn it is not affected."""
+    live = list(live)
+    folder = repo.layout.rel("runners")
+    return bool(live) and all(posixpath.dirname(p) == folder and posixpath.basename(p).startswith("launch_")
+                              for p in live)
 
 
 def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
