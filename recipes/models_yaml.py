@@ -1,22 +1,11 @@
 """The model-settings program of the AMD disagg server scripts, read without running it.
 
 `benchmarks/multi_node/amd_utils/server_sglang.sh` (and `server_vllm.sh`) set their
-per-model server flags with an inline program:
-
-    eval "$(python3 -c "
-    config_path = '${MODELS_YAML}'
-    model_name = '${MODEL_NAME}'
-    is_agentic = '${IS_AGENTIC:-0}'.strip().lower() in (<the true words>)
-    model_key = f'{model_name}-AgentX' if is_agentic else f'{model_name}-DI'
-    with open(config_path) as f:
-        models = yaml.safe_load(f)
-    if model_key not in models:
-        if model_name in models:
-            model_key = model_name
-        ...
-    m = models[model_key]
-    print(f'MODEL_BASE_FLAGS=\"{m.get(\"base_flags\", \"\")}\"')
-    ...")"
+per-model server flags with an inline Python program run as `eval "$(python3 -c "...")"`.
+In outline, it yaml-loads the file a `${MODELS_YAML}` names, picks the entry `<MODEL_NAME>-AgentX`
+when `IS_AGENTIC` is true and `<MODEL_NAME>-DI` otherwise (falling back to the bare name when
+that key is absent), and prints one `NAME="<field of the entry, or a default>"` line per
+shell variable (`MODEL_BASE_FLAGS`, `MODEL_MTP_FLAGS`, prefill/decode settings, ...).
 
 `read_program` recognises that shape from the program's syntax tree (the text as bash hands
 it to Python: `\\"` already `"`): the file it loads (a string, usually a `${VAR}` the caller

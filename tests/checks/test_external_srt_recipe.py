@@ -271,7 +271,7 @@ def test_hostile_clones_and_paths_are_never_read():
 
 
 def test_a_folder_copy_whose_landing_place_depends_on_the_disk_is_not_trusted():
-    from checks.srt_checkout import Checkout, Copy, _copy
+    from checks.srt_checkout import Checkout, _copy
 
     folder = _copy(["cp", "-r", "$GITHUB_WORKSPACE/benchmarks/x/kimi", "recipes/kimi"], 3)
     assert folder is not None and not folder.certain  # recipes/kimi or recipes/kimi/kimi
