@@ -42,6 +42,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from checks.launch_path import file_change, read_analysis
 from checks.result import CheckResult, Evidence
 from checks.serving import resolve_reference, serving_views
 from checks.serving_unlisted import unlisted_agentic_views
@@ -247,11 +248,43 @@ def _diff_patches(ctx) -> list[Patch]:
     return out
 
 
+MEMO_CHANGE = "check10.change:{path}"
+
+
+def _introduced(ctx, patch: Patch, changed: frozenset) -> bool:
+    """Whether this PR introduces the patch: its file is new, or not shell, or the PR changed a
+    line of the patching command (the command's own lines and a heredoc it writes). A PR that
+    edits another line of a file holding an older patch does not introduce that patch: the
+    waiver it needs is the introducing PR's, already on the target branch."""
+    if patch.path not in changed:
+        return False
+    files = ctx.snapshot.files if isinstance(ctx.snapshot.files, list) else []
+    f = next((f for f in files if f.path == patch.path), None)
+    if f is None or patch.line is None:
+        return True
+    change = ctx.memo(MEMO_CHANGE.format(path=patch.path), lambda: file_change(
+        ctx.snapshot.base, ctx.snapshot.head, f.path, f.status, f.previous_path))
+    if change.whole is not None:
+        return True
+    analysis = read_analysis(ctx.snapshot.head, patch.path)
+    last = patch.line
+    if analysis is not None:
+        for c in analysis.commands:
+            if c.line == patch.line:
+                last = max(last, c.end_line)
+        for h in analysis.heredocs:
+            if h.line == patch.line:
+                last = max(last, h.body_line + h.body.count("\n") + 1)
+    return any(patch.line <= n <= last for n in change.lines)
+
+
 def _names(patch: Patch) -> set[str]:
     """Words a waiver may use to name a patch: the patching file and the patched target."""
     out = {patch.path.rsplit("/", 1)[-1]}
     if patch.target:
-        out.add(patch.target.rstrip("/").rsplit("/", 1)[-1])
+        last = patch.target.rstrip("/").rsplit("/", 1)[-1]
+        if not re.search(r"[$`()\s]", last):  # `$(python3 -c ...)`: a target known only at run time names nothing
+            out.add(last)
     return {n for n in out if n}
 
 
@@ -302,8 +335,8 @@ class NoEnginePatchesCheck:
             return CheckResult.passed(MSG_PASS_CLEAN.format(keys=keys_text(v.config_key for v in views), launch=launch),
                                       *launch_evidence(views))
         changed = ctx.changed_paths if isinstance(ctx.changed_paths, frozenset) else frozenset()
-        new = [p for p in patches if p.path in changed]
-        old = [p for p in patches if p.path not in changed]
+        new = [p for p in patches if _introduced(ctx, p, changed)]
+        old = [p for p in patches if p not in new]
         waiver_dir = ctx.head_repo.layout.waiver_dir
         problems: list[str] = []
         evidence: list[Evidence] = []
