@@ -42,7 +42,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from checks.launch_path import file_change, read_analysis
+from checks.launch_path import changed_file, read_analysis
 from checks.result import CheckResult, Evidence
 from checks.serving import resolve_reference, serving_views
 from checks.serving_unlisted import unlisted_agentic_views
@@ -248,9 +248,6 @@ def _diff_patches(ctx) -> list[Patch]:
     return out
 
 
-MEMO_CHANGE = "check10.change:{path}"
-
-
 def _introduced(ctx, patch: Patch, changed: frozenset) -> bool:
     """Whether this PR introduces the patch: its file is new, or not shell, or the PR changed a
     line of the patching command (the command's own lines and a heredoc it writes). A PR that
@@ -262,8 +259,7 @@ def _introduced(ctx, patch: Patch, changed: frozenset) -> bool:
     f = next((f for f in files if f.path == patch.path), None)
     if f is None or patch.line is None:
         return True
-    change = ctx.memo(MEMO_CHANGE.format(path=patch.path), lambda: file_change(
-        ctx.snapshot.base, ctx.snapshot.head, f.path, f.status, f.previous_path))
+    change = changed_file(ctx, f)
     if change.whole is not None:
         return True
     analysis = read_analysis(ctx.snapshot.head, patch.path)

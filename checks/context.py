@@ -288,8 +288,8 @@ class ReviewContext:
         for f in files:
             for path in (f.path, f.previous_path):
                 if path in runnable and path not in changes:
-                    changes[path] = lp.file_change(self.snapshot.base, self.snapshot.head, path, f.status,
-                                                   f.previous_path)
+                    changes[path] = lp.changed_file(self, f) if path == f.path else lp.file_change(
+                        self.snapshot.base, self.snapshot.head, path, f.status, f.previous_path)
         live = {p for p, c in changes.items() if not c.empty}
         names = (lp.reach_names(self.head_repo, self.snapshot.head, live) or None) if live else None
 

@@ -337,6 +337,16 @@ def file_change(base_src: Any, head_src: Any, path: str, status: str, previous: 
     return FileChange(path=path, top=a.top != b.top, functions=funcs, lines=_changed_lines(a.lines, b.lines))
 
 
+MEMO_CHANGE = "launch_path.change:{path}"
+
+
+def changed_file(ctx: Any, f: Any) -> FileChange:
+    """`file_change` of one changed file of the PR (an entry of `ctx.snapshot.files`), once per
+    review: the affected rule and Check 10's "which PR introduced this patch" read the same one."""
+    return ctx.memo(MEMO_CHANGE.format(path=f.path), lambda: file_change(
+        ctx.snapshot.base, ctx.snapshot.head, f.path, f.status, f.previous_path))
+
+
 def _changed_lines(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]:
     """Head-side line numbers (1-based) of changed code; a deletion marks its neighbours."""
     import difflib
@@ -572,9 +582,8 @@ def only_runner_entries(repo: Any, live: Iterable[str]) -> bool:
     path of its label's points only, so a point of another label whose runner picks its script
     at run time need not walk that chain to learn it is not affected."""
     live = list(live)
-    folder = repo.layout.rel("runners")
-    return bool(live) and all(posixpath.dirname(p) == folder and posixpath.basename(p).startswith("launch_")
-                              for p in live)
+    entry = re.compile(re.escape(repo.layout.rel(RUNNER_SCRIPT)).replace(re.escape("{node}"), "[^/]+") + "$")
+    return bool(live) and all(entry.match(p) for p in live)
 
 
 def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:

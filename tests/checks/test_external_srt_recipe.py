@@ -159,14 +159,17 @@ def test_a_repository_outside_the_policy_is_not_read():
     assert rows[9].status.value == "FAIL" and "not a recipe repository the bot reads" in rows[9].reason
 
 
+# runners/launch_b200-dgxc.sh copies trtllm/kimi-k2.5/disagg/... over recipes/trtllm/kimi-k25-nvfp4/...
+KIMI_CONFIG = "recipes/trtllm/kimi-k25-nvfp4/b200-fp4/1k1k.yaml"
+KIMI_SOURCE = "benchmarks/multi_node/srt-slurm-recipes/trtllm/kimi-k2.5/disagg/trtllm_dynamo/b200-fp4/1k1k.yaml"
+KIMI_RUNNER = RUNNER.replace("    git checkout v1.0.26\n", "    git checkout v1.0.26\n    mkdir -p recipes/trtllm/kimi-k25-nvfp4\n"
+                             "    cp -rT \"$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/trtllm/kimi-k2.5/disagg/"
+                             "trtllm_dynamo/b200-fp4\" recipes/trtllm/kimi-k25-nvfp4/b200-fp4\n")
+KIMI_MASTER = MASTER.replace(CONFIG, KIMI_CONFIG).replace("model-prefix: dsr1", "model-prefix: kimik2.5")
+
+
 def test_a_folder_the_runner_copies_into_the_checkout_is_read_from_this_repository():
-    # runners/launch_b200-dgxc.sh copies trtllm/kimi-k2.5/disagg/... over recipes/trtllm/kimi-k25-nvfp4/...
-    config = "recipes/trtllm/kimi-k25-nvfp4/b200-fp4/1k1k.yaml"
-    source = "benchmarks/multi_node/srt-slurm-recipes/trtllm/kimi-k2.5/disagg/trtllm_dynamo/b200-fp4/1k1k.yaml"
-    runner = RUNNER.replace("    git checkout v1.0.26\n", "    git checkout v1.0.26\n    mkdir -p recipes/trtllm/kimi-k25-nvfp4\n"
-                            "    cp -rT \"$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/trtllm/kimi-k2.5/disagg/"
-                            "trtllm_dynamo/b200-fp4\" recipes/trtllm/kimi-k25-nvfp4/b200-fp4\n")
-    master = MASTER.replace(CONFIG, config).replace("model-prefix: dsr1", "model-prefix: kimik2.5")
+    source, runner, master = KIMI_SOURCE, KIMI_RUNNER, KIMI_MASTER
     reader = Reader({})
     rows = _rows({source: RECIPE}, runner=runner, reader=reader, master=master)
     assert reader.asked == []  # the copy provides it: no clone is read
@@ -190,12 +193,7 @@ def test_no_runner_clone_keeps_the_not_in_this_repository_reason():
 
 
 def test_an_edit_of_a_copied_folder_affects_the_points_whose_recipe_it_is():
-    config = "recipes/trtllm/kimi-k25-nvfp4/b200-fp4/1k1k.yaml"
-    source = "benchmarks/multi_node/srt-slurm-recipes/trtllm/kimi-k2.5/disagg/trtllm_dynamo/b200-fp4/1k1k.yaml"
-    runner = RUNNER.replace("    git checkout v1.0.26\n", "    git checkout v1.0.26\n    cp -rT \"$GITHUB_WORKSPACE/benchmarks/"
-                            "multi_node/srt-slurm-recipes/trtllm/kimi-k2.5/disagg/trtllm_dynamo/b200-fp4\" "
-                            "recipes/trtllm/kimi-k25-nvfp4/b200-fp4\n")
-    master = MASTER.replace(CONFIG, config).replace("model-prefix: dsr1", "model-prefix: kimik2.5")
+    source, runner, master = KIMI_SOURCE, KIMI_RUNNER, KIMI_MASTER
     tree = {"configs/nvidia-master.yaml": master, "configs/runners.yaml": RUNNERS, "runners/launch_gb200-nv.sh": runner}
     edited = RECIPE.replace("concurrencies: '4'}", "concurrencies: '4', use_chat_template: false}")
     snap = build_snapshot({"base": {**tree, source: RECIPE}, "head": {source: edited}})
