@@ -47,15 +47,21 @@ def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
     cond = _GROUP_OPEN.sub("( ", _GROUP_CLOSE.sub(" )", cond))  # `{ a || b; }` groups like `( a || b )`
     parts = _conjuncts(cond)
     if len(parts) == 1:
-        return _evaluate_condition(cond, items)
+        return _evaluate_condition(cond, _named(cond, items))
     result: bool | None = True
     for part in parts:
-        value = _evaluate_condition(part, items)
+        value = _evaluate_condition(part, _named(part, items))
         if value is False:
             return False
         if value is None:
             result = None
     return result
+
+
+def _named(text: str, items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """The variables a condition's text can read (it reads them only by name), so that points
+    differing in others share one evaluation: every point of a runner differs in EXP_NAME."""
+    return tuple(kv for kv in items if kv[0] in text)
 
 
 @functools.lru_cache(maxsize=4096)

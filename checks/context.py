@@ -326,7 +326,7 @@ class ReviewContext:
                 if extra in changed_files and extra != launcher:
                     reasons.append(f"referenced {extra} changed")
             if live:
-                roots = lp.candidate_roots(lp.point_roots(self, point, runners=True), names)
+                roots = lp.candidate_roots(lp.point_roots(self, point, runners=True, names=names), names)
                 if roots.files or roots.commands:
                     reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own, point=point))
             if (live or settings_edits) and getattr(point, "launcher", None) is None:

@@ -518,8 +518,24 @@ def srt_config_script(repo: Any, ref: str, recipe_path: str) -> str | None:
     return None
 
 
-def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
-    """The roots of a point's launch path at the head (see the module docstring, rule 3)."""
+def _may_name(repo: Any, path: str, names: set[str]) -> bool:
+    """Whether the recipe file at `path` can name one of `names` in a value: its text holds one,
+    or a backslash (a double-quoted YAML escape can spell a name its text does not hold)."""
+    try:
+        data = repo.src.read(path)
+    except Exception:  # noqa: BLE001 - unreadable here: read it the usual way
+        return True
+    if data is None or b"\\" in data:
+        return True
+    return any(n.encode() in data for n in names)
+
+
+def point_roots(ctx: Any, point: Any, *, runners: bool, names: set[str] | None = None) -> PointRoots:
+    """The roots of a point's launch path at the head (see the module docstring, rule 3).
+
+    With `names` (the file names that can lead to a changed file, `reach_names`), a recipe of
+    this repository whose text names none of them is not parsed: the roots it gives (its
+    `setup_script` and benchmark command) could not pass `candidate_roots` anyway."""
     from checks.result import split_external
     from checks.srt_checkout import cloned_script, cloned_setup, cloned_variant, is_cloned, point_checkout
 
@@ -528,7 +544,9 @@ def point_roots(ctx: Any, point: Any, *, runners: bool) -> PointRoots:
     launcher = point.launcher
     if launcher is not None and launcher.kind == "script" and launcher.exists is not False:
         out.files.append((launcher.path, "launcher"))
-    variant = repo.variant_for(point) if launcher is not None and launcher.kind != "script" else None
+    in_repo = launcher is not None and launcher.kind != "script" and (
+        names is None or launcher.exists is False or _may_name(repo, launcher.path, names))
+    variant = repo.variant_for(point) if in_repo else None
     checkout = None
     if variant is None and is_cloned(launcher):
         # The recipe the runner's srt-slurm checkout holds (checks.srt_checkout). For the

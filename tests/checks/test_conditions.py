@@ -42,3 +42,16 @@ def test_grouping_inside_one_double_bracket_test_is_kept():
     assert evaluate_condition('[[ $MODEL_PREFIX == "dsr1)" ]]', {**ENV, "MODEL_PREFIX": "dsr1)"}) is True
     # Unbalanced grouping is unknown, never a guess.
     assert evaluate_condition('[[ ( $MODEL_PREFIX == dsr1 ]]', ENV) is None
+
+
+def test_a_condition_reads_only_the_variables_it_names_and_each_one_it_does():
+    # Evaluations are shared between points whose other variables differ; a variable whose
+    # name is part of another's must still be read, and one set to another value must count.
+    cond = '[[ "$MODEL_PREFIX" == "dsv4" && $PREFIX == x ]]'
+    shared = {"MODEL_PREFIX": "dsv4", "PREFIX": "x"}
+    assert evaluate_condition(cond, {**shared, "EXP_NAME": "dsv4_1k1k"}) is True
+    assert evaluate_condition(cond, {**shared, "EXP_NAME": "dsv4_8k1k"}) is True
+    assert evaluate_condition(cond, {**shared, "PREFIX": "y"}) is False
+    assert evaluate_condition(cond, {"MODEL_PREFIX": "dsv4"}) is None
+    assert evaluate_condition("X matches dsv4*", {"X": "dsv4-pro", "Y": "1"}) is None  # not a variable
+    assert evaluate_condition("$X matches dsv4*", {"X": "dsv4-pro", "Y": "1"}) is True

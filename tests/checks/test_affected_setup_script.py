@@ -1,0 +1,37 @@
+"""A recipe's setup_script is on its points' launch path (checks.launch_path rule 3), however the
+recipe spells it. The affected rule skips parsing a recipe whose text names no changed file
+(`point_roots(names=...)`); a name a YAML escape spells must not slip through that filter."""
+from __future__ import annotations
+
+from checks.context import ReviewContext
+from tests.builders import RUNNERS, build_snapshot
+from tests.recipes.test_history_layouts import MN_MASTER, MN_RECIPE, RECIPE
+
+SETUP = "benchmarks/multi_node/srt-slurm-recipes/configs/kimik3-config-compat.sh"
+OTHER = "benchmarks/multi_node/srt-slurm-recipes/configs/unrelated.sh"
+KEY = "kimik3-fp4-h200-dynamo-vllm"
+
+
+def _affected(recipe: str, changed: str = SETUP) -> list:
+    base = {**RUNNERS, "configs/nvidia-master.yaml": MN_MASTER, RECIPE: recipe,
+            SETUP: "#!/bin/bash\necho ready\n", OTHER: "#!/bin/bash\necho other\n"}
+    head = {changed: "#!/bin/bash\necho changed\n"}
+    return ReviewContext(build_snapshot(base=base, head=head)).affected.points
+
+
+def test_editing_the_setup_script_affects_the_points_whose_recipe_runs_it():
+    points = _affected(MN_RECIPE)
+    assert {p.point.config_key for p in points} == {KEY}
+    assert any("kimik3-config-compat.sh" in r for p in points for r in p.reasons), [p.reasons for p in points]
+
+
+def test_a_setup_script_name_spelled_by_a_yaml_escape_still_counts():
+    # "\x2e" is ".": the recipe's text does not hold `kimik3-config-compat.sh`, its value does.
+    escaped = MN_RECIPE.replace("setup_script: kimik3-config-compat.sh", 'setup_script: "kimik3-config-compat\\x2esh"')
+    assert "kimik3-config-compat.sh" not in escaped
+    points = _affected(escaped)
+    assert {p.point.config_key for p in points} == {KEY}, [p.reasons for p in points]
+
+
+def test_a_script_the_recipe_does_not_run_affects_nothing():
+    assert _affected(MN_RECIPE, changed=OTHER) == []
