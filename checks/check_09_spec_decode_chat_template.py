@@ -33,6 +33,7 @@ How to fix:
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from checks.launch_path import VIA_RUN_BY
 from checks.fixes import FIXES_KEY, add_fix, value_fix
@@ -128,22 +129,40 @@ def _implied_flags(v: ServingView) -> dict[str, str]:
     """Client-helper flags that turn the chat template on, read from the helpers' option
     handling: a `case "$1"` arm `--dsv4)` that sets `use_chat_template=true` (benchmark_lib.sh's
     `run_benchmark_serving`) makes `--dsv4` imply it. Flag -> where the helper says so."""
-    wanted = norm_name(CHAT_ENV)
     out: dict[str, str] = {}
     for use in v.scripts:
-        for name, loc, _exported in use.analysis.assignments:
-            if norm_name(name) != wanted or not loc.condition:
-                continue
-            if not is_enabled(loc.resolved if loc.resolved is not None else loc.value):
-                continue
-            for part in loc.condition.split(" && "):
-                m = _CASE_ARM.match(part.strip())
-                if m:
-                    for flag in m.group(1).split("|"):
-                        flag = flag.strip().strip("'\"")
-                        if flag.startswith("--"):
-                            out.setdefault(norm_name(flag), f"{use.path}:{loc.line}")
+        for flag, line in _arm_flags(use.analysis):
+            out.setdefault(flag, f"{use.path}:{line}")
     return out
+
+
+# Per analysis (kept alive beside its id): every view of a script's points asks the same.
+_ARM_FLAGS: dict[int, tuple[Any, list[tuple[str, int]]]] = {}
+
+
+def _arm_flags(analysis: Any) -> list[tuple[str, int]]:
+    """(flag, line) of each case arm of the script that sets the chat-template variable."""
+    hit = _ARM_FLAGS.get(id(analysis))
+    if hit is not None and hit[0] is analysis:
+        return hit[1]
+    wanted = norm_name(CHAT_ENV)
+    found: list[tuple[str, int]] = []
+    for name, loc, _exported in analysis.assignments:
+        if norm_name(name) != wanted or not loc.condition:
+            continue
+        if not is_enabled(loc.resolved if loc.resolved is not None else loc.value):
+            continue
+        for part in loc.condition.split(" && "):
+            m = _CASE_ARM.match(part.strip())
+            if m:
+                for flag in m.group(1).split("|"):
+                    flag = flag.strip().strip("'\"")
+                    if flag.startswith("--"):
+                        found.append((norm_name(flag), loc.line))
+    if len(_ARM_FLAGS) > 1024:
+        _ARM_FLAGS.clear()
+    _ARM_FLAGS[id(analysis)] = (analysis, found)
+    return found
 
 
 def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:

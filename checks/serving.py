@@ -531,12 +531,24 @@ def _add_use(view: ServingView, use: ScriptUse, trusted: Iterable[str] = (), rea
         view.script_gap_evidence = Evidence(path=bad.path or use.path, line=bad.line, unavailable=True)
 
 
+def _unreadable(ctx: Any, path: str) -> str | None:
+    """Why a file on a point's launch path cannot be read, or None; once per file and review."""
+    known = ctx.memo(MEMO_UNREADABLE, dict)
+    if path not in known:
+        reason = ctx.snapshot.unreadable.get(path)
+        if not reason and not path.endswith((".yaml", ".yml")):
+            data = ctx.snapshot.head.read(path)
+            if data is not None and len(data) > MAX_SCRIPT_CHARS:
+                reason = MSG_SCRIPT_TOO_LARGE.format(path=path, size=len(data), limit=MAX_SCRIPT_CHARS)
+        known[path] = reason
+    return known[path]
+
+
+MEMO_UNREADABLE = "serving.unreadable"
+
+
 def _check_readable(ctx: Any, view: ServingView, path: str) -> None:
-    reason = ctx.snapshot.unreadable.get(path)
-    if not reason and not path.endswith((".yaml", ".yml")):
-        data = ctx.snapshot.head.read(path)
-        if data is not None and len(data) > MAX_SCRIPT_CHARS:
-            reason = MSG_SCRIPT_TOO_LARGE.format(path=path, size=len(data), limit=MAX_SCRIPT_CHARS)
+    reason = _unreadable(ctx, path)
     if reason and view.unavailable is None:
         view.unavailable = MSG_FILE_UNREADABLE.format(path=path, reason=reason)
         view.unavailable_evidence = Evidence(path=path, unavailable=True, note=reason)

@@ -8,7 +8,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import Finding, RecipeError
-from .yamlio import YamlDoc, decode_text, load_yaml
+from .yamlio import ANCHOR_RE, YamlDoc, decode_text, load_yaml
 
 KEY_CONFIG_KEYS = "config-keys"
 KEY_DESCRIPTION = "description"
@@ -190,6 +190,88 @@ def parse_changelog(data: bytes, path: str) -> Changelog:
     return _parse(data, path)
 
 
+# --- parsing item by item --------------------------------------------------------------------
+# A PR whose head does not keep the base's bytes as a prefix (a quarter of the real history:
+# an entry inserted above others, an old one reworded) makes both whole files be parsed, 750 KB
+# each. A plain changelog is a block sequence of independent items, so each top-level item is
+# parsed on its own and kept by its text: an item base and head share is parsed once, wherever
+# it sits. Anything but that plain shape, or an item that does not parse on its own, is parsed
+# whole (the whole parse then reports), so the result is always the whole parse's.
+_ITEM_CACHE: dict[str, tuple[Any, dict]] = {}
+ITEM_CACHE_SIZE = 8192
+
+
+def clear_item_cache() -> None:
+    _ITEM_CACHE.clear()
+
+
+def _top_level_items(text: str) -> list[tuple[int, str]] | None:
+    """(first line, text) of each top-level item, or None unless the file is a plain block
+    sequence: every line at column 0 starts an item (`- `) or is a comment, and no anchor,
+    document marker, directive or CR is anywhere."""
+    if text.startswith("\ufeff") or "\r" in text or ANCHOR_RE.search(text):
+        return None
+    lines = text.split("\n")
+    starts: list[int] = []
+    for i, line in enumerate(lines):
+        if not line or line[0] in " #":
+            continue
+        if not line.startswith("- "):
+            return None  # `---`, `%YAML`, a mapping, a flow collection or a scalar at column 0
+        starts.append(i)
+    if not starts or any(ln.strip() and not ln.lstrip().startswith("#") for ln in lines[:starts[0]]):
+        return None
+    # Each item's exact text, from its first line to the next item's (its last newline and any
+    # blank lines after it belong to it: a `|+` scalar keeps them).
+    offsets, at = [], 0
+    for line in lines:
+        offsets.append(at)
+        at += len(line) + 1
+    cuts = [offsets[i] for i in starts] + [len(text)]
+    return [(i + 1, text[a:b]) for i, a, b in zip(starts, cuts, cuts[1:])]
+
+
+def _item(text: str, path: str) -> tuple[Any, dict] | None:
+    """One item's value and its key-path lines (relative to the item's first line), or None
+    when it does not parse on its own as exactly one sequence item."""
+    hit = _ITEM_CACHE.get(text)
+    if hit is None:
+        try:
+            doc = load_yaml(text, path)
+        except RecipeError:
+            return None
+        if not isinstance(doc.data, list) or len(doc.data) != 1:
+            return None
+        hit = (doc.data[0], doc.lines)
+        if len(_ITEM_CACHE) >= ITEM_CACHE_SIZE:
+            _ITEM_CACHE.clear()
+        _ITEM_CACHE[text] = hit
+    return hit
+
+
+def _parse_by_item(data: bytes, path: str) -> Changelog | None:
+    """`_parse`, item by item (see above); None when the file is not of the plain shape."""
+    try:
+        text = decode_text(data, path)
+    except RecipeError:
+        return None
+    items = _top_level_items(text)
+    if items is None:
+        return None
+    parsed = [_item(chunk, path) for _, chunk in items]
+    if any(p is None for p in parsed):
+        return None
+    log = Changelog(path=path)
+    for i, ((first, _), (raw, rel)) in enumerate(zip(items, parsed)):
+        # The item's lines as the whole parse gives them: index i, shifted to the file's line.
+        lines = {(i, *k[1:]): v + first - 1 for k, v in rel.items() if k}
+        lines.setdefault((i,), rel.get((), 1) + first - 1)
+        entry = _entry(raw, i, YamlDoc(path=path, data=None, lines=lines), path, log.findings)
+        if entry is not None:
+            log.entries.append(entry)
+    return log
+
+
 def _line_at(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
@@ -298,8 +380,8 @@ def diff_changelog(base: bytes | None, head: bytes | None, path: str) -> Changel
         "existing changelog bytes were changed (the file is append-only; add new entries at the end)",
         "changelog-prefix",
     ))
-    head_log = _parse(head, path)
-    base_log = _parse(base_bytes, path)
+    head_log = _parse_by_item(head, path) or _parse(head, path)
+    base_log = _parse_by_item(base_bytes, path) or _parse(base_bytes, path)
     diff.findings.extend(head_log.findings)
     remaining: dict[tuple, int] = {}
     for e in base_log.entries:

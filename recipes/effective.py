@@ -135,6 +135,40 @@ def effective_config(
     return out
 
 
+# A variant's args and env Origins, per variant: the same for every point it serves (Origins
+# are frozen, so shared). Keyed by id with the variant kept alive, so an id is never reused.
+_VARIANT_ORIGINS: dict[int, tuple[Variant, tuple[dict, dict, dict]]] = {}
+_VARIANT_ORIGINS_MAX = 8192
+
+
+def _variant_origins(v: Variant) -> tuple[dict[str, Origin], dict[str, Origin], dict[str, Origin]]:
+    hit = _VARIANT_ORIGINS.get(id(v))
+    if hit is not None and hit[0] is v:
+        return hit[1]
+
+    def o(value: Any, *keys: Any) -> Origin:
+        return Origin(value=value, path=v.path, line=v.line_of(*keys))
+
+    args: dict[str, Origin] = {}
+    env: dict[str, Origin] = {}
+    client: dict[str, Origin] = {}
+    role = v.generation_role
+    roles = [role] + [r for r in v.roles if r != role]
+    for r in reversed(roles):  # the generation role's values win
+        for k, val in v.args(r).items():
+            args[str(k)] = o(val, *v.role_path(r, "args"), k)
+        for k, val in v.env(r).items():
+            env[str(k)] = o(val, *v.role_path(r, "env"), k)
+    for k, val in v.environment.items():
+        env[str(k)] = o(val, "environment", k)
+    for k, val in v.benchmark_env.items():
+        client[str(k)] = o(val, "benchmark", "env", k)
+    if len(_VARIANT_ORIGINS) >= _VARIANT_ORIGINS_MAX:
+        _VARIANT_ORIGINS.clear()
+    _VARIANT_ORIGINS[id(v)] = (v, (args, env, client))
+    return args, env, client
+
+
 def _from_variant(out: EffectiveConfig, point: BenchmarkPoint, v: Variant) -> None:
     out.source = "multinode-recipe" if point.multinode else "srt-recipe"
     out.launcher = v.path
@@ -144,16 +178,10 @@ def _from_variant(out: EffectiveConfig, point: BenchmarkPoint, v: Variant) -> No
     def o(value: Any, *keys: Any) -> Origin:
         return Origin(value=value, path=v.path, line=v.line_of(*keys))
 
-    roles = [role] + [r for r in v.roles if r != role]
-    for r in reversed(roles):  # the generation role's values win
-        for k, val in v.args(r).items():
-            out.args[str(k)] = o(val, *v.role_path(r, "args"), k)
-        for k, val in v.env(r).items():
-            out.env[str(k)] = o(val, *v.role_path(r, "env"), k)
-    for k, val in v.environment.items():
-        out.env[str(k)] = o(val, "environment", k)
-    for k, val in v.benchmark_env.items():
-        out.client_env[str(k)] = o(val, "benchmark", "env", k)
+    args, env, client = _variant_origins(v)
+    out.args.update(args)
+    out.env.update(env)
+    out.client_env.update(client)
     if v.engine:
         out.engine = o(v.engine, *v.engine_path)
     if v.model_path:

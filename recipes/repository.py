@@ -16,6 +16,7 @@ from .effective import EffectiveConfig, effective_config
 from .errors import Finding
 from .layout import Layout, detect_layout
 from .master import MasterEntry, MasterFile, clear_entry_cache, images_match, parse_master
+from .changelog import clear_item_cache
 from .points import BenchmarkPoint, expand_entry
 from .source import DirSource, FileSource, GitSource
 from .binding import Bindings, bind_points
@@ -91,6 +92,7 @@ def clear_parse_cache() -> None:
     _PARSE_CACHE.clear()
     _EXPANSION_CACHE.clear()
     clear_entry_cache()
+    clear_item_cache()
     clear_scalar_caches()
     images_match.cache_clear()
 
@@ -319,15 +321,24 @@ class Repository:
         found = recipe.select(launcher.selector)
         return found[0] if len(found) == 1 else None
 
+    def _script_text(self, path: str) -> str | None:
+        """A launcher's text, decoded once: the one string every point it serves passes to the
+        script analyser, whose memo then finds it without hashing the text again."""
+        cache = self.__dict__.setdefault("_script_texts", {})
+        if path not in cache:
+            data = self.src.read(path)
+            cache[path] = data.decode("utf-8", "replace") if data is not None else None
+        return cache[path]
+
     def effective(self, point: BenchmarkPoint, variant: Variant | None = None) -> EffectiveConfig:
         """The point's effective serving config; `variant` serves it instead of the one this
         repository holds (a recipe read from the srt-slurm checkout the runner makes)."""
         variant = variant or self.variant_for(point)
         script = None
         if variant is None and point.launcher is not None and point.launcher.kind == "script":
-            data = self.src.read(point.launcher.path)
-            if data is not None:
-                script = (point.launcher.path, data.decode("utf-8", "replace"))
+            text = self._script_text(point.launcher.path)
+            if text is not None:
+                script = (point.launcher.path, text)
         return effective_config(point, self.entries.get(point.config_key), variant, script,
                                 families=self.config.policy.framework_family)
 

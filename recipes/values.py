@@ -85,4 +85,14 @@ def as_float(value: Any) -> float | None:
 def flag_name(name: Any) -> str:
     """One spelling per knob: `--Hf_Overrides`, `hf-overrides` and `HF_OVERRIDES` are equal
     (vLLM and SGLang accept `_` and `-` alike; flags are matched case-insensitively)."""
+    if type(name) is str:  # the checks ask about the same few hundred names again and again
+        found = _FLAG_NAMES.get(name)
+        if found is None:
+            if len(_FLAG_NAMES) > 65536:
+                _FLAG_NAMES.clear()
+            found = _FLAG_NAMES[name] = name.strip().lstrip("-").replace("_", "-").lower()
+        return found
     return str(name).strip().lstrip("-").replace("_", "-").lower()
+
+
+_FLAG_NAMES: dict[str, str] = {}

@@ -151,3 +151,52 @@ def test_real_changelog_prefix_rule_on_tmp_copies(inferencex_dir, tmp_path):
     edited.write_bytes(b"\n".join(lines))
     e = diff_changelog(base, edited.read_bytes(), PATH)
     assert not e.prefix_ok and e.first_diff_line == 5000
+
+
+# Shapes from the history the item-by-item reading must give exactly as the whole parse does:
+# a `|` scalar with no blank line after it (its last newline is the item's), a `|+` scalar
+# keeping its blank lines, a comment at column 0 between items, an entry with a finding.
+ITEMS = (
+    b"# perf changelog\n"
+    b"- config-keys:\n    - a-fp8-mi355x-vllm\n  description: |\n    one\n    two\n"
+    b"- config-keys:\n    - b-fp8-mi355x-vllm\n  description: |+\n    kept\n\n\n"
+    b"# about the next one\n"
+    b"- config-keys: [c-fp4-b200-sglang]\n  description:\n    - \"c\"\n  pr-link: https://github.com/Example/Bench/pull/7\n"
+    b"\n- config-keys:\n    - d-fp4-b200-sglang\n  description:\n    - d\n  append-only: maybe\n"
+)
+
+
+def _whole_and_by_item(data: bytes):
+    from recipes.changelog import _parse, _parse_by_item
+
+    return _parse(data, PATH), _parse_by_item(data, PATH)
+
+
+def test_reading_item_by_item_gives_the_whole_parse(base):
+    for data in (ITEMS, base, base + NEW_ENTRY):
+        whole, by_item = _whole_and_by_item(data)
+        assert by_item is not None
+        assert by_item.entries == whole.entries and by_item.findings == whole.findings
+    whole, _ = _whole_and_by_item(ITEMS)
+    assert whole.entries[0].description == ["one\ntwo\n"] and whole.entries[1].description == ["kept\n\n\n"]
+    assert [(f.line, f.code) for f in whole.findings] == [
+        (2, "changelog-missing"), (4, "changelog-type"), (7, "changelog-missing"), (9, "changelog-type"),
+        (19, "changelog-missing"), (23, "changelog-type")]
+
+
+def test_a_changelog_not_of_the_plain_shape_is_parsed_whole():
+    from recipes.changelog import _parse_by_item
+
+    anchored = ITEMS.replace(b"- a-fp8-mi355x-vllm", b"- &k a-fp8-mi355x-vllm")
+    for data in (b"---\n" + ITEMS, anchored, ITEMS + b"key: value\n", b"- a: 'open\n- b'\n"):
+        assert _parse_by_item(data, PATH) is None, data
+
+
+def test_an_entry_inserted_above_others_is_the_one_added(base):
+    # The common real case of a broken prefix: a PR's entry lands above entries merged before it.
+    cut = base.index(b"\n- config-keys:", 10) + 1
+    head = base[:cut] + NEW_ENTRY.lstrip(b"\n") + b"\n" + base[cut:]
+    d = diff_changelog(base, head, PATH)
+    assert not d.prefix_ok
+    assert [e.config_keys for e in d.added] == [["gamma-fp4-b200-sglang"]]
+    assert d.added[0].line == base[:cut].count(b"\n") + 1
