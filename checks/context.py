@@ -260,6 +260,7 @@ class ReviewContext:
         """Head points whose launch path the PR changes: the one rule of checks.launch_path
         (README "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
         from . import launch_path as lp
+        from .reach import reach_names
         from .runner_launch import chain_path, runner_chain
         from .srt_checkout import copied_recipe, is_cloned
         from recipes.models_yaml import entry_changed
@@ -291,14 +292,14 @@ class ReviewContext:
                     changes[path] = lp.changed_file(self, f) if path == f.path else lp.file_change(
                         self.snapshot.base, self.snapshot.head, path, f.status, f.previous_path)
         live = {p for p, c in changes.items() if not c.empty}
-        names = (lp.reach_names(self.head_repo, self.snapshot.head, live) or None) if live else None
+        names = (reach_names(self.head_repo, self.snapshot.head, live) or None) if live else None
 
         recipe_edits = [p for p in changed_files if p.endswith((".yaml", ".yml"))]
         # A settings file a shell script names (models.yaml, read by server_sglang.sh's program):
         # only these make the runner-chosen chains worth walking when no script changed.
         masters = set(self.head_repo.master_files)
         others = [p for p in recipe_edits if p not in masters]
-        mentioned = lp.reach_names(self.head_repo, self.snapshot.head, others) if others else set()
+        mentioned = reach_names(self.head_repo, self.snapshot.head, others) if others else set()
         settings_edits = {p for p in others if len(mentioned) > len({o.rsplit("/", 1)[-1] for o in others})}
         # Only runner entry scripts changed: the runner-chosen chain of a point of another label
         # cannot run them (checks.launch_path.only_runner_entries).

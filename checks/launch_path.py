@@ -408,18 +408,38 @@ def _selected_lines(pf: PathFile, change: FileChange, env: dict[str, str]) -> bo
     a = pf.analysis
     if a is None or not change.lines:
         return True
+    conditions = _changed_line_conditions(a, change)
+    return conditions is None or any(evaluate_condition(cond, env) is not False for cond in conditions)
+
+
+# Per (analysis, change), both kept alive beside their ids: every point of a launch path asks.
+_LINE_CONDITIONS: dict[tuple[int, int], tuple[Any, Any, tuple[str, ...] | None]] = {}
+
+
+def _changed_line_conditions(a: Any, change: FileChange) -> tuple[str, ...] | None:
+    """The branch conditions the changed top-level lines run under; None when one of them runs
+    whatever the point's variables are (no condition, or a line no command covers: `fi`, a
+    test line, ... may change which branch runs)."""
+    hit = _LINE_CONDITIONS.get((id(a), id(change)))
+    if hit is not None and hit[0] is a and hit[1] is change:
+        return hit[2]
     spans = [(c.line, max(c.end_line, c.line), c.condition) for c in a.commands if c.function is None]
     spans += [(loc.line, loc.line, loc.condition) for _, loc, _ in a.assignments if loc.function is None]
+    found: list[str] | None = []
     for line in change.lines:
         if any(f.line <= line <= f.end_line for f in a.functions.values()):
             continue  # function bodies are attributed by function
         covering = [sp for sp in spans if sp[0] <= line <= sp[1]]
-        if not covering:
-            return True  # `fi`, a test line, ...: may change which branch runs
-        cond = max(covering, key=lambda sp: sp[0])[2]
-        if cond is None or evaluate_condition(cond, env) is not False:
-            return True
-    return False
+        cond = max(covering, key=lambda sp: sp[0])[2] if covering else None
+        if cond is None:
+            found = None
+            break
+        found.append(cond)
+    result = tuple(dict.fromkeys(found)) if found is not None else None
+    if len(_LINE_CONDITIONS) > 4096:
+        _LINE_CONDITIONS.clear()
+    _LINE_CONDITIONS[(id(a), id(change))] = (a, change, result)
+    return result
 
 
 def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[str],
@@ -518,24 +538,13 @@ def srt_config_script(repo: Any, ref: str, recipe_path: str) -> str | None:
     return None
 
 
-def _may_name(repo: Any, path: str, names: set[str]) -> bool:
-    """Whether the recipe file at `path` can name one of `names` in a value: its text holds one,
-    or a backslash (a double-quoted YAML escape can spell a name its text does not hold)."""
-    try:
-        data = repo.src.read(path)
-    except Exception:  # noqa: BLE001 - unreadable here: read it the usual way
-        return True
-    if data is None or b"\\" in data:
-        return True
-    return any(n.encode() in data for n in names)
-
-
 def point_roots(ctx: Any, point: Any, *, runners: bool, names: set[str] | None = None) -> PointRoots:
     """The roots of a point's launch path at the head (see the module docstring, rule 3).
 
     With `names` (the file names that can lead to a changed file, `reach_names`), a recipe of
     this repository whose text names none of them is not parsed: the roots it gives (its
     `setup_script` and benchmark command) could not pass `candidate_roots` anyway."""
+    from checks.reach import may_name
     from checks.result import split_external
     from checks.srt_checkout import cloned_script, cloned_setup, cloned_variant, is_cloned, point_checkout
 
@@ -545,7 +554,7 @@ def point_roots(ctx: Any, point: Any, *, runners: bool, names: set[str] | None =
     if launcher is not None and launcher.kind == "script" and launcher.exists is not False:
         out.files.append((launcher.path, "launcher"))
     in_repo = launcher is not None and launcher.kind != "script" and (
-        names is None or launcher.exists is False or _may_name(repo, launcher.path, names))
+        names is None or launcher.exists is False or may_name(repo, launcher.path, names))
     variant = repo.variant_for(point) if in_repo else None
     checkout = None
     if variant is None and is_cloned(launcher):
@@ -602,37 +611,6 @@ def only_runner_entries(repo: Any, live: Iterable[str]) -> bool:
     live = list(live)
     entry = re.compile(re.escape(repo.layout.rel(RUNNER_SCRIPT)).replace(re.escape("{node}"), "[^/]+") + "$")
     return bool(live) and all(entry.match(p) for p in live)
-
-
-def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
-    """File names that can lead to a target: the targets' own names, then every shell file
-    (under the scripts folder and runners/) whose text names one already in the set, to a
-    fixpoint. Only a filter that spares building launch paths that cannot hold a target; the
-    rule itself reads the launch path, never text."""
-    names = {t.rsplit("/", 1)[-1] for t in targets}
-    files: list[str] = []
-    for directory in (repo.layout.scripts_dir, repo.layout.rel("runners")):
-        try:
-            files.extend(p for p in src.list(directory) if p.endswith(SHELL_SUFFIXES))
-        except Exception:  # noqa: BLE001 - no listing: every root stays a candidate
-            return set()
-    texts: dict[str, str] = {}
-    for path in dict.fromkeys(files):
-        try:
-            data = src.read(path)
-        except Exception:  # noqa: BLE001
-            data = None
-        if data is not None and len(data) <= MAX_SCAN_BYTES:
-            texts[path] = data.decode("utf-8", "replace")
-    grew = True
-    while grew:
-        grew = False
-        for path, text in texts.items():
-            name = path.rsplit("/", 1)[-1]
-            if name not in names and any(n in text for n in names):
-                names.add(name)
-                grew = True
-    return names
 
 
 def candidate_roots(roots: PointRoots, names: set[str] | None) -> PointRoots:

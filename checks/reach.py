@@ -1,0 +1,76 @@
+"""Which files can lead to a changed one: text filters that spare building launch paths that
+cannot hold a changed file (checks.launch_path, rule 3). Only filters: the affected rule itself
+reads the launch path, never text; a filter may keep too much, never too little."""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from checks.launch_path import MAX_SCAN_BYTES, SHELL_SUFFIXES
+
+
+def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
+    """File names that can lead to a target: the targets' own names, then every shell file
+    (under the scripts folder and runners/) whose text names one already in the set, to a
+    fixpoint. Only a filter that spares building launch paths that cannot hold a target; the
+    rule itself reads the launch path, never text."""
+    names = {t.rsplit("/", 1)[-1] for t in targets}
+    texts = _shell_texts(repo, src)
+    if texts is None:
+        return set()
+    grew = True
+    while grew:
+        grew = False
+        for path, text in texts.items():
+            name = path.rsplit("/", 1)[-1]
+            if name not in names and any(n in text for n in names):
+                names.add(name)
+                grew = True
+    return names
+
+
+def _shell_texts(repo: Any, src: Any) -> dict[str, str] | None:
+    """Every shell file's text under the scripts folder and runners/, read once per repository
+    view (a review asks for the changed scripts' names, then the settings files'); None when
+    a folder cannot be listed."""
+    cache = repo.__dict__.setdefault("_reach_texts", {})
+    if id(src) in cache and cache[id(src)][0] is src:
+        return cache[id(src)][1]
+    files: list[str] = []
+    texts: dict[str, str] | None = {}
+    for directory in (repo.layout.scripts_dir, repo.layout.rel("runners")):
+        try:
+            files.extend(p for p in src.list(directory) if p.endswith(SHELL_SUFFIXES))
+        except Exception:  # noqa: BLE001 - no listing: every root stays a candidate
+            texts = None
+            break
+    for path in dict.fromkeys(files) if texts is not None else ():
+        try:
+            data = src.read(path)
+        except Exception:  # noqa: BLE001
+            data = None
+        if data is not None and len(data) <= MAX_SCAN_BYTES:
+            texts[path] = data.decode("utf-8", "replace")
+    cache[id(src)] = (src, texts)
+    return texts
+
+
+def may_name(repo: Any, path: str, names: set[str]) -> bool:
+    """Whether the recipe file at `path` can name one of `names` in a value: its text holds one,
+    or a backslash (a double-quoted YAML escape can spell a name its text does not hold).
+    Asked once per recipe for one set of names (the points of a recipe share it)."""
+    memo = repo.__dict__.get("_may_name")
+    if memo is None or memo[0] is not names:
+        memo = repo.__dict__["_may_name"] = (names, {})
+    if path not in memo[1]:
+        memo[1][path] = _names_in(repo, path, names)
+    return memo[1][path]
+
+
+def _names_in(repo: Any, path: str, names: set[str]) -> bool:
+    try:
+        data = repo.src.read(path)
+    except Exception:  # noqa: BLE001 - unreadable here: read it the usual way
+        return True
+    if data is None or b"\\" in data:
+        return True
+    return any(n.encode() in data for n in names)
