@@ -35,3 +35,36 @@ def test_a_setup_script_name_spelled_by_a_yaml_escape_still_counts():
 
 def test_a_script_the_recipe_does_not_run_affects_nothing():
     assert _affected(MN_RECIPE, changed=OTHER) == []
+
+
+# A cloned recipe (read from the srt-slurm checkout) whose setup_script the runner copies in
+# with this repository's configs/ folder: an edit of that script affects the point; the same
+# script not copied in is not the one the recipe runs.
+from tests.checks import test_external_srt_recipe as srt  # noqa: E402
+
+COPIED = "benchmarks/multi_node/srt-slurm-recipes/configs/dsr1-setup.sh"
+COPY_CONFIGS = srt.RUNNER.replace(
+    "    git checkout sa-submission-q2-2026\n",
+    "    git checkout sa-submission-q2-2026\n"
+    "    cp -rT \"$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/configs\" configs\n")
+CLONED = srt.RECIPE.replace("name: ctx1_gen1\n", "name: ctx1_gen1\nsetup_script: dsr1-setup.sh\n")
+
+
+def _cloned_affected(runner: str, changed: str) -> list:
+    base = {"configs/nvidia-master.yaml": srt.MASTER, "configs/runners.yaml": srt.RUNNERS,
+            "runners/launch_gb200-nv.sh": runner, COPIED: "#!/bin/bash\necho ready\n",
+            OTHER: "#!/bin/bash\necho other\n"}
+    snap = build_snapshot(base=base, head={changed: "#!/bin/bash\necho changed\n"})
+    reader = srt.Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {srt.CONFIG: CLONED}})
+    return ReviewContext(snap.model_copy(update={"external": reader})).affected.points
+
+
+def test_a_setup_script_copied_into_the_checkout_affects_the_cloned_recipes_points():
+    points = _cloned_affected(COPY_CONFIGS, COPIED)
+    assert [p.point.config_key for p in points] == ["dsr1-fp4-gb200-dynamo-trt-mtp"], points
+    assert any("dsr1-setup.sh" in r for p in points for r in p.reasons), [p.reasons for p in points]
+
+
+def test_a_runner_that_copies_no_such_file_leaves_the_cloned_points_unaffected():
+    assert _cloned_affected(COPY_CONFIGS, OTHER) == []  # copied in, but not run by the recipe
+    assert _cloned_affected(srt.RUNNER, COPIED) == []  # not copied in: the recipe runs the checkout's own
