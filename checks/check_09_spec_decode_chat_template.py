@@ -39,6 +39,7 @@ from checks.launch_path import VIA_RUN_BY
 from checks.fixes import FIXES_KEY, add_fix, value_fix
 from checks.result import CheckResult, Evidence
 from checks.serving import serving_views, ServingView
+from recipes.identity import by_identity
 from checks.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import (
     changed_files_unavailable,
@@ -136,15 +137,9 @@ def _implied_flags(v: ServingView) -> dict[str, str]:
     return out
 
 
-# Per analysis (kept alive beside its id): every view of a script's points asks the same.
-_ARM_FLAGS: dict[int, tuple[Any, list[tuple[str, int]]]] = {}
-
-
+@by_identity(1024)  # every view of a script's points asks the same
 def _arm_flags(analysis: Any) -> list[tuple[str, int]]:
     """(flag, line) of each case arm of the script that sets the chat-template variable."""
-    hit = _ARM_FLAGS.get(id(analysis))
-    if hit is not None and hit[0] is analysis:
-        return hit[1]
     wanted = norm_name(CHAT_ENV)
     found: list[tuple[str, int]] = []
     for name, loc, _exported in analysis.assignments:
@@ -159,9 +154,6 @@ def _arm_flags(analysis: Any) -> list[tuple[str, int]]:
                     flag = flag.strip().strip("'\"")
                     if flag.startswith("--"):
                         found.append((norm_name(flag), loc.line))
-    if len(_ARM_FLAGS) > 1024:
-        _ARM_FLAGS.clear()
-    _ARM_FLAGS[id(analysis)] = (analysis, found)
     return found
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from checks.conditions import evaluate_condition
+from recipes.identity import by_identity
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units, python_file_runs
 from recipes.repository import SRT_RECIPE_DIRS
 from recipes.yamlio import load_yaml
@@ -412,17 +413,11 @@ def _selected_lines(pf: PathFile, change: FileChange, env: dict[str, str]) -> bo
     return conditions is None or any(evaluate_condition(cond, env) is not False for cond in conditions)
 
 
-# Per (analysis, change), both kept alive beside their ids: every point of a launch path asks.
-_LINE_CONDITIONS: dict[tuple[int, int], tuple[Any, Any, tuple[str, ...] | None]] = {}
-
-
+@by_identity(4096)  # every point of a launch path asks
 def _changed_line_conditions(a: Any, change: FileChange) -> tuple[str, ...] | None:
     """The branch conditions the changed top-level lines run under; None when one of them runs
     whatever the point's variables are (no condition, or a line no command covers: `fi`, a
     test line, ... may change which branch runs)."""
-    hit = _LINE_CONDITIONS.get((id(a), id(change)))
-    if hit is not None and hit[0] is a and hit[1] is change:
-        return hit[2]
     spans = [(c.line, max(c.end_line, c.line), c.condition) for c in a.commands if c.function is None]
     spans += [(loc.line, loc.line, loc.condition) for _, loc, _ in a.assignments if loc.function is None]
     found: list[str] | None = []
@@ -435,11 +430,7 @@ def _changed_line_conditions(a: Any, change: FileChange) -> tuple[str, ...] | No
             found = None
             break
         found.append(cond)
-    result = tuple(dict.fromkeys(found)) if found is not None else None
-    if len(_LINE_CONDITIONS) > 4096:
-        _LINE_CONDITIONS.clear()
-    _LINE_CONDITIONS[(id(a), id(change))] = (a, change, result)
-    return result
+    return tuple(dict.fromkeys(found)) if found is not None else None
 
 
 def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[str],

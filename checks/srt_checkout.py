@@ -33,6 +33,7 @@ from checks.launch_path import (
 from checks.result import Evidence, external_path
 from checks.snapshot import Unavailable
 from checks.text import join
+from recipes.identity import by_identity
 from recipes.master import split_recipe_ref
 from recipes.scripts import analyze_python_file, analyze_script, python_file_runs
 from recipes.source import inside_path
@@ -219,16 +220,11 @@ def _copy(argv: list[str], line: int) -> Copy | None:
                 certain=not ambiguous)
 
 
-_RELEVANT: dict[int, tuple[Any, list]] = {}
-
-
+@by_identity(256)
 def _relevant(analysis: Any) -> list[tuple[Any, str, Any]]:
     """The runner's srt-slurm clones, `git checkout`s and workspace copies in line order, as
     (command, kind, parsed), computed once per analysis: every point of a runner asks about
     the same few commands, and only their conditions are evaluated."""
-    hit = _RELEVANT.get(id(analysis))
-    if hit is not None and hit[0] is analysis:
-        return hit[1]
     out: list[tuple[Any, str, Any]] = []
     for cmd in sorted(analysis.commands, key=lambda c: c.line):
         argv = _words(cmd)
@@ -242,9 +238,6 @@ def _relevant(analysis: Any) -> list[tuple[Any, str, Any]]:
             out.append((cmd, "clone", clone))
         elif (rev := _checkout_ref(argv)) is not None:
             out.append((cmd, "checkout", rev))
-    if len(_RELEVANT) > 256:
-        _RELEVANT.clear()
-    _RELEVANT[id(analysis)] = (analysis, out)
     return out
 
 

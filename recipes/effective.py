@@ -11,6 +11,7 @@ from .master import MasterEntry
 from .points import BenchmarkPoint
 from .scripts import MAX_SCRIPT_CHARS, analyze_script, eval_branch, point_branch
 from .engines import default_framework_family, profile
+from .identity import by_identity
 from .srt import Variant
 from .values import as_int, is_enabled
 
@@ -135,17 +136,10 @@ def effective_config(
     return out
 
 
-# A variant's args and env Origins, per variant: the same for every point it serves (Origins
-# are frozen, so shared). Keyed by id with the variant kept alive, so an id is never reused.
-_VARIANT_ORIGINS: dict[int, tuple[Variant, tuple[dict, dict, dict]]] = {}
-_VARIANT_ORIGINS_MAX = 8192
-
-
+@by_identity(8192)
 def _variant_origins(v: Variant) -> tuple[dict[str, Origin], dict[str, Origin], dict[str, Origin]]:
-    hit = _VARIANT_ORIGINS.get(id(v))
-    if hit is not None and hit[0] is v:
-        return hit[1]
-
+    """A variant's args, env and client env Origins: the same for every point it serves
+    (Origins are frozen, so shared; the caller copies the dicts)."""
     def o(value: Any, *keys: Any) -> Origin:
         return Origin(value=value, path=v.path, line=v.line_of(*keys))
 
@@ -163,9 +157,6 @@ def _variant_origins(v: Variant) -> tuple[dict[str, Origin], dict[str, Origin], 
         env[str(k)] = o(val, "environment", k)
     for k, val in v.benchmark_env.items():
         client[str(k)] = o(val, "benchmark", "env", k)
-    if len(_VARIANT_ORIGINS) >= _VARIANT_ORIGINS_MAX:
-        _VARIANT_ORIGINS.clear()
-    _VARIANT_ORIGINS[id(v)] = (v, (args, env, client))
     return args, env, client
 
 
