@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from checks.launch_path import MAX_SCAN_BYTES, SHELL_SUFFIXES
+from recipes.identity import by_identity
 
 
 def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
@@ -28,13 +29,11 @@ def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
     return names
 
 
+@by_identity(8)
 def _shell_texts(repo: Any, src: Any) -> dict[str, str] | None:
     """Every shell file's text under the scripts folder and runners/, read once per repository
     view (a review asks for the changed scripts' names, then the settings files'); None when
     a folder cannot be listed."""
-    cache = repo.__dict__.setdefault("_reach_texts", {})
-    if id(src) in cache and cache[id(src)][0] is src:
-        return cache[id(src)][1]
     files: list[str] = []
     texts: dict[str, str] | None = {}
     for directory in (repo.layout.scripts_dir, repo.layout.rel("runners")):
@@ -50,7 +49,6 @@ def _shell_texts(repo: Any, src: Any) -> dict[str, str] | None:
             data = None
         if data is not None and len(data) <= MAX_SCAN_BYTES:
             texts[path] = data.decode("utf-8", "replace")
-    cache[id(src)] = (src, texts)
     return texts
 
 
@@ -58,12 +56,16 @@ def may_name(repo: Any, path: str, names: set[str]) -> bool:
     """Whether the recipe file at `path` can name one of `names` in a value: its text holds one,
     or a backslash (a double-quoted YAML escape can spell a name its text does not hold).
     Asked once per recipe for one set of names (the points of a recipe share it)."""
-    memo = repo.__dict__.get("_may_name")
-    if memo is None or memo[0] is not names:
-        memo = repo.__dict__["_may_name"] = (names, {})
-    if path not in memo[1]:
-        memo[1][path] = _names_in(repo, path, names)
-    return memo[1][path]
+    memo = _named_recipes(repo, names)
+    if path not in memo:
+        memo[path] = _names_in(repo, path, names)
+    return memo[path]
+
+
+@by_identity(8)
+def _named_recipes(repo: Any, names: set[str]) -> dict[str, bool]:
+    """The answers of `may_name` for one repository view and one set of names (filled lazily)."""
+    return {}
 
 
 def _names_in(repo: Any, path: str, names: set[str]) -> bool:

@@ -124,7 +124,6 @@ class Hit:
         return Evidence(path=self.path, line=self.line, note=note)
 
 
-_KEYS: dict[str, str] = {}  # norm_name of a hit's name: a few hundred names recur in every view
 _NEW = object.__new__
 
 
@@ -133,13 +132,7 @@ def _hit(name: str, value: Any, path: str, line: int | None, kind: str, conditio
     """`Hit(...)` for the walks below, which build tens of thousands per review: the frozen
     dataclass's __init__ sets each field through object.__setattr__; this fills the same
     instance dict, in field order, at once."""
-    key = _KEYS.get(name) if type(name) is str else None  # (1 and True are one dict key)
-    if key is None:
-        key = norm_name(name)
-        if type(name) is str:
-            if len(_KEYS) > 65536:
-                _KEYS.clear()
-            _KEYS[name] = key
+    key = norm_name(name)  # remembered per name by recipes.values.flag_name
     h = _NEW(Hit)
     h.__dict__.update(name=name, value=value, path=path, line=line, kind=kind, condition=condition, parent=parent,
                       key=key)
@@ -531,6 +524,9 @@ def _add_use(view: ServingView, use: ScriptUse, trusted: Iterable[str] = (), rea
         view.script_gap_evidence = Evidence(path=bad.path or use.path, line=bad.line, unavailable=True)
 
 
+MEMO_UNREADABLE = "serving.unreadable"
+
+
 def _unreadable(ctx: Any, path: str) -> str | None:
     """Why a file on a point's launch path cannot be read, or None; once per file and review."""
     known = ctx.memo(MEMO_UNREADABLE, dict)
@@ -542,9 +538,6 @@ def _unreadable(ctx: Any, path: str) -> str | None:
                 reason = MSG_SCRIPT_TOO_LARGE.format(path=path, size=len(data), limit=MAX_SCRIPT_CHARS)
         known[path] = reason
     return known[path]
-
-
-MEMO_UNREADABLE = "serving.unreadable"
 
 
 def _check_readable(ctx: Any, view: ServingView, path: str) -> None:
