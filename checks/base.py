@@ -1,4 +1,8 @@
-"""The shape every numbered check has (STYLE.md section 1)."""
+"""The shape every numbered check has (STYLE.md section 1).
+
+`Check` is what the engine runs: a registry row (checks.registry.Registered) or a test's stand-in.
+`Implementation` is what a check module's class provides; its number, name and kind are its
+registry row, not attributes of its own."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -19,6 +23,14 @@ class Check(Protocol):
     # A WARN of this check mentions the repository's escalation handles (spec 11.2).
     escalates: bool
 
+    def applies(self, ctx: "ReviewContext") -> str | None:
+        """The reason the check does not apply (an N/A row), or None when it applies."""
+
+    def evaluate(self, ctx: "ReviewContext") -> CheckResult: ...
+
+
+@runtime_checkable
+class Implementation(Protocol):
     def applies(self, ctx: "ReviewContext") -> str | None:
         """The reason the check does not apply (an N/A row), or None when it applies."""
 

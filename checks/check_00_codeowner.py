@@ -172,12 +172,6 @@ class _Exemptions:
 
 
 class CodeownerCheck:
-    number = 0
-    name = "CODEOWNER"
-    advisory = False
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         return None
 

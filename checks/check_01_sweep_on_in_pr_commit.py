@@ -54,12 +54,6 @@ def _jobs_summary(jobs: RunJobs) -> str:
 
 
 class SweepOnInPrCommitCheck:
-    number = 1
-    name = "Sweep on in-PR commit"
-    advisory = False
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         return None
 

@@ -160,12 +160,6 @@ def _meta_image(meta: dict, keys: list[str]) -> str | None:
 
 
 class EvalsCheck:
-    number = 2
-    name = "Evals"
-    advisory = False
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         return None
 

@@ -224,12 +224,6 @@ def resolve_all(links: list[Link], snapshot) -> dict[str, UpstreamRef | None]:
 
 
 class UpstreamRecipeCheck:
-    number = 3
-    name = "Upstream recipe"
-    advisory = False
-    escalates = False
-    retired = False
-
     def _serving_points(self, ctx) -> list:
         """Affected points whose serving config the PR adds or changes (entry or recipe)."""
         changed_keys = set(ctx.affected.changed_keys)

@@ -57,12 +57,6 @@ def _who(authorized: list[str]) -> str:
 
 
 class ReuseCommandCheck:
-    number = 4
-    name = "Reuse command"
-    advisory = True
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         return None
 

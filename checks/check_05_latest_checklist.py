@@ -69,12 +69,6 @@ def _named(items) -> str:
 
 
 class LatestChecklistCheck:
-    number = 5
-    name = "Latest checklist"
-    advisory = False
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         return None
 

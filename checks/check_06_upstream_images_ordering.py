@@ -114,12 +114,6 @@ def _exception_line(detail: str, entry: MasterEntry, phrases: list[str]) -> str 
 
 
 class UpstreamImagesOrderingCheck:
-    number = 6
-    name = "Upstream images / ordering"
-    advisory = False
-    escalates = False
-    retired = False
-
     def _changed(self, ctx) -> list[MasterEntry]:
         head = ctx.head_repo.entries
         return [head[k] for k in ctx.affected.changed_keys if k in head]

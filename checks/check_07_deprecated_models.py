@@ -124,12 +124,6 @@ def _scenario_text(key: str) -> str:
 
 
 class DeprecatedModelsCheck:
-    number = 7
-    name = "Deprecated models"
-    advisory = False
-    escalates = False
-    retired = False
-
     def _units(self, ctx) -> list[Unit]:
         units: dict[tuple, Unit] = {}
 

@@ -109,12 +109,6 @@ def _script_items(use, model_files) -> list[tuple[str, Evidence]]:
 
 
 class NoArchHacksCheck:
-    number = 8
-    name = "No arch hacks"
-    advisory = False
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None

@@ -192,12 +192,6 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
 
 
 class SpecDecodeChatTemplateCheck:
-    number = 9
-    name = "Spec-decode chat template"
-    advisory = False
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None

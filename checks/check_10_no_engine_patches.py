@@ -303,12 +303,6 @@ def _load(src, path: str) -> tuple[str, Waiver] | None:
 
 
 class NoEnginePatchesCheck:
-    number = 10
-    name = "No engine patches"
-    advisory = False
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None

@@ -224,12 +224,6 @@ def _source_line(ctx) -> str | None:
 
 
 class AgenticGoldenAlCheck:
-    number = 11
-    name = "Agentic golden AL"
-    advisory = False
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None

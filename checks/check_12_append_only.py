@@ -196,12 +196,6 @@ def _named(items: list[str]) -> str:
 
 
 class AppendOnlyCheck:
-    number = 12
-    name = "Append-only"
-    advisory = False
-    escalates = False
-    retired = False
-
     # --- the changelog -----------------------------------------------------------------------
     def _changelog(self, ctx) -> tuple[str, ChangelogDiff | None]:
         def compute():

@@ -190,12 +190,6 @@ def missing_topics(text: str) -> list[str]:
 
 
 class DraftRunsAsShippedCheck:
-    number = 13
-    name = "Draft runs as shipped"
-    advisory = False
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None

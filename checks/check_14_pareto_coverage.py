@@ -221,12 +221,6 @@ def _count_text(r: FrontierResult, min_points: int) -> str:
 
 
 class ParetoCoverageCheck:
-    number = 14
-    name = "Pareto coverage"
-    advisory = True
-    escalates = True
-    retired = False
-
     def applies(self, ctx) -> str | None:
         # Without the file list a recipe-only change is invisible: "nothing affected" is unproven.
         if isinstance(ctx.changed_paths, Unavailable) or affected_unknown(ctx):

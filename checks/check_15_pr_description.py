@@ -279,12 +279,6 @@ def compare_claim(head: _Head, c: Claim, tolerance: float) -> Outcome:
 
 
 class PrDescriptionCheck:
-    number = 15
-    name = "PR description"
-    advisory = True
-    escalates = False
-    retired = False
-
     def applies(self, ctx) -> str | None:
         if not head_claims(extract_claims(ctx.snapshot.body)):
             return MSG_NO_CLAIMS

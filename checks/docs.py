@@ -8,6 +8,7 @@ import re
 from typing import Iterable
 
 from .base import Check
+from .registry import module_of
 
 DOC_HEADINGS = ("What it checks:", "Why it matters:", "Evidence it cites:", "Not applicable when:", "How to fix:")
 # The README's check table starts after this heading; its rows are `| N | Name | ... | Gives |`.
@@ -19,7 +20,7 @@ _ADVISORY_SENTENCE = re.compile(r"Checks? ((?:\d+(?:, | and )?)+) (?:is|are) adv
 
 
 def docstring(check: Check) -> str:
-    return importlib.import_module(type(check).__module__).__doc__ or ""
+    return importlib.import_module(module_of(check)).__doc__ or ""
 
 
 def section(check: Check, heading: str) -> str:

@@ -10,7 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .base import Check
 from .context import ReviewContext
+from . import registry
 from .policy import cite, gate as policy_gate
+from .registry import Registered
 from .result import CheckResult, Evidence, Status
 from .snapshot import PRSnapshot
 from .text import join
@@ -151,8 +153,8 @@ def _enforce_kind(check: Check, result: CheckResult) -> CheckResult:
 
 
 def _registered(check: Check) -> bool:
-    """A check module of this package (`checks/check_NN_<slug>.py`), not a stand-in."""
-    return type(check).__module__.startswith(f"{__package__}.check_")
+    """A row of the registry (`checks/check_NN_<slug>.py`), not a stand-in."""
+    return isinstance(check, Registered)
 
 
 def run_check(check: Check, ctx: ReviewContext) -> Row:
@@ -203,9 +205,7 @@ def evaluate_context(
     ctx: ReviewContext, *, only: set[int] | None = None, checks: Iterable[Check] | None = None
 ) -> Verdict:
     if checks is None:
-        from .registry import CHECKS
-
-        checks = CHECKS
+        checks = registry.CHECKS
     checks = list(checks)
     known = {c.number for c in checks}
     if only is not None:

@@ -132,7 +132,8 @@ def why_not(rule: Rule, review_date: date, target: Any, unreadable: Any = ()) ->
 
 
 def in_force(ctx: Any, key: str) -> bool:
-    return why_not(BY_KEY[key], ctx.snapshot.review_date, _target(ctx), _unreadable(ctx)) is None
+    rule, day = BY_KEY[key], ctx.snapshot.review_date
+    return why_not(rule, day, _target(ctx) if rule.since <= day else None, _unreadable(ctx)) is None
 
 
 def gate(ctx: Any, check: int) -> tuple[str | None, list[Rule]]:
@@ -140,12 +141,15 @@ def gate(ctx: Any, check: int) -> tuple[str | None, list[Rule]]:
     rules = rules_of(check)
     if not rules:
         return None, []
-    target = _target(ctx)
+    day = ctx.snapshot.review_date
+    # The target tree is read only when some rule's date has come: before the first rule a
+    # verdict reads no repository at all.
+    target = _target(ctx) if any(r.since <= day for r in rules) else None
     unreadable = _unreadable(ctx)
     reasons: list[str] = []
     applied: list[Rule] = []
     for r in rules:
-        why = why_not(r, ctx.snapshot.review_date, target, unreadable)
+        why = why_not(r, day, target, unreadable)
         if why is None:
             applied.append(r)
         else:

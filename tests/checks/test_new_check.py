@@ -3,7 +3,6 @@ README row, golden) and nothing else: a throwaway check is built from a template
 temporary directory, registered, run from its case files, rendered, and documented."""
 from __future__ import annotations
 
-import importlib
 import sys
 from pathlib import Path
 
@@ -45,12 +44,6 @@ MSG_FAIL = "The PR has no title; give it one."
 
 
 class PrTitleCheck:
-    number = {number}
-    name = "PR title"
-    advisory = False
-    retired = False
-    escalates = False
-
     def applies(self, ctx) -> str | None:
         return None
 
@@ -79,9 +72,8 @@ def new_check(tmp_path, monkeypatch):
     package_dir.mkdir()
     (package_dir / f"{module_name}.py").write_text(TEMPLATE.format(number=number), encoding="utf-8")
     monkeypatch.setattr(checks, "__path__", [*checks.__path__, str(package_dir)])
-    module = importlib.import_module(f"checks.{module_name}")
-    check = module.PrTitleCheck()
     # 2. The registry entry: appended to the one list; everything else asks the registry.
+    check = registry.Registered(number, "PR title", f"{module_name}:PrTitleCheck")
     monkeypatch.setattr(registry, "CHECKS", (*registry.CHECKS, check))
     monkeypatch.setattr(registry, "CHECK_NUMBERS", frozenset(c.number for c in registry.CHECKS))
     monkeypatch.setattr(registry, "ADVISORY_NUMBERS", frozenset(c.number for c in registry.CHECKS if c.advisory))

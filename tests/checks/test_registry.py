@@ -4,12 +4,15 @@ from __future__ import annotations
 import ast
 import importlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from checks.base import Check
-from checks.registry import CHECKS, check_by_number
+from checks.base import Implementation
+from checks.registry import CHECKS, Registered, check_by_number, module_of
 
 PROJECT = Path(__file__).resolve().parents[2]
 # Spec 11.1 short names, as used in the seed verdict.
@@ -47,7 +50,7 @@ def test_every_check_has_the_protocol_shape():
 def test_every_check_module_is_listed_once_and_its_number_matches():
     files = sorted((PROJECT / "checks").glob("check_*.py"))
     assert len(files) == len(CHECKS)
-    modules = [type(c).__module__ for c in CHECKS]
+    modules = [module_of(c) for c in CHECKS]
     assert len(set(modules)) == len(CHECKS)
     for f in files:
         m = re.fullmatch(r"check_(\d\d)_[a-z0-9_]+\.py", f.name)
@@ -60,13 +63,30 @@ def test_every_check_module_is_listed_once_and_its_number_matches():
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: f"check_{c.number:02d}")
 def test_docstring_has_the_five_headings_in_order(check):
-    doc = importlib.import_module(type(check).__module__).__doc__ or ""
+    doc = importlib.import_module(module_of(check)).__doc__ or ""
     positions = [doc.find(h) for h in DOC_HEADINGS]
     assert all(p >= 0 for p in positions), f"missing headings: {[h for h, p in zip(DOC_HEADINGS, positions) if p < 0]}"
     assert positions == sorted(positions), "headings out of order"
     for heading, start in zip(DOC_HEADINGS, positions):
         body = doc[start + len(heading):].lstrip().split("\n", 1)[0]
         assert body.strip(), f"{heading} has no text"
+
+
+def test_every_row_names_a_class_with_the_implementation_shape():
+    for c in CHECKS:
+        assert isinstance(c, Registered), c
+        impl = c.implementation()
+        assert isinstance(impl, Implementation), c.impl
+        assert c.implementation() is impl, "an implementation is built once and shared"
+        # Its number, name and kind are the registry row's alone (one place per fact).
+        assert not {"number", "name", "advisory", "escalates", "retired"} & set(vars(type(impl))), c.impl
+
+
+def test_the_registry_imports_no_check_module_until_a_check_runs():
+    code = ("import sys, checks.registry as r; loaded = lambda: sorted(m for m in sys.modules if m.startswith('checks.check_'));"
+            " print(loaded()); r.check_by_number(7).implementation(); print(loaded())")
+    out = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["[]", "['checks.check_07_deprecated_models']"]
 
 
 def test_check_by_number():
