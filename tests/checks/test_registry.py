@@ -175,3 +175,13 @@ def test_the_pure_core_never_reads_the_clock():
                  for p in sorted((PROJECT / package).rglob("*.py"))
                  for n, line in enumerate(p.read_text().splitlines(), 1) if clock.search(line)]
     assert offenders == []
+
+
+def test_a_verdict_before_the_first_rule_loads_no_check_code_and_reads_no_repository():
+    # Every check is N/A by date there (checks.policy), so nothing of the checks' own code runs.
+    code = ("import sys; from tests.builders import build_snapshot; from checks.engine import evaluate;"
+            " v = evaluate(build_snapshot({'review_date': '2026-03-02', 'head': {'README.md': 'x'}}));"
+            " print(sorted({r.status.value for r in v.rows}));"
+            " print(sorted(m for m in sys.modules if m.startswith('checks.check_') or m == 'recipes.repository'))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["['N/A']", "[]"]
