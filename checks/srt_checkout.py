@@ -58,6 +58,7 @@ MEMO_SETUP = "srt_checkout.setup:{key}"
 # What reading a file of the cloned repository gave (shared by every point naming it).
 READ_OK, READ_NOT_GIVEN, READ_UNAVAILABLE, READ_ABSENT = "ok", "not given", "unavailable", "absent"
 MEMO_RUNNER = "srt_checkout.runner:{path}"
+MEMO_LABEL_RUNNERS = "srt_checkout.label:{runner}"
 
 MSG_UNDECIDED = ("could not verify: {ref} named at {where} is read from the srt-slurm checkout the runner makes, "
                  "and {line} decides which one under a condition the bot cannot evaluate for {point} "
@@ -287,17 +288,27 @@ def runner_checkout(analysis: Any, runner: str, env: dict[str, str]) -> Checkout
 
 def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
     """`runner_checkout` over every runner script the point's label may run (they must agree);
-    None when none of them clones srt-slurm."""
+    None when none of them clones srt-slurm. The answer depends on the point only through the
+    variables the scripts' clone, checkout and copy conditions name, so points that differ in
+    others (every point differs in EXP_NAME and CONC) share one."""
     repo = ctx.head_repo
-    env = point_env(point)
 
-    def compute() -> CheckoutAnswer | None:
+    def analyses() -> list[tuple[str, Any]]:
         nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
-        answers: dict[str, CheckoutAnswer] = {}
+        out = []
         for path in runner_scripts(repo, nodes, point.runner):
             analysis = ctx.memo(MEMO_RUNNER.format(path=path), lambda: read_analysis(ctx.snapshot.head, path))
-            if analysis is None:
-                continue
+            if analysis is not None:
+                out.append((path, analysis))
+        return out
+
+    scripts = ctx.memo(MEMO_LABEL_RUNNERS.format(runner=point.runner), analyses)
+    texts = [_conditions(analysis) for _, analysis in scripts]
+    env = {k: v for k, v in point_env(point).items() if any(k in t for t in texts)}
+
+    def compute() -> CheckoutAnswer | None:
+        answers: dict[str, CheckoutAnswer] = {}
+        for path, analysis in scripts:
             answer = runner_checkout(analysis, path, env)
             if answer is not None:
                 answers[path] = answer
@@ -316,6 +327,14 @@ def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
 
     key = ",".join(f"{k}={v}" for k, v in sorted(env.items()))
     return ctx.memo(MEMO_CHECKOUT.format(runner=point.runner, env=key), compute)
+
+
+@by_identity(256)
+def _conditions(analysis: Any) -> str:
+    """The conditions `runner_checkout` evaluates for this runner analysis, joined: a variable
+    whose name they do not hold cannot change its answer (the same filter as
+    checks.conditions, which evaluates a condition over the variables its text names)."""
+    return "\n".join(cmd.condition for cmd, _, _ in _relevant(analysis) if cmd.condition)
 
 
 @dataclass

@@ -300,3 +300,24 @@ def test_points_sharing_a_missing_cloned_recipe_each_cite_their_own_line():
     assert len(views) == 2 and len(set(cited)) == 2, [v.unavailable for v in views]
     assert all("which has no" in v.unavailable for v in views)
     assert reader.asked == [("NVIDIA/srt-slurm", "sa-submission-q2-2026")]
+
+
+def test_points_share_a_checkout_answer_unless_a_variable_its_conditions_name_differs(monkeypatch):
+    # The runner's clone conditions name FRAMEWORK and MODEL_PREFIX only: the four points (two
+    # model prefixes, two concurrencies each) make two checkouts, each decided once.
+    import checks.srt_checkout as sc
+
+    calls = []
+    real = sc.runner_checkout
+    monkeypatch.setattr(sc, "runner_checkout", lambda a, runner, env: calls.append(env) or real(a, runner, env))
+    other = MASTER.replace("dsr1-fp4-gb200-dynamo-trt-mtp:", "kimi-fp4-gb200-dynamo-trt-mtp:").replace(
+        "model-prefix: dsr1", "model-prefix: kimik2.5")
+    master = (MASTER + other).replace("conc-list: [4]", "conc-list: [4, 8]")
+    reader = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {CONFIG: RECIPE},
+                     ("NVIDIA/srt-slurm", "v1.0.26"): {CONFIG: RECIPE}})
+    verdict = _verdict(reader=reader, master=master)
+    assert sorted(reader.asked) == [("NVIDIA/srt-slurm", "sa-submission-q2-2026"), ("NVIDIA/srt-slurm", "v1.0.26")]
+    assert verdict.row(9).status.value == "PASS", verdict.row(9).reason
+    assert sorted(e["MODEL_PREFIX"] for e in calls) == ["dsr1", "kimik2.5"]
+    # A name filter over the conditions' text: MODEL is kept (MODEL_PREFIX holds it), CONC is not.
+    assert all(set(e) <= {"FRAMEWORK", "MODEL_PREFIX", "MODEL"} and "CONC" not in e for e in calls), calls
