@@ -7,26 +7,65 @@ from typing import Any, Iterable
 
 from checks.launch_path import MAX_SCAN_BYTES, SHELL_SUFFIXES
 from recipes.identity import by_identity
+from recipes.scripts import code_text
 
 
 def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
     """File names that can lead to a target: the targets' own names, then every shell file
-    (under the scripts folder and runners/) whose text names one already in the set, to a
+    (under the scripts folder and runners/) whose code names one already in the set, to a
     fixpoint. Only a filter that spares building launch paths that cannot hold a target; the
-    rule itself reads the launch path, never text."""
+    rule itself reads the launch path, never text.
+
+    A name only a comment holds does not count (comments never run; `# launch_mi355x-amds.sh
+    derives PORT ...` in benchmark_lib.sh made every launcher a candidate for a change of the
+    AMD runner's scripts): a file whose text holds a name is read again without its comments."""
     names = {t.rsplit("/", 1)[-1] for t in targets}
     texts = _shell_texts(repo, src)
     if texts is None:
         return set()
+    codes = _code_texts(repo, src)
     grew = True
     while grew:
         grew = False
         for path, text in texts.items():
             name = path.rsplit("/", 1)[-1]
-            if name not in names and any(n in text for n in names):
+            if name not in names and _names_one(codes, path, text, names):
                 names.add(name)
                 grew = True
     return names
+
+
+def _names_one(codes: dict[str, str], path: str, text: str, names: set[str]) -> bool:
+    """Whether the code of a shell file names one of `names`. Only a file all of whose
+    mentions sit after a `#` on their line is parsed to tell comments from code."""
+    found = []
+    for n in names:
+        if n in text:
+            if _outside_hash(text, n):
+                return True
+            found.append(n)
+    if not found:
+        return False
+    if path not in codes:
+        code = code_text(text)
+        codes[path] = text if code is None else code  # unparsable: the whole text counts
+    return any(n in codes[path] for n in found)
+
+
+def _outside_hash(text: str, name: str) -> bool:
+    """Whether some mention of `name` has no `#` before it on its line (it cannot be in a comment)."""
+    at = text.find(name)
+    while at >= 0:
+        if "#" not in text[text.rfind("\n", 0, at) + 1:at]:
+            return True
+        at = text.find(name, at + 1)
+    return False
+
+
+@by_identity(8)
+def _code_texts(repo: Any, src: Any) -> dict[str, str]:
+    """The shell files' texts without comments, for one repository view (filled lazily)."""
+    return {}
 
 
 @by_identity(8)

@@ -66,7 +66,7 @@ __all__ = [
     "MAX_SCRIPT_CHARS", "MSG_CAP", "MSG_INTERNAL", "MSG_JSON_FLAG", "MSG_OPAQUE", "MSG_OPAQUE_EVAL", "MSG_OPAQUE_RUN",
     "MSG_PARSE", "MSG_UNCLOSED_HEREDOC", "PATCH_KINDS", "PIP_VALUE_OPTIONS", "SETTERS", "UNREADABLE_CODES", "WRAPPERS",
     "CodeUnit", "CodeUnits", "Flag", "FunctionDef", "Heredoc", "Located", "PatchOp", "PipInstall", "ScriptAnalysis",
-    "ServerLaunch", "ShellCommand", "analyze_command_line", "analyze_python_file", "analyze_script", "code_units",
+    "ServerLaunch", "ShellCommand", "analyze_command_line", "analyze_python_file", "analyze_script", "code_text", "code_units",
     "eval_branch", "python_file_run", "python_file_runs",
     "normalise_flag", "package_name", "point_branch", "trim_pattern",
 ]
@@ -173,6 +173,28 @@ def code_units(text: str) -> CodeUnits | None:
             blanked[a:b] = b" " * (b - a)
         lines = tuple(ln.strip() for ln in blanked.decode("utf-8", "replace").split("\n"))
         return CodeUnits(top=top, functions=bodies, lines=lines)
+    except (RecursionError, ValueError, TypeError, AttributeError):
+        return None
+
+
+_COMMENTS_QUERY = "(comment) @comment"
+
+
+def code_text(text: str) -> str | None:
+    """The script with its comments blanked (tree-sitter finds them: a `#` in a string, a
+    heredoc body or `${#x}` is not one); None when the text is over the cap or does not parse
+    cleanly, so a caller falls back to the whole text."""
+    if len(text) > MAX_SCRIPT_CHARS or "#" not in text:
+        return None if len(text) > MAX_SCRIPT_CHARS else text
+    try:
+        src = text.encode("utf-8", "surrogatepass")
+        root = _parser().parse(src).root_node
+        if root.has_error:
+            return None
+        blanked = bytearray(src)
+        for node in _captures(root, _COMMENTS_QUERY).get("comment", []):
+            blanked[node.start_byte:node.end_byte] = b" " * (node.end_byte - node.start_byte)
+        return blanked.decode("utf-8", "replace")
     except (RecursionError, ValueError, TypeError, AttributeError):
         return None
 
