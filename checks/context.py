@@ -294,7 +294,7 @@ class ReviewContext:
         live = {p for p, c in changes.items() if not c.empty}
         names = (reach_names(self.head_repo, self.snapshot.head, live) or None) if live else None
 
-        recipe_edits = [p for p in changed_files if p.endswith((".yaml", ".yml"))]
+        recipe_edits = tuple(p for p in changed_files if p.endswith((".yaml", ".yml")))
         # A settings file a shell script names (models.yaml, read by server_sglang.sh's program):
         # only these make the runner-chosen chains worth walking when no script changed.
         masters = set(self.head_repo.master_files)
@@ -304,6 +304,7 @@ class ReviewContext:
         # Only runner entry scripts changed: the runner-chosen chain of a point of another label
         # cannot run them (checks.launch_path.only_runner_entries).
         entries_only = lp.only_runner_entries(self.head_repo, live)
+        shared_roots: dict = {}
         out: list[AffectedPoint] = []
         for point in head_points:
             key = getattr(point, "config_key", "")
@@ -327,7 +328,7 @@ class ReviewContext:
                 if extra in changed_files and extra != launcher:
                     reasons.append(f"referenced {extra} changed")
             if live:
-                roots = lp.candidate_roots(lp.point_roots(self, point, runners=True, names=names), names)
+                roots = lp.affected_roots(self, point, names, shared_roots)
                 if roots.files or roots.commands:
                     reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own, point=point))
             if (live or settings_edits) and getattr(point, "launcher", None) is None:

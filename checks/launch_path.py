@@ -586,6 +586,19 @@ def point_roots(ctx: Any, point: Any, *, runners: bool, names: set[str] | None =
     return out
 
 
+def affected_roots(ctx: Any, point: Any, names: set[str] | None, shared: dict) -> PointRoots:
+    """`candidate_roots(point_roots(runners=True))` for the affected rule. The roots of a point
+    with a script launcher or none are that launcher and its label's runner scripts, so such
+    points share them through `shared` (one dict per computation of the affected points)."""
+    launcher = point.launcher
+    if launcher is not None and launcher.kind != "script":
+        return candidate_roots(point_roots(ctx, point, runners=True, names=names), names)
+    key = ((launcher.path, launcher.exists) if launcher is not None else None, point.runner)
+    if key not in shared:
+        shared[key] = candidate_roots(point_roots(ctx, point, runners=True, names=names), names)
+    return shared[key]
+
+
 def label_runner_scripts(ctx: Any, label: str | None) -> list[str]:
     """The runner scripts of a runner label (`runner_scripts`), once per review."""
     def scripts() -> list[str]:

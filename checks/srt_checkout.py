@@ -24,7 +24,7 @@ import dataclasses
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from checks.conditions import evaluate_condition
 from checks.launch_path import (
@@ -59,6 +59,7 @@ MEMO_SETUP = "srt_checkout.setup:{key}"
 READ_OK, READ_NOT_GIVEN, READ_UNAVAILABLE, READ_ABSENT = "ok", "not given", "unavailable", "absent"
 MEMO_RUNNER = "srt_checkout.runner:{path}"
 MEMO_LABEL_RUNNERS = "srt_checkout.label:{runner}"
+MEMO_COPY_NAMED = "srt_checkout.copy_named"
 
 MSG_UNDECIDED = ("could not verify: {ref} named at {where} is read from the srt-slurm checkout the runner makes, "
                  "and {line} decides which one under a condition the bot cannot evaluate for {point} "
@@ -393,15 +394,20 @@ def copy_sources(ctx: Any, point: Any) -> frozenset[str]:
     return ctx.memo(MEMO_COPY_SOURCES.format(runner=point.runner), compute)
 
 
-def copied_recipe(ctx: Any, point: Any, changed: Iterable[str] = ()) -> str | None:
+def copied_recipe(ctx: Any, point: Any, changed: tuple[str, ...] = ()) -> str | None:
     """The benchmark-repository file a runner's copy puts at a cloned launcher's CONFIG_FILE
     path (the file the point really runs; its edits affect the point, checks.context). With
-    `changed`, the runner is read only when one of those files lies under a path it names."""
+    `changed`, the runner is read only when one of those files lies under a path it names
+    (asked once per runner label and set of files)."""
     if not is_cloned(point.launcher):
         return None
     if changed:
-        sources = copy_sources(ctx, point)
-        if not any(c == s or c.startswith(s + "/") for c in changed for s in sources):
+        named = ctx.memo(MEMO_COPY_NAMED, dict)
+        key = (point.runner, changed)
+        if key not in named:
+            sources = copy_sources(ctx, point)
+            named[key] = any(c == s or c.startswith(s + "/") for c in changed for s in sources)
+        if not named[key]:
             return None
     rel = inside_path(split_recipe_ref(point.launcher.written or point.launcher.path)[0])
     answer = point_checkout(ctx, point) if rel is not None else None

@@ -234,3 +234,21 @@ def test_check_9_counts_a_substitution_that_prints_the_flag():
     snap = build_snapshot(base=base_tree(), head={A: text})
     view = serving_views(ReviewContext(snap))[0]
     assert _chat_flag_line(view)[:2] == (A, 5)
+
+
+def test_points_of_one_script_launcher_and_runner_share_their_roots():
+    import checks.launch_path as lp
+
+    ctx = ReviewContext(build_snapshot(base=base_tree(), head={LIB: LIB_TEXT + "# x\n"}))
+    points = {}
+    for p in ctx.head_repo.points:
+        points.setdefault(p.config_key, []).append(p)
+    a1, a2 = points["dsr1-fp8-mi355x-sglang"][:2]
+    (b1,) = points["gptoss-fp4-mi355x-vllm"][:1]
+    assert a1.conc != a2.conc and a1.launcher.path == a2.launcher.path == A
+    names, shared = {"benchmark_lib.sh", A.rsplit("/", 1)[-1], B.rsplit("/", 1)[-1]}, {}
+    first = lp.affected_roots(ctx, a1, names, shared)
+    assert lp.affected_roots(ctx, a2, names, shared) is first
+    assert [f for f, _ in first.files] == [A]
+    assert [f for f, _ in lp.affected_roots(ctx, b1, names, shared).files] == [B]
+    assert len(shared) == 2
