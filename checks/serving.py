@@ -313,14 +313,21 @@ class ServingView:
         return out
 
 
-def _walk_json(obj: Any, path: str, line: int | None, parent: str, condition: str | None = None) -> Iterable[Hit]:
+def _walk_json(obj: Any, path: str, line: int | None, parent: str, condition: str | None = None,
+               into: list[Hit] | None = None) -> list[Hit]:
+    """A hit per key of a JSON value, depth first, appended to `into` (a list, not a generator:
+    the walks run tens of thousands of times per review)."""
+    out = [] if into is None else into
     if isinstance(obj, dict):
         for k, v in obj.items():
-            yield _hit(name=str(k), value=v, path=path, line=line, kind="json", parent=parent, condition=condition)
-            yield from _walk_json(v, path, line, parent, condition)
+            out.append(_hit(name=str(k), value=v, path=path, line=line, kind="json", parent=parent, condition=condition))
+            if isinstance(v, (dict, list)):
+                _walk_json(v, path, line, parent, condition, out)
     elif isinstance(obj, list):
         for v in obj:
-            yield from _walk_json(v, path, line, parent, condition)
+            if isinstance(v, (dict, list)):
+                _walk_json(v, path, line, parent, condition, out)
+    return out
 
 
 _KINDS: dict[tuple, str] = {}
@@ -341,26 +348,28 @@ def _kind_of(kp: tuple) -> str:
     return kind
 
 
-def _variant_hits(variant: Any) -> Iterable[Hit]:
-    origins = variant.origins
+def _variant_hits(variant: Any) -> list[Hit]:
+    origins, path, out = variant.origins, variant.path, []
 
-    def walk(node: Any, kp: tuple, kp_line: int | None) -> Iterable[Hit]:
+    def walk(node: Any, kp: tuple, kp_line: int | None) -> None:
         # `kp_line` is variant.line_of(*kp); a key's line is its own origin or that fallback.
         if isinstance(node, dict):
             for k, v in node.items():
                 here = kp + (k,)
                 line = origins.get(here, kp_line)
-                yield _hit(name=str(k), value=v, path=variant.path, line=line, kind=_kind_of(here))
+                out.append(_hit(name=str(k), value=v, path=path, line=line, kind=_kind_of(here)))
                 obj = json_object(v) if isinstance(v, str) else None
                 if obj is not None:
-                    yield from _walk_json(obj, variant.path, line, str(k))
-                else:
-                    yield from walk(v, here, line)
+                    _walk_json(obj, path, line, str(k), into=out)
+                elif isinstance(v, (dict, list)):
+                    walk(v, here, line)
         elif isinstance(node, list):
             for v in node:
-                yield from walk(v, kp, kp_line)
+                if isinstance(v, (dict, list)):
+                    walk(v, kp, kp_line)
 
-    yield from walk(variant.data, (), variant.line_of())
+    walk(variant.data, (), variant.line_of())
+    return out
 
 
 def _shared_variant_hits(variant: Any, shared: dict | None) -> list[Hit]:
@@ -368,11 +377,11 @@ def _shared_variant_hits(variant: Any, shared: dict | None) -> list[Hit]:
     set up differently (worker counts) do not share their views' hits, but share these (Hits
     are frozen; the list is copied by the caller)."""
     if shared is None:
-        return list(_variant_hits(variant))
+        return _variant_hits(variant)
     key = ("variant", id(variant))
     found = shared.get(key)
     if found is None or found[0] is not variant:  # the variant is kept, so its id is not reused
-        found = shared[key] = (variant, list(_variant_hits(variant)))
+        found = shared[key] = (variant, _variant_hits(variant))
     return found[1]
 
 

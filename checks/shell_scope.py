@@ -23,6 +23,8 @@ from checks.text import join
 from recipes.scripts import ScriptAnalysis, trim_pattern
 
 NAME_REF = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+# What `Scope.expand` may change in a word: a word without any of these is itself.
+_SPECIAL = re.compile(r"[$'\"\\`]")
 MSG_VAR_AMBIGUOUS = "{where} runs {ref}: ${name} is set in a branch the bot cannot decide ({lines})"
 
 
@@ -186,8 +188,10 @@ class Scope:
         With `keep`, such a part stays as written: a string another shell reads again
         (`bash -c "..."`, a container's), where it is looked up in its turn; with `defer`,
         every `$` part stays (only quotes are removed), for a host shell started by this one."""
-        out, i = [], 0
         text = text.strip()
+        if not _SPECIAL.search(text):
+            return text  # nothing to substitute or unquote
+        out, i = [], 0
         quote = None
         while i < len(text):
             ch = text[i]
