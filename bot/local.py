@@ -21,7 +21,6 @@ from typing import Iterable, Any
 
 from pydantic import ValidationError
 
-from recipes.artifacts import META_FILE, folder_files, json_rows, rows_from
 from bot.prfile import PRComment, PRFile, PRRun
 from bot.dates import review_day
 from checks.signoff_keys import signoff_key
@@ -284,6 +283,8 @@ def _by_time(comments: list[Comment]) -> list[Comment]:
 def _load_json_rows(folder: Path, root: Path) -> tuple[list[dict], dict[str, dict], list[str]]:
     """Rows, single objects by file name, and problems naming the file (recipes/artifacts.py:
     symbolic links and files over the caps are refused, never followed or read)."""
+    from recipes.artifacts import folder_files, json_rows  # only a PR file with runs reads artifacts
+
     return json_rows(folder_files(folder, root))
 
 
@@ -325,6 +326,8 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
             elif not folder.is_dir() and not folder.is_symlink():
                 per_artifact[a.name] = Unavailable(reason=f"artifact folder {folder} is missing")
             else:
+                from recipes.artifacts import META_FILE
+
                 rows, objects, problems = _load_json_rows(folder, artifacts_root)
                 if META_FILE in objects:
                     meta[a.name] = objects[META_FILE]
@@ -350,7 +353,10 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
     )
 
 
-_rows_from = rows_from
+def _rows_from(*args: Any) -> Any:
+    from recipes.artifacts import rows_from
+
+    return rows_from(*args)
 
 
 def _inside(path: Path, root: Path) -> bool:
