@@ -184,6 +184,15 @@ def test_reading_item_by_item_gives_the_whole_parse(base):
         (19, "changelog-missing"), (23, "changelog-type")]
 
 
+def test_a_shell_and_in_a_description_is_no_anchor_the_changelog_is_still_read_item_by_item():
+    # Real shape (3d5581562f): "gate the fast path to the tail (isl>=8192 && conc>=64)".
+    data = ITEMS.replace(b"    one\n", b"    gate to the tail (isl>=8192 && conc>=64)\n")
+    whole, by_item = _whole_and_by_item(data)
+    assert by_item is not None
+    assert by_item.entries == whole.entries and by_item.findings == whole.findings
+    assert whole.entries[0].description == ["gate to the tail (isl>=8192 && conc>=64)\ntwo\n"]
+
+
 def test_a_changelog_not_of_the_plain_shape_is_parsed_whole():
     from recipes.changelog import _parse_by_item
 

@@ -177,11 +177,21 @@ def test_the_anchor_search_finds_what_the_plain_pattern_finds():
     import random
     import re
 
-    plain = re.compile(r"(?:^|[\s\[\{,:-])&[^\s]")
-    alphabet = [" ", "\t", "\n", "\r", "\x0b", "\x85", "\u3000", "[", "{", ",", ":", "-", "&", "*", "a", "\u2192"]
+    plain = re.compile(r"(?:^|[\s\[\{,:-])&[0-9A-Za-z_-]")
+    alphabet = [" ", "\t", "\n", "\r", "\x0b", "\x85", "\u3000", "[", "{", ",", ":", "-", "&", "*", "a", "_", ".", "\u2192"]
     rng = random.Random(7)
     for _ in range(20_000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
         assert bool(yamlio.ANCHOR_RE.search(text)) == bool(plain.search(text)), repr(text)
-    for text in ("&a x", "k: &a 1", "[&a 1]", "- &a", "a&b", "k: & x", "x\n&a"):
+    for text in ("&a x", "k: &a 1", "[&a 1]", "- &a", "a&b", "k: & x", "x\n&a", "k: a && b", "- &-x 1"):
         assert bool(yamlio.ANCHOR_RE.search(text)) == bool(plain.search(text)), text
+
+
+def test_an_ampersand_libyaml_cannot_start_an_anchor_with_is_no_anchor():
+    # libyaml's anchor names are [0-9A-Za-z_-]: `&&`, `&.` and `&é` at a node's start are scanner
+    # errors, never anchors, so a shell `&&` in a plain scalar does not make a file "anchored".
+    for text in ("k: &&x 1", "k: &.x 1", "k: &\u00e9 1"):
+        with pytest.raises(yaml.YAMLError):
+            yaml.compose(text, Loader=yaml.CSafeLoader)
+    assert yamlio.ANCHOR_RE.search("cmd: make && make install") is None
+    assert yamlio.ANCHOR_RE.search("k: &a-b_9 1") is not None
