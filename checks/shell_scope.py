@@ -25,6 +25,7 @@ from recipes.scripts import ScriptAnalysis, trim_pattern
 NAME_REF = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 # What `Scope.expand` may change in a word: a word without any of these is itself.
 _SPECIAL = re.compile(r"[$'\"\\`]")
+_SPECIAL_CHARS = frozenset("$'\"\\`")
 MSG_VAR_AMBIGUOUS = "{where} runs {ref}: ${name} is set in a branch the bot cannot decide ({lines})"
 
 
@@ -193,14 +194,23 @@ class Scope:
             return text  # nothing to substitute or unquote
         out, i = [], 0
         quote = None
-        while i < len(text):
+        n = len(text)
+        while i < n:
             ch = text[i]
-            if quote == "'":
-                if ch == "'":
-                    quote = None
-                else:
-                    out.append(ch)
-                i += 1
+            if quote == "'":  # everything up to the closing quote is literal
+                j = text.find("'", i)
+                if j < 0:
+                    out.append(text[i:])
+                    break
+                out.append(text[i:j])
+                quote = None
+                i = j + 1
+                continue
+            if ch not in _SPECIAL_CHARS:  # a run of literal characters, copied at once
+                m = _SPECIAL.search(text, i)
+                j = m.start() if m else n
+                out.append(text[i:j])
+                i = j
                 continue
             if ch in "'\"" and (quote is None or quote == ch):
                 quote = None if quote else ch

@@ -1,0 +1,32 @@
+"""checks.shell_scope.Scope.expand: one shell word as the shell hands it over (quote removal,
+variables of the scope substituted). Literal runs are copied at once; these cases pin what the
+character-by-character reading gave."""
+from __future__ import annotations
+
+import pytest
+
+from checks.shell_scope import Scope
+from recipes.scripts import analyze_script
+
+TEXT = "A=1\nB='x y'\n"
+
+
+@pytest.fixture
+def scope() -> Scope:
+    return Scope("t.sh", analyze_script(TEXT, "t.sh"), "/w", lambda n: {"OUT": "o"}.get(n), lines=TEXT.splitlines())
+
+
+@pytest.mark.parametrize("word, kw, expected", [
+    ("plain-word/with:chars", {}, "plain-word/with:chars"),
+    ("'single $A \\\" kept'", {}, 'single $A \\" kept'),
+    ("'unterminated $A", {}, "unterminated $A"),
+    ('"dq $A and \'sq\'"', {}, "dq 1 and 'sq'"),
+    ("x${B}y$OUT", {}, "xx yyo"),
+    ("$(date)", {}, None),
+    ("pre $(date) post", {"keep": True}, "pre $(date) post"),
+    ("run $A 'q' \"$B\"", {"defer": True}, "run $A q $B"),
+    ("`cmd`", {}, None),
+])
+def test_expand(scope, word, kw, expected):
+    assert scope.expand(word, 3, **kw) == expected
+
