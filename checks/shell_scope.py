@@ -219,7 +219,7 @@ class Scope:
             if ch == "\\" and i + 1 < len(text):
                 nxt = text[i + 1]
                 if quote == '"' and nxt not in '$`"\\\n':
-                    out.append(ch)  # inside double quotes a backslash escapes only $ ` " \ newline
+                    out.append(text[i:i + 2])  # inside double quotes a backslash escapes only $ ` " \ newline
                 elif nxt != "\n":
                     out.append(nxt)
                 elif keep:

@@ -21,6 +21,7 @@ def scope() -> Scope:
     ("'single $A \\\" kept'", {}, 'single $A \\" kept'),
     ("'unterminated $A", {}, "unterminated $A"),
     ('"dq $A and \'sq\'"', {}, "dq 1 and 'sq'"),
+    ('"a\\$b \\x"', {}, "a$b \\x"),
     ("x${B}y$OUT", {}, "xx yyo"),
     ("$(date)", {}, None),
     ("pre $(date) post", {"keep": True}, "pre $(date) post"),
@@ -30,3 +31,7 @@ def scope() -> Scope:
 def test_expand(scope, word, kw, expected):
     assert scope.expand(word, 3, **kw) == expected
 
+
+def test_a_backslash_in_double_quotes_before_an_ordinary_character_stays_with_it(scope):
+    # bash: echo "C:\dir s/a\.b/" prints C:\dir s/a\.b/ (the character after it was dropped before).
+    assert scope.expand('"C:\\dir s/a\\.b/"', 3) == "C:\\dir s/a\\.b/"
