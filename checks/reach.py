@@ -18,7 +18,8 @@ def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
 
     A name only a comment holds does not count (comments never run; `# launch_mi355x-amds.sh
     derives PORT ...` in benchmark_lib.sh made every launcher a candidate for a change of the
-    AMD runner's scripts): a file whose text holds a name is read again without its comments."""
+    AMD runner's scripts): a file all of whose mentions of the names sit after a `#` on their
+    line is parsed once and read again without its comments."""
     names = {t.rsplit("/", 1)[-1] for t in targets}
     texts = _shell_texts(repo, src)
     if texts is None:
