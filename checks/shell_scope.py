@@ -16,10 +16,11 @@ import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from checks.conditions import evaluate_condition
 from checks.text import join
+from recipes.identity import by_identity
 from recipes.scripts import ScriptAnalysis, trim_pattern
 
 NAME_REF = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
@@ -69,7 +70,7 @@ class Scope:
     cwd: str | None
     outer: Lookup
     mounts: dict[str, str | None] = field(default_factory=dict)
-    lines: list[str] = field(default_factory=list)
+    lines: Sequence[str] = field(default_factory=list)
     offset: int = 0
     parent: "Scope | None" = None
     container: bool = False  # runs inside a container (sees only its -e variables and -v mounts)
@@ -386,12 +387,24 @@ def array_elements(scope: Scope | None, name: str, line: int) -> list[str] | Non
     return None
 
 
-def file_lines(src: Any, path: str) -> list[str]:
-    try:
-        data = src.read(path)
-    except Exception:  # noqa: BLE001 - an unreadable file has no lines the walk can read
-        return []
-    return data.decode("utf-8", "replace").splitlines() if data else []
+def file_lines(src: Any, path: str) -> tuple[str, ...]:
+    """A file's lines, decoded once per source view: every chain walk of a review reads the
+    same runner and server scripts again."""
+    known = _lines_of(src)
+    found = known.get(path)
+    if found is None:
+        try:
+            data = src.read(path)
+        except Exception:  # noqa: BLE001 - an unreadable file has no lines the walk can read
+            return ()
+        found = known[path] = tuple(data.decode("utf-8", "replace").splitlines()) if data else ()
+    return found
+
+
+@by_identity(16)
+def _lines_of(src: Any) -> dict[str, tuple[str, ...]]:
+    """The decoded lines of one source view's files (filled lazily by `file_lines`)."""
+    return {}
 
 
 def try_expand(scope: Scope, text: str, line: int) -> str | None:

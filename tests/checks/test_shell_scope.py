@@ -35,3 +35,14 @@ def test_expand(scope, word, kw, expected):
 def test_a_backslash_in_double_quotes_before_an_ordinary_character_stays_with_it(scope):
     # bash: echo "C:\dir s/a\.b/" prints C:\dir s/a\.b/ (the character after it was dropped before).
     assert scope.expand('"C:\\dir s/a\\.b/"', 3) == "C:\\dir s/a\\.b/"
+
+
+def test_file_lines_are_decoded_once_per_source_view():
+    from checks.shell_scope import file_lines
+    from recipes.source import MemorySource
+
+    head, other = MemorySource({"r.sh": "a\nb\n"}), MemorySource({"r.sh": "c\n"})
+    first = file_lines(head, "r.sh")
+    assert first == ("a", "b") and file_lines(head, "r.sh") is first
+    assert file_lines(other, "r.sh") == ("c",)
+    assert file_lines(head, "missing.sh") == ()
