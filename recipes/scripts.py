@@ -177,26 +177,12 @@ def code_units(text: str) -> CodeUnits | None:
         return None
 
 
-_COMMENTS_QUERY = "(comment) @comment"
-
-
 def code_text(text: str) -> str | None:
-    """The script with its comments blanked (tree-sitter finds them: a `#` in a string, a
-    heredoc body or `${#x}` is not one); None when the text is over the cap or does not parse
-    cleanly, so a caller falls back to the whole text."""
-    if len(text) > MAX_SCRIPT_CHARS or "#" not in text:
-        return None if len(text) > MAX_SCRIPT_CHARS else text
-    try:
-        src = text.encode("utf-8", "surrogatepass")
-        root = _parser().parse(src).root_node
-        if root.has_error:
-            return None
-        blanked = bytearray(src)
-        for node in _captures(root, _COMMENTS_QUERY).get("comment", []):
-            blanked[node.start_byte:node.end_byte] = b" " * (node.end_byte - node.start_byte)
-        return blanked.decode("utf-8", "replace")
-    except (RecursionError, ValueError, TypeError, AttributeError):
-        return None
+    """The script with its comments blanked, line for line (`code_units`' lines: tree-sitter finds
+    the comments, so a `#` in a string, a heredoc body or `${#x}` is not one); None when the
+    text is over the cap or does not parse cleanly, so a caller falls back to the whole text."""
+    units = code_units(text)
+    return None if units is None else "\n".join(units.lines)
 
 
 def analyze_command_line(text: str, path: str, line: int) -> ScriptAnalysis:
