@@ -8,7 +8,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import Finding, RecipeError
-from .yamlio import ANCHOR_RE, YamlDoc, decode_text, load_yaml
+from .yamlio import YamlDoc, decode_text, load_yaml, top_level_chunks
 
 KEY_CONFIG_KEYS = "config-keys"
 KEY_DESCRIPTION = "description"
@@ -206,29 +206,8 @@ def clear_item_cache() -> None:
 
 
 def _top_level_items(text: str) -> list[tuple[int, str]] | None:
-    """(first line, text) of each top-level item, or None unless the file is a plain block
-    sequence: every line at column 0 starts an item (`- `) or is a comment, and no anchor,
-    document marker, directive or CR is anywhere."""
-    if text.startswith("\ufeff") or "\r" in text or ANCHOR_RE.search(text):
-        return None
-    lines = text.split("\n")
-    starts: list[int] = []
-    for i, line in enumerate(lines):
-        if not line or line[0] in " #":
-            continue
-        if not line.startswith("- "):
-            return None  # `---`, `%YAML`, a mapping, a flow collection or a scalar at column 0
-        starts.append(i)
-    if not starts or any(ln.strip() and not ln.lstrip().startswith("#") for ln in lines[:starts[0]]):
-        return None
-    # Each item's exact text, from its first line to the next item's (its last newline and any
-    # blank lines after it belong to it: a `|+` scalar keeps them).
-    offsets, at = [], 0
-    for line in lines:
-        offsets.append(at)
-        at += len(line) + 1
-    cuts = [offsets[i] for i in starts] + [len(text)]
-    return [(i + 1, text[a:b]) for i, a, b in zip(starts, cuts, cuts[1:])]
+    """(first line, text) of each top-level item of a plain block sequence (yamlio.top_level_chunks)."""
+    return top_level_chunks(text, lambda line: line.startswith("- "))
 
 
 def _item(text: str, path: str) -> tuple[Any, dict] | None:

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from .errors import Finding, RecipeError
-from .yamlio import ANCHOR_RE, MAX_YAML_BYTES, YamlDoc, decode_text, load_yaml
+from .yamlio import MAX_YAML_BYTES, YamlDoc, decode_text, load_yaml, top_level_chunks
 
 SCENARIO_FIXED = "fixed-seq-len"
 SCENARIO_AGENTIC = "agentic-coding"
@@ -329,24 +329,15 @@ def clear_entry_cache() -> None:
 
 def _top_level_blocks(text: str) -> list[tuple[int, str, str]] | None:
     """(first line, key, text) of each top-level entry, or None unless the file is a plain
-    block mapping whose keys are simple names written alone on their line."""
-    if text.startswith("\ufeff") or "\r" in text or ANCHOR_RE.search(text):
+    block mapping whose keys are simple names written alone on their line, each once
+    (yamlio.top_level_chunks)."""
+    chunks = top_level_chunks(text, _TOP_KEY_RE.fullmatch)
+    if chunks is None or len(chunks) < 2:
         return None
-    lines = text.split("\n")
-    starts: list[tuple[int, str]] = []
-    for i, line in enumerate(lines):
-        if not line or line[0] in " \t#":
-            continue
-        if not _TOP_KEY_RE.fullmatch(line):
-            return None  # `---`, a flow mapping, a quoted or complex key, a sequence at column 0
-        starts.append((i, line.split(":", 1)[0]))
-    if len(starts) < 2:
-        return None
-    keys = [k for _, k in starts]
+    keys = [chunk.split(":", 1)[0] for _, chunk in chunks]
     if len(set(keys)) != len(keys):
         return None  # the whole parse reports the duplicate
-    ends = [i for i, _ in starts[1:]] + [len(lines)]
-    return [(i + 1, key, "\n".join(lines[i:end])) for (i, key), end in zip(starts, ends)]
+    return [(first, key, chunk) for (first, chunk), key in zip(chunks, keys)]
 
 
 def _parse_by_entry(data: bytes | str, path: str) -> MasterFile | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -115,6 +115,33 @@ def decode_text(data: bytes, path: str, *, max_bytes: int = MAX_YAML_BYTES) -> s
 
 _SCALARS: dict[tuple[str, str], Any] = {}
 _MISSING = object()
+
+
+def top_level_chunks(text: str, starts: Callable[[str], bool]) -> list[tuple[int, str]] | None:
+    """(first line, exact text) of each top-level node of a plain block collection, for reading
+    a large file node by node (master configs, the changelog); None unless every line at column
+    0 is a comment or a chunk's first line (`starts`), nothing but comments and blank lines
+    precedes the first, and no BOM, CR or anchor is anywhere. A chunk runs to the next one's
+    first line: its last newline and the blank lines after it belong to it, as a `|` or `|+`
+    scalar ending there reads them in the whole file."""
+    if text.startswith("\ufeff") or "\r" in text or ANCHOR_RE.search(text):
+        return None
+    lines = text.split("\n")
+    firsts: list[int] = []
+    for i, line in enumerate(lines):
+        if not line or line[0] in " #":
+            continue
+        if not starts(line):
+            return None  # `---`, `%YAML`, a flow collection, a tab, another kind of node at column 0
+        firsts.append(i)
+    if not firsts or any(ln.strip() and not ln.lstrip().startswith("#") for ln in lines[:firsts[0]]):
+        return None
+    offsets, at = [], 0
+    for line in lines:
+        offsets.append(at)
+        at += len(line) + 1
+    cuts = [offsets[i] for i in firsts] + [len(text)]
+    return [(i + 1, text[a:b]) for i, a, b in zip(firsts, cuts, cuts[1:])]
 
 
 def clear_scalar_caches() -> None:

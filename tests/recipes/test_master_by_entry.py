@@ -128,7 +128,22 @@ def test_an_unchanged_entry_is_the_same_object_in_base_and_head():
     MASTER.replace("gptoss-fp4-b200-vllm:", "1024:"),
     # CRLF line ends
     MASTER.replace("\n", "\r\n"),
+    # indented text before the first key (the whole parse refuses it; it used to be dropped), a tab
+    "  stray: 1\n" + MASTER,
+    MASTER.replace("gptoss-fp4-b200-vllm:", "\tgptoss-fp4-b200-vllm:", 1),
 ])
 def test_anything_but_a_plain_mapping_of_names_is_parsed_whole(text):
     assert master._parse_by_entry(text, "configs/nvidia-master.yaml") is None
     assert _dump(master.parse_master(text, "configs/nvidia-master.yaml")) == _dump(_whole(text))
+
+
+def test_a_block_scalar_ending_an_entry_keeps_its_last_newline_as_in_the_whole_file():
+    # Each entry's text runs to the next key, newline included (yamlio.top_level_chunks); before,
+    # the line break was cut, and a `|` scalar closing an entry read "last" instead of "last\n".
+    path = "configs/nvidia-master.yaml"
+    cut = MASTER.index("gptoss-fp4-b200-vllm:")
+    text = MASTER[:cut].rstrip("\n") + "\n  notes: |\n    last\n" + MASTER[cut:]
+    by_entry = master._parse_by_entry(text, path)
+    assert by_entry is not None
+    assert by_entry.entries["dsr1-fp8-b200-sglang"].extra["notes"] == "last\n"
+    assert _dump(by_entry) == _dump(_whole(text, path))
