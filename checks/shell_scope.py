@@ -25,8 +25,8 @@ from recipes.scripts import ScriptAnalysis, trim_pattern
 
 NAME_REF = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 # What `Scope.expand` may change in a word: a word without any of these is itself.
-_SPECIAL = re.compile(r"[$'\"\\`]")
 _SPECIAL_CHARS = frozenset("$'\"\\`")
+_SPECIAL = re.compile("[" + re.escape("".join(sorted(_SPECIAL_CHARS))) + "]")
 MSG_VAR_AMBIGUOUS = "{where} runs {ref}: ${name} is set in a branch the bot cannot decide ({lines})"
 
 
