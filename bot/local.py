@@ -147,7 +147,7 @@ class LocalExternal:
                 return Unavailable(reason=str(e))
             if not sha:
                 return Unavailable(reason=MSG_EXTERNAL_TOO_EARLY.format(repo=repo, ref=ref, day=self.day, path=path))
-        return ExternalTree(repo=repo, ref=ref, sha=sha, source=GitSource(path, sha))
+        return ExternalTree(repo=repo, ref=ref, sha=sha, source=GitSource(path, sha, resolved=True))
 
 
 # --- the diff ----------------------------------------------------------------------------
@@ -419,9 +419,9 @@ def build_local_snapshot(
     except LocalModeError:
         raise LocalModeError(f"--base {base!r} and --head {head!r} share no history") from None
 
-    target_tree = GitSource(repo_path, base_tip)
-    base_tree = target_tree if merge_base == base_tip else GitSource(repo_path, merge_base)
-    head_tree = GitSource(repo_path, head_sha)
+    target_tree = GitSource(repo_path, base_tip, resolved=True)
+    base_tree = target_tree if merge_base == base_tip else GitSource(repo_path, merge_base, resolved=True)
+    head_tree = GitSource(repo_path, head_sha, resolved=True)
     config, _ = read_repo_config(target_tree)
 
     doc, pr_path = None, "(no --pr file)"

@@ -12,6 +12,7 @@ import bisect
 import errno
 import os
 import posixpath
+import re
 import stat
 import subprocess
 import threading
@@ -255,13 +256,20 @@ class _CatFile:
 atexit.register(_CatFile.close_all)
 
 
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
 class GitSource:
     """Files of one commit of a local git repository, read with `git` plumbing (no checkout)."""
 
-    def __init__(self, repo: str | os.PathLike[str], ref: str):
+    def __init__(self, repo: str | os.PathLike[str], ref: str, *, resolved: bool = False):
+        """`resolved`: `ref` is a commit's full SHA already (the caller asked git), so it is not
+        asked again; each `git` process costs a few milliseconds of a verdict."""
         self.repo = str(repo)
         self.ref = ref
-        self.sha = self._git("rev-parse", "--verify", f"{ref}^{{commit}}").decode().strip()
+        if resolved and not _FULL_SHA.fullmatch(ref):
+            raise ValueError(f"not a full commit SHA: {ref!r}")
+        self.sha = ref if resolved else self._git("rev-parse", "--verify", f"{ref}^{{commit}}").decode().strip()
         out = self._git("ls-tree", "-r", "-z", "--full-tree", self.sha)
         self._blobs: dict[str, str] = {}
         self._links: set[str] = set()

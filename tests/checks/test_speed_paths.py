@@ -11,6 +11,8 @@ import difflib
 import random
 import subprocess
 
+import pytest
+
 from checks.conditions import evaluate_condition
 from checks.launch_path import _changed_lines
 from recipes.source import GitSource, MemorySource, PathIndex
@@ -46,6 +48,25 @@ def test_sources_list_through_the_index(tmp_path):
     subprocess.run([*git, "commit", "-qm", "x"], check=True)
     src = GitSource(repo, "HEAD")
     assert src.list("a/b") == ["a/b/c/z.sh", "a/b/x.sh"] and src.list("a/bc") == ["a/bc/y.sh"]
+
+
+def test_a_resolved_git_source_asks_git_no_rev_parse(tmp_path, monkeypatch):
+    repo = tmp_path / "r"
+    repo.mkdir()
+    (repo / "x.sh").write_text("echo\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    sha = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    asked: list[tuple[str, ...]] = []
+    real = GitSource._git
+    monkeypatch.setattr(GitSource, "_git", lambda self, *args: asked.append(args) or real(self, *args))
+    assert GitSource(repo, sha, resolved=True).sha == sha
+    assert [a[0] for a in asked] == ["ls-tree"]
+    assert GitSource(repo, "HEAD").sha == sha and [a[0] for a in asked[1:]] == ["rev-parse", "ls-tree"]
+    with pytest.raises(ValueError):
+        GitSource(repo, "HEAD", resolved=True)
 
 
 def _full_match(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]:
