@@ -52,7 +52,7 @@ from .bash.model import (
 )
 from .bash.model import _Ctx
 from .bash.values import _eval_number, _literal_arithmetic, _literal_printf, trim_pattern
-from .bash.walker import _Analyzer, _captures, _parser
+from .bash.walker import _Analyzer, _captures, parse_bash
 from .errors import Finding
 
 # Engine vocabulary of the analysis (pip targets that are the serving stack: the engine
@@ -141,7 +141,7 @@ def code_units(text: str) -> CodeUnits | None:
         return None
     try:
         src = text.encode("utf-8", "surrogatepass")
-        root = _parser().parse(src).root_node
+        root = parse_bash(src)[0].root_node  # the text stays as written (same positions)
         if root.has_error:
             return None
         found = _captures(root, _UNITS_QUERY)

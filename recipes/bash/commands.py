@@ -167,7 +167,7 @@ class Commands(Detectors):
         return m.group(0) if m else None
 
     def nested(self, inner: str, line: int, ctx: _Ctx) -> None:
-        from .walker import _Analyzer, _parser  # the walker is built on this mixin
+        from .walker import _Analyzer, parse_bash  # the walker is built on this mixin
 
         sub = _Analyzer(inner, self.path, line - 1)
         sub.vars = dict(self.vars)
@@ -177,7 +177,7 @@ class Commands(Detectors):
         sub.cwd = self.cwd
         sub.out.functions = self.out.functions
         try:
-            tree = _parser().parse(sub.src)
+            tree, sub.src = parse_bash(sub.src)
             sub.walk(tree.root_node, _Ctx(ctx.conditions, ctx.depth + 1, ctx.function))
         except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError):
             return  # a string that is not shell: nothing runtime to report

@@ -39,6 +39,40 @@ def _parser() -> Any:
     return _PARSER
 
 
+# tree-sitter-bash (0.25.1 as well) has no `<>`, the redirect that opens a file for reading and
+# writing: `exec 3<>"/dev/tcp/$host/$port"` gives an ERROR at the `>`. Where the grammar failed
+# on exactly that operator, it is read as `> ` instead (it does open the file for writing; the
+# same length keeps every position) and the text is parsed again.
+_READ_WRITE = b"<>"
+_AS_WRITE = b"> "
+
+
+def parse_bash(src: bytes) -> tuple[Any, bytes]:
+    """(tree, the bytes it was parsed from): `src`, or `src` with each `<>` the grammar could not
+    read spelled `> `."""
+    tree = _parser().parse(src)
+    if not tree.root_node.has_error or _READ_WRITE not in src:
+        return tree, src
+    spots = [n.start_byte for n in _errors(tree.root_node)
+             if src[n.start_byte - 1:n.start_byte + 1] == _READ_WRITE]
+    if not spots:
+        return tree, src
+    patched = bytearray(src)
+    for at in spots:
+        patched[at - 1:at + 1] = _AS_WRITE
+    return _parser().parse(bytes(patched)), bytes(patched)
+
+
+def _errors(node: Any) -> list[Any]:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "ERROR" and n.start_byte > 0:
+            out.append(n)
+        stack.extend(c for c in n.children if c.has_error or c.type == "ERROR")
+    return out
+
+
 _QUERIES: dict[str, Any] = {}
 
 
@@ -125,7 +159,7 @@ class _Analyzer(Commands):
 
     # ----- entry
     def run(self) -> ScriptAnalysis:
-        tree = _parser().parse(self.src)
+        tree, self.src = parse_bash(self.src)
         root = tree.root_node
         if root.has_error:
             self.report_error(root)

@@ -227,10 +227,56 @@ def test_exec_and_a_pyxis_container_in_a_function_are_followed():
 
 
 def test_an_unreadable_line_in_a_called_function_ends_the_chain_and_an_interpreter_is_no_hop():
-    node = T_NODE.format(patch='wait_tcp() {\n    until (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; do sleep 1; done\n}\n'
+    node = T_NODE.format(patch='wait_tcp() {\n    until nc -z "$1" "$2"; do sleep 1; done ) }\n}\n'
                                'wait_tcp localhost 8000\n"$PY" -m pip --version')
     files = _t_files()
     files["benchmarks/multi_node/tilert_utils/run_node.sh"] = node
     row = _row(10, files)
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
     assert "could not read line 3 of benchmarks/multi_node/tilert_utils/run_node.sh" in row.reason, row.reason
+
+
+# TileRT's run_node.sh:184 (#2533): `(exec 3<>"/dev/tcp/$host/$port")` probes a port. The grammar
+# has no `<>` (open for reading and writing); the bot reads it as the write it also is.
+WAIT_TCP = 'wait_tcp() {\n    until (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; do sleep 1; done\n}\nwait_tcp localhost 8000'
+
+
+def test_a_read_write_redirect_is_read_and_the_chain_followed():
+    files = _t_files(WAIT_TCP)
+    row = _row(10, files)
+    assert row.status.value == "PASS", row.reason
+    assert "sglang.launch_server" in row.reason, row.reason
+
+
+def test_a_read_write_redirect_into_the_engine_is_a_write():
+    files = _t_files(WAIT_TCP + "\nexec 4<>/usr/local/lib/python3.12/dist-packages/sglang/srt/server_args.py")
+    row = _row(10, files)
+    assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+    assert "benchmarks/multi_node/tilert_utils/run_node.sh:6" in row.reason, row.reason
+
+
+# Check 9 on that chain: run_node.sh runs the client from a function its own top level calls.
+T9_MASTER = T_MASTER.replace("spec-decoding: none", "spec-decoding: mtp")
+CLIENT_FN = 'run_bench() {\n    run_benchmark_serving --model "$MODEL_PATH" --use-chat-template --port 8000\n}\n'
+
+
+def _t9_files(node_patch: str, **over: str) -> dict[str, str]:
+    files = _t_files(node_patch)
+    files["configs/nvidia-master.yaml"] = T9_MASTER
+    files.update(over)
+    return files
+
+
+def test_check_9_counts_a_client_flag_in_a_function_the_run_script_calls_itself():
+    row = _row(9, _t9_files(CLIENT_FN + "run_bench"))
+    assert row.status.value == "PASS", row.reason
+    assert "benchmarks/multi_node/tilert_utils/run_node.sh:3" in row.reason, row.reason
+
+
+def test_check_9_still_ignores_a_sourced_librarys_function_flags():
+    # The same function in a library the script sources: its words wait for the caller's options.
+    lib = "benchmarks/multi_node/tilert_utils/bench_lib.sh"
+    node = 'source "$(dirname "$0")/bench_lib.sh"\nrun_bench'
+    row = _row(9, _t9_files(node, **{lib: "#!/usr/bin/env bash\n" + CLIENT_FN}))
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "no client command on it passes --use-chat-template" in row.reason, row.reason

@@ -111,3 +111,17 @@ def test_functions_and_sources_know_their_enclosing_function():
     ]
     assert [c.function for c in a.calls("run_benchmark_serving")] == ["start"]
     assert [c.line for c in a.calls("start")] == [6]
+
+
+def test_a_read_write_redirect_is_read_as_the_write_it_also_is():
+    from recipes.bash.walker import parse_bash
+
+    src = b'until (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; do sleep 5; done\necho "a<>b"\n'
+    tree, read = parse_bash(src)
+    assert not tree.root_node.has_error
+    assert len(read) == len(src) and read.count(b"<>") == 1  # only the operator; the string stays
+    assert read.startswith(b'until (exec 3> "/dev/tcp/')
+    clean = b'echo "a<>b"\n'
+    assert parse_bash(clean)[1] is clean
+    a = analyze_script(src.decode(), "run_node.sh")
+    assert not a.partial and not a.findings
