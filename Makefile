@@ -37,6 +37,7 @@ inspect: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/core.py
 	$(PY) bench/pareto.py
+	$(PY) bench/startup.py
 	$(PY) bench/verdict.py
 	$(PY) bench/faults.py --runs 100
 

@@ -1,12 +1,13 @@
 """`python -m bot` and the `infx-review` script: the CLI, then a quick exit.
 
-A large verdict leaves a million small objects behind (parsed YAML, bash syntax trees, points,
+A large verdict leaves hundreds of thousands of small objects behind (parsed YAML, bash syntax trees, points,
 rows). Python's own shutdown frees them one by one and collects garbage over the modules again:
-0.3 s of CPU after a 1.1 s verdict, 0.1 s after a 0.2 s one. Once the command has returned, the
-exit hooks (`atexit`: the demo's temporary world, the `git cat-file` helpers, logging) have run
-and standard output and error are flushed, the operating system's cleanup is all that is left,
-so the process then ends with `os._exit`. The normal shutdown is kept when another thread is
-still running (its owner expects it to be joined) or when the hooks or a flush fail.
+0.2-0.3 s of CPU after the verdict of a large PR, 0.04 s after one that only imports. Once the
+command has returned, the exit hooks (`atexit`: the demo's temporary world, the `git cat-file`
+helpers, logging) have run and standard output and error are flushed, the operating system's
+cleanup is all that is left, so the process then ends with `os._exit`. The normal shutdown is
+kept when another thread is still running (its owner expects it to be joined) or when the hooks
+or a flush fail.
 """
 from __future__ import annotations
 
