@@ -14,35 +14,35 @@ from __future__ import annotations
 import argparse
 import compileall
 import json
-import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT / "bench"))
+
+from replay import pct, run_measured  # noqa: E402  (one child-CPU measure, one percentile)
+
 TARGETS_S = {"imports": 0.3, "help": 0.15}
 IMPORTS = ("bot.cli", "bot.pipeline", "bot.local")
 PROBE = ("import time\nc = time.process_time()\nimport " + ", ".join(IMPORTS)
          + "\nprint(time.process_time() - c)")
 
 
+TIMEOUT_S = 120.0
+
+
 def _cpu_of(cmd: list[str]) -> tuple[float, str]:
     """(CPU seconds of the child and what it waited for, its standard output)."""
-    proc = subprocess.Popen(cmd, cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out = proc.stdout.read() if proc.stdout else b""
-    _, status, usage = os.wait4(proc.pid, 0)
-    if proc.stdout:
-        proc.stdout.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed")
-    return usage.ru_utime + usage.ru_stime, out.decode()
+    code, stdout, stderr, cpu = run_measured(cmd, PROJECT, TIMEOUT_S)
+    if code != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({code}): {stderr.strip()[-300:]}")
+    return cpu, stdout
 
 
 def _spread(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"median": round(statistics.median(ordered), 4), "p95": round(p95, 4), "min": round(ordered[0], 4)}
+    return {"median": round(statistics.median(values), 4), "p95": round(pct(values, 0.95), 4),
+            "min": round(min(values), 4)}
 
 
 def main(argv: list[str] | None = None) -> int:

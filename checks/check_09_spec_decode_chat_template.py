@@ -157,32 +157,16 @@ def _arm_flags(analysis: Any) -> list[tuple[str, int]]:
     return found
 
 
-def _own_calls(analysis: Any) -> frozenset[str]:
-    """The functions a script's own top level runs, directly or through its other functions.
-    A script run by another (TileRT's `run_node.sh`, started by its submit script) calls them
-    with the words written in it; a sourced library's other functions wait for their caller's."""
-    cached = analysis.__dict__.get("_own_calls")
-    if cached is None:
-        units = analysis.units()
-        seen: set[str] = set()
-        todo: list[str | None] = [None]
-        while todo:
-            unit = units.get(todo.pop())
-            for word in unit.words if unit is not None else ():
-                if word in units and word not in seen:
-                    seen.add(word)
-                    todo.append(word)
-        cached = analysis.__dict__["_own_calls"] = frozenset(seen)
-    return cached
-
-
 def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
     """(path, line, flag as written, where the helper maps it to the template) of the first
     client command passing the template flag or a flag that implies it."""
     wanted = {norm_name(CHAT_FLAG): None, **_implied_flags(v)}
     for use in v.scripts:
         helper = use.via.startswith(VIA_RUN_BY)
-        own = _own_calls(use.analysis) if helper else frozenset()
+        # A script run by another (TileRT's `run_node.sh`, started by its submit script) calls
+        # the functions its own top level runs with the words written in it; a sourced
+        # library's other functions wait for their caller's options.
+        own = use.analysis.own_calls() if helper else frozenset()
         for cmd in use.analysis.commands:
             # A helper's own flags inside a library function depend on the caller's options, so
             # they prove nothing about what this point passes (checks.launch_path: executed code);

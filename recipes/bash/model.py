@@ -189,6 +189,23 @@ class ScriptAnalysis:
         self.__dict__["_units"] = out
         return out
 
+    def own_calls(self) -> frozenset[str]:
+        """The functions this script's own top level runs, directly or through its other
+        functions (a name its code calls that it defines). Computed once."""
+        cached = self.__dict__.get("_own_calls")
+        if cached is None:
+            units = self.units()
+            seen: set[str] = set()
+            todo: list[str | None] = [None]
+            while todo:
+                unit = units.get(todo.pop())
+                for word in unit.words if unit is not None else ():
+                    if word in units and word not in seen:
+                        seen.add(word)
+                        todo.append(word)
+            cached = self.__dict__["_own_calls"] = frozenset(seen)
+        return cached
+
     def calls(self, name: str) -> list[ShellCommand]:
         """Every command that calls `name` (a function or program), in source order."""
         return [c for c in self.commands if c.argv and c.argv[0] == name]
