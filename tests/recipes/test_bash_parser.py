@@ -125,3 +125,13 @@ def test_a_read_write_redirect_is_read_as_the_write_it_also_is():
     assert parse_bash(clean)[1] is clean
     a = analyze_script(src.decode(), "run_node.sh")
     assert not a.partial and not a.findings
+
+
+def test_own_calls_are_the_functions_the_top_level_runs_directly_or_through_others():
+    text = ("helper() { echo hi; }\n"
+            "run() { helper; run_benchmark_serving --use-chat-template; }\n"
+            "unused() { run_benchmark_serving; }\n"
+            "case \"$ROLE\" in prefill) run ;; esac\n")
+    assert analyze_script(text, "run_node.sh").own_calls() == frozenset({"run", "helper"})
+    library = "run() { run_benchmark_serving --use-chat-template; }\n"
+    assert analyze_script(library, "bench_lib.sh").own_calls() == frozenset()
