@@ -14,15 +14,7 @@ if TYPE_CHECKING:
 
 
 @runtime_checkable
-class Check(Protocol):
-    number: int
-    name: str
-    # Advisory checks may WARN but never FAIL (the registry lists which).
-    advisory: bool
-    retired: bool
-    # A WARN of this check mentions the repository's escalation handles (spec 11.2).
-    escalates: bool
-
+class Implementation(Protocol):
     def applies(self, ctx: "ReviewContext") -> str | None:
         """The reason the check does not apply (an N/A row), or None when it applies."""
 
@@ -30,8 +22,11 @@ class Check(Protocol):
 
 
 @runtime_checkable
-class Implementation(Protocol):
-    def applies(self, ctx: "ReviewContext") -> str | None:
-        """The reason the check does not apply (an N/A row), or None when it applies."""
-
-    def evaluate(self, ctx: "ReviewContext") -> CheckResult: ...
+class Check(Implementation, Protocol):
+    number: int
+    name: str
+    # Advisory checks may WARN but never FAIL (the registry lists which).
+    advisory: bool
+    retired: bool
+    # A WARN of this check mentions the repository's escalation handles (spec 11.2).
+    escalates: bool
