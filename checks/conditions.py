@@ -58,6 +58,12 @@ def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
     return result
 
 
+def variables_read(text: str, env: dict[str, str]) -> dict[str, str]:
+    """The variables of `env` that conditions written in `text` can read (`_named`): a
+    variable a condition does not name cannot change its value."""
+    return dict(_named(text, tuple(env.items())))
+
+
 def _named(text: str, items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """The variables a condition's text can read (it reads them only by name), so that points
     differing in others share one evaluation: every point of a runner differs in EXP_NAME."""

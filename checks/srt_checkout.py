@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from checks.conditions import evaluate_condition
+from checks.conditions import evaluate_condition, variables_read
 from checks.launch_path import (
     MEMO_RUNNERS, SETUP_SCRIPT_KEY, point_env, read_analysis, runner_nodes, runner_scripts, setup_script_name,
 )
@@ -304,8 +304,7 @@ def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
         return out
 
     scripts = ctx.memo(MEMO_LABEL_RUNNERS.format(runner=point.runner), analyses)
-    texts = [_conditions(analysis) for _, analysis in scripts]
-    env = {k: v for k, v in point_env(point).items() if any(k in t for t in texts)}
+    env = variables_read("\n".join(_conditions(analysis) for _, analysis in scripts), point_env(point))
 
     def compute() -> CheckoutAnswer | None:
         answers: dict[str, CheckoutAnswer] = {}
@@ -333,8 +332,7 @@ def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
 @by_identity(256)
 def _conditions(analysis: Any) -> str:
     """The conditions `runner_checkout` evaluates for this runner analysis, joined: a variable
-    whose name they do not hold cannot change its answer (the same filter as
-    checks.conditions, which evaluates a condition over the variables its text names)."""
+    whose name they do not hold cannot change its answer (checks.conditions.variables_read)."""
     return "\n".join(cmd.condition for cmd, _, _ in _relevant(analysis) if cmd.condition)
 
 
