@@ -315,6 +315,8 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
         missing = Unavailable(reason=NOT_PROVIDED.format(what=f"artifacts_dir (artifact contents of run {run.id})"))
         fields = {"throughput": missing, "evals": missing}
     else:
+        from recipes.artifacts import META_FILE, rows_from  # only a PR file with runs reads artifacts
+
         sweep = config.sweep
         per_artifact: dict[str, list[dict] | Unavailable] = {}
         for a in run.artifacts:
@@ -326,8 +328,6 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
             elif not folder.is_dir() and not folder.is_symlink():
                 per_artifact[a.name] = Unavailable(reason=f"artifact folder {folder} is missing")
             else:
-                from recipes.artifacts import META_FILE
-
                 rows, objects, problems = _load_json_rows(folder, artifacts_root)
                 if META_FILE in objects:
                     meta[a.name] = objects[META_FILE]
@@ -335,8 +335,8 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
                     Unavailable(reason=f"unreadable artifact file {problems[0]}") if problems else rows
                 )
         # The aggregate artifact is authoritative; per-job artifacts stand in only without it.
-        throughput = _rows_from(per_artifact, sweep.throughput_artifact, "bmk_")
-        evals = _rows_from(per_artifact, sweep.eval_artifact, "eval_")
+        throughput = rows_from(per_artifact, sweep.throughput_artifact, "bmk_")
+        evals = rows_from(per_artifact, sweep.eval_artifact, "eval_")
         fields = {"throughput": throughput, "evals": evals}
     return SweepRun(
         run_id=run.id,
@@ -351,12 +351,6 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
         meta=meta,
         **fields,
     )
-
-
-def _rows_from(*args: Any) -> Any:
-    from recipes.artifacts import rows_from
-
-    return rows_from(*args)
 
 
 def _inside(path: Path, root: Path) -> bool:
