@@ -280,14 +280,6 @@ def _by_time(comments: list[Comment]) -> list[Comment]:
     return sorted(comments, key=lambda c: c.created_at if c.created_at.tzinfo else c.created_at.replace(tzinfo=timezone.utc))
 
 
-def _load_json_rows(folder: Path, root: Path) -> tuple[list[dict], dict[str, dict], list[str]]:
-    """Rows, single objects by file name, and problems naming the file (recipes/artifacts.py:
-    symbolic links and files over the caps are refused, never followed or read)."""
-    from recipes.artifacts import folder_files, json_rows  # only a PR file with runs reads artifacts
-
-    return json_rows(folder_files(folder, root))
-
-
 class _Resolver:
     def __init__(self, repo_path: str, base_sha: str, head_sha: str, aliases: dict[str, str], pr_path: str, doc: YamlDoc | None):
         self.repo_path, self.aliases, self.pr_path, self.doc = repo_path, aliases, pr_path, doc
@@ -315,7 +307,9 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
         missing = Unavailable(reason=NOT_PROVIDED.format(what=f"artifacts_dir (artifact contents of run {run.id})"))
         fields = {"throughput": missing, "evals": missing}
     else:
-        from recipes.artifacts import META_FILE, rows_from  # only a PR file with runs reads artifacts
+        # Only a PR file with runs reads artifacts (recipes/artifacts.py: symbolic links and files
+        # over the caps are refused, never followed or read).
+        from recipes.artifacts import META_FILE, folder_files, json_rows, rows_from
 
         sweep = config.sweep
         per_artifact: dict[str, list[dict] | Unavailable] = {}
@@ -328,7 +322,7 @@ def _sweep_run(run: PRRun, head_sha: str, repo: str, artifacts_root: Path | None
             elif not folder.is_dir() and not folder.is_symlink():
                 per_artifact[a.name] = Unavailable(reason=f"artifact folder {folder} is missing")
             else:
-                rows, objects, problems = _load_json_rows(folder, artifacts_root)
+                rows, objects, problems = json_rows(folder_files(folder, artifacts_root))
                 if META_FILE in objects:
                     meta[a.name] = objects[META_FILE]
                 per_artifact[a.name] = (
