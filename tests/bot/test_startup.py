@@ -1,4 +1,4 @@
-"""Start-up: `--help` and local mode import neither PyGithub, the emulator, jinja2 nor the bash grammar."""
+"""Start-up: `--help` and local mode import neither PyGithub, the emulator, jinja2, the bash grammar nor the artifact reader."""
 from __future__ import annotations
 
 import importlib
@@ -13,7 +13,7 @@ from bot import cli
 parser, runners = cli.build_parser({argv!r})
 {extra}
 heavy = [m for m in ("github", "ghsim", "bot.github_client", "bot.publisher", "bot.snapshot_builder",
-                     "jinja2", "tree_sitter") if m in sys.modules]
+                     "jinja2", "tree_sitter", "recipes.artifacts") if m in sys.modules]
 print(",".join(heavy))
 """
 
