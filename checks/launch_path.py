@@ -417,7 +417,8 @@ def _selected_lines(pf: PathFile, change: FileChange, env: dict[str, str]) -> bo
 def _changed_line_conditions(a: Any, change: FileChange) -> tuple[str, ...] | None:
     """The branch conditions the changed top-level lines run under; None when one of them runs
     whatever the point's variables are (no condition, or a line no command covers: `fi`, a
-    test line, ... may change which branch runs)."""
+    test line, ... may change which branch runs). A line no command covers inside a branch
+    body (a nested `if`'s test, its `fi`) runs under that body's condition."""
     spans = [(c.line, max(c.end_line, c.line), c.condition) for c in a.commands if c.function is None]
     spans += [(loc.line, loc.line, loc.condition) for _, loc, _ in a.assignments if loc.function is None]
     found: list[str] | None = []
@@ -425,7 +426,11 @@ def _changed_line_conditions(a: Any, change: FileChange) -> tuple[str, ...] | No
         if any(f.line <= line <= f.end_line for f in a.functions.values()):
             continue  # function bodies are attributed by function
         covering = [sp for sp in spans if sp[0] <= line <= sp[1]]
-        cond = max(covering, key=lambda sp: sp[0])[2] if covering else None
+        if covering:
+            cond = max(covering, key=lambda sp: sp[0])[2]
+        else:  # the innermost branch body holding the line, if any
+            bodies = [sp for sp in a.branches if sp[0] <= line <= sp[1]]
+            cond = max(bodies, key=lambda sp: (sp[0], -sp[1]))[2] if bodies else None
         if cond is None:
             found = None
             break

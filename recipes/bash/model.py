@@ -162,6 +162,9 @@ class ScriptAnalysis:
     findings: list[Finding] = field(default_factory=list)
     partial: bool = False
     functions: dict[str, FunctionDef] = field(default_factory=dict)
+    # (first line, last line, condition) of each statement in an if/elif/else or case-arm body:
+    # its lines, a nested `if`'s own test lines included, run only when the condition holds.
+    branches: list[tuple[int, int, str]] = field(default_factory=list)
     # What each "shell-opaque" line runs, whole (line -> command text): callers that trust a
     # known tooling installer (recipes.config Policy.trusted_installers) read the URLs in it.
     opaque_texts: dict[int, str] = field(default_factory=dict)

@@ -458,7 +458,9 @@ class _Analyzer(Commands):
                     continue
                 if self.point_env is not None and point_branch(current, self._known_ints()) is False:
                     continue  # this point never takes the branch
-                self.walk(c, _Ctx(ctx.conditions + ((current,) if current else ()), ctx.depth, ctx.function))
+                inner = _Ctx(ctx.conditions + ((current,) if current else ()), ctx.depth, ctx.function)
+                self.branch(c, inner)
+                self.walk(c, inner)
 
         clause(node, True)
         for c in node.named_children:
@@ -466,6 +468,11 @@ class _Analyzer(Commands):
                 clause(c, True)
             elif c.type == "else_clause":
                 clause(c, False)
+
+    def branch(self, node: Any, ctx: _Ctx) -> None:
+        """Record that the lines of a statement in a branch body run under the branch's condition."""
+        if ctx.conditions and node.type != "comment":
+            self.out.branches.append((self.line(node), node.end_point[0] + 1 + self.offset, " && ".join(ctx.conditions)))
 
     def _known_ints(self) -> dict[str, int]:
         """The integer values known here (assigned literals, then the point's matrix values)."""
@@ -487,6 +494,7 @@ class _Analyzer(Commands):
             values = {p.id for p in item.children_by_field_name("value")}
             for c in item.named_children:
                 if c.id not in values:
+                    self.branch(c, inner)
                     self.walk(c, inner)
 
     def function_node(self, node: Any, ctx: _Ctx) -> None:

@@ -225,6 +225,38 @@ fi
             "dsr1-fp8-mi355x-sglang", "gptoss-fp4-mi355x-vllm"}
 
 
+def test_a_test_line_inside_a_branch_the_point_does_not_take_affects_nothing():
+    # #2362 (6b6d4c82c2) added an `elif` to the model chain inside launch_b300-nv.sh's
+    # multi-node branch: a test line no command covers, but it runs only when that branch does.
+    runner = """\
+#!/usr/bin/env bash
+if [[ "$IS_MULTINODE" == "true" ]]; then
+if [[ $MODEL_PREFIX == "dsr1" ]]; then
+    export MODEL_PATH=/data/dsr1
+else
+    echo "Unsupported model: $MODEL_PREFIX"
+    exit 1
+fi
+    srtctl apply -f "$CONFIG_FILE"
+else
+    docker run --rm "$IMAGE" bash "benchmarks/single_node/${EXP_NAME%%_*}.sh"
+fi
+"""
+    tree = base_tree()
+    tree["configs/runners.yaml"] = "labels:\n  mi355x:\n    - mi355x-amds_0\n"
+    r = "runners/launch_mi355x-amds.sh"
+    tree[r] = runner
+    head = runner.replace('else\n    echo "Unsupported', 'elif [[ $MODEL_PREFIX == "dsv4" ]]; then\n'
+                          '    export MODEL_PATH=/data/dsv4\nelse\n    echo "Unsupported')
+    assert head != runner
+    snap = build_snapshot(base=tree, head={r: head})
+    assert ReviewContext(snap).affected.points == []
+    # The same test line at the top level decides a branch of every point.
+    top = runner.replace('if [[ "$IS_MULTINODE" == "true" ]]; then\n', 'if [[ "$IS_MULTINODE" == "true" ]] || [[ -n "$X" ]]; then\n')
+    snap = build_snapshot(base=tree, head={r: top})
+    assert {p.config_key for p in ReviewContext(snap).affected.points} == {"dsr1-fp8-mi355x-sglang", "gptoss-fp4-mi355x-vllm"}
+
+
 def test_check_9_counts_a_substitution_that_prints_the_flag():
     from checks.check_09_spec_decode_chat_template import _chat_flag_line
 
