@@ -11,6 +11,10 @@ import re
 _TEST = re.compile(r"(\[\[?)\s+(.*?)\s+\]\]?")
 _CMP = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s*(==|=|!=)\s*(.+?)\s*$""")
 _MATCHES = re.compile(r"""(\S+) matches (\S+)""")
+# `[ "$N" -gt 0 ]`: an integer test of a variable against a written integer.
+_NUM = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s+-(eq|ne|gt|ge|lt|le)\s+(["']?)(-?\d+)\3\s*$""")
+_INT = re.compile(r"^[+-]?\d+$")
+_NUM_OPS = {"eq": int.__eq__, "ne": int.__ne__, "gt": int.__gt__, "ge": int.__ge__, "lt": int.__lt__, "le": int.__le__}
 _GROUP_OPEN = re.compile(r"(?<!\S)\{\s+")
 _GROUP_CLOSE = re.compile(r";\s*\}(?!\S)")
 # Grouping and negation a `[[ ]]` test writes around one comparison (`( ! ( "$A" == x`), and the
@@ -24,7 +28,9 @@ def _atom(text: str, env: dict[str, str]) -> bool | None:
     import fnmatch
 
     m = _CMP.match(text.strip())
-    if not m or m.group(1) not in env:
+    if not m:
+        return _integer_atom(text, env)
+    if m.group(1) not in env:
         return None
     written = m.group(3).strip()
     want = written.strip("'\"")
@@ -35,6 +41,16 @@ def _atom(text: str, env: dict[str, str]) -> bool | None:
     neg = text.strip().startswith("!")
     res = got if m.group(2) != "!=" else not got
     return not res if neg else res
+
+
+def _integer_atom(text: str, env: dict[str, str]) -> bool | None:
+    """`$N -gt 0` (-eq, -ne, -gt, -ge, -lt, -le) when N holds a plain integer; a value that is
+    not one (bash would read it as an arithmetic expression, or fail) is unknown."""
+    m = _NUM.match(text.strip())
+    if not m or m.group(1) not in env or not _INT.match(env[m.group(1)].strip()):
+        return None
+    res = _NUM_OPS[m.group(2)](int(env[m.group(1)].strip()), int(m.group(4)))
+    return not res if text.strip().startswith("!") else res
 
 
 def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
@@ -68,6 +84,31 @@ def _named(text: str, items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, st
     """The variables a condition's text can read (it reads them only by name), so that points
     differing in others share one evaluation: every point of a runner differs in EXP_NAME."""
     return tuple(kv for kv in items if kv[0] in text)
+
+
+def conjuncts(cond: str) -> tuple[str, ...]:
+    """The top-level ` && ` parts of a recorded condition: its enclosing branches' tests, outermost
+    first (an `if a && b` test gives two)."""
+    return _conjuncts(cond)
+
+
+@functools.lru_cache(maxsize=4096)
+def reads_only_variables(cond: str) -> bool:
+    """Whether a condition is made only of comparisons of variables with written values (`[[ $A ==
+    x ]]`, `[ "$N" -gt 0 ]`, `$A matches P`), negations, groups and `&&`/`||`: its truth then depends
+    on nothing but those variables' values (no file test, no command)."""
+    for m in _TEST.finditer(cond):
+        for part in re.split(r"\s*(?:&&|\|\|)\s*", m.group(2)):
+            lead = _LEAD.match(part).group(0)
+            trail = _TRAIL.search(part[len(lead):]).group(0)
+            body = part[len(lead):len(part) - len(trail)].strip()
+            cmp = _CMP.match(body)
+            if not (cmp and "$" not in cmp.group(3) and "`" not in cmp.group(3)) and not _NUM.match(body):
+                return False
+    if any(not re.fullmatch(r"\$\{?[A-Za-z_]\w*\}?", m.group(1).strip("'\"")) for m in _MATCHES.finditer(cond)):
+        return False
+    rest = _MATCHES.sub(" ", _TEST.sub(" ", cond))
+    return re.fullmatch(r"(?:\s|!|\(|\)|&&|\|\|)*", rest) is not None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from checks.conditions import evaluate_condition
+from checks.conditions import conjuncts, evaluate_condition, reads_only_variables
 from checks.text import join
 from recipes.identity import by_identity
 from recipes.scripts import ScriptAnalysis, trim_pattern
@@ -57,6 +57,7 @@ class Unknown(Stop):
 # A caller's variables: the value, None when unset, Unknown raised when not knowable.
 Lookup = Callable[[str], "str | None"]
 _BY_NAME = "_runner_launch_assignments"
+_USE_CONDITIONS = "_runner_launch_use_conditions"  # per analysis: line -> its top-level command's condition
 _LINES = "_runner_launch_assignment_lines"  # per analysis: name -> sorted top-level assignment lines  # per analysis: name -> its top-level assignments
 
 
@@ -75,6 +76,7 @@ class Scope:
     parent: "Scope | None" = None
     container: bool = False  # runs inside a container (sees only its -e variables and -v mounts)
     memo: dict = field(default_factory=dict, repr=False)  # (name, line, cwd) -> (ok, value or Stop)
+    where_used: int = field(default=0, repr=False)  # decisions `_holds_where_used` made (memo keys)
 
     def starts(self, line: int, word: str) -> bool:
         """Whether `line` starts with the command `word` (a `cd` inside `$(...)` does not)."""
@@ -94,11 +96,14 @@ class Scope:
         shared = (name, -1 - bisect.bisect_left(lines, line), self.cwd)
         hit = self.memo.get(shared) or self.memo.get((name, line, self.cwd))
         if hit is None:
+            used = self.where_used
             try:
                 hit = (True, self._value(name, line, seen | {(name, line)}))
             except Stop as stop:
                 hit = (False, stop)
-            self.memo[shared if hit[0] else (name, line, self.cwd)] = hit
+            # A value decided by the branch the use shares with the assignment (`_holds_where_used`)
+            # holds at this line only.
+            self.memo[shared if hit[0] and self.where_used == used else (name, line, self.cwd)] = hit
         if hit[0]:
             return hit[1]
         raise hit[1]
@@ -126,6 +131,8 @@ class Scope:
         undecided: list[int] = []
         for loc in reversed(cands):
             holds = self.holds(loc.condition, loc.line, seen)
+            if holds is None:
+                holds = self._holds_where_used(loc, line, seen)
             if holds is False:
                 continue
             if holds is None:
@@ -141,6 +148,45 @@ class Scope:
         if name == "PWD" and self.cwd is not None:
             return absolute(self.cwd)
         return self.outer(name)
+
+    def _holds_where_used(self, loc: Any, line: int, seen: frozenset) -> bool | None:
+        """Whether an assignment whose branch the point's values cannot decide held, given that
+        the use at `line` runs: the tests the two lines' conditions start with (`if [ "$NODE_RANK"
+        -eq 0 ]` around both `export IS_MTP=true` and `eval "$BENCH_CMD"`) hold at the use, so
+        they held at the assignment when they read only variables that nothing in between can
+        change (no assignment of them between the lines or in a function, no `source` between);
+        the rest of the assignment's condition is then evaluated. None when that does not decide."""
+        use = self._use_conditions().get(line)
+        if not use or not loc.condition:
+            return None
+        mine, theirs = conjuncts(loc.condition), conjuncts(use)
+        k = 0
+        while k < min(len(mine), len(theirs)) and mine[k] == theirs[k]:
+            k += 1
+        if k == 0 or not reads_only_variables(" && ".join(mine[:k])):
+            return None
+        names = set(_cond_names(" && ".join(mine[:k])))
+        a = self.analysis
+        if any(n in names and (other.function is not None or loc.line < other.line < line)
+               for n, other, _ in a.assignments):
+            return None
+        if any(loc.line < src.line < line for src in a.sources):
+            return None
+        rest = " && ".join(mine[k:])
+        result = self.holds(rest, loc.line, seen) if rest else True
+        if result is not None:
+            self.where_used += 1
+        return result
+
+    def _use_conditions(self) -> dict[int, str | None]:
+        index = self.analysis.__dict__.get(_USE_CONDITIONS)
+        if index is None:
+            index = {}
+            for c in self.analysis.commands:
+                if c.function is None:
+                    index.setdefault(c.line, c.condition)
+            self.analysis.__dict__[_USE_CONDITIONS] = index
+        return index
 
     def raw(self, name: str, line: int) -> list[str]:
         """The texts, as written, $name may hold at `line`: its top-level assignments before it
@@ -415,6 +461,22 @@ def try_expand(scope: Scope, text: str, line: int) -> str | None:
 
 
 MISSING = object()  # a variable the point does not set (the walk asked; it was unknown)
+
+
+class RootLookup:
+    """The variables the sweep sets, as the runner scripts see them: the value, or `Unknown`
+    for one the sweep does not set (only known at run time). Records what was asked."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.asked: dict[str, Any] = {}
+
+    def __call__(self, name: str) -> str | None:
+        value = self.env.get(name, MISSING)
+        self.asked[name] = value
+        if value is MISSING:
+            raise Unknown(name)
+        return value
 
 
 def projection(name: str, value: Any, texts: list[str] | None) -> tuple[str | None, Any]:

@@ -55,3 +55,19 @@ def test_a_condition_reads_only_the_variables_it_names_and_each_one_it_does():
     assert evaluate_condition(cond, {"MODEL_PREFIX": "dsv4"}) is None
     assert evaluate_condition("X matches dsv4*", {"X": "dsv4-pro", "Y": "1"}) is None  # not a variable
     assert evaluate_condition("$X matches dsv4*", {"X": "dsv4-pro", "Y": "1"}) is True
+
+
+def test_integer_tests_of_a_variable_are_decided_when_it_holds_an_integer():
+    # server_sglang.sh: `if [ "$DECODE_MTP_SIZE" -gt 0 ]; then export IS_MTP=true; else ... fi`.
+    cond = '[ "$DECODE_MTP_SIZE" -gt 0 ]'
+    assert evaluate_condition(cond, {"DECODE_MTP_SIZE": "1"}) is True
+    assert evaluate_condition(cond, {"DECODE_MTP_SIZE": "0"}) is False
+    assert evaluate_condition("! ( " + cond + " )", {"DECODE_MTP_SIZE": "3"}) is False
+    assert evaluate_condition('[[ ${N:-0} -ne "3" ]]', {"N": "3"}) is False
+    for op, want in (("eq", False), ("ne", True), ("ge", True), ("lt", False), ("le", False)):
+        assert evaluate_condition(f"[[ $N -{op} 2 ]]", {"N": "5"}) is want, op
+    # Unknown: an unset variable, a value that is no integer (bash reads it as arithmetic), a
+    # comparison of two variables.
+    assert evaluate_condition(cond, {}) is None
+    assert evaluate_condition(cond, {"DECODE_MTP_SIZE": "x"}) is None
+    assert evaluate_condition('[ "$A" -gt "$B" ]', {"A": "1", "B": "0"}) is None

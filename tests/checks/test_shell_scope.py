@@ -46,3 +46,65 @@ def test_file_lines_are_decoded_once_per_source_view():
     assert first == ("a", "b") and file_lines(head, "r.sh") is first
     assert file_lines(other, "r.sh") == ("c",)
     assert file_lines(head, "missing.sh") == ()
+
+
+# server_sglang.sh's shape: IS_MTP is set on a branch of an `if` whose test reads a variable the
+# bot cannot know (each node's rank), and read only inside that same `if`.
+SERVER = """NODE_RANK="${NODE_RANK:-0}"
+DECODE_MTP_SIZE="${DECODE_MTP_SIZE:-0}"
+if [ "$NODE_RANK" -eq 0 ]; then
+    if [ "$DECODE_MTP_SIZE" -gt 0 ]; then
+        export IS_MTP=true
+    else
+        export IS_MTP=false
+    fi
+    {between}
+    eval "$BENCH_CMD"
+fi
+eval "$AFTER_CMD"
+"""
+
+
+def _server(outer: dict[str, str | None], between: str = ":") -> Scope:
+    from checks.shell_scope import Unknown
+
+    def lookup(name: str) -> str | None:
+        if name in outer:
+            return outer[name]
+        raise Unknown(name)
+
+    text = SERVER.replace("{between}", between)
+    return Scope("server.sh", analyze_script(text, "server.sh"), "/w", lookup, lines=text.splitlines())
+
+
+def test_a_branch_the_use_shares_with_the_assignment_is_taken_as_holding_there():
+    use = 10  # eval "$BENCH_CMD", inside `if [ "$NODE_RANK" -eq 0 ]`
+    assert _server({"DECODE_MTP_SIZE": "3"}).value("IS_MTP", use) == "true"
+    assert _server({"DECODE_MTP_SIZE": "0"}).value("IS_MTP", use) == "false"
+    assert _server({"DECODE_MTP_SIZE": None}).value("IS_MTP", use) == "false"  # unset: the default 0
+    with pytest.raises(Exception, match="cannot decide"):
+        _server({}).value("IS_MTP", use)  # not known (not unset): the default is not taken
+
+
+def test_outside_the_shared_branch_or_after_a_change_of_its_variables_it_stays_undecided():
+    from checks.shell_scope import Stop
+
+    with pytest.raises(Stop, match="cannot decide"):
+        _server({"DECODE_MTP_SIZE": "3"}).value("IS_MTP", 12)  # eval "$AFTER_CMD", after the `fi`
+    with pytest.raises(Stop, match="cannot decide"):
+        _server({"DECODE_MTP_SIZE": "3"}, between="NODE_RANK=1").value("IS_MTP", 10)
+    with pytest.raises(Stop, match="cannot decide"):
+        _server({"DECODE_MTP_SIZE": "3"}, between="source ./rank.sh").value("IS_MTP", 10)
+    # The rest of the assignment's condition must still be decided by the point's values.
+    with pytest.raises(Stop):
+        _server({"DECODE_MTP_SIZE": "many"}).value("IS_MTP", 10)
+
+
+def test_a_value_decided_at_one_use_is_not_reused_at_another():
+    # Both lines see the same assignments; only the first shares their branch.
+    from checks.shell_scope import Stop
+
+    scope = _server({"DECODE_MTP_SIZE": "3"})
+    assert scope.value("IS_MTP", 10) == "true"
+    with pytest.raises(Stop):
+        scope.value("IS_MTP", 12)
