@@ -18,6 +18,12 @@ What it checks:
       template: the option handling of a sourced helper is read (a `case "$1"` arm such as
       `--dsv4)` of benchmark_lib.sh's `run_benchmark_serving` that sets
       `use_chat_template=true`). A helper's own conditional words do not count.
+    - A point whose runner picks its script (AMD disagg, checks.runner_launch): a client
+      command on the followed chain passes the flag unconditionally, or passes a variable a
+      branch sets, read as the point's run sets it (checks.branch_words: bench.sh's
+      `$extra_flags` is `--use-chat-template` when IS_MTP is true, which server_sglang.sh
+      exports from the decode block's DECODE_MTP_SIZE). A client whose template use stays
+      unknown is "could not verify", never a PASS.
 Why it matters:
     Acceptance length depends on the prompt format; raw completions give an acceptance
     distribution no real chat user sees, which inflates speculative throughput.
@@ -36,6 +42,7 @@ import re
 from typing import Any
 
 from checks.launch_path import VIA_RUN_BY
+from checks.branch_words import PRINT_COMMANDS
 from checks.fixes import FIXES_KEY, add_fix, value_fix
 from checks.result import CheckResult, Evidence
 from checks.serving import serving_views, ServingView
@@ -61,7 +68,7 @@ FIX_WHY = "speculative points use the chat template: {env} must be \"true\" (Che
 # The AgentX replay clients: single-node srt (`srt_agentic.sh`) and multi-node (`agentic_srt.sh`).
 AGENTIC_CLIENTS = (AGENTIC_CLIENT, "agentic_srt.sh")
 CHAT_FLAG = "--use-chat-template"
-PRINT_COMMANDS = frozenset({"echo", "printf", ":", "true", "logger"})
+
 _ECHO_IF_ARRAY = re.compile(
     r"""\$\(\s*\[\[?\s*\$\{#(\w+)\[@\]\}\s+-gt\s+0\s*\]\]?\s*&&\s*echo\s+["']?(--[\w-]+)["']?\s*\)""")
 _CASE_ARM = re.compile(r"""^["']?\$\{?1\}?["']? matches (.+)$""")  # `case $1 in` or `case "$1" in`
@@ -160,7 +167,8 @@ def _arm_flags(analysis: Any) -> list[tuple[str, int]]:
 def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
     """(path, line, flag as written, where the helper maps it to the template) of the first
     client command passing the template flag or a flag that implies it."""
-    wanted = {norm_name(CHAT_FLAG): None, **_implied_flags(v)}
+    # The template flag itself stays direct when a helper also has an arm for it.
+    wanted = {**_implied_flags(v), norm_name(CHAT_FLAG): None}
     for use in v.scripts:
         helper = use.via.startswith(VIA_RUN_BY)
         # A script run by another (TileRT's `run_node.sh`, started by its submit script) calls
@@ -176,6 +184,16 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
             argv = cmd.expanded or cmd.argv
             if not argv or argv[0].rsplit("/", 1)[-1] in PRINT_COMMANDS:
                 continue  # text printed to a log never reaches the client
+            decided = v.chain_words.get((use.path, cmd.line))
+            if decided is not None:
+                # The runner-chosen chain read the words a branch chose as this point's run sets
+                # them (bench.sh's `$extra_flags`, `--use-chat-template` when IS_MTP is true).
+                for word in decided:
+                    name = (word or "").split("=", 1)[0]
+                    if name.startswith("--") and norm_name(name) in wanted and (
+                            "=" not in word or is_enabled(word.split("=", 1)[1])):
+                        return use.path, cmd.line, name, wanted[norm_name(name)]
+                continue
             if helper and cmd.condition:
                 continue  # a helper's conditional word runs only when its caller asks for it
             if not helper:

@@ -151,6 +151,11 @@ class ReviewContext:
         self._locks: dict[str, threading.RLock] = {}
         self._locks_lock = threading.Lock()
 
+    def lock(self, key: str) -> threading.RLock:
+        """A reentrant lock of this evaluation by name, for a fact several checks' threads may
+        update in place (checks.runner_launch.chain_words)."""
+        return self._lock_for("lock:" + key)
+
     def _lock_for(self, key: str) -> threading.RLock:
         with self._locks_lock:
             return self._locks.setdefault(key, threading.RLock())

@@ -390,7 +390,22 @@ def point_env(point: Any) -> dict[str, str]:
         "SPEC_DECODING": spec, "IS_MULTINODE": "true" if getattr(point, "multinode", False) else "false",
         "IS_AGENTIC": "1" if agentic else "0",
     }
-    return {k: str(v) for k, v in env.items() if v is not None}
+    out = {k: str(v) for k, v in env.items() if v is not None}
+    # The multi-node workflow then exports the arm's prefill, then decode `additional-settings`
+    # (benchmark-multinode-tmpl.yml: `export ${prefill...} ${decode...}`) and runs the runner.
+    # The list is joined into the line unquoted, so only a plain word is taken as the value the
+    # shell sees; another (spaces, `$`, quotes) stays unknown. A `worker` block's settings are not
+    # among those inputs.
+    workers = getattr(point, "workers", None) or {}
+    for role in ("prefill", "decode"):
+        for name, value in ((workers.get(role) or {}).get("settings") or {}).items():
+            if _ENV_NAME.fullmatch(name) and _PLAIN_VALUE.fullmatch(value):
+                out[name] = value
+    return out
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_]\w*")
+_PLAIN_VALUE = re.compile(r"""[^\s$`'"\\;&|<>()*?\[\]{}#~]*""")
 
 
 def _exp_tail(point: Any) -> str:

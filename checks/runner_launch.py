@@ -31,13 +31,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checks.launch_path import (
-    dir_functions, MEMO_RUNNERS, MAX_PATH_FILES, LaunchPath, build_path, point_env, trusted_download, read_analysis,
+    dir_functions, MEMO_RUNNERS, MAX_PATH_FILES, LaunchPath, build_path, trusted_download, read_analysis,
     resolve_ref, runner_nodes, runner_scripts,
 )
 from checks.shell_scope import (
-    MISSING, REPO_ROOT, Gap, Lookup, Scope, Stop, Unknown, absolute, array_elements, file_lines, join_path, projection,
+    MISSING, REPO_ROOT, Gap, Lookup, RootLookup, Scope, Stop, Unknown, array_elements, file_lines, join_path, projection,
     seen_as, try_expand,
 )
+from checks.branch_words import branch_words, runner_env
 from recipes.models_yaml import ModelsEntry, bash_unescaped, heredoc_unescaped, read_program, select_entry
 from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line, python_file_run
 
@@ -92,6 +93,12 @@ class Chain:
     entries: list[tuple[str, int, ModelsEntry]] = field(default_factory=list)
     read: set[tuple[str, int]] = field(default_factory=set)  # (holder, line) of programs read
     runners: list[str] = field(default_factory=list)  # the runner scripts the walk started from
+    # The top-level commands passing a variable a branch may set to an option, with the text
+    # they run in (`chain_words` reads their words per point), and every text the walk read.
+    branch_commands: list[tuple[Scope, Any]] = field(default_factory=list, repr=False)
+    scopes: list[Scope] = field(default_factory=list, repr=False)
+    root: "RootLookup | None" = field(default=None, repr=False)
+    word_sets: list = field(default_factory=list, repr=False)  # [(asked projection, words)]
 
     def path(self, repo: Any, src: Any, mounts: Any) -> LaunchPath:
         return build_path(repo, src, mounts, list(self.files), list(self.commands), skip=frozenset(self.skip))
@@ -141,6 +148,7 @@ class _Walker:
         if key in self.seen:
             return
         self.seen.add(key)
+        self.chain.scopes.append(scope)
         if record == "file":
             if len(self.chain.files) >= MAX_PATH_FILES:
                 raise Stop(Gap(scope.path, None, MSG_TOO_DEEP.format(where=scope.path, limit=MAX_PATH_FILES)))
@@ -153,6 +161,9 @@ class _Walker:
             if kind == 2:
                 if scope.holds(conditions.get(line), line) is not False:
                     self.unreadable(scope, item)
+                continue
+            if kind == 3:
+                self.chain.branch_commands.append((scope, item))
                 continue
             if scope.holds(item.condition, line) is False:
                 if kind == 1:
@@ -585,6 +596,9 @@ def _events(a: ScriptAnalysis) -> tuple[set[int], dict[int, str | None], list[tu
                       and all(fn.name in called for fn in a.functions.values() if fn.line <= (f.line or 0) <= fn.end_line)]
         # `echo`, `python3 ...`, `sed ...`: nothing of the chain to follow.
         events = [(c.line, 0, c) for c in a.commands if _may_hop(c)] + [(s.line, 1, s) for s in a.sources] + unreadable
+        # A top-level command passing a word a branch chose (`run_benchmark_serving ... $extra_flags`
+        # after `if [ "$IS_MTP" = "true" ]; then extra_flags="--use-chat-template"; fi`).
+        events += [(c.line, 3, c) for c in a.commands if c.function is None and branch_words(a, c)]
         events = [e for e in events if e[1] == 2 or e[2].function is None or e[2].function in called]
         cached = ({s.line for s in a.sources}, {c.line: c.condition for c in a.commands if c.function is None},
                   sorted(events, key=lambda e: (e[0], e[1])))
@@ -593,8 +607,6 @@ def _events(a: ScriptAnalysis) -> tuple[set[int], dict[int, str | None], list[tu
 
 
 _HOP_HEADS = {"cd", "sbatch", "srun", "eval"}
-
-
 def _may_hop(cmd: Any) -> bool:
     """Whether `_Walker.command` can do anything with this command (cheap, before its branch)."""
     words = cmd.expanded or cmd.argv
@@ -613,7 +625,6 @@ def _container_run(words: list[str]) -> int | None:
     return None
 
 
-WORKSPACE_VARS = ("GITHUB_WORKSPACE",)  # the runner's checkout, its working directory
 
 
 MEMO_CHAIN_WALKS = "runner_launch.walks:{runner}"
@@ -622,9 +633,8 @@ MEMO_CHAIN_WALKS = "runner_launch.walks:{runner}"
 def runner_chain(ctx: Any, point: Any) -> Chain | None:
     """The chain of a point with no launcher file, from its runner scripts; None when no
     runner script of its label runs a script for it."""
-    env = point_env(point)
+    env = runner_env(ctx, point)
     root = ctx.head_repo.layout.root or ""
-    env.update({name: absolute(root) for name in WORKSPACE_VARS})
     # The walk reads the point only through the variables it asks for: a point whose values
     # of those are the same runs the same chain (the model, precision, ... differ per point,
     # but most hops depend on few of them). Walked once per such set of values per review.
@@ -632,18 +642,12 @@ def runner_chain(ctx: Any, point: Any) -> Chain | None:
     for asked, chain in walks:
         if all(seen_as(env.get(name, MISSING), trim) == value for name, (trim, value) in asked.items()):
             return chain
-    asked: dict[str, Any] = {}
-
-    def outer(name: str) -> str | None:
-        value = env.get(name, MISSING)
-        asked[name] = value
-        if value is MISSING:
-            raise Unknown(name)  # not a value the sweep sets: only known at run time
-        return value
-
+    outer = RootLookup(env)
     chain = _walk_runner(ctx, point, root, outer)
     texts = _chain_texts(ctx, chain) if chain is not None else None
-    walks.append(({name: projection(name, value, texts) for name, value in asked.items()}, chain))
+    walks.append(({name: projection(name, value, texts) for name, value in outer.asked.items()}, chain))
+    if chain is not None:
+        chain.root = outer
     return chain
 
 

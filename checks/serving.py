@@ -25,6 +25,7 @@ from checks.result import Evidence
 from checks.launch_path import (
     PYTHON_SUFFIX, PointRoots, launch_path, point_roots, read_analysis, resolve_ref, trusted_download,
 )
+from checks.branch_words import chain_words
 from checks.runner_launch import chain_path, runner_chain
 from checks.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
@@ -193,6 +194,9 @@ class ServingView:
     runner_gap: Any = None
     # The models-file entries that chain read ((holder, line, recipes.models_yaml.ModelsEntry)).
     entries: list = field(default_factory=list)
+    # The words that chain's commands pass with variables a branch set, as this point runs them
+    # ((holder, line) -> words, None for words the bot cannot know; checks.runner_launch.Chain.words).
+    chain_words: dict = field(default_factory=dict)
     # Per-review cache shared by views (ctx.memo), so identical views build their hits once.
     shared: dict | None = field(default=None, repr=False, compare=False)
     # The repository policy in force (its engine vocabulary: `framework_family`, display names).
@@ -613,6 +617,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     if chain is not None and chain.gap is None:
         roots = PointRoots(files=chain.files, commands=chain.commands)
         view.entries, read = list(chain.entries), chain.read
+        view.chain_words = chain_words(ctx, chain, point)
     for ref, holder, line in roots.missing_setup:
         harness = any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts)
         if not harness and view.script_gap is None:
