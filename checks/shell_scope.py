@@ -57,6 +57,7 @@ class Unknown(Stop):
 # A caller's variables: the value, None when unset, Unknown raised when not knowable.
 Lookup = Callable[[str], "str | None"]
 _BY_NAME = "_runner_launch_assignments"
+_CHANGE_POINTS = "_shell_scope_change_points"  # per analysis: `Scope._change_points`
 _USE_CONDITIONS = "_runner_launch_use_conditions"  # per analysis: line -> its top-level command's condition
 _LINES = "_runner_launch_assignment_lines"  # per analysis: name -> sorted top-level assignment lines  # per analysis: name -> its top-level assignments
 
@@ -166,17 +167,26 @@ class Scope:
         if k == 0 or not reads_only_variables(" && ".join(mine[:k])):
             return None
         names = set(_cond_names(" && ".join(mine[:k])))
-        a = self.analysis
-        if any(n in names and (other.function is not None or loc.line < other.line < line)
-               for n, other, _ in a.assignments):
+        in_functions, sources = self._change_points()
+        if names & in_functions or _any_between(sources, loc.line, line):
             return None
-        if any(loc.line < src.line < line for src in a.sources):
+        if any(_any_between(self._lines(n), loc.line, line) for n in names):
             return None
         rest = " && ".join(mine[k:])
         result = self.holds(rest, loc.line, seen) if rest else True
         if result is not None:
             self.where_used += 1
         return result
+
+    def _change_points(self) -> tuple[frozenset[str], list[int]]:
+        """The names some function of this text assigns, and the lines of its `source`s."""
+        found = self.analysis.__dict__.get(_CHANGE_POINTS)
+        if found is None:
+            a = self.analysis
+            found = (frozenset(n for n, loc, _ in a.assignments if loc.function is not None),
+                     sorted(src.line for src in a.sources))
+            a.__dict__[_CHANGE_POINTS] = found
+        return found
 
     def _use_conditions(self) -> dict[int, str | None]:
         index = self.analysis.__dict__.get(_USE_CONDITIONS)
@@ -358,6 +368,12 @@ class Scope:
             folder = join_path(self.cwd, target) if target is not None else None
             return (absolute(folder) if folder is not None else None), end + 1
         return None, end + 1
+
+
+def _any_between(lines: list[int], after: int, before: int) -> bool:
+    """Whether the sorted `lines` hold one strictly between `after` and `before`."""
+    i = bisect.bisect_right(lines, after)
+    return i < len(lines) and lines[i] < before
 
 
 @functools.lru_cache(maxsize=4096)
