@@ -82,6 +82,11 @@ MSG_CHAIN_CLIENT = (
     "{flag} unconditionally (a flag set on a branch of a client script is not decided), so the client's "
     "template use is unknown; pass {flag} to the client plainly"
 )
+MSG_CHAIN_WORDS = (
+    "could not verify {key}: the runner-chosen launch chain was followed, and {where} runs {command} without {flag} "
+    "for this point ({words}), but no client command on it passes {flag} unconditionally; pass {flag} to the client "
+    "plainly"
+)
 MSG_FAIL = (
     "Speculative configs benchmark without the chat template: {items}; set {env}: \"true\" in the "
     "recipe's benchmark.env (or pass {flag} to the client in the launcher)."
@@ -283,8 +288,11 @@ class SpecDecodeChatTemplateCheck:
             elif v.variant is None and v.launcher_path is None and v.scripts:
                 # A runner-chosen chain (checks.runner_launch): its client helper's flags depend on
                 # branches the bot does not decide for the point, so a missing flag is not a FAIL.
-                unknown.append((MSG_CHAIN_CLIENT.format(key=v.config_key, flag=CHAT_FLAG),
-                                Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True)))
+                decided = next(((where, words) for where, words in v.chain_words.items() if None not in words), None)
+                text = MSG_CHAIN_CLIENT.format(key=v.config_key, flag=CHAT_FLAG) if decided is None else \
+                    MSG_CHAIN_WORDS.format(key=v.config_key, flag=CHAT_FLAG, where=f"{decided[0][0]}:{decided[0][1]}",
+                                           command=decided[1][0], words=" ".join(decided[1][1:]) or "no arguments")
+                unknown.append((text, Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True)))
             elif launch_unknown(v):
                 # No launcher file the bot can read: the runner picks the script at run time.
                 unknown.append((runner_chosen(ctx, v, WHAT_CLIENT), Evidence(path=v.point.source_path, line=v.point.source_line,

@@ -98,10 +98,21 @@ def test_a_flag_the_helper_maps_to_the_template_counts_for_its_model():
     assert f"pass --dsv4 to the client ({U}/bench.sh:17), which benchmarks/benchmark_lib.sh:7 turns into" in row.reason
 
 
-def test_without_the_draft_setting_the_flag_is_not_passed_and_the_row_is_never_a_pass():
-    # No DECODE_MTP_SIZE: job.slurm's default 0 reaches the container, IS_MTP is false.
+def test_a_draft_length_of_zero_runs_the_client_without_the_flag_and_the_row_names_that_line():
+    # IS_MTP is false: `$extra_flags` is empty for this point. Still "could not verify", never a
+    # PASS: another command of the chain could enable the template.
+    row = _row("0")
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert (f"{U}/bench.sh:17 runs run_benchmark_serving without --use-chat-template for this point "
+            '(--model $MODEL_PATH --max-concurrency $max_concurrency)') in row.reason, row.reason
+
+
+def test_without_the_draft_setting_the_words_are_unknown_and_the_row_is_never_a_pass():
+    # No DECODE_MTP_SIZE among the arm's settings: the runner's environment may still hold one,
+    # so job.slurm's default is not taken and IS_MTP stays unknown.
     row = _row(None)
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "a flag set on a branch of a client script is not decided" in row.reason, row.reason
 
 
 def test_a_branch_variable_changed_before_the_use_leaves_it_undecided():
