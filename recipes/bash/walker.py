@@ -329,8 +329,18 @@ class _Analyzer(Commands):
         after: list[Any] = []
         named = False
         line = self.line(node)
+        joined_end = -1  # end byte of the last argument, to join one that follows it unspaced
         for c in node.named_children:
             t = c.type
+            if named and c.start_byte == joined_end and words and t not in _REDIRECT_NODES and t != "comment":
+                # The grammar leaves `"a"\${B}"c"` as a string then a concatenation, side by
+                # side; with no blank between them the shell passes them as one word (the
+                # AMD job.slurm's srun script string around `\${RDMA_MOUNTS[@]+"..."}`).
+                value, wline, raw = words[-1]
+                words[-1] = (value + self.value(c), wline, raw + self.raw(c))
+                self.substitutions(c, ctx)
+                joined_end = c.end_byte
+                continue
             if t == "variable_assignment" and not named:
                 prefix.append(c)
             elif t == "command_name":
@@ -338,6 +348,7 @@ class _Analyzer(Commands):
                 inner = c.named_children[0] if c.named_children else c
                 words.append((self.value(inner), self.line(c), self.raw(c)))
                 self.substitutions(c, ctx)
+                joined_end = c.end_byte
             elif t in _REDIRECT_NODES:
                 self.redirect(c, ctx, redirects, words, heredocs, line, after)
             elif t == "comment":
@@ -348,9 +359,11 @@ class _Analyzer(Commands):
                               c.start_point[0] + 1 + self.offset, raw))
                 if "(" in raw or "`" in raw:
                     self.substitutions(c, ctx)
+                joined_end = c.end_byte
             else:
                 words.append((self.value(c), self.line(c), self.raw(c)))
                 self.substitutions(c, ctx)
+                joined_end = c.end_byte
         if gap and gap.strip():  # words the grammar leaves between the command and a heredoc
             try:
                 parts = shlex.split(gap, comments=True)

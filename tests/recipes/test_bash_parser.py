@@ -135,3 +135,16 @@ def test_own_calls_are_the_functions_the_top_level_runs_directly_or_through_othe
     assert analyze_script(text, "run_node.sh").own_calls() == frozenset({"run", "helper"})
     library = "run() { run_benchmark_serving --use-chat-template; }\n"
     assert analyze_script(library, "bench_lib.sh").own_calls() == frozenset()
+
+
+def test_parts_written_side_by_side_are_one_word_even_where_the_grammar_splits_them():
+    # The AMD job.slurm (#2216 era) writes `\${RDMA_MOUNTS[@]+"\${RDMA_MOUNTS[@]}"}` inside the
+    # double-quoted script it hands srun: the `"` there close and reopen that string. The grammar
+    # returns a string node and a concatenation node side by side; bash passes one word, and the
+    # part after the split (the `docker run` of the server script) was read as another argument.
+    text = ('srun bash -lc "\ndocker run \\\n    \\${RDMA_MOUNTS[@]+"\\${RDMA_MOUNTS[@]}"} \\\n'
+            "    img bash -lc 'x'\n\"\necho \"a\"'b' c\n")
+    cmds = analyze_script(text, "job.slurm").commands
+    assert cmds[0].argv == ["srun", "bash", "-lc",
+                            "\ndocker run     ${RDMA_MOUNTS[@]+${RDMA_MOUNTS[@]}}     img bash -lc 'x'\n"]
+    assert [c.argv for c in cmds[1:]] == [["echo", "ab", "c"]]
