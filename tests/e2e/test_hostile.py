@@ -10,10 +10,12 @@ import logging
 import resource
 import shutil
 import subprocess
+import struct
 import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -77,18 +79,27 @@ class Streamed:
 
 
 def _zip_bomb(spec: dict) -> bytes:
-    """A small zip whose one member inflates to `size` bytes (zeros), streamed into the zip."""
-    buf = io.BytesIO()
+    """A small zip whose one member inflates to `size` bytes of "0" (a whole number of MiB).
+
+    Deflating a GiB takes seconds; a full flush resets the compressor, so the compressed form of
+    one MiB after it is the same bytes every time: the member is that block repeated, then the
+    final empty block, written into a plain one-member zip (its CRC computed over the real bytes)."""
     size, chunk = int(spec["size"]), b"0" * (1 << 20)
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        info = zipfile.ZipInfo(spec["name"], date_time=(2026, 1, 1, 0, 0, 0))
-        info.compress_type = zipfile.ZIP_DEFLATED
-        with zf.open(info, "w") as fh:
-            left = size
-            while left > 0:
-                fh.write(chunk[: min(len(chunk), left)])
-                left -= len(chunk)
-    return buf.getvalue()
+    if size % len(chunk):
+        raise ValueError(f"$zip_bomb size {size} is not a whole number of MiB")
+    comp = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = comp.compress(chunk) + comp.flush(zlib.Z_FULL_FLUSH)
+    data = block * (size // len(chunk)) + comp.flush()
+    crc = 0
+    for _ in range(size // len(chunk)):
+        crc = zlib.crc32(chunk, crc)
+    name = spec["name"].encode()
+    dos_time, dos_date = 0, (2026 - 1980) << 9 | 1 << 5 | 1
+    fields = (20, 0, zipfile.ZIP_DEFLATED, dos_time, dos_date, crc, len(data), size, len(name))
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, *fields, 0) + name
+    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, *fields, 0, 0, 0, 0, 0, 0) + name
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(central), len(local) + len(data), 0)
+    return local + data + central + end
 
 
 def generate(value: Any) -> Any:
