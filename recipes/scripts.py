@@ -141,7 +141,7 @@ def code_units(text: str) -> CodeUnits | None:
         return None
     try:
         src = text.encode("utf-8", "surrogatepass")
-        root = parse_bash(src)[0].root_node  # the text stays as written (same positions)
+        root = parse_bash(src, same_bytes=True)[0].root_node  # the text stays as written (same positions)
         if root.has_error:
             return None
         found = _captures(root, _UNITS_QUERY)

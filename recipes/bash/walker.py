@@ -47,20 +47,65 @@ _READ_WRITE = b"<>"
 _AS_WRITE = b"> "
 
 
-def parse_bash(src: bytes) -> tuple[Any, bytes]:
+def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
     """(tree, the bytes it was parsed from): `src`, or `src` with each `<>` the grammar could not
-    read spelled `> `."""
+    read spelled `> `, and (unless `same_bytes`: every byte offset kept) with a `;` ending each line
+    where the grammar ran a command on past an unescaped newline (`_run_on_lines`); every line
+    keeps its number."""
     tree = _parser().parse(src)
-    if not tree.root_node.has_error or _READ_WRITE not in src:
-        return tree, src
-    spots = [n.start_byte for n in _errors(tree.root_node)
-             if src[n.start_byte - 1:n.start_byte + 1] == _READ_WRITE]
-    if not spots:
-        return tree, src
-    patched = bytearray(src)
-    for at in spots:
-        patched[at - 1:at + 1] = _AS_WRITE
-    return _parser().parse(bytes(patched)), bytes(patched)
+    if tree.root_node.has_error and _READ_WRITE in src:
+        spots = [n.start_byte for n in _errors(tree.root_node)
+                 if src[n.start_byte - 1:n.start_byte + 1] == _READ_WRITE]
+        if spots:
+            patched = bytearray(src)
+            for at in spots:
+                patched[at - 1:at + 1] = _AS_WRITE
+            src = bytes(patched)
+            tree = _parser().parse(src)
+    for _ in range(0 if same_bytes else MAX_RUN_ON_REPAIRS):
+        ends = _run_on_lines(tree.root_node, src)
+        if not ends:
+            break
+        patched = bytearray(src)
+        for at in sorted(ends, reverse=True):
+            patched[at:at] = b";"
+        src = bytes(patched)
+        tree = _parser().parse(src)
+    return tree, src
+
+
+# A silent misparse of the grammar (no error node): in the AMD job.slurm (#2216 era, and its
+# job_agentic.slurm) the `sed 's/^/  - /'` closing a pipeline at line 48 took the next 27 lines
+# (`fi`, `RUN_FILE="server.sh"`, ...) as its arguments, so the `if` at line 45 ran to line 82.
+# bash ends a command at a newline that no backslash escapes, so a `;` there changes nothing.
+MAX_RUN_ON_REPAIRS = 8
+_ARGUMENT_NODES = frozenset({
+    "word", "string", "raw_string", "concatenation", "number", "simple_expansion", "expansion",
+    "command_substitution", "ansi_c_string", "translated_string", "arithmetic_expansion", "comment",
+})
+
+
+def _run_on_lines(root: Any, src: bytes) -> list[int]:
+    """Byte offsets just after the last argument of a line where a command's next argument sits
+    on a later line with no backslash-newline between (and only blanks or a comment after it)."""
+    ends: list[int] = []
+    for node in _captures(root, "(command) @c").get("c", ()):
+        if node.end_point[0] == node.start_point[0]:
+            continue
+        kids = node.named_children
+        for prev, nxt in zip(kids, kids[1:]):
+            if nxt.start_point[0] == prev.end_point[0] or prev.type not in _ARGUMENT_NODES \
+                    or nxt.type not in _ARGUMENT_NODES or prev.type == "comment":
+                continue
+            between = src[prev.end_byte:nxt.start_byte].replace(b"\\\n", b"")
+            newline = between.find(b"\n")
+            if newline < 0:
+                continue
+            rest = between[:newline].strip()
+            if not rest or rest.startswith(b"#"):
+                ends.append(prev.end_byte)
+                break  # the rest of this command is read again after the repair
+    return ends
 
 
 def _errors(node: Any) -> list[Any]:
