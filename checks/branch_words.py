@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from checks.conditions import VAR_REF
 from checks.launch_path import point_env
 from checks.shell_scope import MISSING, Scope, Stop, absolute
 from recipes.scripts import ScriptAnalysis
 
 WORKSPACE_VARS = ("GITHUB_WORKSPACE",)  # the runner's checkout, its working directory
-_PLAIN_REF = re.compile(r"\$\{?([A-Za-z_]\w*)\}?")
 PRINT_COMMANDS = frozenset({"echo", "printf", ":", "true", "logger"})  # text printed to a log never reaches a program
 _BRANCH_FLAGS = "_branch_words_flag_vars"  # per analysis: the variables `_branch_flag_vars` gives
 
@@ -28,7 +28,7 @@ def branch_words(a: ScriptAnalysis, cmd: Any) -> list[tuple[int, str]]:
     if not cmd.expanded or not any(cmd.arg_conditions) or cmd.argv[0] in PRINT_COMMANDS:
         return []
     flags = _branch_flag_vars(a)
-    return [(i, m.group(1)) for i, w in enumerate(cmd.argv) if (m := _PLAIN_REF.fullmatch(w)) and m.group(1) in flags]
+    return [(i, m.group(1)) for i, w in enumerate(cmd.argv) if (m := VAR_REF.fullmatch(w)) and m.group(1) in flags]
 
 
 def _branch_flag_vars(a: ScriptAnalysis) -> frozenset[str]:

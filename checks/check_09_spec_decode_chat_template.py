@@ -68,7 +68,6 @@ FIX_WHY = "speculative points use the chat template: {env} must be \"true\" (Che
 # The AgentX replay clients: single-node srt (`srt_agentic.sh`) and multi-node (`agentic_srt.sh`).
 AGENTIC_CLIENTS = (AGENTIC_CLIENT, "agentic_srt.sh")
 CHAT_FLAG = "--use-chat-template"
-
 _ECHO_IF_ARRAY = re.compile(
     r"""\$\(\s*\[\[?\s*\$\{#(\w+)\[@\]\}\s+-gt\s+0\s*\]\]?\s*&&\s*echo\s+["']?(--[\w-]+)["']?\s*\)""")
 _CASE_ARM = re.compile(r"""^["']?\$\{?1\}?["']? matches (.+)$""")  # `case $1 in` or `case "$1" in`
@@ -169,6 +168,15 @@ def _arm_flags(analysis: Any) -> list[tuple[str, int]]:
     return found
 
 
+def _passed_flag(word: str | None, wanted: dict[str, str | None]) -> str | None:
+    """The flag as written when a client word passes one of `wanted` (`--x`, or `--x=v` with v
+    enabled); None for another word or one the bot cannot know."""
+    name = (word or "").split("=", 1)[0]
+    if not name.startswith("--") or norm_name(name) not in wanted:
+        return None
+    return name if "=" not in word or is_enabled(word.split("=", 1)[1]) else None
+
+
 def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
     """(path, line, flag as written, where the helper maps it to the template) of the first
     client command passing the template flag or a flag that implies it."""
@@ -194,9 +202,8 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
                 # The runner-chosen chain read the words a branch chose as this point's run sets
                 # them (bench.sh's `$extra_flags`, `--use-chat-template` when IS_MTP is true).
                 for word in decided:
-                    name = (word or "").split("=", 1)[0]
-                    if name.startswith("--") and norm_name(name) in wanted and (
-                            "=" not in word or is_enabled(word.split("=", 1)[1])):
+                    name = _passed_flag(word, wanted)
+                    if name is not None:
                         return use.path, cmd.line, name, wanted[norm_name(name)]
                 continue
             if helper and cmd.condition:
@@ -211,10 +218,8 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
             for word, cond in zip(argv, conds):
                 if helper and cond:
                     continue
-                name = word.split("=", 1)[0]
-                if word.startswith("--") and norm_name(name) in wanted:
-                    if "=" in word and not is_enabled(word.split("=", 1)[1]):
-                        continue
+                name = _passed_flag(word, wanted)
+                if name is not None:
                     return use.path, cmd.line, name, wanted[norm_name(name)]
     return None
 

@@ -14,6 +14,7 @@ _MATCHES = re.compile(r"""(\S+) matches (\S+)""")
 # `[ "$N" -gt 0 ]`: an integer test of a variable against a written integer.
 _NUM = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s+-(eq|ne|gt|ge|lt|le)\s+(["']?)(-?\d+)\3\s*$""")
 _INT = re.compile(r"^[+-]?\d+$")
+VAR_REF = re.compile(r"\$\{?([A-Za-z_]\w*)\}?")  # `$NAME` or `${NAME}`, matched whole
 _NUM_OPS = {"eq": int.__eq__, "ne": int.__ne__, "gt": int.__gt__, "ge": int.__ge__, "lt": int.__lt__, "le": int.__le__}
 _GROUP_OPEN = re.compile(r"(?<!\S)\{\s+")
 _GROUP_CLOSE = re.compile(r";\s*\}(?!\S)")
@@ -105,7 +106,7 @@ def reads_only_variables(cond: str) -> bool:
             cmp = _CMP.match(body)
             if not (cmp and "$" not in cmp.group(3) and "`" not in cmp.group(3)) and not _NUM.match(body):
                 return False
-    if any(not re.fullmatch(r"\$\{?[A-Za-z_]\w*\}?", m.group(1).strip("'\"")) for m in _MATCHES.finditer(cond)):
+    if any(not VAR_REF.fullmatch(m.group(1).strip("'\"")) for m in _MATCHES.finditer(cond)):
         return False
     rest = _MATCHES.sub(" ", _TEST.sub(" ", cond))
     return re.fullmatch(r"(?:\s|!|\(|\)|&&|\|\|)*", rest) is not None
@@ -228,7 +229,7 @@ def _evaluate_condition(cond: str, env_items: tuple[tuple[str, str], ...]) -> bo
 
     def case(m: re.Match) -> str:
         subject = m.group(1).strip("'\"")
-        name = re.fullmatch(r"\$\{?([A-Za-z_]\w*)\}?", subject)
+        name = VAR_REF.fullmatch(subject)
         if name and name.group(1) in env:
             value = env[name.group(1)]
             atoms.append(any(fnmatch.fnmatchcase(value, p.strip("'\"")) for p in m.group(2).split("|")))

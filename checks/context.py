@@ -153,7 +153,7 @@ class ReviewContext:
 
     def lock(self, key: str) -> threading.RLock:
         """A reentrant lock of this evaluation by name, for a fact several checks' threads may
-        update in place (checks.runner_launch.chain_words)."""
+        update in place (checks.branch_words.chain_words)."""
         return self._lock_for("lock:" + key)
 
     def _lock_for(self, key: str) -> threading.RLock:

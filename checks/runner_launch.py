@@ -36,7 +36,7 @@ from checks.launch_path import (
 )
 from checks.shell_scope import (
     MISSING, REPO_ROOT, Gap, Lookup, RootLookup, Scope, Stop, Unknown, array_elements, file_lines, join_path, projection,
-    seen_as, try_expand,
+    seen_as, top_conditions, try_expand,
 )
 from checks.branch_words import branch_words, runner_env
 from recipes.models_yaml import ModelsEntry, bash_unescaped, heredoc_unescaped, read_program, select_entry
@@ -600,13 +600,14 @@ def _events(a: ScriptAnalysis) -> tuple[set[int], dict[int, str | None], list[tu
         # after `if [ "$IS_MTP" = "true" ]; then extra_flags="--use-chat-template"; fi`).
         events += [(c.line, 3, c) for c in a.commands if c.function is None and branch_words(a, c)]
         events = [e for e in events if e[1] == 2 or e[2].function is None or e[2].function in called]
-        cached = ({s.line for s in a.sources}, {c.line: c.condition for c in a.commands if c.function is None},
-                  sorted(events, key=lambda e: (e[0], e[1])))
+        cached = ({s.line for s in a.sources}, top_conditions(a), sorted(events, key=lambda e: (e[0], e[1])))
         a.__dict__[_EVENTS] = cached
     return cached
 
 
 _HOP_HEADS = {"cd", "sbatch", "srun", "eval"}
+
+
 def _may_hop(cmd: Any) -> bool:
     """Whether `_Walker.command` can do anything with this command (cheap, before its branch)."""
     words = cmd.expanded or cmd.argv
@@ -623,8 +624,6 @@ def _container_run(words: list[str]) -> int | None:
         if words[k] == "run" and re.search(r"docker|podman", words[k - 1], re.I):
             return k
     return None
-
-
 
 
 MEMO_CHAIN_WALKS = "runner_launch.walks:{runner}"

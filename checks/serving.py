@@ -195,7 +195,7 @@ class ServingView:
     # The models-file entries that chain read ((holder, line, recipes.models_yaml.ModelsEntry)).
     entries: list = field(default_factory=list)
     # The words that chain's commands pass with variables a branch set, as this point runs them
-    # ((holder, line) -> words, None for words the bot cannot know; checks.runner_launch.Chain.words).
+    # ((holder, line) -> words, None for words the bot cannot know; checks.branch_words.chain_words).
     chain_words: dict = field(default_factory=dict)
     # Per-review cache shared by views (ctx.memo), so identical views build their hits once.
     shared: dict | None = field(default=None, repr=False, compare=False)

@@ -58,7 +58,7 @@ class Unknown(Stop):
 Lookup = Callable[[str], "str | None"]
 _BY_NAME = "_runner_launch_assignments"
 _CHANGE_POINTS = "_shell_scope_change_points"  # per analysis: `Scope._change_points`
-_USE_CONDITIONS = "_runner_launch_use_conditions"  # per analysis: line -> its top-level command's condition
+_TOP_CONDITIONS = "_shell_scope_top_conditions"  # per analysis: `top_conditions`
 _LINES = "_runner_launch_assignment_lines"  # per analysis: name -> sorted top-level assignment lines  # per analysis: name -> its top-level assignments
 
 
@@ -157,7 +157,7 @@ class Scope:
         they held at the assignment when they read only variables that nothing in between can
         change (no assignment of them between the lines or in a function, no `source` between);
         the rest of the assignment's condition is then evaluated. None when that does not decide."""
-        use = self._use_conditions().get(line)
+        use = top_conditions(self.analysis).get(line)
         if not use or not loc.condition:
             return None
         mine, theirs = conjuncts(loc.condition), conjuncts(use)
@@ -187,16 +187,6 @@ class Scope:
                      sorted(src.line for src in a.sources))
             a.__dict__[_CHANGE_POINTS] = found
         return found
-
-    def _use_conditions(self) -> dict[int, str | None]:
-        index = self.analysis.__dict__.get(_USE_CONDITIONS)
-        if index is None:
-            index = {}
-            for c in self.analysis.commands:
-                if c.function is None:
-                    index.setdefault(c.line, c.condition)
-            self.analysis.__dict__[_USE_CONDITIONS] = index
-        return index
 
     def raw(self, name: str, line: int) -> list[str]:
         """The texts, as written, $name may hold at `line`: its top-level assignments before it
@@ -368,6 +358,15 @@ class Scope:
             folder = join_path(self.cwd, target) if target is not None else None
             return (absolute(folder) if folder is not None else None), end + 1
         return None, end + 1
+
+
+def top_conditions(a: ScriptAnalysis) -> dict[int, str | None]:
+    """Line -> the condition the top-level command written there runs under (the last one of
+    the line), computed once per text."""
+    index = a.__dict__.get(_TOP_CONDITIONS)
+    if index is None:
+        index = a.__dict__[_TOP_CONDITIONS] = {c.line: c.condition for c in a.commands if c.function is None}
+    return index
 
 
 def _any_between(lines: list[int], after: int, before: int) -> bool:
