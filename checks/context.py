@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from recipes.config import RepoConfig, read_repo_config
 from recipes.errors import Finding
+from recipes.model import Model
 
 from .snapshot import PRSnapshot, Unavailable
 
@@ -45,7 +46,7 @@ MSG_SIGNOFF_UNREADABLE = (
 )
 
 
-class AffectedPoint(BaseModel):
+class AffectedPoint(Model):
     """A head-side benchmark point the PR can change, and why."""
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
@@ -58,7 +59,7 @@ class AffectedPoint(BaseModel):
         return getattr(self.point, "config_key", "")
 
 
-class Affected(BaseModel):
+class Affected(Model):
     """The benchmark points a PR affects (head side), with the config keys involved."""
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)

@@ -6,7 +6,9 @@ from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
 from typing import Any, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from recipes.model import Model
 
 from .base import Check
 from .context import ReviewContext
@@ -33,7 +35,7 @@ class VerdictStatus(str, Enum):
     REJECTED = "REJECTED"
 
 
-class Row(BaseModel):
+class Row(Model):
     """One verdict row: a check's outcome after the engine's advisory/blocking rules."""
 
     model_config = ConfigDict(frozen=True)
@@ -58,7 +60,7 @@ class Row(BaseModel):
         }
 
 
-class SignoffRef(BaseModel):
+class SignoffRef(Model):
     model_config = ConfigDict(frozen=True)
 
     author: str
@@ -66,7 +68,7 @@ class SignoffRef(BaseModel):
     url: str = ""
 
 
-class HeadMoved(BaseModel):
+class HeadMoved(Model):
     """The PR head moved while we evaluated: `current_head_sha` was not assessed."""
 
     model_config = ConfigDict(frozen=True)
@@ -74,7 +76,7 @@ class HeadMoved(BaseModel):
     current_head_sha: str
 
 
-class Verdict(BaseModel):
+class Verdict(Model):
     model_config = ConfigDict(frozen=True)
 
     status: VerdictStatus

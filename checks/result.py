@@ -4,7 +4,9 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from recipes.model import Model
 
 
 class Status(str, Enum):
@@ -30,7 +32,7 @@ def split_external(path: str | None) -> tuple[str, str, str] | None:
     return (m.group("repo"), m.group("sha"), m.group("path")) if m else None
 
 
-class Evidence(BaseModel):
+class Evidence(Model):
     """One cited fact: a file and line, a run, an artifact, a comment, or missing evidence."""
 
     model_config = ConfigDict(frozen=True)
@@ -61,7 +63,7 @@ class Evidence(BaseModel):
         return ", ".join(parts)
 
 
-class CheckResult(BaseModel):
+class CheckResult(Model):
     model_config = ConfigDict(frozen=True)
 
     status: Status

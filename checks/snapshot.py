@@ -21,17 +21,18 @@ from datetime import date, datetime
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SkipValidation
+from pydantic import ConfigDict, Field, PrivateAttr, SkipValidation
 
 from checks.signoff_keys import signoff_key
 from recipes.config import RepoConfig
+from recipes.model import Model
 from recipes.source import FileSource, MemorySource
 
 CommentKind = Literal["issue_comment", "review", "review_comment"]
 FileStatus = Literal["added", "modified", "removed", "renamed", "copied", "changed", "unchanged"]
 
 
-class Unavailable(BaseModel):
+class Unavailable(Model):
     """Evidence that could not be obtained, and why."""
 
     model_config = ConfigDict(frozen=True)
@@ -42,7 +43,7 @@ class Unavailable(BaseModel):
         return False
 
 
-class _Frozen(BaseModel):
+class _Frozen(Model):
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from .model import Model
 
 from . import engines
 from .errors import Finding
@@ -156,7 +158,7 @@ def _parallel_mismatches(f: BindFacts, point: "BenchmarkPoint") -> list[str]:
     return why
 
 
-class Binding(BaseModel):
+class Binding(Model):
     """A single-node point and the one variant that serves it (None when zero or several match)."""
 
     model_config = ConfigDict(frozen=True)
@@ -167,7 +169,7 @@ class Binding(BaseModel):
     candidates: list[str] = Field(default_factory=list)  # selectors of all matches
 
 
-class Bindings(BaseModel):
+class Bindings(Model):
     by_point: dict[str, Binding] = Field(default_factory=dict)
     findings: list[Finding] = Field(default_factory=list)
 

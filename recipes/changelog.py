@@ -5,7 +5,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from .model import Model
 
 from .errors import Finding, RecipeError
 from .yamlio import YamlDoc, decode_text, load_yaml, top_level_chunks
@@ -29,7 +31,7 @@ PR_LINK_RE = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/p
 _FORBIDDEN_BYTES = ((b"\r", "CR"), (b"\t", "TAB"), (b"\0", "NUL"))
 
 
-class ChangelogEntry(BaseModel):
+class ChangelogEntry(Model):
     """One changelog item; `line` is the 1-based line of its `- config-keys:` in the file."""
 
     model_config = ConfigDict(frozen=True)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
+
+from .model import Model
 
 from . import engines
 from .errors import Finding, RecipeError
@@ -26,7 +28,7 @@ AuthorAssociation = Literal["COLLABORATOR", "CONTRIBUTOR", "FIRST_TIMER", "FIRST
 AgenticPercentile = Literal["p50", "p75", "p90", "p95", "p99"]
 
 
-class Paths(BaseModel):
+class Paths(Model):
     """Where things live. Empty values are filled in by layout detection (recipes.layout)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -43,7 +45,7 @@ class Paths(BaseModel):
     codeowners: str = ".github/CODEOWNERS"
 
 
-class SweepPolicy(BaseModel):
+class SweepPolicy(Model):
     model_config = ConfigDict(extra="forbid")
 
     workflow: str = ".github/workflows/run-sweep.yml"
@@ -75,7 +77,7 @@ class SweepPolicy(BaseModel):
     eval_image_keys: list[str] = ["image", "IMAGE", "container_image"]
 
 
-class Policy(BaseModel):
+class Policy(Model):
     model_config = ConfigDict(extra="forbid")
 
     established_skus: list[str] = [
@@ -220,7 +222,7 @@ class Policy(BaseModel):
     status_context: str = "codeowner-signoff-verify"
 
 
-class RepoConfig(BaseModel):
+class RepoConfig(Model):
     """The whole repository configuration."""
 
     model_config = ConfigDict(extra="forbid")

@@ -4,7 +4,9 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from .model import Model
 
 from .errors import Finding
 from .master import MasterEntry
@@ -31,7 +33,7 @@ KV_DTYPE_FLAGS = ("kv_cache_dtype", "kv-cache-dtype")
 QUANT_FLAGS = ("quantization", "quant")
 
 
-class Origin(BaseModel):
+class Origin(Model):
     """A value and the file and line it came from."""
 
     model_config = ConfigDict(frozen=True)
@@ -45,7 +47,7 @@ class Origin(BaseModel):
         return f"{self.value} ({where})"
 
 
-class EffectiveConfig(BaseModel):
+class EffectiveConfig(Model):
     point_id: str
     source: EffectiveSource = "master"
     launcher: str | None = None  # repository path of the recipe or script

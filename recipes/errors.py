@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from .model import Model
 
 Severity = Literal["error", "warning"]
 
 
-class Finding(BaseModel):
+class Finding(Model):
     """A problem found in a repository file. Bad input becomes one of these, never a crash."""
 
     model_config = ConfigDict(frozen=True)

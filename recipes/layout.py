@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from .model import Model
 
 from .config import Paths
 from .source import FileSource
@@ -12,7 +14,7 @@ LayoutName = Literal["root", "inferencex-e2e"]
 NEW_ROOT = "inferencex-e2e"
 
 
-class Layout(BaseModel):
+class Layout(Model):
     """Resolved paths (all repository-relative, no leading slash)."""
 
     model_config = ConfigDict(frozen=True)

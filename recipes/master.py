@@ -6,7 +6,9 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from .model import Model
 
 from .errors import Finding, RecipeError
 from .yamlio import MAX_YAML_BYTES, YamlDoc, decode_text, load_yaml, top_level_chunks
@@ -101,7 +103,7 @@ class _Reader:
         return known, extra, lines
 
 
-class Located(BaseModel):
+class Located(Model):
     """Where a value was written."""
 
     model_config = ConfigDict(frozen=True)
@@ -110,7 +112,7 @@ class Located(BaseModel):
     line: int | None = None
 
 
-class _Sourced(BaseModel):
+class _Sourced(Model):
     model_config = ConfigDict(frozen=True)
 
     path: str = ""
@@ -252,7 +254,7 @@ class MasterEntry(_Sourced):
         return [(s, a) for s in self.scenarios for a in s.arms]
 
 
-class MasterFile(BaseModel):
+class MasterFile(Model):
     path: str
     entries: dict[str, MasterEntry] = Field(default_factory=dict)
     findings: list[Finding] = Field(default_factory=list)
@@ -489,7 +491,7 @@ def _block(reader: _Reader, role: str, raw: dict, kp: tuple, block_line: int | N
 DEFAULT_REGISTRY = "docker.io"
 
 
-class ImageRef(BaseModel):
+class ImageRef(Model):
     """A container image split into parts; `#` after the registry host is read as `/` (enroot)."""
 
     model_config = ConfigDict(frozen=True)

@@ -5,7 +5,9 @@ import hashlib
 import json
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from .model import Model
 
 from .errors import Finding
 from .layout import Layout
@@ -40,7 +42,7 @@ MSG_POINTS_CAP = (
 )
 
 
-class Launcher(BaseModel):
+class Launcher(Model):
     """What a point runs: an srt-slurm recipe (+ selector) or an old-layout bash script."""
 
     model_config = ConfigDict(frozen=True)
@@ -56,7 +58,7 @@ class Launcher(BaseModel):
         return f"{self.path}:{self.selector}" if self.selector else self.path
 
 
-class BenchmarkPoint(BaseModel):
+class BenchmarkPoint(Model):
     """One matrix row: a single-node (arm, concurrency) or a multi-node arm with its conc list."""
 
     model_config = ConfigDict(frozen=True)

@@ -7,7 +7,9 @@ import re
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from .model import Model
 
 from . import engines
 from .engines import canonical_engine as normalize_engine
@@ -182,7 +184,7 @@ def zip_slice(block: Any, i: int) -> Any:
     return block
 
 
-class SpecDecode(BaseModel):
+class SpecDecode(Model):
     """Speculative decoding as a role's args state it."""
 
     model_config = ConfigDict(frozen=True)
@@ -225,7 +227,7 @@ def keypath_kind(kp: KeyPath) -> str:
     return "recipe"
 
 
-class Variant(BaseModel):
+class Variant(Model):
     """One concrete recipe: base deep-merged with one override block (or a zip slice)."""
 
     model_config = ConfigDict(frozen=True)
@@ -461,7 +463,7 @@ class Variant(BaseModel):
         return BindFacts(self)
 
 
-class Recipe(BaseModel):
+class Recipe(Model):
     """A recipe file and every variant it expands to (sorted override blocks, then zip slices)."""
 
     path: str

@@ -107,3 +107,32 @@ def test_a_check_asks_only_for_the_facts_it_needs():
     assert statuses(verdict) == {0: "PASS"}
     # (asked again is free: an implementation answers each question once)
     assert list(dict.fromkeys(asked)) == [("org/one", "alice"), ("org/two", "alice")]
+
+
+def _class_bases(path: Path) -> list[tuple[str, list[str]]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return [(n.name, [ast.unparse(b) for b in n.bases]) for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+
+
+def test_every_model_builds_its_schema_on_first_use():
+    """One base (recipes.model.Model) defers pydantic's schema building for every model; a class
+    deriving BaseModel directly would build its schema in every process's start-up again."""
+    direct = [f"{_rel(p)}:{name}" for p in _modules(*PACKAGES) for name, bases in _class_bases(p)
+              if any(b in ("BaseModel", "pydantic.BaseModel") for b in bases) and _rel(p) != "recipes/model.py"]
+    assert not direct, direct
+
+
+def test_a_deferred_model_still_validates_on_first_use():
+    import importlib
+
+    from recipes.model import Model
+
+    classes = [obj for mod in ("recipes.errors", "checks.result", "recipes.points", "checks.engine")
+               for obj in vars(importlib.import_module(mod)).values()
+               if isinstance(obj, type) and issubclass(obj, Model) and obj is not Model]
+    assert classes and all(c.model_config.get("defer_build") for c in classes)
+    from recipes.errors import Finding
+
+    with pytest.raises(ValueError):
+        Finding(path="a.yaml", line="not a line", message="m")
+    assert Finding(path="a.yaml", line="3", message="m").line == 3
