@@ -266,7 +266,7 @@ class ReviewContext:
         """Head points whose launch path the PR changes: the one rule of checks.launch_path
         (README "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
         from . import launch_path as lp
-        from .reach import reach_names
+        from .reach import affected_names, reach_names
         from .runner_launch import chain_path, runner_chain
         from .srt_checkout import copied_recipe, is_cloned
         from recipes.models_yaml import entry_changed
@@ -298,7 +298,9 @@ class ReviewContext:
                     changes[path] = lp.changed_file(self, f) if path == f.path else lp.file_change(
                         self.snapshot.base, self.snapshot.head, path, f.status, f.previous_path)
         live = {p for p, c in changes.items() if not c.empty}
-        names = (reach_names(self.head_repo, self.snapshot.head, live) or None) if live else None
+        # Only a filter (checks.reach): a change inside functions counts through their names.
+        names = (affected_names(self.head_repo, self.snapshot.head, {p: changes[p] for p in live}) or None
+                 if live else None)
 
         recipe_edits = tuple(p for p in changed_files if p.endswith((".yaml", ".yml")))
         # A settings file a shell script names (models.yaml, read by server_sglang.sh's program):

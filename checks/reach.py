@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from checks.launch_path import MAX_SCAN_BYTES, SHELL_SUFFIXES
+from checks.launch_path import MAX_SCAN_BYTES, SHELL_SUFFIXES, FileChange
 from recipes.identity import by_identity
-from recipes.scripts import code_text
+from recipes.scripts import code_text, code_units
 
 
 def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
@@ -34,6 +34,66 @@ def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
                 names.add(name)
                 grew = True
     return names
+
+
+def affected_names(repo: Any, src: Any, changes: dict[str, FileChange]) -> set[str]:
+    """`reach_names` of the changed files, where a shell file changed only inside functions
+    counts through the names of those functions instead of its own name (launch_path rule 4:
+    sourcing such a file runs none of the change; calling a changed function does).
+
+    For each such file: `called` = its changed functions, then every function of the file
+    whose body names one already in the set, to a fixpoint. The file itself stays a target
+    only when its top-level code names one of them. Every other shell file whose code names
+    one is a target, and the names join the result, so a recipe's inline command or a file
+    naming one stays a candidate too. A function name assembled at run time from pieces
+    (`build_${kind}_cmd`) is not seen: such a call is not followed (README "What a PR
+    affects"). A benchmark_lib.sh edit inside `build_replay_cmd` leaves the ~200 launchers that
+    source the library without calling it out of the candidates."""
+    targets: set[str] = set()
+    called: set[str] = set()
+    libraries: set[str] = set()
+    for path, change in changes.items():
+        inside = _function_closure(src, path, change)
+        if inside is None:
+            targets.add(path)
+            continue
+        functions, from_top = inside
+        called |= functions
+        libraries.add(path)
+        if from_top:
+            targets.add(path)
+    if called:
+        texts = _shell_texts(repo, src)
+        if texts is None:
+            return set()
+        codes = _code_texts(repo, src)
+        targets.update(path for path, text in texts.items()
+                       if path not in libraries and _names_one(codes, path, text, called))
+    return reach_names(repo, src, targets) | called
+
+
+def _function_closure(src: Any, path: str, change: FileChange) -> tuple[set[str], bool] | None:
+    """The functions of a shell file changed only inside functions that can run its change (the
+    changed ones and, within the file, their callers), and whether its top level names one;
+    None when the change is not confined to functions or the file cannot be split."""
+    if change.whole is not None or change.top or not change.functions:
+        return None
+    try:
+        data = src.read(path)
+    except Exception:  # noqa: BLE001 - unreadable: the whole file stays a target
+        return None
+    units = code_units(data.decode("utf-8", "replace")) if data is not None else None
+    if units is None:
+        return None
+    found = set(change.functions)
+    grew = True
+    while grew:
+        grew = False
+        for name, body in units.functions.items():
+            if name not in found and any(n in body for n in found):
+                found.add(name)
+                grew = True
+    return found, any(n in units.top for n in found)
 
 
 def _names_one(codes: dict[str, str], path: str, text: str, names: set[str]) -> bool:

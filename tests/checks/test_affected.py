@@ -284,3 +284,16 @@ def test_points_of_one_script_launcher_and_runner_share_their_roots():
     assert [f for f, _ in first.files] == [A]
     assert [f for f, _ in lp.affected_roots(ctx, b1, names, shared).files] == [B]
     assert len(shared) == 2
+
+
+def test_changed_library_function_called_through_a_helper_still_affects_the_point():
+    # The launcher never names the changed function: a helper it sources wraps it.
+    helper = "benchmarks/single_node/fixed_seq_len/common/evals.sh"
+    tree = base_tree()
+    tree[helper] = "#!/usr/bin/env bash\nmaybe_eval() {\n    run_eval\n}\n"
+    tree[B] = ('#!/usr/bin/env bash\nsource "$(dirname "$0")/../../benchmark_lib.sh"\n'
+               'source "$(dirname "$0")/common/evals.sh"\nvllm serve $MODEL &\nmaybe_eval\n')
+    snap = build_snapshot(base=tree, head={LIB: LIB_TEXT.replace("--tasks gsm8k", "--tasks gsm8k,mmlu")})
+    got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
+    assert got == {"dsr1-fp8-mi355x-sglang": [f"benchmark_lib.sh: `run_eval` changed (run by {A})"],
+                   "gptoss-fp4-mi355x-vllm": [f"benchmark_lib.sh: `run_eval` changed (run by {B})"]}

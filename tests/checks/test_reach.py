@@ -49,3 +49,76 @@ def test_code_text_blanks_comments_only_and_keeps_line_numbers():
     code = code_text(text)
     assert code is not None and code.count("\n") == text.count("\n")
     assert "b.sh" not in code and "'# c.sh'" in code and "echo a" in code
+
+
+# --- a change inside functions reaches through the functions' names (affected_names) ----------
+# Real shape: 6816ed05f2 (#2690) edits `build_replay_cmd` of benchmark_lib.sh, which ~230
+# launchers source and 36 files name; only the latter can run the change.
+REPLAY_LIB = """\
+#!/bin/bash
+export PORT=${PORT:-8888}
+build_replay_cmd() {
+    REPLAY_CMD="aiperf profile --url http://localhost:$PORT"
+}
+run_agentic_replay() {
+    build_replay_cmd
+    eval "$REPLAY_CMD"
+}
+run_benchmark_serving() {
+    python3 utils/bench_serving/benchmark_serving.py --port "$PORT"
+}
+"""
+SOURCES_LIB = 'source "$(dirname "$0")/../../benchmark_lib.sh"\n'
+AGENTIC = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
+HELPER = "benchmarks/multi_node/agentic_srt.sh"
+USES_HELPER = "benchmarks/multi_node/dsv4_fp4_gb300_dynamo-trt.sh"
+
+
+def _affected_names(lib: str, head_lib: str, extra: dict[str, str] | None = None) -> set[str]:
+    from checks.launch_path import file_change
+    from checks.reach import affected_names
+
+    files = {**RUNNERS, LAUNCHER: "#!/bin/bash\n" + SOURCES_LIB + "run_benchmark_serving\n",
+             AGENTIC: "#!/bin/bash\n" + SOURCES_LIB + "run_agentic_replay  # the replay\n", **(extra or {})}
+    snap = build_snapshot(base={**files, LIB: lib}, head={LIB: head_lib})
+    ctx = ReviewContext(snap)
+    change = file_change(snap.base, snap.head, LIB, "modified", None)
+    return affected_names(ctx.head_repo, snap.head, {LIB: change})
+
+
+def test_a_change_inside_a_function_reaches_its_callers_not_every_file_sourcing_the_library():
+    head = REPLAY_LIB.replace("localhost:$PORT", "${AIPERF_SERVER_URL:-localhost:$PORT}")
+    names = _affected_names(REPLAY_LIB, head)
+    # The library's own caller joins the changed function; the launcher calling it is a target.
+    assert {"build_replay_cmd", "run_agentic_replay", "kimik3_fp4_b300_vllm_mtp.sh"} <= names
+    assert "dsr1_fp8_mi355x.sh" not in names and "benchmark_lib.sh" not in names
+    # The same edit seen as a whole-file change would keep every launcher sourcing the library.
+    whole = reach_names(ReviewContext(build_snapshot(base={**RUNNERS, LIB: head, LAUNCHER: SOURCES_LIB})).head_repo,
+                        build_snapshot(base={**RUNNERS, LIB: head, LAUNCHER: SOURCES_LIB}).head, (LIB,))
+    assert "dsr1_fp8_mi355x.sh" in whole
+
+
+def test_a_helper_calling_the_changed_function_keeps_the_files_that_source_it():
+    head = REPLAY_LIB.replace("localhost:$PORT", "${AIPERF_SERVER_URL:-localhost:$PORT}")
+    extra = {HELPER: "#!/bin/bash\nwait_idle() { build_replay_cmd; }\n",
+             USES_HELPER: '#!/bin/bash\nsource "$(dirname "$0")/agentic_srt.sh"\nwait_idle\n'}
+    names = _affected_names(REPLAY_LIB, head, extra)
+    assert {"agentic_srt.sh", "dsv4_fp4_gb300_dynamo-trt.sh"} <= names
+    assert "dsr1_fp8_mi355x.sh" not in names
+
+
+def test_a_changed_function_the_top_level_calls_keeps_the_library_and_its_sourcers():
+    lib = REPLAY_LIB + "build_replay_cmd\n"
+    names = _affected_names(lib, lib.replace("aiperf profile", "aiperf profile -v"))
+    assert {"benchmark_lib.sh", "dsr1_fp8_mi355x.sh"} <= names
+
+
+def test_a_mention_in_a_comment_only_does_not_reach():
+    head = REPLAY_LIB.replace("aiperf profile", "aiperf profile -v")
+    names = _affected_names(REPLAY_LIB, head, {HELPER: "#!/bin/bash\n# build_replay_cmd lives in benchmark_lib.sh\n"})
+    assert "agentic_srt.sh" not in names and "kimik3_fp4_b300_vllm_mtp.sh" in names
+
+
+def test_a_top_level_change_keeps_the_whole_file_as_a_target():
+    names = _affected_names(REPLAY_LIB, REPLAY_LIB.replace("8888", "9999"))
+    assert {"benchmark_lib.sh", "dsr1_fp8_mi355x.sh", "kimik3_fp4_b300_vllm_mtp.sh"} <= names
