@@ -4,15 +4,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from tests.builders import read_yaml
 from tests.checks.test_check_cases import CASES, load_case, test_case as run_case
 
 BASES = CASES / "_bases"
 
 
 def _extends(path: Path) -> list[str]:
-    names = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("extends", [])
+    names = (read_yaml(path.read_text(encoding="utf-8")) or {}).get("extends", [])
     return [names] if isinstance(names, str) else list(names)
 
 

@@ -6,10 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
 from checks.engine import evaluate
-from tests.builders import SNAPSHOT_KEYS, TREE_KEYS, build_snapshot
+from tests.builders import SNAPSHOT_KEYS, TREE_KEYS, build_snapshot, read_yaml
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 CASE_KEYS = {"description", "check", "extends", "snapshot", "expect"}
@@ -65,7 +64,7 @@ def resolve_bases(names, where: Path, bases: Path, chain: tuple[str, ...] = ()) 
 
 
 def load_base(path: Path, bases: Path, chain: tuple[str, ...]) -> dict:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_yaml(path.read_text(encoding="utf-8"))
     assert isinstance(data, dict), f"{path}: a base is a snapshot mapping"
     unknown = set(data) - SNAPSHOT_KEYS - {"extends"}
     assert not unknown, f"{path}: unknown keys {sorted(unknown)} (a base is a build_snapshot dict, plus `extends`)"
@@ -76,7 +75,7 @@ def load_base(path: Path, bases: Path, chain: tuple[str, ...]) -> dict:
 def load_case(path: Path) -> dict:
     """The case file at `path`, checked, with `snapshot` resolved over the bases it extends
     (tests/cases/_bases beside its check directory)."""
-    case = yaml.safe_load(path.read_text(encoding="utf-8"))
+    case = read_yaml(path.read_text(encoding="utf-8"))
     assert isinstance(case, dict), f"{path}: a case file is a mapping"
     assert set(case) <= CASE_KEYS and {"description", "check", "expect"} <= set(case), (
         f"{path}: keys must be {sorted(CASE_KEYS)} (extends and snapshot optional), got {sorted(case)}"

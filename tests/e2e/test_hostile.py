@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.builders import WORLDS_DIR, build_snapshot  # noqa: E402
+from tests.builders import WORLDS_DIR, build_snapshot, read_yaml  # noqa: E402
 from checks.engine import UNEVALUATED_REASON, Verdict, evaluate  # noqa: E402
 from checks.render import (  # noqa: E402
     MARKER,
@@ -185,7 +185,7 @@ def derive_world(name: str, edit: dict, dest: Path) -> Path:
     for old, new in generate(edit.get("world_sub", [])):
         assert old in text, f"world_sub: {old!r} is not in {name}/world.yaml"
         text = text.replace(old, new)
-    data = yaml.safe_load(text)
+    data = read_yaml(text)
     order = [c["id"] for c in data.get("commits", [])]
     changed_world = bool(edit.get("world_sub") or edit.get("pr") or edit.get("append_comments"))
     data["pr"] = _merge(data["pr"], generate(edit.get("pr") or {}))
@@ -226,7 +226,7 @@ def derive_world(name: str, edit: dict, dest: Path) -> Path:
         else:
             _write(target, content)
     if changed_world:
-        wy.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        wy.write_text(yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return dest
 
 
@@ -372,7 +372,7 @@ def run_emulator_case(case: dict, name: str, tmp_path: Path) -> None:
 
 
 def load_case(path: Path) -> dict:
-    case = yaml.safe_load(path.read_text(encoding="utf-8"))
+    case = read_yaml(path.read_text(encoding="utf-8"))
     unknown = set(case) - CASE_KEYS
     assert not unknown, f"{path.name}: unknown keys {unknown}"
     assert isinstance(case.get("description"), str) and "\n" not in case["description"].strip()
@@ -386,7 +386,7 @@ def test_corpus_is_large_enough():
 
 def _param(path: Path):
     """A case; one with `xfail: reason` pins a known bug in a module this corpus does not own."""
-    reason = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("xfail")
+    reason = (read_yaml(path.read_text(encoding="utf-8")) or {}).get("xfail")
     marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
     return pytest.param(path, id=path.stem, marks=marks)
 
