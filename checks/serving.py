@@ -481,14 +481,31 @@ def _entry_hits(holder: str, line: int, entry: Any) -> list[Hit]:
     return out
 
 
+# `NAME=` inside an assigned value, as a prefix word writes it (not `X_NAME=`).
+_WRITES_NAME = re.compile(r"(?<![\w])([A-Za-z_]\w*)=")
+
+
+def _prefix_writers(a: ScriptAnalysis) -> dict[str, list[tuple[int, str | None]]]:
+    """NAME -> (line, condition) of each assignment whose value writes `NAME=`, once per
+    analysis: `_expanded_condition` asks it for every prefix of every command, and scanning all
+    of server_sglang.sh's assignments each time was a tenth of a large review."""
+    cached = a.__dict__.get("_prefix_writers")
+    if cached is None:
+        cached = {}
+        for _n, loc, _e in a.assignments:
+            if "=" in loc.value:
+                for name in dict.fromkeys(_WRITES_NAME.findall(loc.value)):
+                    cached.setdefault(name, []).append((loc.line, loc.condition))
+        a.__dict__["_prefix_writers"] = cached
+    return cached
+
+
 def _expanded_condition(a: ScriptAnalysis, name: str, first: int, last: int, cond: str | None) -> str | None:
     """The condition of a `NAME=value` prefix that reached a command through a variable
     (`$DECODE_CMD` holding `${SIM_ENV} python3 ...`): the analyser takes the variable's last
     assignment whatever its branch, so the branches of the assignments that write `NAME=` are
     added (only when every one of them is on a branch)."""
-    written = [loc.condition for _n, loc, _e in a.assignments
-               if not first <= loc.line <= last and f"{name}=" in loc.value
-               and re.search(rf"(?<![\w]){re.escape(name)}=", loc.value)]
+    written = [c for line, c in _prefix_writers(a).get(name, ()) if not first <= line <= last]
     if not written or any(not c for c in written):
         return cond
     extra = written[0] if len(set(written)) == 1 else " || ".join(f"( {c} )" for c in dict.fromkeys(written))
