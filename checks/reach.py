@@ -3,6 +3,7 @@ cannot hold a changed file (checks.launch_path, rule 3). Only filters: the affec
 reads the launch path, never text; a filter may keep too much, never too little."""
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable
 
 from checks.launch_path import MAX_SCAN_BYTES, SHELL_SUFFIXES, FileChange
@@ -45,10 +46,10 @@ def affected_names(repo: Any, src: Any, changes: dict[str, FileChange]) -> set[s
     whose body names one already in the set, to a fixpoint. The file itself stays a target
     only when its top-level code names one of them. Every other shell file whose code names
     one is a target, and the names join the result, so a recipe's inline command or a file
-    naming one stays a candidate too. A function name assembled at run time from pieces
-    (`build_${kind}_cmd`) is not seen: such a call is not followed (README "What a PR
-    affects"). A benchmark_lib.sh edit inside `build_replay_cmd` leaves the ~200 launchers that
-    source the library without calling it out of the candidates."""
+    naming one stays a candidate too, and so does a file that glues a word from literal parts
+    that all occur in one such name (`build_${kind}_cmd`). A benchmark_lib.sh edit inside
+    `build_replay_cmd` leaves the ~200 launchers that source the library without calling it
+    out of the candidates."""
     targets: set[str] = set()
     called: set[str] = set()
     libraries: set[str] = set()
@@ -68,8 +69,27 @@ def affected_names(repo: Any, src: Any, changes: dict[str, FileChange]) -> set[s
             return set()
         codes = _code_texts(repo, src)
         targets.update(path for path, text in texts.items()
-                       if path not in libraries and _names_one(codes, path, text, called))
+                       if path not in libraries and (_names_one(codes, path, text, called)
+                                                     or _assembles_one(text, called)))
     return reach_names(repo, src, targets) | called
+
+
+# A word glued from literal parts and expansions: `build_${kind}_cmd`, `run_$stage`.
+_GLUED = re.compile(r"[A-Za-z0-9_]*(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?[A-Za-z0-9_]*)+")
+_EXPANSION = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+
+
+def _assembles_one(text: str, names: set[str]) -> bool:
+    """Whether the text glues a word whose literal parts all occur in one of `names`
+    (`build_${kind}_cmd` for `build_replay_cmd`): the walker expands such a word when it knows
+    the variable, so the filter keeps the file. Comments are not told apart here."""
+    if "$" not in text:
+        return False
+    for m in _GLUED.finditer(text):
+        parts = [p for p in _EXPANSION.split(m.group(0)) if p]
+        if parts and sum(map(len, parts)) >= 3 and any(all(p in n for p in parts) for n in names):
+            return True
+    return False
 
 
 def _function_closure(src: Any, path: str, change: FileChange) -> tuple[set[str], bool] | None:
@@ -90,10 +110,10 @@ def _function_closure(src: Any, path: str, change: FileChange) -> tuple[set[str]
     while grew:
         grew = False
         for name, body in units.functions.items():
-            if name not in found and any(n in body for n in found):
+            if name not in found and (any(n in body for n in found) or _assembles_one(body, found)):
                 found.add(name)
                 grew = True
-    return found, any(n in units.top for n in found)
+    return found, any(n in units.top for n in found) or _assembles_one(units.top, found)
 
 
 def _names_one(codes: dict[str, str], path: str, text: str, names: set[str]) -> bool:

@@ -297,3 +297,13 @@ def test_changed_library_function_called_through_a_helper_still_affects_the_poin
     got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
     assert got == {"dsr1-fp8-mi355x-sglang": [f"benchmark_lib.sh: `run_eval` changed (run by {A})"],
                    "gptoss-fp4-mi355x-vllm": [f"benchmark_lib.sh: `run_eval` changed (run by {B})"]}
+
+
+def test_a_function_name_glued_from_a_variable_still_reaches_the_changed_function():
+    # `run_${what}` with what=eval calls run_eval: the name filter must keep the launcher.
+    tree = base_tree()
+    tree[B] = ('#!/usr/bin/env bash\nsource "$(dirname "$0")/../../benchmark_lib.sh"\n'
+               'what=eval\nvllm serve $MODEL &\nrun_${what}\n')
+    snap = build_snapshot(base=tree, head={LIB: LIB_TEXT.replace("--tasks gsm8k", "--tasks gsm8k,mmlu")})
+    got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
+    assert got.get("gptoss-fp4-mi355x-vllm") == [f"benchmark_lib.sh: `run_eval` changed (run by {B})"], got
