@@ -74,19 +74,33 @@ def affected_names(repo: Any, src: Any, changes: dict[str, FileChange]) -> set[s
     return reach_names(repo, src, targets) | called
 
 
-# A word glued from literal parts and expansions: `build_${kind}_cmd`, `run_$stage`.
-_GLUED = re.compile(r"[A-Za-z0-9_]*(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?[A-Za-z0-9_]*)+")
+# Where a literal part and an expansion meet inside one word: `d_$x`, `d_${x}`, `${x}_d`.
+# Each branch starts with its literal (`$`, `}`) and looks around it, so the scan jumps from
+# one `$` or `}` to the next (a leading character class made it try every position: 0.1 s
+# over the ~260 scripts of 6816ed05f2, against 0.035 s).
+_JUNCTION = re.compile(r"\$(?<=[A-Za-z0-9_]\$)\{?[A-Za-z_]|\}(?=[A-Za-z0-9_])")
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_${}")
 _EXPANSION = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
 
 
 def _assembles_one(text: str, names: set[str]) -> bool:
     """Whether the text glues a word whose literal parts all occur in one of `names`
     (`build_${kind}_cmd` for `build_replay_cmd`): the walker expands such a word when it knows
-    the variable, so the filter keeps the file. Comments are not told apart here."""
-    if "$" not in text:
-        return False
-    for m in _GLUED.finditer(text):
-        parts = [p for p in _EXPANSION.split(m.group(0)) if p]
+    the variable, so the filter keeps the file. Comments are not told apart here. Only the
+    places where a literal part touches an expansion are visited (matching every word of the
+    ~260 scripts took 0.7 s)."""
+    seen: set[str] = set()
+    for m in _JUNCTION.finditer(text):
+        a = b = m.start()
+        while a > 0 and text[a - 1] in _WORD_CHARS:
+            a -= 1
+        while b < len(text) and text[b] in _WORD_CHARS:
+            b += 1
+        word = text[a:b]
+        if word in seen:
+            continue
+        seen.add(word)
+        parts = [p for p in _EXPANSION.split(word) if p]
         if parts and sum(map(len, parts)) >= 3 and any(all(p in n for p in parts) for n in names):
             return True
     return False

@@ -122,3 +122,12 @@ def test_a_mention_in_a_comment_only_does_not_reach():
 def test_a_top_level_change_keeps_the_whole_file_as_a_target():
     names = _affected_names(REPLAY_LIB, REPLAY_LIB.replace("8888", "9999"))
     assert {"benchmark_lib.sh", "dsr1_fp8_mi355x.sh", "kimik3_fp4_b300_vllm_mtp.sh"} <= names
+
+
+def test_a_glued_word_counts_only_when_its_literal_parts_spell_part_of_a_changed_name():
+    from checks.reach import _assembles_one
+
+    names = {"build_replay_cmd"}
+    assert _assembles_one('x=1\nbuild_${kind}_cmd "$@"\n', names)
+    assert _assembles_one("cmd=build_$kind\n", names)
+    assert not _assembles_one('echo "${MODEL}_fp8" "$a$b" a_$b\n', names)  # parts not in the name, or too short
