@@ -163,8 +163,10 @@ def pr_file(repo: str, sha: str, subject: str, date: str) -> dict:
     }
 
 
-def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str, bot: Path = PROJECT,
-               external: list[str] = ()) -> Replayed:
+def verdict_command(repo: str, sha: str, date: str, subject: str, workdir: str,
+                    external: list[str] = ()) -> tuple[list[str], dict]:
+    """The `check --local` command that replays one commit, and the PR file it reads (written
+    into `workdir`)."""
     pr = pr_file(repo, sha, subject, date)
     path = os.path.join(workdir, f"{sha}.pr.yaml")
     Path(path).write_text(yaml.safe_dump(pr, sort_keys=False))
@@ -172,6 +174,12 @@ def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str, bot: 
            "--pr", path, "--review-date", date[:10], "--format", "json"]
     for spec in external:
         cmd += ["--external-repo", spec]
+    return cmd, pr
+
+
+def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str, bot: Path = PROJECT,
+               external: list[str] = ()) -> Replayed:
+    cmd, pr = verdict_command(repo, sha, date, subject, workdir, external)
     start = time.perf_counter()
     code, stdout, stderr, cpu = run_measured(cmd, bot, TIMEOUT_S)
     wall = time.perf_counter() - start
