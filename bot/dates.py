@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 from datetime import date, datetime, timezone
+from typing import Any
 
 MSG_BAD_DAY = "must be YYYY-MM-DD, not {value!r}"
 
@@ -26,3 +27,14 @@ def day_arg(value: str) -> date:
         return date.fromisoformat(value)
     except ValueError:
         raise argparse.ArgumentTypeError(MSG_BAD_DAY.format(value=value)) from None
+
+
+def parse_time(value: Any) -> datetime | None:
+    """A GitHub ISO-8601 timestamp (`...Z`) as an aware datetime; None when absent or malformed.
+    Here, not beside the GitHub client: reading an event payload must not import PyGithub."""
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from bot.github_client import parse_time
+from bot.dates import parse_time
 from checks.snapshot import Comment
 
 # GitHub's event names (the X-GitHub-Event header, GITHUB_EVENT_NAME in Actions).

@@ -8,7 +8,6 @@ import os
 import threading
 import urllib.parse
 from pathlib import Path
-from datetime import datetime
 from typing import Any, Callable, Mapping, TypeVar
 
 import github
@@ -357,11 +356,3 @@ class GitHubApi:
         return self._login
 
 
-def parse_time(value: Any) -> datetime | None:
-    """A GitHub ISO-8601 timestamp (`...Z`) as an aware datetime; None when absent or malformed."""
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None

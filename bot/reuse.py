@@ -4,18 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from bot.dates import parse_time
 from checks.snapshot import Artifact, SweepRun, Unavailable
 # The rule itself (spec 9.3) lives beside the sweep-run choice it feeds (checks/sweep_runs.py).
 from checks.sweep_runs import MSG_NOT_REUSABLE_PR, NOT_REUSABLE_PR, Refusal
 from checks.sweep_runs import pick_reusable as pick_runs
 from recipes.config import SweepPolicy
-
-
-def _parse_time(value: Any):
-    # bot.github_client.parse_time, imported on use: local mode never loads PyGithub otherwise.
-    from bot.github_client import parse_time
-
-    return parse_time(value)
 
 
 def artifacts_from(items: Iterable[Mapping[str, Any]]) -> list[Artifact]:
@@ -32,7 +26,7 @@ def sweep_run_from(run: Mapping[str, Any], artifacts: Sequence[Artifact] | Unava
         status=str(run.get("status") or ""),
         conclusion=run.get("conclusion"),
         workflow_path=str(run.get("path") or ""),
-        created_at=_parse_time(run.get("created_at")),
+        created_at=parse_time(run.get("created_at")),
         html_url=str(run.get("html_url") or ""),
         artifacts=artifacts if isinstance(artifacts, Unavailable) else list(artifacts),
     )

@@ -15,8 +15,7 @@ from bot.events import (
     EventError,
     parse_event,
 )
-from bot.handlers.commands import mentions_command
-from bot.handlers.sweep import parse_sweep_command
+from bot.command_lines import mentions_command, parse_sweep_command
 from recipes.config import Policy
 
 JOB_REVIEW = "review"

@@ -18,7 +18,8 @@ from datetime import date, datetime, timezone
 from typing import Any, Callable, Iterable
 
 from bot.dates import review_day
-from bot.github_client import GitHubApi, describe_error, fetch, parse_time
+from bot.dates import parse_time
+from bot.github_client import GitHubApi, describe_error, fetch
 from bot.github_data import GitHubData
 from bot.remote_source import (
     BlobStore,

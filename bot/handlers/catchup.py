@@ -20,7 +20,7 @@ from bot.events import (
     PullRequestEvent,
     WorkflowRunEvent,
 )
-from bot.github_client import parse_time
+from bot.dates import parse_time
 from bot.handlers.signoff import gate_problem, verify
 from bot.publisher import SIGNOFF_STAMP_RE
 from bot.router import Context, Router

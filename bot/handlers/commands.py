@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from bot.github_client import GithubException
 
 from bot import reuse
+from bot.command_lines import live_lines, mentions_command
 from checks import sweep_runs
 from bot.events import ACTION_CREATED, ACTION_EDITED, EVENT_COMMENT, CommentEvent
 from bot.github_client import describe_error, fetch
@@ -26,7 +27,6 @@ from checks.commands import COMMANDS as REUSE_COMMANDS
 from checks.commands import CommandHelp, ReuseCommand, is_authorized, parse_reuse_command
 from checks.snapshot import Comment, Unavailable
 from checks.text import join
-from recipes.markdown import strip_quotes_and_code
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,6 @@ HELP_COMMANDS: tuple[CommandHelp, ...] = (
 HELP_RE = re.compile(r"^\s*/infx(?:[ \t]+help)?\s*$", re.IGNORECASE)
 # Bare `/use` is not a command (spec 9.3) but gets a usage reply so the author learns why.
 BARE_USE_RE = re.compile(r"^\s*/use\s*$", re.IGNORECASE)
-ANY_COMMAND_RE = re.compile(r"^\s*/(?:use|reuse-sweep-run|infx)\b", re.IGNORECASE)
 
 # Reply comments are keyed by the triggering comment, so a redelivery or an edit updates the
 # one reply instead of adding another.
@@ -101,15 +100,6 @@ def help_markdown(link: str, phrase: str) -> str:
                                             example_word=EXAMPLE_ONE if len(c.examples) == 1 else EXAMPLE_MANY))
     lines += ["", TEXT_HELP_FOOTER.format(phrase=phrase), ""]
     return "\n".join(lines)
-
-
-def live_lines(body: str) -> list[str]:
-    return [line for _, line in strip_quotes_and_code(body or "")]
-
-
-def mentions_command(body: str | None) -> bool:
-    """Cheap relevance test: a live line that starts like one of this module's commands."""
-    return bool(body) and any(ANY_COMMAND_RE.match(line) for line in live_lines(body or ""))
 
 
 def asks_help(body: str) -> bool:

@@ -4,7 +4,6 @@ Idempotent: the bot's reply carries a marker for the head and labels it started,
 from __future__ import annotations
 
 import logging
-import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -12,7 +11,9 @@ from dataclasses import dataclass, field
 from bot.github_client import GithubException
 
 from bot.events import ACTION_CREATED, ACTION_LABELED, EVENT_COMMENT, EVENT_PULL_REQUEST, CommentEvent, PullRequestEvent
-from bot.github_client import create_once, describe_error, fetch, parse_time
+from bot.command_lines import parse_sweep_command
+from bot.dates import parse_time
+from bot.github_client import create_once, describe_error, fetch
 from bot.handlers import comment_link, quote_line
 from bot.remote_source import BlobStore, RemoteTree
 from bot.router import Context, Router
@@ -22,7 +23,6 @@ from checks.text import escape_inline
 from recipes.changelog import diff_changelog, resolve_config_keys
 from recipes.config import RepoConfig
 from recipes.layout import detect_layout
-from recipes.markdown import strip_quotes_and_code
 from recipes.master import SCENARIOS
 from recipes.repository import Repository
 from recipes.source import FileSource
@@ -36,7 +36,6 @@ ALREADY, NOTHING, DISPATCHED, LABELED, LABEL_PRESENT, LABEL_MODE, CONFIG_ERROR =
 WRITE_ROLES = frozenset({"admin", "maintain", "write"})
 WRITE_PERMISSIONS = frozenset({"admin", "write"})
 PROBLEM_MAX = 300
-SWEEP_RE = re.compile(r"^\s*/sweep(?:[ \t]+(fail-fast))?\s*$", re.IGNORECASE)
 SWEEP_COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp(
         name="/sweep",
@@ -189,16 +188,6 @@ def plan_sweep(base: FileSource, head: FileSource, config: RepoConfig) -> SweepP
 def register(router: Router) -> None:
     router.add(EVENT_PULL_REQUEST, ACTION_LABELED, on_labeled, name="sweep.on_labeled")
     router.add(EVENT_COMMENT, ACTION_CREATED, on_comment, name="sweep.on_comment")
-
-
-def parse_sweep_command(body: str) -> tuple[str, bool] | None:
-    """(line, fail_fast) of the last live `/sweep` line, or None."""
-    found = None
-    for _, line in strip_quotes_and_code(body or ""):
-        m = SWEEP_RE.match(line)
-        if m:
-            found = (line.strip(), bool(m.group(1)))
-    return found
 
 
 def permission_of(ctx: Context, login: str) -> tuple[bool, str]:

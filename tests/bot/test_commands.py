@@ -93,8 +93,9 @@ from pathlib import Path  # noqa: E402
 
 from bot import reuse  # noqa: E402
 from checks import sweep_runs  # noqa: E402
-from bot.handlers.commands import asks_help, bare_use_line, declarations, help_markdown, mentions_command  # noqa: E402
-from bot.handlers.sweep import SWEEP_COMMANDS, parse_sweep_command, plan_sweep  # noqa: E402
+from bot.command_lines import mentions_command, parse_sweep_command  # noqa: E402
+from bot.handlers.commands import asks_help, bare_use_line, declarations, help_markdown  # noqa: E402
+from bot.handlers.sweep import SWEEP_COMMANDS, plan_sweep  # noqa: E402
 from checks.snapshot import Artifact, SweepRun, Unavailable  # noqa: E402
 from recipes.config import RepoConfig, SweepPolicy  # noqa: E402
 from recipes.source import MemorySource  # noqa: E402
