@@ -57,7 +57,9 @@ def tarball(files: dict[str, bytes], *, commit: str | None = SHA, top: str = TOP
             info.type = tarfile.SYMTYPE
             info.linkname = target
             tar.addfile(info)
-    return gzip.compress(buf.getvalue())
+    # mtime=0: the same bytes in every process (pytest-xdist compares the test ids its workers
+    # collect, and a parameter's id holds its bytes).
+    return gzip.compress(buf.getvalue(), mtime=0)
 
 
 def blobs() -> BlobStore:
@@ -90,7 +92,7 @@ def test_a_tree_built_on_an_archive_reads_without_requests():
     (b"not a tarball", "not a gzip tar"),
     (tarball({"a": b"1"}, commit="b" * 40), "archive of commit b"),
     (tarball({"a": b"1"}, extra_top="Other-top"), "one top-level directory, found 2"),
-])
+], ids=["not-gzip", "another-commit", "two-top-directories"])
 def test_a_wrong_archive_is_refused(data, match):
     with pytest.raises(ValueError, match=match):
         read_archive(data, SHA, blobs())
