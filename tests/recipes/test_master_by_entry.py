@@ -113,6 +113,24 @@ def test_an_unchanged_entry_is_the_same_object_in_base_and_head():
     assert _dump(head) == _dump(_whole(head_text))
 
 
+def test_an_entry_shifted_by_lines_added_above_is_not_composed_again(monkeypatch):
+    # Real shape: a PR adds an entry in the middle of nvidia-master.yaml, so every entry below it
+    # starts on another line at head than at base (26 of 155 at d85fa13fc0).
+    path = "configs/nvidia-master.yaml"
+    base = master.parse_master(MASTER, path)
+    added = "new-fp8-b200-sglang:\n  image: lmsysorg/sglang:v0.5.3\n  model: org/new\n"
+    head_text = MASTER.replace("gptoss-fp4-b200-vllm:", added + "gptoss-fp4-b200-vllm:", 1)
+    composed: list[str] = []
+    real = master.load_yaml
+    monkeypatch.setattr(master, "load_yaml", lambda text, p, **kw: composed.append(text) or real(text, p, **kw))
+    head = master.parse_master(head_text, path)
+    assert composed == [added]  # only the new entry; the two below it are rebuilt from their YAML
+    assert _dump(head) == _dump(_whole(head_text, path))  # with their own, shifted lines
+    moved = head.entries["kimik2-fp4-gb200-dynamo-trt"]
+    assert moved.line == base.entries["kimik2-fp4-gb200-dynamo-trt"].line + added.count("\n")
+    assert head.entries["dsr1-fp8-b200-sglang"] is base.entries["dsr1-fp8-b200-sglang"]
+
+
 @pytest.mark.parametrize("text", [
     # an anchor and an alias across entries: only the whole document resolves them
     MASTER.replace("  runner: b200\n  precision: fp8", "  runner: &r b200\n  precision: fp8", 1)
