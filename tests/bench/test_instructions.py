@@ -14,7 +14,7 @@ spec.loader.exec_module(instructions)
 
 # The end of a real `valgrind --tool=cachegrind --cache-sim=no` run of a verdict.
 STDERR = """==25554== Cachegrind, a high-precision tracing profiler
-==25554== Command: /work/main/.venv/bin/python -m bot check --local /work/W --base 6816ed05f2^1
+==25554== Command: python -m bot check --local HISTORY --base 6816ed05f2^1
 ==25554==
 --25554-- warning: L3 cache found, using its data for the LL simulation.
 ==25554==
