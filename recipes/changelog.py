@@ -10,7 +10,7 @@ from pydantic import ConfigDict, Field
 from .model import Model
 
 from .errors import Finding, RecipeError
-from .yamlio import YamlDoc, decode_text, load_yaml, top_level_chunks
+from .yamlio import YamlDoc, decode_text, load_chunk, load_yaml, top_level_chunks
 
 KEY_CONFIG_KEYS = "config-keys"
 KEY_DESCRIPTION = "description"
@@ -199,14 +199,6 @@ def parse_changelog(data: bytes, path: str) -> Changelog:
 # parsed on its own and kept by its text: an item base and head share is parsed once, wherever
 # it sits. Anything but that plain shape, or an item that does not parse on its own, is parsed
 # whole (the whole parse then reports), so the result is always the whole parse's.
-_ITEM_CACHE: dict[str, tuple[Any, dict]] = {}
-ITEM_CACHE_SIZE = 8192
-
-
-def clear_item_cache() -> None:
-    _ITEM_CACHE.clear()
-
-
 def _top_level_items(text: str) -> list[tuple[int, str]] | None:
     """(first line, text) of each top-level item of a plain block sequence (yamlio.top_level_chunks)."""
     return top_level_chunks(text, lambda line: line.startswith("- "))
@@ -214,20 +206,14 @@ def _top_level_items(text: str) -> list[tuple[int, str]] | None:
 
 def _item(text: str, path: str) -> tuple[Any, dict] | None:
     """One item's value and its key-path lines (relative to the item's first line), or None
-    when it does not parse on its own as exactly one sequence item."""
-    hit = _ITEM_CACHE.get(text)
-    if hit is None:
-        try:
-            doc = load_yaml(text, path)
-        except RecipeError:
-            return None
-        if not isinstance(doc.data, list) or len(doc.data) != 1:
-            return None
-        hit = (doc.data[0], doc.lines)
-        if len(_ITEM_CACHE) >= ITEM_CACHE_SIZE:
-            _ITEM_CACHE.clear()
-        _ITEM_CACHE[text] = hit
-    return hit
+    when it does not parse on its own as exactly one sequence item (yamlio.load_chunk keeps it)."""
+    try:
+        doc = load_chunk(text, path)
+    except RecipeError:
+        return None
+    if not isinstance(doc.data, list) or len(doc.data) != 1:
+        return None
+    return doc.data[0], doc.lines
 
 
 def _parse_by_item(data: bytes, path: str) -> Changelog | None:

@@ -11,7 +11,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 from .model import Model
 
 from .errors import Finding, RecipeError
-from .yamlio import MAX_YAML_BYTES, YamlDoc, decode_text, load_yaml, top_level_chunks
+from .yamlio import MAX_YAML_BYTES, YamlDoc, at_line, decode_text, load_chunk, load_yaml, top_level_chunks
 
 SCENARIO_FIXED = "fixed-seq-len"
 SCENARIO_AGENTIC = "agentic-coding"
@@ -325,30 +325,8 @@ _ENTRY_CACHE: "OrderedDict[tuple[str, str, int], tuple[dict[str, MasterEntry], l
 ENTRY_CACHE_SIZE = 4096
 
 
-# The entry's parsed YAML by its text alone, lines counted from the block's first line: a PR
-# that adds or removes lines above an entry shifts it, so its head and base blocks start on
-# different lines (26 of nvidia-master.yaml's 155 entries at d85fa13fc0, 41 of 146 at
-# 648d85766f); the shifted one is built from this with its own lines instead of composed again.
-_DOC_CACHE: "OrderedDict[tuple[str, str], YamlDoc]" = OrderedDict()
-
-
 def clear_entry_cache() -> None:
     _ENTRY_CACHE.clear()
-    _DOC_CACHE.clear()
-
-
-def _block_doc(block: str, path: str, first: int) -> YamlDoc:
-    """The YAML of one top-level block at lines counted from `first` (RecipeError as load_yaml)."""
-    key = (path, block)
-    doc = _DOC_CACHE.get(key)
-    if doc is None:
-        doc = _DOC_CACHE[key] = load_yaml(block, path)
-        if len(_DOC_CACHE) > ENTRY_CACHE_SIZE:
-            _DOC_CACHE.popitem(last=False)
-    else:
-        _DOC_CACHE.move_to_end(key)
-    shift = first - 1
-    return doc if not shift else YamlDoc(path=path, data=doc.data, lines={k: v + shift for k, v in doc.lines.items()})
 
 
 def _top_level_blocks(text: str) -> list[tuple[int, str, str]] | None:
@@ -381,7 +359,7 @@ def _parse_by_entry(data: bytes | str, path: str) -> MasterFile | None:
         hit = _ENTRY_CACHE.get(cache_key)
         if hit is None:
             try:
-                doc = _block_doc(block, path, first)
+                doc = at_line(load_chunk(block, path), first)
             except RecipeError:
                 return None
             if not isinstance(doc.data, dict) or list(doc.data) != [key]:

@@ -16,12 +16,11 @@ from .effective import EffectiveConfig, effective_config
 from .errors import Finding
 from .layout import Layout, detect_layout
 from .master import MasterEntry, MasterFile, clear_entry_cache, images_match, parse_master
-from .changelog import clear_item_cache
 from .points import BenchmarkPoint, expand_entry
 from .source import DirSource, FileSource, GitSource
 from .binding import Bindings, bind_points
 from .srt import Recipe, Variant, parse_recipe
-from .yamlio import clear_scalar_caches
+from .yamlio import clear_caches
 
 # Parsed files by (kind, path, content digest), shared by every Repository in the process: a
 # review builds base, head and target views whose master configs and recipes are mostly the
@@ -92,8 +91,7 @@ def clear_parse_cache() -> None:
     _PARSE_CACHE.clear()
     _EXPANSION_CACHE.clear()
     clear_entry_cache()
-    clear_item_cache()
-    clear_scalar_caches()
+    clear_caches()
     images_match.cache_clear()
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from recipes import master
 from recipes.errors import RecipeError
-from recipes.yamlio import load_yaml
+from recipes.yamlio import clear_caches, load_yaml
 
 MASTER = """\
 # NVIDIA single-node and multi-node configs.
@@ -83,8 +83,10 @@ def _dump(mf: master.MasterFile) -> str:
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     master.clear_entry_cache()
+    clear_caches()
     yield
     master.clear_entry_cache()
+    clear_caches()
 
 
 def test_entry_by_entry_equals_the_whole_parse():
@@ -121,8 +123,10 @@ def test_an_entry_shifted_by_lines_added_above_is_not_composed_again(monkeypatch
     added = "new-fp8-b200-sglang:\n  image: lmsysorg/sglang:v0.5.3\n  model: org/new\n"
     head_text = MASTER.replace("gptoss-fp4-b200-vllm:", added + "gptoss-fp4-b200-vllm:", 1)
     composed: list[str] = []
-    real = master.load_yaml
-    monkeypatch.setattr(master, "load_yaml", lambda text, p, **kw: composed.append(text) or real(text, p, **kw))
+    from recipes import yamlio
+
+    real = yamlio.load_yaml  # what yamlio.load_chunk composes with
+    monkeypatch.setattr(yamlio, "load_yaml", lambda text, p, **kw: composed.append(text) or real(text, p, **kw))
     head = master.parse_master(head_text, path)
     assert composed == [added]  # only the new entry; the two below it are rebuilt from their YAML
     assert _dump(head) == _dump(_whole(head_text, path))  # with their own, shifted lines
