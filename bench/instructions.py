@@ -31,9 +31,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from replay import compile_bot, git, verdict_command  # noqa: E402
+from startup import IMPORTS  # noqa: E402  (the imports bench/startup.py times)
 
 VALGRIND = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-IMPORTS = [sys.executable, "-c", "import bot.cli, bot.pipeline, bot.local"]
+IMPORTS_COMMAND = [sys.executable, "-c", "import " + ", ".join(IMPORTS)]
 # cachegrind's summary line: `==123== I   refs:      11,708,406,621`
 _REFS = re.compile(r"^==\d+==\s+I\s+refs:\s+([\d,]+)\s*$", re.M)
 TIMEOUT_S = 3600
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             cmd, _ = verdict_command(repo, full, date, subject, workdir, args.external_repo)
             jobs.append((f"{full[:10]} {subject[:36]}", cmd))
         if args.imports:
-            jobs.append(("imports of check --local", IMPORTS))
+            jobs.append(("imports of check --local", IMPORTS_COMMAND))
         tasks = [(what, cmd, bot) for what, cmd in jobs for bot in bots]
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             results = list(pool.map(lambda t: measure(t[1], t[2]), tasks))

@@ -1,4 +1,5 @@
-"""The review date: the one place the bot reads the clock, and the one parser of `--review-date`.
+"""The review date: the one place the bot reads the clock, the one parser of `--review-date`,
+and the parser of GitHub's timestamps (`parse_time`).
 
 The pure core (checks/, recipes/) never reads the clock: a snapshot always carries the review
 date it is judged on (spec 12, Check 7 compares MODELS.md dates with it in UTC).

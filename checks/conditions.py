@@ -62,7 +62,7 @@ def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
     && c`): its top-level conjuncts are evaluated one by one, each once per set of variables."""
     items = tuple(sorted(env.items()))
     cond = _GROUP_OPEN.sub("( ", _GROUP_CLOSE.sub(" )", cond))  # `{ a || b; }` groups like `( a || b )`
-    parts = _conjuncts(cond)
+    parts = conjuncts(cond)
     if len(parts) == 1:
         return _evaluate_condition(cond, _named(cond, items))
     result: bool | None = True
@@ -87,12 +87,6 @@ def _named(text: str, items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, st
     return tuple(kv for kv in items if kv[0] in text)
 
 
-def conjuncts(cond: str) -> tuple[str, ...]:
-    """The top-level ` && ` parts of a recorded condition: its enclosing branches' tests, outermost
-    first (an `if a && b` test gives two)."""
-    return _conjuncts(cond)
-
-
 @functools.lru_cache(maxsize=4096)
 def reads_only_variables(cond: str) -> bool:
     """Whether a condition is made only of comparisons of variables with written values (`[[ $A ==
@@ -113,8 +107,9 @@ def reads_only_variables(cond: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _conjuncts(cond: str) -> tuple[str, ...]:
-    """`cond` split at its top-level ` && ` (outside parentheses, `[[ ]]` and quotes)."""
+def conjuncts(cond: str) -> tuple[str, ...]:
+    """`cond` split at its top-level ` && ` (outside parentheses, `[[ ]]` and quotes): the
+    enclosing branches' tests of a recorded condition, outermost first (`if a && b` gives two)."""
     parts, depth, quote, start, i = [], 0, "", 0, 0
     while i < len(cond):
         ch = cond[i]

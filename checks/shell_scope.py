@@ -59,7 +59,7 @@ Lookup = Callable[[str], "str | None"]
 _BY_NAME = "_runner_launch_assignments"
 _CHANGE_POINTS = "_shell_scope_change_points"  # per analysis: `Scope._change_points`
 _TOP_CONDITIONS = "_shell_scope_top_conditions"  # per analysis: `top_conditions`
-_LINES = "_runner_launch_assignment_lines"  # per analysis: name -> sorted top-level assignment lines  # per analysis: name -> its top-level assignments
+_LINES = "_runner_launch_assignment_lines"  # per analysis: name -> sorted top-level assignment lines
 
 
 @dataclass

@@ -6,11 +6,10 @@ from typing import TYPE_CHECKING, Mapping
 
 from pydantic import ConfigDict, Field
 
-from .model import Model
-
 from . import engines
 from .errors import Finding
 from .master import images_match
+from .model import Model
 from .srt import AGENTIC_CLIENT, BENCHMARK_TYPE, DCP_FLAG, SINGLE_NODE_ROLE, Recipe, Variant
 from .values import as_int, is_enabled
 

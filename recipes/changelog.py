@@ -7,9 +7,8 @@ from typing import Any, Iterable
 
 from pydantic import ConfigDict, Field
 
-from .model import Model
-
 from .errors import Finding, RecipeError
+from .model import Model
 from .yamlio import YamlDoc, decode_text, load_chunk, load_yaml, top_level_chunks
 
 KEY_CONFIG_KEYS = "config-keys"

@@ -7,10 +7,9 @@ from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from .model import Model
-
 from . import engines
 from .errors import Finding, RecipeError
+from .model import Model
 from .yamlio import load_yaml
 
 CONFIG_PATH = ".github/infx-review.yml"

@@ -6,8 +6,6 @@ from typing import Any, Literal, Mapping
 
 from pydantic import ConfigDict, Field
 
-from .model import Model
-
 from .errors import Finding
 from .master import MasterEntry
 from .points import BenchmarkPoint
@@ -16,6 +14,7 @@ from .engines import default_framework_family, profile
 from .identity import by_identity
 from .srt import Variant
 from .values import as_int, is_enabled
+from .model import Model
 
 EffectiveSource = Literal["srt-recipe", "multinode-recipe", "script", "master"]
 

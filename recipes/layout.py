@@ -5,9 +5,8 @@ from typing import Literal
 
 from pydantic import ConfigDict
 
-from .model import Model
-
 from .config import Paths
+from .model import Model
 from .source import FileSource
 
 LayoutName = Literal["root", "inferencex-e2e"]

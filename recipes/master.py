@@ -8,9 +8,8 @@ from typing import Any, Callable
 
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from .model import Model
-
 from .errors import Finding, RecipeError
+from .model import Model
 from .yamlio import MAX_YAML_BYTES, YamlDoc, at_line, decode_text, load_chunk, load_yaml, top_level_chunks
 
 SCENARIO_FIXED = "fixed-seq-len"

@@ -7,14 +7,13 @@ from typing import Any, Callable, Literal
 
 from pydantic import ConfigDict, Field
 
-from .model import Model
-
 from .errors import Finding
 from .layout import Layout
 from .master import (
     CONFIG_FILE_KEY, EVAL_CONFIG_FILE_KEY, SCENARIO_AGENTIC, SCENARIO_FIXED, Arm, MasterEntry, ScenarioItem, WorkerBlock,
     config_file_ref,
 )
+from .model import Model
 
 LauncherKind = Literal["srt-recipe", "script", "multinode-recipe"]
 

@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from pydantic import ConfigDict, Field
 
-from .model import Model
-
 from . import engines
 from .engines import canonical_engine as normalize_engine
 from .errors import Finding, RecipeError
+from .model import Model
 from .values import as_int
 from .yamlio import YamlDoc, load_yaml
 
