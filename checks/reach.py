@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+from checks.conditions import VAR_REF
 from checks.launch_path import MAX_SCAN_BYTES, SHELL_SUFFIXES, FileChange
 from recipes.identity import by_identity
 from recipes.scripts import code_text, code_units
@@ -80,7 +81,6 @@ def affected_names(repo: Any, src: Any, changes: dict[str, FileChange]) -> set[s
 # over the ~260 scripts of 6816ed05f2, against 0.035 s).
 _JUNCTION = re.compile(r"\$(?<=[A-Za-z0-9_]\$)\{?[A-Za-z_]|\}(?=[A-Za-z0-9_])")
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_${}")
-_EXPANSION = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
 
 
 def _assembles_one(text: str, names: set[str]) -> bool:
@@ -100,7 +100,7 @@ def _assembles_one(text: str, names: set[str]) -> bool:
         if word in seen:
             continue
         seen.add(word)
-        parts = [p for p in _EXPANSION.split(word) if p]
+        parts = [p for p in VAR_REF.sub("\0", word).split("\0") if p]  # the literal parts
         if parts and sum(map(len, parts)) >= 3 and any(all(p in n for p in parts) for n in names):
             return True
     return False
