@@ -14,6 +14,8 @@ _MATCHES = re.compile(r"""(\S+) matches (\S+)""")
 # `[ "$N" -gt 0 ]`: an integer test of a variable against a written integer.
 _NUM = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s+-(eq|ne|gt|ge|lt|le)\s+(["']?)(-?\d+)\3\s*$""")
 _INT = re.compile(r"^[+-]?\d+$")
+# `[ "$NODE_RANK" -lt "$NODE_OFFSET" ]`: an integer test of two variables (it reads nothing else).
+_NUM_OF_VARS = re.compile(r"""^!?\s*"?\$\{?[A-Za-z_]\w*\}?"?\s+-(eq|ne|gt|ge|lt|le)\s+"?\$\{?[A-Za-z_]\w*\}?"?\s*$""")
 VAR_REF = re.compile(r"\$\{?([A-Za-z_]\w*)\}?")  # `$NAME` or `${NAME}`, matched whole
 _NUM_OPS = {"eq": int.__eq__, "ne": int.__ne__, "gt": int.__gt__, "ge": int.__ge__, "lt": int.__lt__, "le": int.__le__}
 _GROUP_OPEN = re.compile(r"(?<!\S)\{\s+")
@@ -92,13 +94,15 @@ def reads_only_variables(cond: str) -> bool:
     """Whether a condition is made only of comparisons of variables with written values (`[[ $A ==
     x ]]`, `[ "$N" -gt 0 ]`, `$A matches P`), negations, groups and `&&`/`||`: its truth then depends
     on nothing but those variables' values (no file test, no command)."""
+    cond = _GROUP_OPEN.sub("( ", _GROUP_CLOSE.sub(" )", cond))  # `{ a || b; }` groups like `( a || b )`
     for m in _TEST.finditer(cond):
         for part in re.split(r"\s*(?:&&|\|\|)\s*", m.group(2)):
             lead = _LEAD.match(part).group(0)
             trail = _TRAIL.search(part[len(lead):]).group(0)
             body = part[len(lead):len(part) - len(trail)].strip()
             cmp = _CMP.match(body)
-            if not (cmp and "$" not in cmp.group(3) and "`" not in cmp.group(3)) and not _NUM.match(body):
+            if not (cmp and "$" not in cmp.group(3) and "`" not in cmp.group(3)) and not _NUM.match(body) \
+                    and not _NUM_OF_VARS.match(body):
                 return False
     if any(not VAR_REF.fullmatch(m.group(1).strip("'\"")) for m in _MATCHES.finditer(cond)):
         return False
@@ -194,6 +198,29 @@ def _kleene(tokens: list[str], atoms: list[bool | None]) -> bool | None:
 
 
 MAX_CONDITION_DEPTH = 200
+_PLAIN_REF = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+
+
+def _subject(subject: str, env: dict[str, str]) -> str | None:
+    """The word a `case` tests, with its plain `$NAME` / `${NAME}` parts substituted
+    (`"${MODEL_NAME}:${DECODE_MTP_SIZE}"`); None when one is not known or another expansion
+    (a default, a command) is left, or when it names no variable."""
+    missing = False
+
+    def sub(m: re.Match) -> str:
+        nonlocal missing
+        name = m.group(1) or m.group(2)
+        if name not in env:
+            missing = True
+            return ""
+        return env[name]
+
+    value = _PLAIN_REF.sub(sub, subject)
+    if value == subject:
+        return None  # a literal word: not a test of the point's variables (left unknown)
+    if missing or "$" in _PLAIN_REF.sub("", subject) or "`" in subject:
+        return None
+    return value
 
 
 @functools.lru_cache(maxsize=8192)
@@ -223,10 +250,8 @@ def _evaluate_condition(cond: str, env_items: tuple[tuple[str, str], ...]) -> bo
         return "(" + "".join(out) + ")"
 
     def case(m: re.Match) -> str:
-        subject = m.group(1).strip("'\"")
-        name = VAR_REF.fullmatch(subject)
-        if name and name.group(1) in env:
-            value = env[name.group(1)]
+        value = _subject(m.group(1).strip("'\""), env)
+        if value is not None:
             atoms.append(any(fnmatch.fnmatchcase(value, p.strip("'\"")) for p in m.group(2).split("|")))
         else:
             atoms.append(None)

@@ -78,6 +78,9 @@ class Scope:
     container: bool = False  # runs inside a container (sees only its -e variables and -v mounts)
     memo: dict = field(default_factory=dict, repr=False)  # (name, line, cwd) -> (ok, value or Stop)
     where_used: int = field(default=0, repr=False)  # decisions `_holds_where_used` made (memo keys)
+    # The shell function whose body this scope reads (`call`): its own assignments, else the
+    # caller's variables at the call; None for the text's top level.
+    function: str | None = None
 
     def starts(self, line: int, word: str) -> bool:
         """Whether `line` starts with the command `word` (a `cd` inside `$(...)` does not)."""
@@ -110,24 +113,24 @@ class Scope:
         raise hit[1]
 
     def _lines(self, name: str) -> list[int]:
-        index = self.analysis.__dict__.get(_LINES)
+        by_function = self.analysis.__dict__.setdefault(_LINES, {})
+        index = by_function.get(self.function)
         if index is None:
             index = {}
             for n, loc, _ in self.analysis.assignments:
-                if loc.function is None:
+                if loc.function == self.function:
                     index.setdefault(n, []).append(loc.line)
-            index = {n: sorted(v) for n, v in index.items()}
-            self.analysis.__dict__[_LINES] = index
+            index = by_function[self.function] = {n: sorted(v) for n, v in index.items()}
         return index.get(name, [])
 
     def _value(self, name: str, line: int, seen: frozenset) -> str | None:
-        index = self.analysis.__dict__.get(_BY_NAME)
+        by_function = self.analysis.__dict__.setdefault(_BY_NAME, {})
+        index = by_function.get(self.function)
         if index is None:
-            index = {}
+            index = by_function[self.function] = {}
             for n, loc, _ in self.analysis.assignments:
-                if loc.function is None:
+                if loc.function == self.function:
                     index.setdefault(n, []).append(loc)
-            self.analysis.__dict__[_BY_NAME] = index
         cands = [loc for loc in index.get(name, ()) if loc.line < line]
         undecided: list[int] = []
         for loc in reversed(cands):
@@ -157,7 +160,7 @@ class Scope:
         they held at the assignment when they read only variables that nothing in between can
         change (no assignment of them between the lines or in a function, no `source` between);
         the rest of the assignment's condition is then evaluated. None when that does not decide."""
-        use = top_conditions(self.analysis).get(line)
+        use = top_conditions(self.analysis).get(line) if self.function is None else None
         if not use or not loc.condition:
             return None
         mine, theirs = conjuncts(loc.condition), conjuncts(use)
@@ -187,6 +190,27 @@ class Scope:
                      sorted(src.line for src in a.sources))
             a.__dict__[_CHANGE_POINTS] = found
         return found
+
+    def call(self, function: str, args: list[str], line: int) -> "Scope":
+        """The scope of `function`'s body as the command at `line` of this text calls it with the
+        words `args` (as written): `$1`.. are those words read here, any other variable the
+        body does not set is this text's at the call (bash's dynamic scope). A word the bot
+        cannot know makes its parameter unknown, not empty."""
+        def outer(name: str) -> str | None:
+            if name.isdigit():
+                k = int(name)
+                if k == 0:
+                    return absolute(self.path)
+                if k > len(args):
+                    return None
+                value = self.expand(args[k - 1], line)
+                if value is None:
+                    raise Unknown(name)
+                return value
+            return self.value(name, line)
+
+        return Scope(self.path, self.analysis, self.cwd, outer, mounts=self.mounts, lines=self.lines,
+                     offset=self.offset, parent=self, container=self.container, function=function)
 
     def raw(self, name: str, line: int) -> list[str]:
         """The texts, as written, $name may hold at `line`: its top-level assignments before it
@@ -320,7 +344,7 @@ class Scope:
         return "".join(out)
 
     def _param(self, inner: str, line: int, seen: frozenset) -> str | None:
-        m = re.match(r"([A-Za-z_]\w*)(.*)$", inner, re.S)
+        m = re.match(r"([A-Za-z_]\w*|[0-9]+)(.*)$", inner, re.S)
         if not m:
             return None
         name, rest = m.group(1), m.group(2)
@@ -361,11 +385,13 @@ class Scope:
 
 
 def top_conditions(a: ScriptAnalysis) -> dict[int, str | None]:
-    """Line -> the condition the top-level command written there runs under (the last one of
-    the line), computed once per text."""
+    """Line -> the condition the top-level command or assignment written there runs under (a
+    command's, else the last assignment's of the line), computed once per text."""
     index = a.__dict__.get(_TOP_CONDITIONS)
     if index is None:
-        index = a.__dict__[_TOP_CONDITIONS] = {c.line: c.condition for c in a.commands if c.function is None}
+        index = {loc.line: loc.condition for _, loc, _ in a.assignments if loc.function is None}
+        index.update((c.line, c.condition) for c in a.commands if c.function is None)
+        a.__dict__[_TOP_CONDITIONS] = index
     return index
 
 

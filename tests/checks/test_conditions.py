@@ -71,3 +71,22 @@ def test_integer_tests_of_a_variable_are_decided_when_it_holds_an_integer():
     assert evaluate_condition(cond, {}) is None
     assert evaluate_condition(cond, {"DECODE_MTP_SIZE": "x"}) is None
     assert evaluate_condition('[ "$A" -gt "$B" ]', {"A": "1", "B": "0"}) is None
+
+
+def test_a_case_on_a_word_made_of_several_variables_is_decided_when_each_is_known():
+    # server_sglang.sh: `case "${MODEL_NAME}:${DECODE_MTP_SIZE}" in *DeepSeek-V4*:3) ...`
+    arm = '"${MODEL_NAME}:${DECODE_MTP_SIZE}" matches *DeepSeek-V4*:3'
+    assert evaluate_condition(arm, {"MODEL_NAME": "DeepSeek-V4-Pro", "DECODE_MTP_SIZE": "3"}) is True
+    assert evaluate_condition(arm, {"MODEL_NAME": "DeepSeek-V4-Pro", "DECODE_MTP_SIZE": "1"}) is False
+    assert evaluate_condition(arm, {"DECODE_MTP_SIZE": "3"}) is None  # the model is not known
+    # Another expansion in the word (a default) is not substituted: unknown.
+    assert evaluate_condition('"${MODEL_NAME:-x}:$K" matches x:3', {"MODEL_NAME": "x", "K": "3"}) is None
+
+
+def test_brace_groups_and_tests_of_two_variables_read_only_variables():
+    from checks.conditions import reads_only_variables
+
+    assert reads_only_variables('{ [[ "${IS_AGENTIC:-0}" == "1" ]] || [[ "${IS_AGENTIC:-}" == "true" ]]; }')
+    assert reads_only_variables('! ( [ "$NODE_RANK" -gt 0 ] && [ "$NODE_RANK" -lt "$NODE_OFFSET" ] )')
+    assert not reads_only_variables('[ -f "$X" ]')
+    assert not reads_only_variables('[ "$N" -lt "$(nproc)" ]')

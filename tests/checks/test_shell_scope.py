@@ -108,3 +108,37 @@ def test_a_value_decided_at_one_use_is_not_reused_at_another():
     assert scope.value("IS_MTP", 10) == "true"
     with pytest.raises(Stop):
         scope.value("IS_MTP", 12)
+
+
+FUNCTION_TEXT = """K="${K:-0}"
+build() {
+    local mode="$1"
+    local k="${2}"
+    if [ "$k" -gt 0 ]; then
+        extra="--steps ${k} --mode $mode --image $IMAGE"
+    fi
+}
+OUT=$(build "decode" "$K")
+"""
+
+
+def test_a_function_body_reads_its_parameters_from_the_call_and_the_rest_from_the_caller():
+    from checks.shell_scope import Stop
+
+    def outer(values):
+        return Scope("f.sh", analyze_script(FUNCTION_TEXT, "f.sh"), "/w", lambda n: values.get(n),
+                     lines=FUNCTION_TEXT.splitlines())
+
+    top = outer({"K": "3", "IMAGE": "img"})
+    body = top.call("build", ["decode", "$K"], 9)
+    assert body.value("k", 6) == "3" and body.value("mode", 6) == "decode"
+    assert body.holds('[ "$k" -gt 0 ]', 6) is True
+    assert body.expand("${k}", 6) == "3" and body.expand("$IMAGE", 6) == "img"
+    assert top.call("build", ["decode", "$K"], 9).value("2", 6) == "3"
+    # K unset: the default 0 is the parameter, and the branch does not hold.
+    assert outer({}).call("build", ["decode", "$K"], 9).holds('[ "$k" -gt 0 ]', 6) is False
+    # A word the bot cannot know makes the parameter unknown, not empty.
+    with pytest.raises(Stop):
+        outer({"K": "3"}).call("build", ["decode", "$(cat f)"], 9).value("k", 6)
+    # The top level does not see the function's locals.
+    assert top.value("k", 9) is None
