@@ -8,13 +8,14 @@ values, it can."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from checks.conditions import VAR_REF
 from checks.launch_path import point_env
 from checks.shell_scope import MISSING, Scope, Stop, absolute
 from recipes.scripts import ScriptAnalysis
 
+T = TypeVar("T")
 WORKSPACE_VARS = ("GITHUB_WORKSPACE",)  # the runner's checkout, its working directory
 PRINT_COMMANDS = frozenset({"echo", "printf", ":", "true", "logger"})  # text printed to a log never reaches a program
 _BRANCH_FLAGS = "_branch_words_flag_vars"  # per analysis: the variables `_branch_flag_vars` gives
@@ -78,36 +79,47 @@ def chain_words(ctx: Any, chain: Any, point: Any) -> dict[tuple[str, int], tuple
     """(holder, line) -> the words a top-level command of the chain passes for this point, with
     each variable a branch set to an option (bench.sh's `$extra_flags`, `--use-chat-template`
     when IS_MTP is true) read as the point's run sets it (checks.shell_scope); None stands for
-    words the bot cannot know. A command whose own branch cannot be decided is left out.
-
-    The points sharing a walk may still differ in what these words read (the draft length of
-    the decode block), so they are read here, apart from the walk: the walk's texts are read
-    again with this point's values, and whatever that remembered is forgotten after, so the
-    walk stays what every point sharing it saw. Read once per set of the values they ask."""
+    words the bot cannot know. A command whose own branch cannot be decided is left out."""
     if not chain.branch_commands or chain.root is None:
         return {}
+
+    def read() -> dict[tuple[str, int], tuple[str | None, ...]]:
+        words: dict[tuple[str, int], tuple[str | None, ...]] = {}
+        for sc, cmd in chain.branch_commands:
+            found = words_of(sc, cmd)
+            if found is not None:
+                words[(sc.path, cmd.line)] = found
+        return words
+
+    return read_for_point(ctx, chain, point, chain.word_sets, read, {})
+
+
+def read_for_point(ctx: Any, chain: Any, point: Any, sets: list, read: Callable[[], T], failed: T) -> T:
+    """What `read()` finds in the chain's texts for this point (`failed` when a script trips it).
+
+    The points sharing a walk may still differ in what these texts read (the draft length of
+    the decode block), so they are read here, apart from the walk: the walk's texts are read
+    again with this point's values, and whatever that remembered is forgotten after, so the
+    walk stays what every point sharing it saw. `sets` keeps each result with the values it
+    asked: read once per set of them."""
     env = runner_env(ctx, point)
     with ctx.lock(MEMO_CHAIN_WORDS):
-        for asked, words in chain.word_sets:
+        for asked, found in sets:
             if all(env.get(name, MISSING) == value for name, value in asked.items()):
-                return words
+                return found
         root = chain.root
         kept = (root.env, root.asked, [(sc, sc.memo, sc.where_used) for sc in chain.scopes])
         root.env, root.asked = env, {}
         for sc in chain.scopes:
             sc.memo = dict(sc.memo)
-        words: dict[tuple[str, int], tuple[str | None, ...]] = {}
         try:
-            for sc, cmd in chain.branch_commands:
-                found = words_of(sc, cmd)
-                if found is not None:
-                    words[(sc.path, cmd.line)] = found
+            found = read()
         except Exception:  # noqa: BLE001 - a script the reading trips on decides nothing
-            words = {}
+            found = failed
         finally:
             asked = root.asked
             root.env, root.asked = kept[0], kept[1]
             for sc, memo, used in kept[2]:
                 sc.memo, sc.where_used = memo, used
-        chain.word_sets.append((asked, words))
-        return words
+        sets.append((asked, found))
+        return found

@@ -47,7 +47,9 @@ How to fix:
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from checks.chain_reads import chain_setting, chain_spec
 from checks.conditions import evaluate_condition
 from checks.fixes import FIXES_KEY, value_fix
 from checks.golden_al import (
@@ -55,6 +57,7 @@ from checks.golden_al import (
 )
 from checks.launch_path import point_env
 from checks.result import CheckResult, Evidence
+from checks.runner_launch import runner_chain
 from checks.serving import Hit, serving_views, ServingView
 from checks.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable
@@ -113,6 +116,8 @@ MSG_WRONG_AL = (
     "{key} writes AL {written} ({where}: {setting}), but the golden value is {al} ({golden}); remove the "
     "hand-written value or set it to {al}."
 )
+MSG_UNDECIDED = ("could not verify the AL {key} sets at {where}: {setting} takes its value from a branch the bot "
+                 "cannot decide for this point; write the value where the point's settings choose it.")
 MSG_UNRESOLVED = "could not verify the AL {key} sets at {where} ({setting}); write it as a number."
 MSG_NOT_PINNED = (
     "Simulated acceptance is not pinned for agentic {key}: {launcher} never sets {knob}; set it to the "
@@ -184,6 +189,21 @@ def _al_fix(h: Hit, al: float, k: int | None, golden: str) -> list[dict]:
     else:
         value = al
     return value_fix(h.path, h.line, h.name, fmt_number(value), FIX_WHY.format(golden=golden, al=fmt_number(al)))
+
+
+def _for_point(ctx, v: ServingView, h: Hit) -> Hit | None:
+    """`h` with the value a runner-chosen chain gives this point where its file writes the knob
+    as `KNOB=$VAR` (checks.chain_reads: the static reading takes VAR's last assignment, whatever
+    branch it is on); None when that value is not known for the point."""
+    if v.launcher_path is not None or v.variant is not None or h.kind != "script-env":
+        return h
+    reads = [r for r in chain_setting(ctx, runner_chain(ctx, v.point), v.point, h.name) if r.path == h.path]
+    if not reads:
+        return h
+    values = {r.value for r in reads}
+    if None in values or len(values) != 1:
+        return None
+    return replace(h, value=values.pop())
 
 
 def _synthetic_hits(ctx, v: ServingView) -> list[Hit]:
@@ -278,8 +298,13 @@ class AgenticGoldenAlCheck:
     def _one(self, ctx, v: ServingView, golden, parts: dict, evidence: list, used: list) -> CheckResult | None:
         mode = thinking_mode(v)
         tolerance = ctx.config.policy.golden_al_tolerance
-        spec_ev = (Evidence(path=v.effective.spec_method.path, line=v.effective.spec_method.line)
-                   if v.effective.spec_method else v.file_evidence)
+        chained = chain_spec(ctx, v) if v.effective.spec_method is None else None
+        if v.effective.spec_method is not None:
+            spec_ev = Evidence(path=v.effective.spec_method.path, line=v.effective.spec_method.line)
+        elif chained is not None and chained.method_evidence is not None:
+            spec_ev = Evidence(path=chained.method_evidence[0], line=chained.method_evidence[1])
+        else:
+            spec_ev = v.file_evidence
         found, (method, k, _) = golden_lookup(ctx, v, golden)
         off = v.effective.speculation_off if v.variant is None else None
         if off is not None:
@@ -322,6 +347,11 @@ class AgenticGoldenAlCheck:
         for h in _synthetic_hits(ctx, v):
             if norm_name(h.name) not in al_names or eval_branch(h.condition) is True:
                 continue  # an eval-only setting is not what the benchmark run serves (judged below)
+            read = _for_point(ctx, v, h)
+            if read is None:
+                return CheckResult.failed(MSG_UNDECIDED.format(key=v.config_key, where=h.where, setting=h.name),
+                                          h.evidence())
+            h = read
             written = _written_al(h, k)
             if written is None:
                 return CheckResult.failed(MSG_UNRESOLVED.format(key=v.config_key, where=h.where, setting=h.shown),
@@ -375,10 +405,13 @@ class AgenticGoldenAlCheck:
                 if branch is None:
                     return CheckResult.failed(MSG_UNGUARDED.format(key=v.config_key, setting=h.shown, where=h.where, guard=EVAL_GUARD),
                                               h.evidence())
-            h = hits[0]
-            parts.setdefault(MSG_PASS_SCRIPT.format(launcher=v.launcher_path, setting=h.shown, key=v.config_key,
+            h = _for_point(ctx, v, hits[0]) or hits[0]
+            parts.setdefault(MSG_PASS_SCRIPT.format(launcher=v.launcher_path or h.path, setting=h.shown, key=v.config_key,
                                                     curve=found.curve + ".yaml" if found else "", mode=mode, k=k, al=fmt_number(al)), None)
             evidence.extend([h.evidence()] + ([golden_ev] if golden_ev else []))
+            if chained is not None and chained.draft_length is not None:
+                # Where the chain writes the draft length it was read from (checks.chain_reads).
+                evidence.extend(Evidence(path=r.path, line=r.line) for r in chained.draft_reads[:1])
             return None
         mechanism = _mechanism(v.engine).format(al=fmt_number(al), al_minus_one=fmt_number(al - 1))
         parts.setdefault(MSG_PASS_INJECTED.format(injector=INJECTOR, mechanism=mechanism, key=v.config_key,

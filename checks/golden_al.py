@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from checks.chain_reads import chain_spec
 from checks.result import Evidence
 from checks.serving import json_object, ServingView
 from recipes.golden import DEFAULT_THINKING_MODE, DSPARK, SAMPLE_PROBABILISTIC, GoldenSet
@@ -137,6 +138,11 @@ def golden_lookup(ctx, v: ServingView, golden: Any) -> tuple[Any, tuple[str | No
         method, k, draft = spec.method, spec.draft_length, spec.draft_model
     else:
         method, k, draft = v.spec_method, v.draft_length, v.effective.value("draft_model")
+        if (not method or k is None) and v.launcher_path is None:
+            # A runner-chosen chain: the flags its scripts build, read for this point.
+            chained = chain_spec(ctx, v)
+            if chained.method:
+                method, k = method or chained.method, k if k is not None else chained.draft_length
     if not method:
         return None, (method, k, draft)
     found = golden.lookup(v.point.model_prefix or "", method, mode, k if isinstance(k, int) else 0, draft_model=draft,

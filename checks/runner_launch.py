@@ -99,6 +99,7 @@ class Chain:
     scopes: list[Scope] = field(default_factory=list, repr=False)
     root: "RootLookup | None" = field(default=None, repr=False)
     word_sets: list = field(default_factory=list, repr=False)  # [(asked projection, words)]
+    flag_sets: dict = field(default_factory=dict, repr=False)  # flag or =NAME -> [(asked, reads)]
 
     def path(self, repo: Any, src: Any, mounts: Any) -> LaunchPath:
         return build_path(repo, src, mounts, list(self.files), list(self.commands), skip=frozenset(self.skip))
