@@ -41,6 +41,10 @@ from recipes.scripts import eval_branch
 from recipes.values import as_int
 
 
+# (call, flag) pairs one text is read for; a real server script has two (prefill and decode).
+MAX_READS = 64
+
+
 @dataclass(frozen=True)
 class FlagRead:
     """One value for the point (None: not known), the file and line that write it, and the line
@@ -60,12 +64,14 @@ def function_flag(scope: Scope, flag: str) -> list[FlagRead]:
     """The values `flag` (`--speculative-num-steps`) takes in the top-level calls of the
     functions of this text that write it into a value, for the point the scope reads. A call
     whose branch does not run, or on which the function's branch around the flag does not hold,
-    gives nothing; one the bot cannot decide gives None."""
+    gives nothing; one the bot cannot decide gives None. Past MAX_READS (call, flag) pairs
+    the text is not read further: one unknown value stands for the rest."""
     if scope.function is not None or not scope.analysis.functions:
         return []
     a = scope.analysis
     pattern = _flag_word(flag)
     out: list[FlagRead] = []
+    budget = MAX_READS
     for _, loc, _ in a.assignments:
         if loc.function is None or flag not in (loc.value or ""):
             continue
@@ -74,6 +80,10 @@ def function_flag(scope: Scope, flag: str) -> list[FlagRead]:
             continue
         calls = [c for c in a.commands if c.function is None and c.argv and c.argv[0] == loc.function]
         for call in calls:
+            budget -= 1
+            if budget < 0:
+                out.append(FlagRead(value=None, path=scope.path, line=loc.line, call_line=call.line))
+                return out
             runs = _holds(scope, call.condition, call.line)
             if runs is False:
                 continue

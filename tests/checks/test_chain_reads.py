@@ -163,3 +163,17 @@ def test_a_length_the_point_does_not_set_stays_could_not_verify():
 def test_a_call_with_a_word_the_bot_cannot_know_stays_could_not_verify():
     row = _row(3, call_k="$(cat /tmp/mtp)")
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+
+
+def test_a_text_with_thousands_of_calls_is_read_up_to_a_bound_and_stays_unknown():
+    from checks.chain_reads import MAX_READS, function_flag
+    from checks.shell_scope import Scope
+    from recipes.scripts import analyze_script
+
+    body = 'f() {\n  local k="$1"\n  x="--speculative-num-steps ${k}"\n  echo "$x"\n}\n'
+    text = body + "".join(f'A{i}=$(f "3")\n' for i in range(5000))
+    scope = Scope("s.sh", analyze_script(text, "s.sh"), "/w", lambda n: None, lines=text.splitlines())
+    reads = function_flag(scope, "--speculative-num-steps")
+    # Read up to the bound (each call is a scope of its own), then one unknown for the rest.
+    assert len(reads) == MAX_READS + 1 and reads[-1].value is None
+    assert {r.value for r in reads[:MAX_READS]} == {"3"}
