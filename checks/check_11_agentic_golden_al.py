@@ -19,7 +19,11 @@ What it checks:
     The launcher's method and draft length come from its server command wherever it builds
     them (recipes.effective: the vLLM `--speculative-config` JSON as a literal, a variable set
     per branch, an array element or printf; a TRT-LLM `speculative_config` block written by a
-    heredoc); a draft length that differs per run-time branch is "could not verify".
+    heredoc); a draft length that differs per run-time branch is "could not verify". On a chain
+    the runner picks (AMD disagg), the method is the engine's flag wherever the chain sets it,
+    the draft length the value a function writes from its call's parameters, and a knob
+    written `KNOB=$VAR` takes VAR's value on the branch the point's values decide
+    (checks.chain_reads); one the bot cannot decide for the point is "could not verify".
     (b) The value equals the golden curve (recipes.golden, read from the TARGET branch: a PR
     cannot lower its own reference; a curve the PR adds for a new model is used and the row
     says so; a PR that changes or removes an existing curve FAILs with the change cited) for the
