@@ -54,6 +54,7 @@ class FlagRead:
     path: str
     line: int
     call_line: int
+    static: str | None = None  # what the static reading substituted there (`setting_reads`)
 
 
 def _flag_word(flag: str) -> re.Pattern:
@@ -106,18 +107,21 @@ def _holds(scope: Scope, condition: str | None, line: int) -> bool | None:
 def setting_reads(scope: Scope, name: str) -> list[FlagRead]:
     """The values `NAME=$VAR` written in this text's top-level assignments takes for the point
     the scope reads (`DECODE_SIM_ACC_ENV="SGLANG_SIMULATE_ACC_LEN=${DSV4_GOLDEN_AL} ..."`);
-    None where the value is not known."""
+    None where the value is not known. `static` is the value the static reading put there
+    (VAR's last assignment), which names the settings this assignment gave."""
     if scope.function is not None:
         return []
     pattern = re.compile(r"(?:^|[\s\"'])" + re.escape(name) + r"=(\$\{?[A-Za-z_]\w*\}?)")
+    written = re.compile(r"(?:^|[\s\"'])" + re.escape(name) + r"=([^\s\"']*)")
     out = []
     for _, loc, _ in scope.analysis.assignments:
         if loc.function is not None or name not in (loc.value or ""):
             continue
         m = pattern.search(loc.value)
         if m is not None:
+            static = written.search(loc.resolved or "")
             out.append(FlagRead(value=try_expand(scope, m.group(1), loc.line), path=scope.path, line=loc.line,
-                                call_line=loc.line))
+                                call_line=loc.line, static=static.group(1) if static else None))
     return out
 
 

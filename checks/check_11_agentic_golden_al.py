@@ -201,7 +201,9 @@ def _for_point(ctx, v: ServingView, h: Hit) -> Hit | None:
     branch it is on); None when that value is not known for the point."""
     if v.launcher_path is not None or v.variant is not None or h.kind != "script-env":
         return h
-    reads = [r for r in chain_setting(ctx, runner_chain(ctx, v.point), v.point, h.name) if r.path == h.path]
+    # The assignment that gave this setting: same file, same value as the static reading's.
+    reads = [r for r in chain_setting(ctx, runner_chain(ctx, v.point), v.point, h.name)
+             if r.path == h.path and r.static == str(h.value)]
     if not reads:
         return h
     values = {r.value for r in reads}

@@ -120,12 +120,12 @@ GOLDEN = "golden_al_distribution/dsv4_mtp.yaml"
 GOLDEN_TEXT = "deepseek-v4-pro:\n  thinking_on:\n    1: 1.79\n    2: 2.27\n    3: 2.49\n"
 
 
-def _row(k: int | None, *, al_1: str = "1.79", call_k: str = "$DECODE_MTP_SIZE"):
+def _row(k: int | None, *, al_1: str = "1.79", call_k: str = "$DECODE_MTP_SIZE", extra: str = ""):
     setting = f'          - "DECODE_MTP_SIZE={k}"\n' if k is not None else ""
     head = {"configs/amd-master.yaml": MASTER.format(k_setting=setting), "configs/runners.yaml": RUNNERS,
             "runners/launch_mi355x-amds.sh": RUNNER_SCRIPT, LAUNCHER: LAUNCHER_TEXT, f"{U}/submit.sh": SUBMIT,
             f"{U}/job.slurm": JOB, f"{U}/server.sh": SERVER, f"{U}/models.yaml": MODELS,
-            f"{U}/server_sglang.sh": SGLANG.replace("{al_1}", al_1).replace("{call_k}", call_k)}
+            f"{U}/server_sglang.sh": SGLANG.replace("{al_1}", al_1).replace("{call_k}", call_k) + extra}
     snap = build_snapshot({"base": {"configs/runners.yaml": RUNNERS, GOLDEN: GOLDEN_TEXT}, "head": head})
     return evaluate(snap, only={11}).row(11)
 
@@ -177,3 +177,13 @@ def test_a_text_with_thousands_of_calls_is_read_up_to_a_bound_and_stays_unknown(
     # Read up to the bound (each call is a scope of its own), then one unknown for the rest.
     assert len(reads) == MAX_READS + 1 and reads[-1].value is None
     assert {r.value for r in reads[:MAX_READS]} == {"3"}
+
+
+def test_a_literal_value_elsewhere_in_the_file_is_judged_as_written():
+    # Only the setting the `KNOB=$VAR` assignment gave takes the point's arm; another one the
+    # file writes as a literal keeps its value.
+    extra = ('PREFILL_CMD="SGLANG_SIMULATE_ACC_LEN=2.00 python3 -m sglang.launch_server --model-path /models/x"\n'
+             'bash -c "$PREFILL_CMD"\n')
+    row = _row(3, extra=extra)
+    assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+    assert "SGLANG_SIMULATE_ACC_LEN=2.00" in row.reason, row.reason
