@@ -161,7 +161,8 @@ class ChainSpec:
     """The speculative method and draft length a runner-chosen chain serves a point with, from
     the engine's flat flags (SGLang's `--speculative-algorithm`, `--speculative-num-steps`):
     the method wherever the chain's texts set it (a models file's entry included), the draft
-    length from the function that writes it, read with the point's values."""
+    length from the function that writes it, read with the point's values, else from the
+    server command that writes it."""
 
     method: str | None = None
     method_evidence: tuple[str, int | None] | None = None
@@ -182,6 +183,11 @@ def chain_spec(ctx: Any, view: Any) -> ChainSpec:
     method = str(hits[-1].value).strip().lower()
     flag = "--" + spec.draft_length_by_method.get(method, spec.draft_length)
     reads = tuple(chain_flag(ctx, runner_chain(ctx, view.point), view.point, flag))
+    if not reads:
+        # Written where the static reading sees it (the server command itself).
+        reads = tuple(FlagRead(value=str(h.value), path=h.path, line=h.line or 0, call_line=h.line or 0)
+                      for h in view.hits(flag.lstrip("-"), kinds=("script-flag",))
+                      if eval_branch(h.condition) is not True)
     values = {r.value for r in reads}
     k = as_int(next(iter(values))) if len(values) == 1 and None not in values else None
     return ChainSpec(method=method, method_evidence=(hits[-1].path, hits[-1].line), draft_length=k, draft_reads=reads)

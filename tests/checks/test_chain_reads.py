@@ -120,12 +120,13 @@ GOLDEN = "golden_al_distribution/dsv4_mtp.yaml"
 GOLDEN_TEXT = "deepseek-v4-pro:\n  thinking_on:\n    1: 1.79\n    2: 2.27\n    3: 2.49\n"
 
 
-def _row(k: int | None, *, al_1: str = "1.79", call_k: str = "$DECODE_MTP_SIZE", extra: str = ""):
+def _row(k: int | None, *, al_1: str = "1.79", call_k: str = "$DECODE_MTP_SIZE", extra: str = "",
+         sglang: str = SGLANG):
     setting = f'          - "DECODE_MTP_SIZE={k}"\n' if k is not None else ""
     head = {"configs/amd-master.yaml": MASTER.format(k_setting=setting), "configs/runners.yaml": RUNNERS,
             "runners/launch_mi355x-amds.sh": RUNNER_SCRIPT, LAUNCHER: LAUNCHER_TEXT, f"{U}/submit.sh": SUBMIT,
             f"{U}/job.slurm": JOB, f"{U}/server.sh": SERVER, f"{U}/models.yaml": MODELS,
-            f"{U}/server_sglang.sh": SGLANG.replace("{al_1}", al_1).replace("{call_k}", call_k) + extra}
+            f"{U}/server_sglang.sh": sglang.replace("{al_1}", al_1).replace("{call_k}", call_k) + extra}
     snap = build_snapshot({"base": {"configs/runners.yaml": RUNNERS, GOLDEN: GOLDEN_TEXT}, "head": head})
     return evaluate(snap, only={11}).row(11)
 
@@ -187,3 +188,12 @@ def test_a_literal_value_elsewhere_in_the_file_is_judged_as_written():
     row = _row(3, extra=extra)
     assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
     assert "SGLANG_SIMULATE_ACC_LEN=2.00" in row.reason, row.reason
+
+
+def test_a_length_written_in_the_server_command_itself_is_read():
+    literal = SGLANG.replace("${DECODE_SERVER_CONFIG}", "--speculative-num-steps 3 ${DECODE_SERVER_CONFIG}")
+    literal = literal.replace("--speculative-num-steps ${decode_mtp_size}", "--speculative-eagle-topk 1")
+    assert literal.count("--speculative-num-steps") == 1
+    row = _row(3, extra="", sglang=literal)
+    assert row.status.value == "PASS", row.reason
+    assert "K=3 = 2.49" in row.reason, row.reason
