@@ -37,7 +37,7 @@ from checks.branch_words import read_for_point
 from checks.runner_launch import runner_chain
 from checks.shell_scope import Scope, Stop, try_expand
 from recipes import engines
-from recipes.scripts import eval_branch
+from recipes.scripts import eval_branch, flag_words
 from recipes.values import as_int
 
 
@@ -57,8 +57,10 @@ class FlagRead:
     static: str | None = None  # what the static reading substituted there (`setting_reads`)
 
 
-def _flag_word(flag: str) -> re.Pattern:
-    return re.compile(r"(?:^|\s)" + re.escape(flag) + r"(?:=|\s+)(\S+)")
+def _flag_value(text: str, flag: str) -> str | None:
+    """The word `flag` takes in a flag string as written (`... --speculative-num-steps ${k} ...`),
+    read as the server's option parser reads a command (recipes.scripts.flag_words)."""
+    return next((value for _, name, value in flag_words(text.split()) if name == flag and value), None)
 
 
 def function_flag(scope: Scope, flag: str) -> list[FlagRead]:
@@ -70,14 +72,13 @@ def function_flag(scope: Scope, flag: str) -> list[FlagRead]:
     if scope.function is not None or not scope.analysis.functions:
         return []
     a = scope.analysis
-    pattern = _flag_word(flag)
     out: list[FlagRead] = []
     budget = MAX_READS
     for _, loc, _ in a.assignments:
         if loc.function is None or flag not in (loc.value or ""):
             continue
-        m = pattern.search(loc.value)
-        if m is None:
+        word = _flag_value(loc.value, flag)
+        if word is None:
             continue
         calls = [c for c in a.commands if c.function is None and c.argv and c.argv[0] == loc.function]
         for call in calls:
@@ -92,7 +93,7 @@ def function_flag(scope: Scope, flag: str) -> list[FlagRead]:
             written = _holds(inner, loc.condition, loc.line)
             if written is False:
                 continue
-            value = try_expand(inner, m.group(1), loc.line) if written and runs else None
+            value = try_expand(inner, word, loc.line) if written and runs else None
             out.append(FlagRead(value=value, path=scope.path, line=loc.line, call_line=call.line))
     return out
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from .bash.commands import SETTERS, WRAPPERS
 from .bash.detect import _PY_FLAGS as PY_FLAGS, _PY_VALUE_FLAGS as PY_VALUE_FLAGS, _PYTHON as _PY_INTERPRETER
-from .bash.detect import PIP_VALUE_OPTIONS, _py_writes, _python_module
+from .bash.detect import PIP_VALUE_OPTIONS, _py_writes, _python_module, flag_words
 from .bash.model import (
     EVAL_GUARD, MAX_SCRIPT_CHARS, MSG_CAP, MSG_INTERNAL, MSG_JSON_FLAG, MSG_OPAQUE, MSG_OPAQUE_EVAL, MSG_OPAQUE_RUN,
     MSG_PARSE, MSG_UNCLOSED_HEREDOC, PATCH_KINDS, UNREADABLE_CODES, CodeUnit, Flag, FunctionDef, Heredoc, Located,
@@ -67,7 +67,7 @@ __all__ = [
     "MSG_PARSE", "MSG_UNCLOSED_HEREDOC", "PATCH_KINDS", "PIP_VALUE_OPTIONS", "SETTERS", "UNREADABLE_CODES", "WRAPPERS",
     "CodeUnit", "CodeUnits", "Flag", "FunctionDef", "Heredoc", "Located", "PatchOp", "PipInstall", "ScriptAnalysis",
     "ServerLaunch", "ShellCommand", "analyze_command_line", "analyze_python_file", "analyze_script", "code_text", "code_units",
-    "eval_branch", "python_file_run", "python_file_runs",
+    "eval_branch", "flag_words", "python_file_run", "python_file_runs",
     "normalise_flag", "package_name", "point_branch", "trim_pattern",
 ]
 _INTERNALS = (_Analyzer, _Ctx, _eval_number, _literal_arithmetic, _literal_printf, _py_writes, _python_module)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Iterator
 
 from .. import engines
 from .model import (
@@ -51,6 +51,28 @@ GIT_CODE_CHANGES = frozenset({"cherry-pick", "merge", "pull", "rebase", "revert"
 
 _PY_WRITE_CALLS = frozenset({"write_text", "write_bytes", "copy", "copyfile", "copy2", "copytree", "move",
                              "replace", "rename", "symlink", "symlink_to", "link"})
+
+
+def flag_words(argv: list[str], start: int = 0) -> Iterator[tuple[int, str | None, str]]:
+    """The words of a command from `start` as a server's option parser reads them: (i, name,
+    value) for an option (`--x=v`, `--x v`, a bare `--x` with value ""), where i is the index
+    of the last word it takes, and (i, None, word) for a positional. A negative number is a
+    value, never an option."""
+    i = start
+    while i < len(argv):
+        word = argv[i]
+        if word.startswith("-") and len(word) > 1 and not _NUMBER.match(word):
+            if word.startswith("--") and "=" in word:
+                name, value = word.split("=", 1)
+            elif i + 1 < len(argv) and not (argv[i + 1].startswith("-") and not _NUMBER.match(argv[i + 1])):
+                name, value = word, argv[i + 1]
+                i += 1
+            else:
+                name, value = word, ""
+            yield i, name, value
+        else:
+            yield i, None, word
+        i += 1
 
 
 def _py_writes(code: str) -> bool:
@@ -149,17 +171,8 @@ class Detectors:
         sl = ServerLaunch(argv=cmd.argv, line=cmd.line, text=cmd.text, env=cmd.env, redirects=cmd.redirects,
                           conditional=cmd.conditional, condition=cmd.condition, expanded=cmd.expanded,
                           arg_lines=cmd.arg_lines, engine=engine, entry=entry)
-        i = start
-        while i < len(argv):
-            word = argv[i]
-            if word.startswith("-") and len(word) > 1 and not _NUMBER.match(word):
-                if word.startswith("--") and "=" in word:
-                    name, value = word.split("=", 1)
-                elif i + 1 < len(argv) and not (argv[i + 1].startswith("-") and not _NUMBER.match(argv[i + 1])):
-                    name, value = word, argv[i + 1]
-                    i += 1
-                else:
-                    name, value = word, ""
+        for i, name, value in flag_words(argv, start):
+            if name is not None:
                 key = normalise_flag(name)
                 extra = cmd.arg_conditions[i] if len(cmd.arg_conditions) == len(argv) else None
                 where = " && ".join(c for c in (cmd.condition, extra) if c) or None
@@ -180,8 +193,7 @@ class Detectors:
                         if isinstance(parsed, dict):
                             sl.json_flags[key] = parsed
             else:
-                sl.positionals.append(word)
-            i += 1
+                sl.positionals.append(value)
         return sl
 
     def detect_pip(self, cmd: ShellCommand, argv: list[str]) -> None:
