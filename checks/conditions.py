@@ -17,6 +17,8 @@ _INT = re.compile(r"^[+-]?\d+$")
 # `[ "$NODE_RANK" -lt "$NODE_OFFSET" ]`: an integer test of two variables (it reads nothing else).
 _NUM_OF_VARS = re.compile(r"""^!?\s*"?\$\{?[A-Za-z_]\w*\}?"?\s+-(eq|ne|gt|ge|lt|le)\s+"?\$\{?[A-Za-z_]\w*\}?"?\s*$""")
 VAR_REF = re.compile(r"\$\{?([A-Za-z_]\w*)\}?")  # `$NAME` or `${NAME}`, matched whole
+# `${NAME}` (group 1) or `$NAME` (group 2) inside a text (not `${NAME:-d}`, whose name VAR_REF finds).
+NAME_REF = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 _NUM_OPS = {"eq": int.__eq__, "ne": int.__ne__, "gt": int.__gt__, "ge": int.__ge__, "lt": int.__lt__, "le": int.__le__}
 _GROUP_OPEN = re.compile(r"(?<!\S)\{\s+")
 _GROUP_CLOSE = re.compile(r";\s*\}(?!\S)")
@@ -63,7 +65,7 @@ def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
     A condition deep in an elif chain repeats every earlier branch's test (`! ( a ) && ! ( b )
     && c`): its top-level conjuncts are evaluated one by one, each once per set of variables."""
     items = tuple(sorted(env.items()))
-    cond = _GROUP_OPEN.sub("( ", _GROUP_CLOSE.sub(" )", cond))  # `{ a || b; }` groups like `( a || b )`
+    cond = _ungroup(cond)
     parts = conjuncts(cond)
     if len(parts) == 1:
         return _evaluate_condition(cond, _named(cond, items))
@@ -83,6 +85,11 @@ def variables_read(text: str, env: dict[str, str]) -> dict[str, str]:
     return dict(_named(text, tuple(env.items())))
 
 
+def _ungroup(cond: str) -> str:
+    """`{ a || b; }` groups written like `( a || b )`."""
+    return _GROUP_OPEN.sub("( ", _GROUP_CLOSE.sub(" )", cond))
+
+
 def _named(text: str, items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """The variables a condition's text can read (it reads them only by name), so that points
     differing in others share one evaluation: every point of a runner differs in EXP_NAME."""
@@ -94,7 +101,7 @@ def reads_only_variables(cond: str) -> bool:
     """Whether a condition is made only of comparisons of variables with written values (`[[ $A ==
     x ]]`, `[ "$N" -gt 0 ]`, `$A matches P`), negations, groups and `&&`/`||`: its truth then depends
     on nothing but those variables' values (no file test, no command)."""
-    cond = _GROUP_OPEN.sub("( ", _GROUP_CLOSE.sub(" )", cond))  # `{ a || b; }` groups like `( a || b )`
+    cond = _ungroup(cond)
     for m in _TEST.finditer(cond):
         for part in re.split(r"\s*(?:&&|\|\|)\s*", m.group(2)):
             lead = _LEAD.match(part).group(0)
@@ -198,7 +205,6 @@ def _kleene(tokens: list[str], atoms: list[bool | None]) -> bool | None:
 
 
 MAX_CONDITION_DEPTH = 200
-_PLAIN_REF = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
 
 
 def _subject(subject: str, env: dict[str, str]) -> str | None:
@@ -215,10 +221,10 @@ def _subject(subject: str, env: dict[str, str]) -> str | None:
             return ""
         return env[name]
 
-    value = _PLAIN_REF.sub(sub, subject)
+    value = NAME_REF.sub(sub, subject)
     if value == subject:
         return None  # a literal word: not a test of the point's variables (left unknown)
-    if missing or "$" in _PLAIN_REF.sub("", subject) or "`" in subject:
+    if missing or "$" in NAME_REF.sub("", subject) or "`" in subject:
         return None
     return value
 

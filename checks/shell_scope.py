@@ -18,12 +18,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from checks.conditions import conjuncts, evaluate_condition, reads_only_variables
+from checks.conditions import NAME_REF, conjuncts, evaluate_condition, reads_only_variables
 from checks.text import join
 from recipes.identity import by_identity
 from recipes.scripts import ScriptAnalysis, trim_pattern
 
-NAME_REF = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 # What `Scope.expand` may change in a word: a word without any of these is itself.
 _SPECIAL_CHARS = frozenset("$'\"\\`")
 _SPECIAL = re.compile("[" + re.escape("".join(sorted(_SPECIAL_CHARS))) + "]")
