@@ -30,7 +30,7 @@ point's values decide. A value the bot cannot know stays None, never a guess.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from checks.branch_words import read_for_point
@@ -139,6 +139,24 @@ def chain_setting(ctx: Any, chain: Any, point: Any, name: str) -> list[FlagRead]
         return list(found.values())
 
     return read_for_point(ctx, chain, point, chain.flag_sets.setdefault("=" + name, []), read, [])
+
+
+def point_setting(ctx: Any, view: Any, hit: Any) -> Any:
+    """`hit` (a serving view's script setting) with the value the chain gives this point where
+    its file writes the setting as `KNOB=$VAR` (the static reading took VAR's last assignment,
+    whatever branch it is on); `hit` itself off a runner-chosen chain or where no such
+    assignment gave it; None when the point's value is not known."""
+    if view.launcher_path is not None or view.variant is not None or hit.kind != "script-env":
+        return hit
+    # The assignment that gave this setting: same file, same value as the static reading's.
+    reads = [r for r in chain_setting(ctx, runner_chain(ctx, view.point), view.point, hit.name)
+             if r.path == hit.path and r.static == str(hit.value)]
+    if not reads:
+        return hit
+    values = {r.value for r in reads}
+    if None in values or len(values) != 1:
+        return None
+    return replace(hit, value=values.pop())
 
 
 def chain_flag(ctx: Any, chain: Any, point: Any, flag: str) -> list[FlagRead]:

@@ -51,9 +51,8 @@ How to fix:
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
-from checks.chain_reads import chain_setting, chain_spec
+from checks.chain_reads import chain_spec, point_setting
 from checks.conditions import evaluate_condition
 from checks.fixes import FIXES_KEY, value_fix
 from checks.golden_al import (
@@ -61,7 +60,6 @@ from checks.golden_al import (
 )
 from checks.launch_path import point_env
 from checks.result import CheckResult, Evidence
-from checks.runner_launch import runner_chain
 from checks.serving import Hit, serving_views, ServingView
 from checks.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable
@@ -193,23 +191,6 @@ def _al_fix(h: Hit, al: float, k: int | None, golden: str) -> list[dict]:
     else:
         value = al
     return value_fix(h.path, h.line, h.name, fmt_number(value), FIX_WHY.format(golden=golden, al=fmt_number(al)))
-
-
-def _for_point(ctx, v: ServingView, h: Hit) -> Hit | None:
-    """`h` with the value a runner-chosen chain gives this point where its file writes the knob
-    as `KNOB=$VAR` (checks.chain_reads: the static reading takes VAR's last assignment, whatever
-    branch it is on); None when that value is not known for the point."""
-    if v.launcher_path is not None or v.variant is not None or h.kind != "script-env":
-        return h
-    # The assignment that gave this setting: same file, same value as the static reading's.
-    reads = [r for r in chain_setting(ctx, runner_chain(ctx, v.point), v.point, h.name)
-             if r.path == h.path and r.static == str(h.value)]
-    if not reads:
-        return h
-    values = {r.value for r in reads}
-    if None in values or len(values) != 1:
-        return None
-    return replace(h, value=values.pop())
 
 
 def _synthetic_hits(ctx, v: ServingView) -> list[Hit]:
@@ -353,7 +334,7 @@ class AgenticGoldenAlCheck:
         for h in _synthetic_hits(ctx, v):
             if norm_name(h.name) not in al_names or eval_branch(h.condition) is True:
                 continue  # an eval-only setting is not what the benchmark run serves (judged below)
-            read = _for_point(ctx, v, h)
+            read = point_setting(ctx, v, h)
             if read is None:
                 return CheckResult.failed(MSG_UNDECIDED.format(key=v.config_key, where=h.where, setting=h.name),
                                           h.evidence())
@@ -411,7 +392,7 @@ class AgenticGoldenAlCheck:
                 if branch is None:
                     return CheckResult.failed(MSG_UNGUARDED.format(key=v.config_key, setting=h.shown, where=h.where, guard=EVAL_GUARD),
                                               h.evidence())
-            h = _for_point(ctx, v, hits[0]) or hits[0]
+            h = point_setting(ctx, v, hits[0]) or hits[0]
             parts.setdefault(MSG_PASS_SCRIPT.format(launcher=v.launcher_path or h.path, setting=h.shown, key=v.config_key,
                                                     curve=found.curve + ".yaml" if found else "", mode=mode, k=k, al=fmt_number(al)), None)
             evidence.extend([h.evidence()] + ([golden_ev] if golden_ev else []))
