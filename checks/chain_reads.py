@@ -52,8 +52,8 @@ class FlagRead:
 
     value: str | None
     path: str
-    line: int
-    call_line: int
+    line: int | None
+    call_line: int | None
     static: str | None = None  # what the static reading substituted there (`setting_reads`)
 
 
@@ -204,7 +204,7 @@ def chain_spec(ctx: Any, view: Any) -> ChainSpec:
     reads = tuple(chain_flag(ctx, runner_chain(ctx, view.point), view.point, flag))
     if not reads:
         # Written where the static reading sees it (the server command itself).
-        reads = tuple(FlagRead(value=str(h.value), path=h.path, line=h.line or 0, call_line=h.line or 0)
+        reads = tuple(FlagRead(value=str(h.value), path=h.path, line=h.line, call_line=h.line)
                       for h in view.hits(flag.lstrip("-"), kinds=("script-flag",))
                       if eval_branch(h.condition) is not True)
     values = {r.value for r in reads}
