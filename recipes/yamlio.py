@@ -13,8 +13,13 @@ from functools import lru_cache
 from typing import Any, Callable
 
 import yaml
+from yaml.composer import ComposerError
 from yaml.constructor import SafeConstructor
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.events import (
+    AliasEvent, DocumentEndEvent, MappingEndEvent, MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import ScalarNode
 
 from .errors import RecipeError
 
@@ -49,28 +54,6 @@ def _plain_tag(value: str) -> str:
     return _STR_TAG
 
 
-_RESOLVED_FIRST = frozenset(k for k in _IMPLICIT if k is not None)
-
-
-def _resolve(self: Any, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
-    # libyaml calls back into Python for every node; the stock resolver tries a list of regexes
-    # per plain scalar, which was a third of the load time of a master config.
-    if kind is ScalarNode:
-        if implicit[0] and (value[:1] in _RESOLVED_FIRST or _WILDCARD):
-            return _plain_tag(value)
-        return _STR_TAG
-    return _SEQ_TAG if kind is SequenceNode else _MAP_TAG
-
-
-# libyaml's composer also calls `descend_resolver(parent, index)` and `ascend_resolver()` for
-# every node; they only serve path resolvers, which SafeLoader has none of. Builtins that
-# accept those arguments and ignore the result cost a fraction of the Python no-op methods.
-_IGNORE_ARGS = {"descend_resolver": slice, "ascend_resolver": tuple}
-
-try:  # libyaml is ~20x faster than the pure-Python parser on the 750 KB changelog
-    _Loader: type = type("_Loader", (yaml.CSafeLoader,), {"resolve": _resolve, **_IGNORE_ARGS})
-except AttributeError:  # pragma: no cover - wheels ship libyaml
-    _Loader = yaml.SafeLoader
 # An alias needs an anchor; without one the expansion bound cannot be exceeded. An anchor is an
 # `&` at the start or after a space or one of `[{,:-`, followed by a character libyaml accepts in
 # an anchor name (`[0-9A-Za-z_-]`; `&&`, `&.` or `& ` is no anchor: libyaml refuses it at a
@@ -180,150 +163,196 @@ def clear_caches() -> None:
     _CHUNKS.clear()
 
 
-class _Builder:
-    def __init__(self, path: str, max_nodes: int):
-        self.path = path
-        self.max_nodes = max_nodes
-        self.lines: dict[tuple[Key, ...], int] = {}
-        self._objs: dict[int, Any] = {}
-        self._sizes: dict[int, int] = {}
-        self._ctor = SafeConstructor()
-        # Only an alias (`*name`) makes one node reachable twice; without one, every node is
-        # built exactly once, so nothing is remembered and leaf scalars are built in line.
-        self.shares = True
+try:  # libyaml: ~20x faster than the pure-Python parser on the 750 KB changelog
+    from yaml._yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - the wheels ship libyaml
+    from yaml.loader import SafeLoader as _Parser
 
-    def size(self, node: Node, depth: int = 0) -> int:
-        """Expanded node count with aliases followed, memoised so a bomb is measured cheaply."""
-        nid = id(node)
-        if nid in self._sizes:
-            return self._sizes[nid]
-        if depth > MAX_DEPTH:
-            raise RecipeError.at(
-                self.path, node.start_mark.line + 1, f"YAML nests deeper than {MAX_DEPTH} levels", "too-deep"
-            )
-        self._sizes[nid] = 1  # cycle guard
-        total = 1
-        if isinstance(node, SequenceNode):
-            for child in node.value:
-                total += self.size(child, depth + 1)
-        elif isinstance(node, MappingNode):
-            for k, v in node.value:
-                total += self.size(k, depth + 1) + self.size(v, depth + 1)
-        self._sizes[nid] = total
-        return total
+# A mapping frame waiting for its next key, and the pending key of a `<<` merge.
+_KEY = object()
+_MERGE = object()
 
-    def scalar(self, node: ScalarNode) -> Any:
-        tag = node.tag
-        cacheable = tag in _CACHEABLE_TAGS
-        if cacheable:
-            key = (tag, node.value)
-            hit = _SCALARS.get(key, _MISSING)
-            if hit is not _MISSING:
-                return hit
-        try:
-            ctor = self._ctor.yaml_constructors.get(tag)
-            value = ctor(self._ctor, node) if ctor else self._ctor.construct_object(node, deep=True)
-        except (yaml.YAMLError, ValueError, OverflowError) as e:
-            # Constructors raise plain ValueError for e.g. `2026-13-45` or `!!float x`.
-            raise RecipeError.at(self.path, node.start_mark.line + 1, f"bad scalar: {e}", "yaml")
-        if cacheable:
-            if len(_SCALARS) >= _SCALAR_CACHE_SIZE:
-                _SCALARS.clear()
-            _SCALARS[key] = value
-        return value
 
-    def build(self, node: Node, keypath: tuple[Key, ...], parent_line: int | None = None,
-              forced_line: int | None = None) -> Any:
-        """The value of `node`. `YamlDoc.line` falls back to the nearest recorded ancestor, so a
-        path's line is recorded only where it differs from the line its parent path resolves to
-        (`parent_line`); flow-style lists and mappings, most of a master config, then cost no
-        entries. A mapping value's path resolves to its key's line (`forced_line`), which the
-        caller records."""
-        shares = self.shares
-        if shares:
-            nid = id(node)
-            if nid in self._objs:  # an alias: share the object, do not index its lines again
-                return self._objs[nid]
-        line = forced_line if forced_line is not None else node.start_mark.line + 1
-        if forced_line is None and line != parent_line:
-            self.lines[keypath] = line
-        if isinstance(node, ScalarNode):
-            value = node.value if node.tag == _STR_TAG else self.scalar(node)
-            if shares:
-                self._objs[nid] = value
-            return value
-        if len(keypath) > MAX_DEPTH:
-            raise RecipeError.at(
-                self.path, node.start_mark.line + 1, f"YAML nests deeper than {MAX_DEPTH} levels", "too-deep"
-            )
-        if node.tag not in (_SEQ_TAG, _MAP_TAG):
-            # `!!set {a, b}`, `!!omap [...]`, `!custom [...]`: the real loader would build
-            # something else or refuse; reading it as a plain collection would hide that.
-            kind = "sequence" if isinstance(node, SequenceNode) else "mapping"
-            raise RecipeError.at(self.path, line, f"YAML tag {node.tag} on a {kind} is not supported", "yaml-tag")
-        lines = self.lines
-        if isinstance(node, SequenceNode):
-            out: list[Any] = []
-            if shares:
-                self._objs[nid] = out
-            for i, child in enumerate(node.value):
-                if not shares and isinstance(child, ScalarNode):  # `build(child, ...)` in line
-                    cline = child.start_mark.line + 1
-                    if cline != line:
-                        lines[keypath + (i,)] = cline
-                    tag = child.tag
-                    if tag == _STR_TAG:
-                        out.append(child.value)
-                    else:  # the scalar cache's hit in line, `scalar` on a miss
-                        hit = _SCALARS.get((tag, child.value), _MISSING)
-                        out.append(self.scalar(child) if hit is _MISSING else hit)
+def _scalar(ctor: SafeConstructor, path: str, tag: str, event: ScalarEvent) -> Any:
+    """A scalar of another tag than str, built as SafeLoader builds it and kept per (tag, text)
+    when its value depends only on them (the same `8192`, `true`, `1` recur thousands of times)."""
+    value = event.value
+    cacheable = tag in _CACHEABLE_TAGS
+    if cacheable:
+        hit = _SCALARS.get((tag, value), _MISSING)
+        if hit is not _MISSING:
+            return hit
+    node = ScalarNode(tag, value, event.start_mark, event.end_mark, event.style)
+    try:
+        ctor_fn = ctor.yaml_constructors.get(tag)
+        built = ctor_fn(ctor, node) if ctor_fn else ctor.construct_object(node, deep=True)
+    except (yaml.YAMLError, ValueError, OverflowError) as e:
+        # Constructors raise plain ValueError for e.g. `2026-13-45` or `!!float x`.
+        raise RecipeError.at(path, event.start_mark.line + 1, f"bad scalar: {e}", "yaml")
+    if cacheable:
+        if len(_SCALARS) >= _SCALAR_CACHE_SIZE:
+            _SCALARS.clear()
+        _SCALARS[(tag, value)] = built
+    return built
+
+
+def _merge(path: str, merged: dict, source: Any, line: int) -> None:
+    """Add a `<<` source (a mapping or a list of them) to a mapping's merged keys; the first
+    source that has a key wins, and the mapping's own keys win over all (applied at its end)."""
+    for src in source if isinstance(source, list) else (source,):
+        if not isinstance(src, dict):
+            raise RecipeError.at(path, line, "merge key needs a mapping", "yaml")
+        for k, v in src.items():
+            merged.setdefault(k, v)
+
+
+def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key, ...], int]]:
+    """The value of a one-document YAML text and the lines of its key paths, built straight from
+    libyaml's events: no node tree, so a master config loads in about two thirds of the time of
+    compose-then-build. SafeLoader's semantics (YAML 1.1 tags, `<<` merges, shared aliases) and
+    its composer's errors (undefined or duplicate anchor, a second document) are kept.
+
+    `YamlDoc.line` falls back to the nearest recorded ancestor, so a path's line is recorded only
+    where it differs from the line its parent path resolves to; a mapping value's path resolves to
+    its key's line. An alias shares the anchored value and records no line of its own. Aliases
+    are bounded by `max_nodes`: each adds the node count of what it names (a "billion laughs"
+    document is refused as soon as its expansion passes the bound)."""
+    parser = _Parser(text)
+    get = parser.get_event
+    get()  # the stream's start
+    event = get()
+    if type(event) is StreamEndEvent:
+        return None, {}
+    document = event
+    ctor = SafeConstructor()
+    lines: dict[tuple[Key, ...], int] = {}
+    anchors: dict[str, tuple[Any, int | None, Any]] = {}  # name -> (value, node count or None while open, mark)
+    holder: list[Any] = []
+    # The open collection: its value, key path, the line its path resolves to, whether it is a
+    # mapping, the pending key (_KEY when a key is next) and its line, and the `<<`-merged keys.
+    cont: Any = holder
+    kp: tuple[Key, ...] = ()
+    cline: int | None = None
+    is_map = False
+    key: Any = _KEY
+    kline = 0
+    merged: dict | None = None
+    stack: list[tuple] = []
+    count = 0  # nodes so far, an alias counting as what it names
+    while True:
+        event = get()
+        kind = type(event)
+        if kind is ScalarEvent:
+            value = event.value
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = _plain_tag(value) if event.implicit[0] else _STR_TAG
+            if tag != _STR_TAG:
+                value = _MERGE if tag == _MERGE_TAG and is_map and key is _KEY else _scalar(ctor, path, tag, event)
+            count += 1
+            line = event.start_mark.line + 1
+            if event.anchor is not None:
+                _anchor(anchors, event, value, 1)
+            alias = False
+        elif kind is AliasEvent:
+            name = event.anchor
+            if name not in anchors:
+                raise ComposerError(None, None, f"found undefined alias {name!r}", event.start_mark)
+            value, size, _ = anchors[name]
+            count += size or 1  # an alias inside what it names counts once, as a node
+            if count > max_nodes:
+                raise RecipeError.at(path, None, f"YAML expands to more than {max_nodes} nodes (alias bomb?)",
+                                     "alias-bomb")
+            line = event.start_mark.line + 1
+            if is_map and key is _KEY and isinstance(value, (dict, list)):
+                raise RecipeError.at(path, line, "mapping keys must be scalars", "yaml")
+            alias = True
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
+            line = event.start_mark.line + 1
+            tag = event.tag
+            if tag is not None and tag != "!" and tag != _MAP_TAG and tag != _SEQ_TAG:
+                # `!!set {a, b}`, `!!omap [...]`, `!custom [...]`: the real loader would build
+                # something else or refuse; reading it as a plain collection would hide that.
+                what = "mapping" if kind is MappingStartEvent else "sequence"
+                raise RecipeError.at(path, line, f"YAML tag {tag} on a {what} is not supported", "yaml-tag")
+            new: Any = {} if kind is MappingStartEvent else []
+            if is_map:
+                if key is _KEY:
+                    raise RecipeError.at(path, line, "mapping keys must be scalars", "yaml")
+                if key is _MERGE:
+                    child_kp = kp + ("<<",)
                 else:
-                    out.append(self.build(child, keypath + (i,), line))
-            return out
-        if isinstance(node, MappingNode):
-            result: dict[Any, Any] = {}
-            if shares:
-                self._objs[nid] = result
-            merged: dict[Any, Any] = {}
-            key_lines: dict[Any, int] = {}
-            for knode, vnode in node.value:
-                if knode.tag == _MERGE_TAG:
-                    sources = vnode.value if isinstance(vnode, SequenceNode) else [vnode]
-                    for src in sources:
-                        val = self.build(src, keypath + ("<<",), line)
-                        if not isinstance(val, dict):
-                            raise RecipeError.at(
-                                self.path, src.start_mark.line + 1, "merge key needs a mapping", "yaml"
-                            )
-                        for mk, mv in val.items():
-                            merged.setdefault(mk, mv)
+                    child_kp = kp + (key,)
+                    cont[key] = new
+                child_line = kline
+            else:
+                child_kp = kp + (len(cont),) if stack else ()
+                child_line = line
+                if line != cline:
+                    lines[child_kp] = line
+                cont.append(new)
+            if len(child_kp) > MAX_DEPTH:
+                raise RecipeError.at(path, line, f"YAML nests deeper than {MAX_DEPTH} levels", "too-deep")
+            count += 1
+            anchor = event.anchor
+            if anchor is not None:
+                _anchor(anchors, event, new, None)
+            stack.append((cont, kp, cline, is_map, key, kline, merged, anchor, count))
+            cont, kp, cline, is_map, key, merged = new, child_kp, child_line, kind is MappingStartEvent, _KEY, None
+            continue
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            if merged:
+                for k, v in merged.items():
+                    cont.setdefault(k, v)
+            done = cont
+            cont, kp, cline, is_map, key, kline, merged, anchor, start = stack.pop()
+            if anchor is not None:
+                anchors[anchor] = (done, count - start + 1, anchors[anchor][2])
+            if key is _MERGE:
+                merged = {} if merged is None else merged
+                _merge(path, merged, done, kline)
+            key = _KEY
+            continue
+        elif kind is DocumentEndEvent:
+            break
+        else:
+            continue
+        # A scalar or an alias: the next key of a mapping, a mapping's value or an item.
+        if is_map:
+            if key is _KEY:
+                if value is _MERGE:
+                    key, kline = _MERGE, line
                     continue
-                kline = knode.start_mark.line + 1
-                if not isinstance(knode, ScalarNode):
-                    raise RecipeError.at(self.path, kline, "mapping keys must be scalars", "yaml")
-                key = knode.value if knode.tag == _STR_TAG else self.scalar(knode)
-                if key in key_lines:
-                    raise RecipeError.at(
-                        self.path, kline, f"duplicate key {key!r} (first at line {key_lines[key]})", "duplicate-key"
-                    )
-                key_lines[key] = kline
-                # The key's own line is the useful one for scalars written on the same line.
-                path = keypath + (key,)
-                if kline != line:
-                    lines[path] = kline
-                if not shares and isinstance(vnode, ScalarNode):  # `build(vnode, ...)` in line
-                    tag = vnode.tag
-                    if tag == _STR_TAG:
-                        result[key] = vnode.value
-                    else:  # the scalar cache's hit in line, `scalar` on a miss
-                        hit = _SCALARS.get((tag, vnode.value), _MISSING)
-                        result[key] = self.scalar(vnode) if hit is _MISSING else hit
+                if value in cont:
+                    raise RecipeError.at(path, line, f"duplicate key {value!r} (first at line "
+                                                     f"{lines.get(kp + (value,), cline)})", "duplicate-key")
+                key, kline = value, line
+                if line != cline:
+                    lines[kp + (value,)] = line
+            else:
+                if key is _MERGE:
+                    merged = {} if merged is None else merged
+                    _merge(path, merged, value, line)
                 else:
-                    result[key] = self.build(vnode, path, line, kline)
-            for mk, mv in merged.items():
-                result.setdefault(mk, mv)
-            return result
-        raise RecipeError.at(self.path, node.start_mark.line + 1, "unsupported YAML node", "yaml")
+                    cont[key] = value
+                key = _KEY
+        else:
+            if line != cline and not alias:  # an alias records no line of its own
+                lines[kp + (len(cont),) if stack else ()] = line
+            cont.append(value)
+    event = get()
+    if type(event) is not StreamEndEvent:
+        raise ComposerError("expected a single document in the stream", document.start_mark,
+                            "but found another document", event.start_mark)
+    return holder[0], lines
+
+
+def _anchor(anchors: dict, event: Any, value: Any, size: int | None) -> None:
+    name = event.anchor
+    if name in anchors:
+        raise ComposerError(f"found duplicate anchor {name!r}; first occurrence", anchors[name][2],
+                            "second occurrence", event.start_mark)
+    anchors[name] = (value, size, event.start_mark)
 
 
 def load_yaml(
@@ -339,26 +368,13 @@ def load_yaml(
     if isinstance(data, str) and len(data) > max_bytes:
         raise RecipeError.at(path, None, f"file is over the {max_bytes}-byte limit", "too-large")
     try:
-        node = yaml.compose(text, Loader=_Loader)
-    except yaml.composer.ComposerError as e:
-        raise _yaml_error(path, e, line_offset) from None
+        value, lines = _compose(text, path, max_nodes)
     except yaml.YAMLError as e:
         raise _yaml_error(path, e, line_offset) from None
-    if node is None:
-        return YamlDoc(path=path, data=None)
-    builder = _Builder(path, max_nodes)
-    builder.shares = "*" in text
-    try:
-        if "&" in text and ANCHOR_RE.search(text) and builder.size(node) > max_nodes:
-            raise RecipeError.at(
-                path, None, f"YAML expands to more than {max_nodes} nodes (alias bomb?)", "alias-bomb"
-            )
-        value = builder.build(node, ())
     except RecipeError as e:
         if line_offset and e.finding.line:
             raise RecipeError.at(path, e.finding.line + line_offset, e.finding.message, e.finding.code) from None
         raise
-    lines = builder.lines
     if line_offset:
         lines = {k: v + line_offset for k, v in lines.items()}
     return YamlDoc(path=path, data=value, lines=lines)

@@ -150,3 +150,29 @@ def test_tags_on_collections_are_reported_not_dropped():
             load_yaml(text, "f.yaml")
         assert e.value.finding.code == "yaml-tag" and f"on a {kind}" in e.value.finding.message
     assert load_yaml("a: !!map {b: 1}\nc: !!seq [1]\nd: !!str 5\n", "f.yaml").data == {"a": {"b": 1}, "c": [1], "d": "5"}
+
+
+def test_the_first_problem_in_file_order_is_the_one_reported():
+    # Built from the parser's events, a duplicate key is found before a syntax error further
+    # down (a real changelog blob of the history had both); either way the file is a finding.
+    with pytest.raises(RecipeError) as e:
+        load_yaml(b"a: 1\na: 2\nb: [1\nc: 3\n", "both.yaml")
+    assert (e.value.finding.code, e.value.finding.line) == ("duplicate-key", 2)
+    with pytest.raises(RecipeError) as e:
+        load_yaml(b"a: [1\nb: 2\nb: 3\n", "both.yaml")
+    assert e.value.finding.code == "yaml"
+
+
+def test_alias_errors_name_the_anchor_and_its_line():
+    for text, code, line, words in (
+        (b"a: &x 1\nb: &x 2\n", "yaml", 2, "second occurrence"),
+        (b"a: 1\nb: *nowhere\n", "yaml", 2, "undefined alias 'nowhere'"),
+        (b"a: &m [1]\nb: {<<: *m}\n", "yaml", 2, "merge key needs a mapping"),
+        (b"a: &m {k: 1}\n? *m\n: 2\n", "yaml", 2, "mapping keys must be scalars"),
+    ):
+        with pytest.raises(RecipeError) as e:
+            load_yaml(text, "a.yaml")
+        got = e.value.finding
+        assert (got.code, got.line) == (code, line) and words in got.message, (text, got)
+    doc = load_yaml(b"a: &m {k: 1, j: 2}\nb: {<<: [*m, {z: 3}], k: 9}\nc: &s v\nd: {*s : 1}\n", "a.yaml")
+    assert doc.data["b"] == {"k": 9, "j": 2, "z": 3} and doc.data["d"] == {"v": 1}
