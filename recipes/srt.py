@@ -419,40 +419,46 @@ class Variant(Model):
         dp = as_int(args.get(p.tp_times, 1))
         return tp * dp if tp and dp else None
 
-    def spec_decode(self, role: str | None = None) -> SpecDecode:
-        """Speculative method and draft length per engine (spec 3.4, 5.4); empty when none."""
-        role = role or self.generation_role
+    def _spec_config(self, role: str) -> tuple[Any, dict, str, Any] | None:
+        """(engine spec fields, the config holding the method, the flag that holds it, the raw
+        method) of a role; None when the engine has no speculative flags or none is set."""
         p = engines.profile(self.engine)
         fields = p.spec if p is not None else None
         if fields is None:
-            return SpecDecode()
+            return None
         args = self.args(role)
-        kp = self.role_path(role, "args")
         if fields.block is not None:  # one flag holds the whole speculative config
             raw, key = args.get(fields.block), fields.block
             if not raw:
-                return SpecDecode()
+                return None
             if fields.block_is_json:
                 cfg = _json_obj(raw) or {}
             elif isinstance(raw, dict):
                 cfg = raw
             else:
-                return SpecDecode()
-            method = cfg.get(fields.method[0])
-        else:
-            cfg = args
-            key = next((k for k in fields.method if k in args), fields.method[0])
-            method = args.get(key)
-            if not method:
-                return SpecDecode()
+                return None
+            return fields, cfg, key, cfg.get(fields.method[0])
+        key = next((k for k in fields.method if k in args), fields.method[0])
+        method = args.get(key)
+        return (fields, args, key, method) if method else None
+
+    def spec_decode(self, role: str | None = None) -> SpecDecode:
+        """Speculative method and draft length per engine (spec 3.4, 5.4); empty when none."""
+        role = role or self.generation_role
+        found = self._spec_config(role)
+        if found is None:
+            return SpecDecode()
+        fields, cfg, key, method = found
         method = str(method).lower() if method else None
         k = cfg.get(fields.draft_length_by_method.get(method or "", fields.draft_length))
         return SpecDecode(method=method, draft_length=as_int(k), draft_model=cfg.get(fields.draft_model),
-                          line=self.line_of(*kp, key))
+                          line=self.line_of(*self.role_path(role, "args"), key))
 
     @cached_property
     def speculates(self) -> bool:
-        return self.spec_decode().method is not None
+        """Whether the generation role names a speculative method (binding asks every variant)."""
+        found = self._spec_config(self.generation_role)
+        return found is not None and bool(found[3])
 
     @cached_property
     def _binding_facts(self) -> "BindFacts":

@@ -248,7 +248,11 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
             if tag is None or tag == "!":
                 tag = _plain_tag(value) if event.implicit[0] else _STR_TAG
             if tag != _STR_TAG:
-                value = _MERGE if tag == _MERGE_TAG and is_map and key is _KEY else _scalar(ctor, path, tag, event)
+                hit = _SCALARS.get((tag, value), _MISSING)  # `_scalar`'s cache hit, in line
+                if hit is not _MISSING:
+                    value = hit
+                else:
+                    value = _MERGE if tag == _MERGE_TAG and is_map and key is _KEY else _scalar(ctor, path, tag, event)
             count += 1
             line = event.start_mark.line + 1
             if event.anchor is not None:
