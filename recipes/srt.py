@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, Iterable
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from . import engines
 from .engines import canonical_engine as normalize_engine
@@ -236,8 +236,15 @@ class Variant(Model):
     selector: str | None  # "base", "override_x", "zip_override_x[i]"; None for a plain recipe
     data: dict[str, Any]
     line: int | None = None  # line of the block that defines the variant
-    # Key path (inside `data`) -> line where the effective value was written.
-    origins: dict[KeyPath, int] = Field(default_factory=dict)
+    # How `origins` is worked out, the first time a line is asked for (recipe_from_doc).
+    _origins_of: Callable[[], dict[KeyPath, int]] | None = PrivateAttr(default=None)
+
+    @cached_property
+    def origins(self) -> dict[KeyPath, int]:
+        """Key path (inside `data`) -> line where the effective value was written. Worked out
+        on first use: binding compares every variant's values, but only the variants a verdict
+        cites need their lines (bench/core.py)."""
+        return self._origins_of() if self._origins_of is not None else {}
 
     def line_of(self, *keys: Any) -> int | None:
         k = tuple(keys)
@@ -518,10 +525,54 @@ def parse_recipe(data: bytes | str, path: str) -> Recipe:
 
 
 def _variant(*, path: str, name: str, selector: str | None, data: dict, line: int | None,
-             origins: dict[KeyPath, int]) -> Variant:
+             origins_of: Callable[[], dict[KeyPath, int]]) -> Variant:
     # Every field is built here from parsed YAML with the declared types; validating would
-    # copy `data` and every origin key path again.
-    return Variant.model_construct(path=path, name=name, selector=selector, data=data, line=line, origins=origins)
+    # copy `data` again.
+    v = Variant.model_construct(path=path, name=name, selector=selector, data=data, line=line)
+    v._origins_of = origins_of
+    return v
+
+
+class _Origins:
+    """Where each value of a recipe's variants was written, worked out per variant on request by
+    the same merge that built its data, now keeping lines (`_merge_into` with origins)."""
+
+    def __init__(self, doc: YamlDoc, base: dict | None):
+        self.doc = doc
+        self.base = base  # the bundle's base block (with `schema` copied in); None for a plain recipe
+        self._base_origins: dict[KeyPath, int] | None = None
+
+    def plain(self) -> dict[KeyPath, int]:
+        origins: dict[KeyPath, int] = {}
+        for k, v in self.doc.data.items():
+            _set_origins(origins, v, (k,), self.doc, (k,))
+        return origins
+
+    def of_base(self) -> dict[KeyPath, int]:
+        if self._base_origins is None:
+            doc, origins = self.doc, {}
+            for k, v in doc.data[BASE].items():
+                _set_origins(origins, v, (k,), doc, (BASE, k))
+            if SCHEMA_KEY in doc.data and SCHEMA_KEY not in doc.data[BASE]:
+                origins[(SCHEMA_KEY,)] = doc.line(SCHEMA_KEY) or 1
+            self._base_origins = origins
+        return dict(self._base_origins)
+
+    def of_override(self, key: str) -> dict[KeyPath, int]:
+        origins = self.of_base()
+        _merge_into(dict(self.base), self.doc.data[key] or {}, origins, (), self.doc, (key,))
+        return origins
+
+    def of_zip_slice(self, key: str, i: int) -> dict[KeyPath, int]:
+        block = self.doc.data[key]
+        origins = self.of_base()
+        _merge_into(dict(self.base), zip_slice(block, i), origins, (), self.doc, (key,))
+        for kp, lst in _lists(block):
+            # Sliced values were written inside a list: point at the element's own line.
+            line = self.doc.line(key, *kp, i if len(lst) > 1 else 0)
+            if line is not None and kp in origins:
+                origins[kp] = line
+        return origins
 
 
 def recipe_from_doc(doc: YamlDoc) -> Recipe:
@@ -532,28 +583,24 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
         findings.append(Finding(path=path, line=1, message=MSG_BASE_NOT_MAPPING))
         return Recipe(path=path, findings=findings)
     if BASE not in raw:
-        origins: dict[KeyPath, int] = {}
-        for k, v in raw.items():
-            _set_origins(origins, v, (k,), doc, (k,))
         name = raw.get("name")
         # A non-string `name:` (e.g. `name: 2`) is read as its text rather than rejected.
         base_name = name if name is None or isinstance(name, str) else str(name)
         return Recipe(path=path, base_name=base_name, variants=[
-            _variant(path=path, name=str(name or path), selector=None, data=raw, line=1, origins=origins)
+            _variant(path=path, name=str(name or path), selector=None, data=raw, line=1,
+                     origins_of=_Origins(doc, None).plain)
         ])
     base = raw[BASE]
     if not isinstance(base, dict):
         findings.append(Finding(path=path, line=doc.line(BASE), message=MSG_NOT_MAPPING.format(block=BASE)))
         return Recipe(path=path, is_bundle=True, findings=findings)
     base = dict(base)
-    base_origins: dict[KeyPath, int] = {}
-    for k, v in base.items():
-        _set_origins(base_origins, v, (k,), doc, (BASE, k))
     if SCHEMA_KEY in raw and SCHEMA_KEY not in base:
         base[SCHEMA_KEY] = raw[SCHEMA_KEY]
-        base_origins[(SCHEMA_KEY,)] = doc.line(SCHEMA_KEY) or 1
+    lines = _Origins(doc, base)
     base_name = str(base.get("name") or "")
-    variants = [_variant(path=path, name=base_name, selector=BASE, data=base, line=doc.line(BASE), origins=base_origins)]
+    variants = [_variant(path=path, name=base_name, selector=BASE, data=base, line=doc.line(BASE),
+                         origins_of=lines.of_base)]
     overrides = sorted(k for k in raw if isinstance(k, str) and k.startswith(OVERRIDE_PREFIX))
     zips = sorted(k for k in raw if isinstance(k, str) and k.startswith(ZIP_PREFIX))
     for k in raw:
@@ -568,11 +615,11 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
             findings.append(Finding(path=path, line=doc.line(key), message=MSG_NOT_MAPPING.format(block=key)))
             continue
         data = dict(base)  # copy on write: _merge_into copies each mapping it changes
-        origins = dict(base_origins)
-        _merge_into(data, block, origins, (), doc, (key,))
+        _merge_into(data, block, None, (), None, ())
         name = block.get("name") or f"{base_name}_{key[len(OVERRIDE_PREFIX):]}"
         data["name"] = name
-        variants.append(_variant(path=path, name=str(name), selector=key, data=data, line=doc.line(key), origins=origins))
+        variants.append(_variant(path=path, name=str(name), selector=key, data=data, line=doc.line(key),
+                                 origins_of=partial(lines.of_override, key)))
     for key in zips:
         block = raw[key]
         if not isinstance(block, dict):
@@ -584,21 +631,14 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
             findings.append(Finding(path=path, line=doc.line(key), code="zip", message=str(e)))
             continue
         group = key[len(ZIP_PREFIX):]
-        lists = list(_lists(block))
         for i in range(n):
             sliced = zip_slice(block, i)
             data = dict(base)
-            origins = dict(base_origins)
-            _merge_into(data, sliced, origins, (), doc, (key,))
-            for kp, lst in lists:
-                # Sliced values were written inside a list: point at the element's own line.
-                line = doc.line(key, *kp, i if len(lst) > 1 else 0)
-                if line is not None and kp in origins:
-                    origins[kp] = line
+            _merge_into(data, sliced, None, (), None, ())
             data = _without_nulls(data)  # `data` itself or a fresh copy, never `base`
             name = sliced.get("name") if isinstance(block.get("name"), list) else None
             name = name or f"{base_name}_{group}_{i}"
             data["name"] = name
             variants.append(_variant(path=path, name=str(name), selector=f"{key}[{i}]", data=data,
-                                     line=doc.line(key), origins=origins))
+                                     line=doc.line(key), origins_of=partial(lines.of_zip_slice, key, i)))
     return Recipe(path=path, is_bundle=True, base_name=base_name, variants=variants, findings=findings)

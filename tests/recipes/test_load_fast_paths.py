@@ -240,3 +240,13 @@ def test_odd_names_and_keys_are_read_not_a_crash():
     assert (r.base_name, r.variants[0].name) == ("2", "2")
     odd = parse_recipe("true: 1\nengine: vllm\n", "r.yaml")
     assert odd.findings == [] and odd.variants[0].engine == "vllm"
+
+
+def test_a_variants_lines_are_worked_out_only_when_asked_for():
+    r = parse_recipe(BUNDLE, "r.yaml")
+    for v in r.variants:
+        v._binding_facts  # what binding reads of every variant
+        assert "origins" not in v.__dict__, v.selector
+    by = {v.selector: v for v in r.variants}
+    assert by["override_one"].line_of("roles", "agg", "args", "a") == 11
+    assert "origins" in by["override_one"].__dict__ and "origins" not in by["override_two"].__dict__
