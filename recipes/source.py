@@ -143,6 +143,21 @@ class DirSource:
         self._inside_prefix = os.path.join(self._real_root, "")  # "/repo/", or "/" for the root
         # Paths refused (a `..` path, a link out of the root), with the reason.
         self.failures: dict[str, str] = {}
+        self._real_dirs: dict[str, str] = {}  # a folder -> its realpath, asked once per source
+
+    def _realpath(self, p: str) -> str:
+        """`os.path.realpath(p)` with the folder resolved once per source: a realpath costs an
+        lstat per path component, and a recipe-heavy load reads a hundred files from a few
+        dozen folders (5 ms of realpaths for the snapshot's 111 recipes). The file itself is
+        still checked each time: a link there is resolved in full."""
+        head, name = os.path.split(p)
+        real_head = self._real_dirs.get(head)
+        if real_head is None:
+            real_head = self._real_dirs[head] = os.path.realpath(head)
+        joined = os.path.join(real_head, name)
+        if name in ("", ".", "..") or os.path.islink(joined):
+            return os.path.realpath(p)
+        return joined
 
     def read(self, path: str) -> bytes | None:
         rel = inside_path(path)
@@ -153,7 +168,7 @@ class DirSource:
         # Path objects (one per parent directory in the containment test) cost more than the read.
         p = os.path.join(self.root, rel)
         try:
-            real = os.path.realpath(p)
+            real = self._realpath(p)
             try:
                 mode: int | None = os.stat(real).st_mode
             except OSError as e:

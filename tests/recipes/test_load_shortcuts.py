@@ -166,6 +166,24 @@ def test_dir_source_reads_files_only_and_treats_a_link_loop_as_unreadable(tmp_pa
     assert set(src.failures) == {"d/out"} and "leaves the repository" in src.failures["d/out"]
 
 
+def test_dir_source_resolves_each_folder_once_yet_checks_every_file_and_folder_link(tmp_path):
+    root = tmp_path / "repo"
+    (root / "d").mkdir(parents=True)
+    (root / "d" / "a.yaml").write_bytes(b"a: 1\n")
+    (tmp_path / "away").mkdir()
+    (tmp_path / "away" / "x.yaml").write_bytes(b"x: 1\n")
+    (root / "d" / "link.yaml").symlink_to("../../away/x.yaml")  # a file link out, beside a plain file
+    (root / "d" / "inner.yaml").symlink_to("a.yaml")  # a file link that stays inside
+    (root / "out").symlink_to("../away")  # a folder link out
+    (root / "in").symlink_to("d")  # a folder link that stays inside
+    src = DirSource(root)
+    assert src.read("d/a.yaml") == b"a: 1\n" and src.read("d/inner.yaml") == b"a: 1\n"
+    assert src.read("d/link.yaml") is None and src.read("out/x.yaml") is None
+    assert src.read("in/a.yaml") == b"a: 1\n"
+    assert set(src.failures) == {"d/link.yaml", "out/x.yaml"}
+    assert src.read("d/a.yaml") == b"a: 1\n" and src.read("d/link.yaml") is None  # asked again
+
+
 def test_what_a_collector_pause_keeps_is_old_yet_its_cycles_are_still_collected():
     import gc
     import weakref
