@@ -28,7 +28,7 @@ class BindFacts:
     compares each variant with every point of the arms that name its recipe."""
 
     __slots__ = ("engine", "model_path", "precision", "gpus", "tp", "benv", "speculates", "agentic_client",
-                 "roles", "agg", "btype", "args")
+                 "roles", "agg", "btype", "args", "fixed_shape", "dcp")
 
     def __init__(self, v: Variant):
         self.engine = v.engine
@@ -45,6 +45,26 @@ class BindFacts:
         self.agg = v.role(SINGLE_NODE_ROLE)
         self.btype = v.get("benchmark", "type")
         self.args = v.args()
+        # vLLM and ATOM (a vLLM-derived engine with the same flag) take DCP from
+        # `decode-context-parallel-size`; the other engines run DCP 1.
+        self.dcp = as_int(self.args.get(DCP_FLAG, 1)) if self.engine in engines.context_parallel_engines() else 1
+        self.fixed_shape = _fixed_shape_mismatches(self)
+
+
+def _fixed_shape_mismatches(f: BindFacts) -> list[str]:
+    """The single-node launcher's rules that no point changes (spec 2.3): worked out once per
+    variant, first among the shape reasons."""
+    why: list[str] = []
+    if set(f.roles) != {SINGLE_NODE_ROLE}:
+        why.append(f"roles {sorted(f.roles)} != ['{SINGLE_NODE_ROLE}']")
+    agg = f.agg
+    for key in ("nodes", "workers"):
+        if key in agg and as_int(agg[key]) != 1:
+            why.append(f"roles.agg.{key} {agg[key]} != 1")
+    btype = f.btype
+    if btype is not None and btype != BENCHMARK_TYPE:
+        why.append(f"benchmark.type {btype} != {BENCHMARK_TYPE}")
+    return why
 
 
 def mismatches(variant: Variant, point: "BenchmarkPoint", families: Mapping[str, str] | None = None) -> list[str]:
@@ -89,16 +109,7 @@ def mismatches(variant: Variant, point: "BenchmarkPoint", families: Mapping[str,
 def _shape_mismatches(f: BindFacts, point: "BenchmarkPoint") -> list[str]:
     """The single-node launcher's remaining rules (spec 2.3); fields a recipe may omit (the
     launcher fills them from the matrix) are compared only when written."""
-    why: list[str] = []
-    if set(f.roles) != {SINGLE_NODE_ROLE}:
-        why.append(f"roles {sorted(f.roles)} != ['{SINGLE_NODE_ROLE}']")
-    agg = f.agg
-    for key in ("nodes", "workers"):
-        if key in agg and as_int(agg[key]) != 1:
-            why.append(f"roles.agg.{key} {agg[key]} != 1")
-    btype = f.btype
-    if btype is not None and btype != BENCHMARK_TYPE:
-        why.append(f"benchmark.type {btype} != {BENCHMARK_TYPE}")
+    why = list(f.fixed_shape)
     benv = f.benv
     if "MODEL" in benv and point.model and str(benv["MODEL"]) != point.model:
         why.append(f"benchmark.env.MODEL {benv['MODEL']} != {point.model}")
@@ -108,11 +119,7 @@ def _shape_mismatches(f: BindFacts, point: "BenchmarkPoint") -> list[str]:
         for key, want in (("ISL", point.isl), ("OSL", point.osl)):
             if key in benv and want is not None and str(benv[key]) != str(want):
                 why.append(f"{key} {benv[key]} != {want}")
-    args = f.args
-    # vLLM and ATOM (a vLLM-derived engine with the same flag) take DCP from
-    # `decode-context-parallel-size`; the other engines run DCP 1.
-    dcp = as_int(args.get(DCP_FLAG, 1)) if f.engine in engines.context_parallel_engines() else 1
-    for name, have, want in (("PP", 1, point.pp), ("DCP", dcp, point.dcp_size), ("PCP", 1, point.pcp_size)):
+    for name, have, want in (("PP", 1, point.pp), ("DCP", f.dcp, point.dcp_size), ("PCP", 1, point.pcp_size)):
         if have != want:
             why.append(f"{name} {want} != {have}")
     return why
