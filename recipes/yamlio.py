@@ -174,14 +174,10 @@ _MERGE = object()
 
 
 def _scalar(ctor: SafeConstructor, path: str, tag: str, event: ScalarEvent) -> Any:
-    """A scalar of another tag than str, built as SafeLoader builds it and kept per (tag, text)
-    when its value depends only on them (the same `8192`, `true`, `1` recur thousands of times)."""
+    """A scalar of another tag than str that `_SCALARS` does not hold, built as SafeLoader builds
+    it, and kept there per (tag, text) when its value depends only on them (the same `8192`,
+    `true`, `1` recur thousands of times; `_compose` looks there first)."""
     value = event.value
-    cacheable = tag in _CACHEABLE_TAGS
-    if cacheable:
-        hit = _SCALARS.get((tag, value), _MISSING)
-        if hit is not _MISSING:
-            return hit
     node = ScalarNode(tag, value, event.start_mark, event.end_mark, event.style)
     try:
         ctor_fn = ctor.yaml_constructors.get(tag)
@@ -189,28 +185,32 @@ def _scalar(ctor: SafeConstructor, path: str, tag: str, event: ScalarEvent) -> A
     except (yaml.YAMLError, ValueError, OverflowError) as e:
         # Constructors raise plain ValueError for e.g. `2026-13-45` or `!!float x`.
         raise RecipeError.at(path, event.start_mark.line + 1, f"bad scalar: {e}", "yaml")
-    if cacheable:
+    if tag in _CACHEABLE_TAGS:
         if len(_SCALARS) >= _SCALAR_CACHE_SIZE:
             _SCALARS.clear()
         _SCALARS[(tag, value)] = built
     return built
 
 
-def _merge(path: str, merged: dict, source: Any, line: int) -> None:
-    """Add a `<<` source (a mapping or a list of them) to a mapping's merged keys; the first
-    source that has a key wins, and the mapping's own keys win over all (applied at its end)."""
+def _merge(path: str, merged: dict | None, source: Any, line: int) -> dict:
+    """A mapping's merged keys (None before its first `<<`) with a `<<` source added (a mapping
+    or a list of them): the first source that has a key wins, and the mapping's own keys win
+    over all (applied at its end)."""
+    merged = {} if merged is None else merged
     for src in source if isinstance(source, list) else (source,):
         if not isinstance(src, dict):
             raise RecipeError.at(path, line, "merge key needs a mapping", "yaml")
         for k, v in src.items():
             merged.setdefault(k, v)
+    return merged
 
 
 def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key, ...], int]]:
     """The value of a one-document YAML text and the lines of its key paths, built straight from
     libyaml's events: no node tree, so with the collector running (it walked the tree) a file
-    loads in about half the time of compose-then-build. SafeLoader's semantics (YAML 1.1 tags, `<<` merges, shared aliases) and
-    its composer's errors (undefined or duplicate anchor, a second document) are kept.
+    loads in about half the time of compose-then-build. SafeLoader's semantics (YAML 1.1 tags,
+    `<<` merges, shared aliases) and its composer's errors (undefined or duplicate anchor, a
+    second document) are kept.
 
     `YamlDoc.line` falls back to the nearest recorded ancestor, so a path's line is recorded only
     where it differs from the line its parent path resolves to; a mapping value's path resolves to
@@ -313,8 +313,7 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
             if anchor is not None:
                 anchors[anchor] = (done, count - start + 1, anchors[anchor][2])
             if key is _MERGE:
-                merged = {} if merged is None else merged
-                _merge(path, merged, done, kline)
+                merged = _merge(path, merged, done, kline)
             key = _KEY
             continue
         elif kind is DocumentEndEvent:
@@ -335,8 +334,7 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
                     lines[kp + (value,)] = line
             else:
                 if key is _MERGE:
-                    merged = {} if merged is None else merged
-                    _merge(path, merged, value, line)
+                    merged = _merge(path, merged, value, line)
                 else:
                     cont[key] = value
                 key = _KEY
