@@ -550,11 +550,11 @@ class _Origins:
 
     def of_base(self) -> dict[KeyPath, int]:
         if self._base_origins is None:
-            doc, origins = self.doc, {}
-            for k, v in doc.data[BASE].items():
-                _set_origins(origins, v, (k,), doc, (BASE, k))
-            if SCHEMA_KEY in doc.data and SCHEMA_KEY not in doc.data[BASE]:
-                origins[(SCHEMA_KEY,)] = doc.line(SCHEMA_KEY) or 1
+            doc, origins, written = self.doc, {}, self.doc.data[BASE]
+            for k, v in self.base.items():
+                # A key recipe_from_doc copied into the base (the bundle's top-level `schema`)
+                # was written at the top level.
+                _set_origins(origins, v, (k,), doc, (BASE, k) if k in written else (k,))
             self._base_origins = origins
         return dict(self._base_origins)
 
