@@ -166,7 +166,7 @@ def test_dir_source_reads_files_only_and_treats_a_link_loop_as_unreadable(tmp_pa
     assert set(src.failures) == {"d/out"} and "leaves the repository" in src.failures["d/out"]
 
 
-def test_dir_source_resolves_each_folder_once_yet_checks_every_file_and_folder_link(tmp_path):
+def test_dir_source_refuses_file_and_folder_links_out_and_reads_links_inside(tmp_path):
     root = tmp_path / "repo"
     (root / "d").mkdir(parents=True)
     (root / "d" / "a.yaml").write_bytes(b"a: 1\n")
