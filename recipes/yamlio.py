@@ -110,22 +110,27 @@ def top_level_chunks(text: str, starts: Callable[[str], bool]) -> list[tuple[int
     scalar ending there reads them in the whole file."""
     if text.startswith("\ufeff") or "\r" in text or ANCHOR_RE.search(text):
         return None
-    lines = text.split("\n")
-    firsts: list[int] = []
-    for i, line in enumerate(lines):
-        if not line or line[0] in " #":
-            continue
-        if not starts(line):
+    # Only lines at column 0 that are neither blank nor comments are looked at (a regex scan,
+    # not a Python loop over the file's ten thousand lines).
+    cuts: list[int] = []
+    for m in _COLUMN0_RE.finditer("\n" + text):
+        if not starts(m.group(1)):
             return None  # `---`, `%YAML`, a flow collection, a tab, another kind of node at column 0
-        firsts.append(i)
-    if not firsts or any(ln.strip() and not ln.lstrip().startswith("#") for ln in lines[:firsts[0]]):
+        cuts.append(m.start())  # the line's start in `text`: the match starts at its newline
+    if not cuts or any(ln.strip() and not ln.lstrip().startswith("#") for ln in text[:cuts[0]].split("\n")):
         return None
-    offsets, at = [], 0
-    for line in lines:
-        offsets.append(at)
-        at += len(line) + 1
-    cuts = [offsets[i] for i in firsts] + [len(text)]
-    return [(i + 1, text[a:b]) for i, a, b in zip(firsts, cuts, cuts[1:])]
+    out: list[tuple[int, str]] = []
+    line, at = 1, 0
+    for a, b in zip(cuts, cuts[1:] + [len(text)]):
+        line += text.count("\n", at, a)
+        at = a
+        out.append((line, text[a:b]))
+    return out
+
+
+# A line at column 0 that is neither blank nor a comment, with the newline before it (a literal
+# first character lets the regex engine skip from newline to newline).
+_COLUMN0_RE = re.compile(r"\n([^ #\n][^\n]*)")
 
 
 # Chunks (`top_level_chunks`) parsed on their own and kept by (path, text), their lines counted

@@ -228,3 +228,39 @@ def test_an_ampersand_libyaml_cannot_start_an_anchor_with_is_no_anchor():
             yaml.compose(text, Loader=yaml.CSafeLoader)
     assert yamlio.ANCHOR_RE.search("cmd: make && make install") is None
     assert yamlio.ANCHOR_RE.search("k: &a-b_9 1") is not None
+
+
+def _chunks_line_by_line(text: str, starts) -> list[tuple[int, str]] | None:
+    """`yamlio.top_level_chunks` as first written: a walk over every line of the file."""
+    if text.startswith("\ufeff") or "\r" in text or yamlio.ANCHOR_RE.search(text):
+        return None
+    lines = text.split("\n")
+    firsts = []
+    for i, line in enumerate(lines):
+        if not line or line[0] in " #":
+            continue
+        if not starts(line):
+            return None
+        firsts.append(i)
+    if not firsts or any(ln.strip() and not ln.lstrip().startswith("#") for ln in lines[:firsts[0]]):
+        return None
+    offsets, at = [], 0
+    for line in lines:
+        offsets.append(at)
+        at += len(line) + 1
+    cuts = [offsets[i] for i in firsts] + [len(text)]
+    return [(i + 1, text[a:b]) for i, a, b in zip(firsts, cuts, cuts[1:])]
+
+
+def test_top_level_chunks_found_by_a_regex_scan_are_the_line_walks():
+    import random
+
+    from recipes.master import _TOP_KEY_RE
+
+    pieces = ["a: 1", "b:", "- x", "-", "  c: 2", "  - y", "# note", " # note", "", " ", "\t", "\tk: v",
+              "---", "k: |", "  text", "  ", "z", "x.y-1: 2 # c", "&a 1", "\ufeffa: 1", "a: 1\r"]
+    rng = random.Random(11)
+    for starts in (_TOP_KEY_RE.fullmatch, lambda line: line.startswith("- ")):
+        for _ in range(20_000):
+            text = "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 7))) + rng.choice(["", "\n", "\n\n"])
+            assert yamlio.top_level_chunks(text, starts) == _chunks_line_by_line(text, starts), repr(text)
