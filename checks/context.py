@@ -143,6 +143,18 @@ def _point_identity(point: Any) -> tuple:
     )
 
 
+def _removed_points(base_points: list, head_points: list) -> list:
+    """Base points that no head point matches (`_point_identity`). A point object both views
+    hold (an unchanged entry is expanded once per process, recipes.repository) matches itself,
+    and an identity starts with the config key, so identities, and the fingerprints in them,
+    are worked out only for the other base points and the head points of their keys."""
+    shared = {id(p) for p in head_points}
+    others = [p for p in base_points if id(p) not in shared]
+    keys = {getattr(p, "config_key", None) for p in others}
+    head_ids = {_point_identity(p) for p in head_points if getattr(p, "config_key", None) in keys}
+    return [p for p in others if _point_identity(p) not in head_ids]
+
+
 class ReviewContext:
     """Everything the checks share. Each property is computed at most once per evaluation."""
 
@@ -355,8 +367,7 @@ class ReviewContext:
             if reasons:
                 out.append(AffectedPoint(point=point, reasons=reasons))
 
-        head_ids = {_point_identity(p) for p in head_points}
-        removed_points = [p for p in self.base_repo.points if _point_identity(p) not in head_ids]
+        removed_points = _removed_points(self.base_repo.points, head_points)
         entries_at = {(e.path, e.line): k for k, e in head_entries.items() if k in changed_set | added_set}
         capped = [f for f in self.head_repo.point_findings
                   if f.code == "points-cap" and (f.path, f.line) in entries_at]

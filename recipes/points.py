@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import cached_property
 from typing import Any, Callable, Literal
 
 from pydantic import ConfigDict, Field
@@ -95,7 +96,14 @@ class BenchmarkPoint(Model):
     source_line: int | None = None
     arm_index: int = 0
     point_id: str = ""
-    fingerprint: str = ""
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """What this point serves, without its concurrency or position (`point_fingerprint`):
+        the points of one arm share it. Worked out when first asked for: a review compares it
+        only for the points whose entry's expansion differs between base and head
+        (checks.context), and loading a repository never needs it (bench/core.py)."""
+        return point_fingerprint({k: getattr(self, k) for k in type(self).model_fields})
 
     @property
     def is_agentic(self) -> bool:
@@ -122,9 +130,8 @@ def _k(n: int) -> str:
     return f"{n // 1024}k" if n % 1024 == 0 else str(n)
 
 
-# Fields that do not describe what is served, so they stay out of the fingerprint and identity.
-_NOT_RECIPE = {"conc", "conc_list", "source_path", "source_line", "arm_index", "point_id", "fingerprint"}
-_NOT_IDENTITY = _NOT_RECIPE | {"image", "launcher", "eval_launcher", "runner", "model", "framework", "precision", "model_prefix"}
+# Fields that do not describe what is served, so they stay out of the fingerprint.
+_NOT_RECIPE = {"conc", "conc_list", "source_path", "source_line", "arm_index", "point_id"}
 
 
 def _launcher_key(launcher: Any) -> Any:
@@ -324,7 +331,6 @@ def _expand_arm(entry, item: ScenarioItem, arm: Arm, layout: Layout, exists, fin
             workers={b.role: _block_summary(b, settings[id(b)]) for b in arm.blocks},
         )
         base["launcher"], base["eval_launcher"] = _multinode_launchers(arm, layout, exists, findings, settings)
-        base["fingerprint"] = point_fingerprint(base)
         base["point_id"] = _point_id(base, None)
         return [dict(base, conc_list=concs)]
     if arm.tp is None:
@@ -334,7 +340,6 @@ def _expand_arm(entry, item: ScenarioItem, arm: Arm, layout: Layout, exists, fin
         dp_attn=bool(arm.dp_attn),
     )
     base["launcher"] = _single_launcher(entry, item, arm, layout, exists, findings, base["spec_decoding"])
-    base["fingerprint"] = point_fingerprint(base)
     stem = _point_id_stem(base)  # shared by the arm's concurrencies
     return [dict(base, conc=c, point_id=f"{stem}:c{c}") for c in concs]
 

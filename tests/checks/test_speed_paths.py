@@ -4,18 +4,26 @@
   setting: a scan of every path per call cost a second on a large commit).
 - A file's changed lines are matched only between the common head and tail.
 - A shell condition's value is memoized per (condition, variables).
+- The points a PR removes are found by identity, fingerprinting only the points the two views
+  do not share.
 """
 from __future__ import annotations
 
 import difflib
 import random
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from checks.conditions import evaluate_condition
+from checks.context import _point_identity, _removed_points
 from checks.launch_path import _changed_lines
+from recipes.repository import Repository
 from recipes.source import GitSource, MemorySource, PathIndex
+
+MASTER = "inferencex-e2e/configs/amd-master.yaml"
+MASTER_TEXT = (Path(__file__).resolve().parents[1] / "fixtures/repos/new-layout" / MASTER).read_text()
 
 PATHS = ["a/b/x.sh", "a/bc/y.sh", "a/b", "a/b/c/z.sh", "b.yaml", "a/b-c/w.sh"]
 
@@ -128,3 +136,20 @@ def test_condition_memo_answers_per_variables():
     # Parentheses nested past the compiler's limit are unknown, not a crash.
     deep = "[[ " + "(" * 300 + '"$X" == "1"' + ")" * 300 + " ]]"
     assert evaluate_condition(deep, {"X": "1"}) is None
+
+
+def test_removed_points_are_every_unmatched_identity_and_only_unshared_points_are_fingerprinted():
+    # The head narrows one arm from TP 8 to TP 4 on the same line: every other entry is the same
+    # object in both views, and so are its points.
+    head_text = MASTER_TEXT.replace("      - tp: 8\n        ep: 1\n        spec-decoding: mtp", "      - tp: 4\n        ep: 1\n        spec-decoding: mtp", 1)
+    assert head_text != MASTER_TEXT
+    base = Repository(MemorySource({MASTER: MASTER_TEXT})).points
+    head = Repository(MemorySource({MASTER: head_text})).points
+    removed = _removed_points(base, head)
+    fingerprinted = [p for p in base if "fingerprint" in p.__dict__]
+    assert removed and {p.tp for p in removed} == {8} and {p.config_key for p in removed} == {"dsr1-fp8-mi355x-sglang-mtp"}
+    # Only the changed entry's base points were fingerprinted; the shared ones were not.
+    assert {p.config_key for p in fingerprinted} == {"dsr1-fp8-mi355x-sglang-mtp"}
+    assert len(fingerprinted) < len(base)
+    head_ids = {_point_identity(p) for p in head}
+    assert removed == [p for p in base if _point_identity(p) not in head_ids]
