@@ -234,7 +234,7 @@ class Variant(Model):
     path: str
     name: str
     selector: str | None  # "base", "override_x", "zip_override_x[i]"; None for a plain recipe
-    data: dict[str, Any]
+    data: dict[Any, Any]
     line: int | None = None  # line of the block that defines the variant
     # How `origins` is worked out, the first time a line is asked for (recipe_from_doc).
     _origins_of: Callable[[], dict[KeyPath, int]] | None = PrivateAttr(default=None)
@@ -526,9 +526,7 @@ def parse_recipe(data: bytes | str, path: str) -> Recipe:
 
 def _variant(*, path: str, name: str, selector: str | None, data: dict, line: int | None,
              origins_of: Callable[[], dict[KeyPath, int]]) -> Variant:
-    # Every field is built here from parsed YAML with the declared types; validating would
-    # copy `data` again.
-    v = Variant.model_construct(path=path, name=name, selector=selector, data=data, line=line)
+    v = Variant.model_validate({"path": path, "name": name, "selector": selector, "data": data, "line": line})
     v._origins_of = origins_of
     return v
 
