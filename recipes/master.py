@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Callable
 
 from pydantic import ConfigDict, Field, PrivateAttr
@@ -75,17 +75,13 @@ class _Reader:
         self.findings = findings
 
     def fields(self, raw: dict, keypath: tuple, spec: _FieldSpec,
-               parent_line: int | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
-        """`parent_line` is the line of `keypath` itself (what `doc.line(*keypath)` answers)."""
+               parent_line: int | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`parent_line` is the line of `keypath` itself (what `doc.line(*keypath)` answers).
+        The fields' own lines are worked out later, when first asked for (`_Sourced.lines`)."""
         known: dict[str, Any] = {}
         extra: dict[str, Any] = {}
-        lines: dict[str, int] = {}
-        doc_lines = self.doc.lines
         for k, v in raw.items():
-            line = doc_lines.get(keypath + (k,), parent_line)
             is_str = type(k) is str
-            if line is not None:
-                lines[k if is_str else str(k)] = line
             field = spec.get(k) if is_str or isinstance(k, str) else None
             if field is None:
                 extra[k if is_str else str(k)] = v
@@ -94,12 +90,45 @@ class _Reader:
             if type(v) not in passing and (v is None or not check(v)):
                 if v is not None:
                     self.findings.append(Finding(
-                        path=self.doc.path, line=line, code="type",
+                        path=self.doc.path, line=self.doc.lines.get(keypath + (k,), parent_line), code="type",
                         message=MSG_WRONG_TYPE.format(field=k, kind=what, value=v),
                     ))
                 continue
             known[name] = v
-        return known, extra, lines
+        return known, extra
+
+
+# Where a model's field lines are read from when first asked for: the document's lines, the
+# mapping's key path and line, the mapping itself, and how many `additional-settings` items
+# have a line of their own (`additional-settings[i]`, worker blocks only).
+_LinesSource = tuple[dict, tuple, "int | None", dict, int]
+
+
+def _field_lines(doc_lines: dict, keypath: tuple, parent_line: int | None, raw: dict, settings: int) -> dict[str, int]:
+    """Field name as written -> its line, for every key of `raw` (the fields' own lines, or the
+    mapping's line when a field has none); `additional-settings[i]` for each settings item."""
+    lines: dict[str, int] = {}
+    for k in raw:
+        line = doc_lines.get(keypath + (k,), parent_line)
+        if line is not None:
+            lines[k if type(k) is str else str(k)] = line
+    for i in range(settings):
+        line = _settings_item_line(doc_lines, keypath, parent_line, i)
+        if line is not None:
+            lines[f"additional-settings[{i}]"] = line
+    return lines
+
+
+def _settings_item_line(doc_lines: dict, keypath: tuple, parent_line: int | None, i: int) -> int | None:
+    as_kp = keypath + ("additional-settings",)
+    return doc_lines.get(as_kp + (i,), doc_lines.get(as_kp, parent_line))
+
+
+def _locate(model: "_Sourced", source: _LinesSource) -> None:
+    """Say where `model.lines` will be read from. Kept in the instance dict beside the fields,
+    as a cached property keeps its value: not a field, so it is neither validated, dumped nor
+    compared."""
+    model.__dict__["_lines_source"] = source
 
 
 class Located(Model):
@@ -116,11 +145,21 @@ class _Sourced(Model):
 
     path: str = ""
     line: int | None = None
-    # Field name (as written, e.g. "conc-list") -> its line.
-    lines: dict[str, int] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)
 
+    @cached_property
+    def lines(self) -> dict[str, int]:
+        """Field name as written (e.g. "conc-list") -> its line. Worked out on first use: a
+        master config has about 20,000 fields and a review cites a few (`_locate`)."""
+        source = self.__dict__.get("_lines_source")
+        return _field_lines(*source) if source is not None else {}
+
     def line_of(self, field: str) -> int | None:
+        source = self.__dict__.get("_lines_source")
+        if source is not None and "lines" not in self.__dict__ and field in source[3]:
+            # One field's line, looked up alone (what `_field_lines` records for it).
+            line = source[0].get(source[1] + (field,), source[2])
+            return self.line if line is None else line
         return self.lines.get(field, self.line)
 
     def where(self, field: str | None = None) -> Located:
@@ -164,6 +203,10 @@ class WorkerBlock(_Sourced):
     def setting_line(self, key: str) -> int | None:
         for i, item in enumerate(self.additional_settings):
             if item.partition("=")[0].strip() == key:
+                source = self.__dict__.get("_lines_source")
+                if source is not None and "lines" not in self.__dict__:
+                    line = _settings_item_line(source[0], source[1], source[2], i) if i < source[4] else None
+                    return self.line_of("additional-settings") if line is None else line
                 return self.lines.get(f"additional-settings[{i}]", self.line_of("additional-settings"))
         return None
 
@@ -395,7 +438,7 @@ def _entry(reader: _Reader, key: str, raw: dict) -> MasterEntry:
     doc = reader.doc
     lmap = doc.lines
     entry_line = _line(lmap, (key,), doc.line())
-    known, extra, lines = reader.fields(raw, (key,), _ENTRY_SPEC, entry_line)
+    known, extra = reader.fields(raw, (key,), _ENTRY_SPEC, entry_line)
     for field in REQUIRED_ENTRY_FIELDS:
         if field not in raw:
             reader.findings.append(Finding(
@@ -428,14 +471,15 @@ def _entry(reader: _Reader, key: str, raw: dict) -> MasterEntry:
                 ))
                 continue
             scenarios.append(_item(reader, name, i, item, kp, item_line))
-    entry = MasterEntry(key=key, path=doc.path, line=entry_line, lines=lines, extra=extra, scenarios=scenarios, **known)
+    entry = MasterEntry(key=key, path=doc.path, line=entry_line, extra=extra, scenarios=scenarios, **known)
     entry._raw = raw
+    _locate(entry, (lmap, (key,), entry_line, raw, 0))
     return entry
 
 
 def _item(reader: _Reader, name: str, index: int, raw: dict, kp: tuple, item_line: int | None) -> ScenarioItem:
     lmap = reader.doc.lines
-    known, extra, lines = reader.fields(raw, kp, _ITEM_SPEC, item_line)
+    known, extra = reader.fields(raw, kp, _ITEM_SPEC, item_line)
     arms = []
     ss_kp = kp + ("search-space",)
     ss_line = _line(lmap, ss_kp, item_line)
@@ -451,38 +495,38 @@ def _item(reader: _Reader, name: str, index: int, raw: dict, kp: tuple, item_lin
         arms.append(_arm(reader, j, arm, akp, arm_line))
     if "dram_utilization" in known:
         known["dram_utilization"] = float(known["dram_utilization"])
-    return ScenarioItem(scenario=name, index=index, path=reader.doc.path, line=item_line,
-                        lines=lines, extra=extra, arms=arms, **known)
+    item = ScenarioItem(scenario=name, index=index, path=reader.doc.path, line=item_line, extra=extra, arms=arms, **known)
+    _locate(item, (lmap, kp, item_line, raw, 0))
+    return item
 
 
 def _arm(reader: _Reader, index: int, raw: dict, kp: tuple, arm_line: int | None) -> Arm:
     doc = reader.doc
-    known, extra, lines = reader.fields(raw, kp, _ARM_SPEC, arm_line)
+    known, extra = reader.fields(raw, kp, _ARM_SPEC, arm_line)
     for role in _ROLE_BLOCKS:
         if role in known:
             bkp = kp + (role,)
             known[role] = _block(reader, role, known[role], bkp, _line(doc.lines, bkp, arm_line))
     if "conc_list" not in known and "conc_start" not in known:
         reader.findings.append(Finding(path=doc.path, line=arm_line, code="missing-field", message=MSG_NO_CONC))
-    return Arm(index=index, path=doc.path, line=arm_line, lines=lines, extra=extra, **known)
+    arm = Arm(index=index, path=doc.path, line=arm_line, extra=extra, **known)
+    _locate(arm, (doc.lines, kp, arm_line, raw, 0))
+    return arm
 
 
 def _block(reader: _Reader, role: str, raw: dict, kp: tuple, block_line: int | None) -> WorkerBlock:
     doc = reader.doc
-    known, extra, lines = reader.fields(raw, kp, _BLOCK_SPEC, block_line)
+    known, extra = reader.fields(raw, kp, _BLOCK_SPEC, block_line)
     if "hardware" in extra:
         known["hardware"] = extra.pop("hardware")
     settings = known.get("additional_settings", [])
-    if settings:
-        as_kp = kp + ("additional-settings",)
-        as_line = _line(doc.lines, as_kp, block_line)
+    block = WorkerBlock(role=role, path=doc.path, line=block_line, extra=extra, **known)
+    _locate(block, (doc.lines, kp, block_line, raw, len(settings)))
     for i, item in enumerate(settings):
-        line = _line(doc.lines, as_kp + (i,), as_line)
-        if line is not None:
-            lines[f"additional-settings[{i}]"] = line
         if "=" not in item:
+            line = _settings_item_line(doc.lines, kp, block_line, i)
             reader.findings.append(Finding(path=doc.path, line=line, code="type", message=MSG_BAD_SETTING.format(item=item)))
-    return WorkerBlock(role=role, path=doc.path, line=block_line, lines=lines, extra=extra, **known)
+    return block
 
 
 # --- images -------------------------------------------------------------------------------

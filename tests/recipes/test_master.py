@@ -106,3 +106,62 @@ def test_real_zip_selector_and_image_spellings(inferencex_dir):
     assert any(sel == "zip_override_stp_lowlat[0]" for _, sel in refs)
     hashed = [e.image for e in mf.entries.values() if "#" in (e.image or "")]
     assert hashed and all("#" not in normalize_image(i).canonical for i in hashed)
+
+
+def _models(mf):
+    for e in mf.entries.values():
+        yield e
+        for item in e.scenarios:
+            yield item
+            for arm in item.arms:
+                yield arm
+                yield from arm.blocks
+
+
+KEYS = ["image", "model", "tp", "conc-list", "conc-start", "srt-recipe", "isl", "search-space",
+        "additional-settings", "review-note", "no-such-field", "1"]
+
+
+def _written(m) -> list[str]:
+    """Fields the model's own mapping writes (typed, or kept as extra)."""
+    names = [k.replace("_", "-") for k in type(m).model_fields if getattr(m, k, None) not in (None, [], {})]
+    return [k for k in names if k not in ("path", "line", "extra", "key", "scenario", "index", "role", "arms")] + list(m.extra)
+
+
+def _settings(m) -> list:
+    return [m.setting_line(item.partition("=")[0].strip()) for item in getattr(m, "additional_settings", [])]
+
+
+def _check_lines_are_lazy_and_agree(mf) -> int:
+    models = list(_models(mf))
+    assert models and not any("lines" in m.__dict__ for m in models)  # nothing built yet
+    alone = [([m.line_of(k) for k in _written(m)], _settings(m)) for m in models]
+    assert not any("lines" in m.__dict__ for m in models)  # answered one field at a time
+    for m, (fields, settings) in zip(models, alone):
+        whole = m.lines  # the whole table, built now
+        assert m.__dict__["lines"] is whole
+        assert fields == [whole.get(k, m.line) for k in _written(m)], (m.path, m.line)
+        assert settings == _settings(m)
+        assert [m.line_of(k) for k in KEYS] == [whole.get(k, m.line) for k in KEYS]
+    return len(models)
+
+
+def test_field_lines_are_worked_out_when_asked_and_one_field_answers_as_all_do():
+    text = NEW_MASTER.read_text() + (
+        "k1:\n  image: img:1\n  scenarios:\n    fixed-seq-len:\n    - isl: 8192\n"
+        "      search-space:\n      - tp: 4\n        decode:\n          additional-settings:\n"
+        "          - CONFIG_FILE=recipes/x.yaml\n          - no-equals\n")
+    mf = parse_master(text, "m.yaml")
+    assert _check_lines_are_lazy_and_agree(mf) > 10
+    block = mf.entries["k1"].scenarios[0].arms[0].decode
+    assert (block.setting_line("CONFIG_FILE"), block.line_of("additional-settings")) == (76, 75)
+    assert [f.line for f in mf.findings if "no-equals" in f.message] == [77]
+    # A key YAML reads as a number is kept by its text, and found by it.
+    odd = parse_master("k2:\n  image: img:1\n  1: one\n", "m.yaml").entries["k2"]
+    assert odd.extra == {"1": "one"} and (odd.line_of("1"), odd.line_of("image"), odd.line_of("2")) == (3, 2, 1)
+
+
+def test_real_field_lines_are_lazy_and_one_field_answers_as_all_do(inferencex_dir):
+    for name in ("amd-master.yaml", "nvidia-master.yaml"):
+        path = f"inferencex-e2e/configs/{name}"
+        assert _check_lines_are_lazy_and_agree(parse_master((inferencex_dir / path).read_bytes(), path)) > 200
