@@ -6,10 +6,10 @@ from collections import OrderedDict
 from functools import cached_property, lru_cache
 from typing import Any, Callable
 
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field
 
 from .errors import Finding, RecipeError
-from .model import Model
+from .model import Model, keep, kept
 from .yamlio import MAX_YAML_BYTES, YamlDoc, at_line, decode_text, load_chunk, load_yaml, top_level_chunks
 
 SCENARIO_FIXED = "fixed-seq-len"
@@ -125,10 +125,8 @@ def _settings_item_line(doc_lines: dict, keypath: tuple, parent_line: int | None
 
 
 def _locate(model: "_Sourced", source: _LinesSource) -> None:
-    """Say where `model.lines` will be read from. Kept in the instance dict beside the fields,
-    as a cached property keeps its value: not a field, so it is neither validated, dumped nor
-    compared."""
-    model.__dict__["_lines_source"] = source
+    """Say where `model.lines` will be read from (kept beside the fields, `recipes.model.keep`)."""
+    keep(model, "lines_source", source)
 
 
 class Located(Model):
@@ -151,11 +149,11 @@ class _Sourced(Model):
     def lines(self) -> dict[str, int]:
         """Field name as written (e.g. "conc-list") -> its line. Worked out on first use: a
         master config has about 20,000 fields and a review cites a few (`_locate`)."""
-        source = self.__dict__.get("_lines_source")
+        source = kept(self, "lines_source")
         return _field_lines(*source) if source is not None else {}
 
     def line_of(self, field: str) -> int | None:
-        source = self.__dict__.get("_lines_source")
+        source = kept(self, "lines_source")
         if source is not None and "lines" not in self.__dict__ and field in source[3]:
             # One field's line, looked up alone (what `_field_lines` records for it).
             line = source[0].get(source[1] + (field,), source[2])
@@ -203,7 +201,7 @@ class WorkerBlock(_Sourced):
     def setting_line(self, key: str) -> int | None:
         for i, item in enumerate(self.additional_settings):
             if item.partition("=")[0].strip() == key:
-                source = self.__dict__.get("_lines_source")
+                source = kept(self, "lines_source")
                 if source is not None and "lines" not in self.__dict__:
                     line = _settings_item_line(source[0], source[1], source[2], i) if i < source[4] else None
                     return self.line_of("additional-settings") if line is None else line
@@ -274,9 +272,8 @@ class ScenarioItem(_Sourced):
 
 
 class MasterEntry(_Sourced):
-    # The YAML mapping the entry was read from (plain data, no positions): two entries with
-    # equal mappings are the same entry wherever they sit in the file.
-    _raw: dict | None = PrivateAttr(default=None)
+    # `_raw`, kept by `_entry`: the YAML mapping the entry was read from (plain data, no
+    # positions): two entries with equal mappings are the same entry wherever they sit.
 
     key: str
     image: str | None = None
@@ -472,7 +469,7 @@ def _entry(reader: _Reader, key: str, raw: dict) -> MasterEntry:
                 continue
             scenarios.append(_item(reader, name, i, item, kp, item_line))
     entry = MasterEntry(key=key, path=doc.path, line=entry_line, extra=extra, scenarios=scenarios, **known)
-    entry._raw = raw
+    keep(entry, "_raw", raw)
     _locate(entry, (lmap, (key,), entry_line, raw, 0))
     return entry
 

@@ -33,3 +33,16 @@ DEFER_BUILD = defers(VERSION)
 
 class Model(BaseModel):
     model_config = ConfigDict(defer_build=DEFER_BUILD)
+
+
+def keep(model: BaseModel, name: str, value: object) -> None:
+    """Keep `value` in a model's instance dict beside its fields, as a cached property keeps its
+    value: it is not a field, so it is neither validated, dumped nor compared. A pydantic
+    private attribute would be, and pydantic sets up a model's private attributes in Python for
+    every instance it builds (a fifth of building a recipe variant). Read it back with `kept`."""
+    model.__dict__[name] = value
+
+
+def kept(model: BaseModel, name: str) -> object:
+    """What `keep` kept under `name` in a model; None when nothing was."""
+    return model.__dict__.get(name)

@@ -7,12 +7,12 @@ import re
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field
 
 from . import engines
 from .engines import canonical_engine as normalize_engine
 from .errors import Finding, RecipeError
-from .model import Model
+from .model import Model, keep, kept
 from .values import as_int
 from .yamlio import YamlDoc, load_yaml
 
@@ -236,15 +236,14 @@ class Variant(Model):
     selector: str | None  # "base", "override_x", "zip_override_x[i]"; None for a plain recipe
     data: dict[Any, Any]
     line: int | None = None  # line of the block that defines the variant
-    # How `origins` is worked out, the first time a line is asked for (recipe_from_doc).
-    _origins_of: Callable[[], dict[KeyPath, int]] | None = PrivateAttr(default=None)
 
     @cached_property
     def origins(self) -> dict[KeyPath, int]:
         """Key path (inside `data`) -> line where the effective value was written. Worked out
         on first use: binding compares every variant's values, but only the variants a verdict
-        cites need their lines (bench/core.py)."""
-        return self._origins_of() if self._origins_of is not None else {}
+        cites need their lines (bench/core.py). How is kept as `origins_of` (recipe_from_doc)."""
+        origins_of = kept(self, "origins_of")
+        return origins_of() if origins_of is not None else {}
 
     def line_of(self, *keys: Any) -> int | None:
         k = tuple(keys)
@@ -527,7 +526,7 @@ def parse_recipe(data: bytes | str, path: str) -> Recipe:
 def _variant(*, path: str, name: str, selector: str | None, data: dict, line: int | None,
              origins_of: Callable[[], dict[KeyPath, int]]) -> Variant:
     v = Variant.model_validate({"path": path, "name": name, "selector": selector, "data": data, "line": line})
-    v._origins_of = origins_of
+    keep(v, "origins_of", origins_of)
     return v
 
 
