@@ -201,9 +201,17 @@ def unregister(name: str) -> None:
 
 
 def profile(engine: str | None) -> EngineProfile | None:
-    """The profile of an engine id (or one of its aliases)."""
+    """The profile of an engine id (or one of its aliases). Binding asks it twice per variant
+    for a handful of distinct ids: the answers are kept per id until the registry changes."""
+    answers = _cached("profile_of", dict)
+    known = isinstance(engine, str) or engine is None  # an id, not whatever else a file wrote
+    if known and engine in answers:
+        return answers[engine]
     by_name = _cached("by_name", lambda: {p.name: p for p in _registry})
-    return by_name.get(canonical_engine(engine) or "")
+    found = by_name.get(canonical_engine(engine) or "")
+    if known:
+        answers[engine] = found
+    return found
 
 
 def primary_framework(engine: str) -> str:

@@ -218,3 +218,15 @@ def test_display_name_and_image_org_overrides_reach_the_rows():
     default = evaluate(_snapshot(framework="sglang", engine="sglang", image="sgl-fork/sglang:1", args=args),
                        only={6}).row(6)
     assert default.status.value == "FAIL" and default.details["entries"][KEY]["image_rule"] == "fork"
+
+
+def test_an_engines_profile_is_answered_again_after_the_registry_changes():
+    name = TOY.name
+    assert engines.profile(name) is None  # asked, and the answer kept, before it is registered
+    engines.register(TOY)
+    try:
+        assert engines.profile(name) is TOY and engines.profile(name.upper()) is TOY
+    finally:
+        engines.unregister(name)
+    assert engines.profile(name) is None
+    assert engines.profile({"type": name}) is None and engines.profile("SGLang").name == "sglang"
