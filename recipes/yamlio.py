@@ -98,6 +98,9 @@ def decode_text(data: bytes, path: str, *, max_bytes: int = MAX_YAML_BYTES) -> s
 
 
 _SCALARS: dict[tuple[str, str], Any] = {}
+# A plain scalar's text -> its value, for the texts whose value depends on the text alone
+# (`_CACHEABLE_TAGS` and strings): one look-up instead of resolving the tag again.
+_PLAIN: dict[str, Any] = {}
 _MISSING = object()
 
 
@@ -164,6 +167,7 @@ def at_line(doc: YamlDoc, first: int) -> YamlDoc:
 def clear_caches() -> None:
     """Forget resolved scalars and parsed chunks (benchmarks measuring a cold start call this)."""
     _SCALARS.clear()
+    _PLAIN.clear()
     _plain_tag.cache_clear()
     _CHUNKS.clear()
 
@@ -250,14 +254,31 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
         if kind is ScalarEvent:
             value = event.value
             tag = event.tag
-            if tag is None or tag == "!":
-                tag = _plain_tag(value) if event.implicit[0] else _STR_TAG
-            if tag != _STR_TAG:
-                hit = _SCALARS.get((tag, value), _MISSING)  # `_scalar`'s cache hit, in line
+            if tag is None and event.implicit[0]:  # plain: most scalars, and a few thousand texts
+                hit = _PLAIN.get(value, _MISSING)
                 if hit is not _MISSING:
                     value = hit
                 else:
-                    value = _MERGE if tag == _MERGE_TAG and is_map and key is _KEY else _scalar(ctor, path, tag, event)
+                    tag = _plain_tag(value)
+                    if tag == _MERGE_TAG:
+                        value = _MERGE if is_map and key is _KEY else _scalar(ctor, path, tag, event)
+                    elif tag != _STR_TAG:
+                        value = _SCALARS.get((tag, value), _MISSING)
+                        if value is _MISSING:
+                            value = _scalar(ctor, path, tag, event)
+                    if tag == _STR_TAG or tag in _CACHEABLE_TAGS:
+                        if len(_PLAIN) >= _SCALAR_CACHE_SIZE:
+                            _PLAIN.clear()
+                        _PLAIN[event.value] = value
+            else:
+                if tag is None or tag == "!":
+                    tag = _plain_tag(value) if event.implicit[0] else _STR_TAG
+                if tag != _STR_TAG:
+                    hit = _SCALARS.get((tag, value), _MISSING)  # `_scalar`'s cache hit, in line
+                    if hit is not _MISSING:
+                        value = hit
+                    else:
+                        value = _MERGE if tag == _MERGE_TAG and is_map and key is _KEY else _scalar(ctor, path, tag, event)
             count += 1
             line = event.start_mark.line + 1
             if event.anchor is not None:

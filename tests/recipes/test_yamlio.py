@@ -94,6 +94,11 @@ def test_scalars_resolve_exactly_as_safe_loader():
     # The resolved-scalar cache must not leak a value across types or files.
     again = load_yaml(b"a: '1'\nb: 1\nc: !!str 1\n", "t.yaml").data
     assert again == {"a": "1", "b": 1, "c": "1"}
+    # A second read answers every plain scalar from the cache: the same values, of the same types.
+    cached = load_yaml(SCALARS, "s.yaml").data
+    assert math.isnan(cached["floats"].pop(5)) and cached == want
+    assert all([type(v) for v in cached[k]] == [type(v) for v in want[k]] for k in want if isinstance(want[k], list))
+    assert load_yaml(b"true: 1.0\nk: [true, 1.0, '1.0']\n", "u.yaml").data == {True: 1.0, "k": [True, 1.0, "1.0"]}
 
 
 def test_bad_implicit_scalar_names_its_line():
