@@ -18,7 +18,9 @@ benchmark point is affected when the PR changes something on that point's launch
    top-level code always runs, a function body runs only when the path calls that function
    (from any executed code of the path, transitively). A change inside functions the path
    never calls does not affect the point; a change of top-level code affects every point whose
-   path holds the file; a change that cannot be attributed (the file is added, removed,
+   path holds the file (unless it only changes the elements of an array the file tests for
+   membership alone: then only the points whose tested value it adds or removes,
+   checks.array_membership); a change that cannot be attributed (the file is added, removed,
    renamed, unreadable, or not shell) affects every point whose path holds it.
 
 Text mentions and comments never count: a launcher whose text names a changed script, or a
@@ -36,6 +38,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from checks.array_membership import ListEdit, list_edits, list_reasons
 from checks.conditions import evaluate_condition
 from recipes.identity import by_identity
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units, python_file_runs
@@ -312,6 +315,7 @@ class FileChange:
     top: bool = False
     functions: frozenset[str] = frozenset()
     lines: frozenset[int] = frozenset()  # head-side lines of changed code (comments excluded)
+    lists: tuple[ListEdit, ...] = ()  # the change is only these arrays' elements (checks.array_membership)
 
     @property
     def empty(self) -> bool:
@@ -335,7 +339,9 @@ def file_change(base_src: Any, head_src: Any, path: str, status: str, previous: 
     if a is None or b is None:
         return FileChange(path=path, whole="changed (not readable as bash)")
     funcs = frozenset(n for n in set(a.functions) | set(b.functions) if a.functions.get(n) != b.functions.get(n))
-    return FileChange(path=path, top=a.top != b.top, functions=funcs, lines=_changed_lines(a.lines, b.lines))
+    top = a.top != b.top
+    lists = list_edits(old.decode("utf-8", "replace"), new.decode("utf-8", "replace")) if top and not funcs else ()
+    return FileChange(path=path, top=top, functions=funcs, lines=_changed_lines(a.lines, b.lines), lists=lists)
 
 
 MEMO_CHANGE = "launch_path.change:{path}"
@@ -471,7 +477,12 @@ def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[s
             reasons.append(f"{path} changed{where}")
             continue
         if change.top and (env is None or _selected_lines(pf, change, env)):
-            reasons.append(f"{name}: top-level code changed{where}")
+            # Only elements of arrays tested for membership changed: the points they select. A
+            # file another file runs may be sourced by it, which could read the array.
+            listed = None if env is None or pf.via.startswith(VIA_RUN_BY) else list_reasons(
+                change.lists, path, pf.analysis, env)
+            reasons.extend([f"{name}: top-level code changed{where}"] if listed is None else
+                           [f"{name}: {why}{where}" for why in listed])
             continue
         for fn in sorted(change.functions & launch.called.get(path, set())):
             reasons.append(f"{name}: `{fn}` changed{where}")
