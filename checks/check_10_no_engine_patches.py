@@ -31,7 +31,9 @@ Why it matters:
 Evidence it cites:
     The script and line of each patch, and the waiver path (or its absence).
 Not applicable when:
-    No script, image or config changes: no affected point and no patch-like file in the diff.
+    No benchmark point's script, image or config changes: no affected point and no patch-like
+    file in the diff (a changed script that no point runs, or whose change no point takes,
+    affects nothing).
 How to fix:
     Remove the patch and use an image that runs unmodified, or file a complete waiver
     `docs/waiver/<PR>.md` in the introducing PR and link it in the Additional detail section.
@@ -56,7 +58,7 @@ PATCH_SUFFIXES = (".patch", ".diff")
 HOOK_FILES = re.compile(r"(?:^|/)(?:sitecustomize|usercustomize)\.py$|\.pth$")
 PYTHONPATH = "PYTHONPATH"
 
-MSG_NA = "No scripts, images or serving configs change, and the diff adds no patch files."
+MSG_NA = "No benchmark point's scripts, images or serving configs change, and the diff adds no patch files."
 MSG_PATCH_FILE = "{path} is a patch file added by this PR"
 MSG_HOOK_FILE = "{path} is an interpreter start-up hook ({kind})"
 MSG_SCRIPT_PATCH = "{where} {kind}{target} ({via})"
