@@ -120,6 +120,8 @@ def _field_lines(doc_lines: dict, keypath: tuple, parent_line: int | None, raw: 
 
 
 def _settings_item_line(doc_lines: dict, keypath: tuple, parent_line: int | None, i: int) -> int | None:
+    """The line of a worker block's i-th `additional-settings` item: its own, else the list's,
+    else the block's (the one rule `lines`, `setting_line` and the findings share)."""
     as_kp = keypath + ("additional-settings",)
     return doc_lines.get(as_kp + (i,), doc_lines.get(as_kp, parent_line))
 
