@@ -254,22 +254,10 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
         if kind is ScalarEvent:
             value = event.value
             tag = event.tag
-            if tag is None and event.implicit[0]:  # plain: most scalars, and a few thousand texts
-                hit = _PLAIN.get(value, _MISSING)
-                if hit is not _MISSING:
-                    value = hit
-                else:
-                    tag = _plain_tag(value)
-                    if tag == _MERGE_TAG:
-                        value = _MERGE if is_map and key is _KEY else _scalar(ctor, path, tag, event)
-                    elif tag != _STR_TAG:
-                        value = _SCALARS.get((tag, value), _MISSING)
-                        if value is _MISSING:
-                            value = _scalar(ctor, path, tag, event)
-                    if tag == _STR_TAG or tag in _CACHEABLE_TAGS:
-                        if len(_PLAIN) >= _SCALAR_CACHE_SIZE:
-                            _PLAIN.clear()
-                        _PLAIN[event.value] = value
+            plain = tag is None and event.implicit[0]  # most scalars, and a few thousand texts
+            hit = _PLAIN.get(value, _MISSING) if plain else _MISSING
+            if hit is not _MISSING:
+                value = hit
             else:
                 if tag is None or tag == "!":
                     tag = _plain_tag(value) if event.implicit[0] else _STR_TAG
@@ -279,6 +267,10 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
                         value = hit
                     else:
                         value = _MERGE if tag == _MERGE_TAG and is_map and key is _KEY else _scalar(ctor, path, tag, event)
+                if plain and (tag == _STR_TAG or tag in _CACHEABLE_TAGS):
+                    if len(_PLAIN) >= _SCALAR_CACHE_SIZE:
+                        _PLAIN.clear()
+                    _PLAIN[event.value] = value
             count += 1
             line = event.start_mark.line + 1
             if event.anchor is not None:
