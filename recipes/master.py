@@ -99,9 +99,8 @@ class _Reader:
 
 
 # Where a model's field lines are read from when first asked for: the document's lines, the
-# mapping's key path and line, the mapping itself, and how many `additional-settings` items
-# have a line of their own (`additional-settings[i]`, worker blocks only).
-_LinesSource = tuple[dict, tuple, "int | None", dict, int]
+# mapping's key path and the mapping itself (its own line is the model's `line`).
+_LinesSource = tuple[dict, tuple, dict]
 
 
 def _field_lines(doc_lines: dict, keypath: tuple, parent_line: int | None, raw: dict, settings: int) -> dict[str, int]:
@@ -152,13 +151,16 @@ class _Sourced(Model):
         """Field name as written (e.g. "conc-list") -> its line. Worked out on first use: a
         master config has about 20,000 fields and a review cites a few (`_locate`)."""
         source = kept(self, "lines_source")
-        return _field_lines(*source) if source is not None else {}
+        if source is None:
+            return {}
+        doc_lines, keypath, raw = source
+        return _field_lines(doc_lines, keypath, self.line, raw, len(getattr(self, "additional_settings", ())))
 
     def line_of(self, field: str) -> int | None:
         source = kept(self, "lines_source")
-        if source is not None and "lines" not in self.__dict__ and field in source[3]:
+        if source is not None and "lines" not in self.__dict__ and field in source[2]:
             # One field's line, looked up alone (what `_field_lines` records for it).
-            line = source[0].get(source[1] + (field,), source[2])
+            line = source[0].get(source[1] + (field,))
             return self.line if line is None else line
         return self.lines.get(field, self.line)
 
@@ -205,7 +207,7 @@ class WorkerBlock(_Sourced):
             if item.partition("=")[0].strip() == key:
                 source = kept(self, "lines_source")
                 if source is not None and "lines" not in self.__dict__:
-                    line = _settings_item_line(source[0], source[1], source[2], i) if i < source[4] else None
+                    line = _settings_item_line(source[0], source[1], self.line, i)
                     return self.line_of("additional-settings") if line is None else line
                 return self.lines.get(f"additional-settings[{i}]", self.line_of("additional-settings"))
         return None
@@ -472,7 +474,7 @@ def _entry(reader: _Reader, key: str, raw: dict) -> MasterEntry:
             scenarios.append(_item(reader, name, i, item, kp, item_line))
     entry = MasterEntry(key=key, path=doc.path, line=entry_line, extra=extra, scenarios=scenarios, **known)
     keep(entry, "_raw", raw)
-    _locate(entry, (lmap, (key,), entry_line, raw, 0))
+    _locate(entry, (lmap, (key,), raw))
     return entry
 
 
@@ -495,7 +497,7 @@ def _item(reader: _Reader, name: str, index: int, raw: dict, kp: tuple, item_lin
     if "dram_utilization" in known:
         known["dram_utilization"] = float(known["dram_utilization"])
     item = ScenarioItem(scenario=name, index=index, path=reader.doc.path, line=item_line, extra=extra, arms=arms, **known)
-    _locate(item, (lmap, kp, item_line, raw, 0))
+    _locate(item, (lmap, kp, raw))
     return item
 
 
@@ -509,7 +511,7 @@ def _arm(reader: _Reader, index: int, raw: dict, kp: tuple, arm_line: int | None
     if "conc_list" not in known and "conc_start" not in known:
         reader.findings.append(Finding(path=doc.path, line=arm_line, code="missing-field", message=MSG_NO_CONC))
     arm = Arm(index=index, path=doc.path, line=arm_line, extra=extra, **known)
-    _locate(arm, (doc.lines, kp, arm_line, raw, 0))
+    _locate(arm, (doc.lines, kp, raw))
     return arm
 
 
@@ -520,7 +522,7 @@ def _block(reader: _Reader, role: str, raw: dict, kp: tuple, block_line: int | N
         known["hardware"] = extra.pop("hardware")
     settings = known.get("additional_settings", [])
     block = WorkerBlock(role=role, path=doc.path, line=block_line, extra=extra, **known)
-    _locate(block, (doc.lines, kp, block_line, raw, len(settings)))
+    _locate(block, (doc.lines, kp, raw))
     for i, item in enumerate(settings):
         if "=" not in item:
             line = _settings_item_line(doc.lines, kp, block_line, i)
