@@ -143,21 +143,32 @@ class DirSource:
         self._inside_prefix = os.path.join(self._real_root, "")  # "/repo/", or "/" for the root
         # Paths refused (a `..` path, a link out of the root), with the reason.
         self.failures: dict[str, str] = {}
-        self._real_dirs: dict[str, str] = {}  # a folder -> its realpath, asked once per source
+        self._real_dirs: dict[str, str] = {}  # a folder below the root -> its realpath (`_real_dir`)
 
-    def _realpath(self, p: str) -> str:
-        """`os.path.realpath(p)` with the folder resolved once per source: a realpath costs an
-        lstat per path component, and a recipe-heavy load reads a hundred files from a few
-        dozen folders (5 ms of realpaths for the snapshot's 111 recipes). The file itself is
-        still checked each time: a link there is resolved in full."""
-        head, name = os.path.split(p)
-        real_head = self._real_dirs.get(head)
-        if real_head is None:
-            real_head = self._real_dirs[head] = os.path.realpath(head)
-        joined = os.path.join(real_head, name)
-        if name in ("", ".", "..") or os.path.islink(joined):
-            return os.path.realpath(p)
-        return joined
+    def _real_dir(self, rel: str) -> str:
+        """The realpath of a folder below the root, `rel` normalised (no `.`, `..` or empty part).
+        It is worked out from its parent's, once per source: one lstat per folder instead of
+        one per path component (a recipe-heavy load reads a hundred files from as many
+        folders). Resolving a path's parent first and then its last part is what realpath does."""
+        real = self._real_dirs.get(rel)
+        if real is None:
+            if not rel:
+                real = self._real_root
+            else:
+                parent, name = os.path.split(rel)
+                joined = os.path.join(self._real_dir(parent), name)
+                real = os.path.realpath(joined) if os.path.islink(joined) else joined
+            self._real_dirs[rel] = real
+        return real
+
+    def _realpath(self, rel: str) -> str:
+        """`os.path.realpath` of the file at `rel` (normalised) below the root; the file itself is
+        checked each time, a link there resolved in full."""
+        head, name = os.path.split(rel)
+        if not name:
+            return self._real_root
+        joined = os.path.join(self._real_dir(head), name)
+        return os.path.realpath(joined) if os.path.islink(joined) else joined
 
     def read(self, path: str) -> bytes | None:
         rel = inside_path(path)
@@ -168,7 +179,7 @@ class DirSource:
         # Path objects (one per parent directory in the containment test) cost more than the read.
         p = os.path.join(self.root, rel)
         try:
-            real = self._realpath(p)
+            real = self._realpath(rel)
             try:
                 mode: int | None = os.stat(real).st_mode
             except OSError as e:

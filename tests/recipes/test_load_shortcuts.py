@@ -184,6 +184,28 @@ def test_dir_source_refuses_file_and_folder_links_out_and_reads_links_inside(tmp
     assert src.read("d/a.yaml") == b"a: 1\n" and src.read("d/link.yaml") is None  # asked again
 
 
+def test_dir_source_resolves_a_folder_from_its_parent_as_realpath_does(tmp_path):
+    # Each folder's realpath is its parent's joined with its name, the name resolved when it is a
+    # link: folder links inside, out, out and back in, and links through linked folders.
+    root = tmp_path / "repo"
+    (root / "a" / "b" / "c").mkdir(parents=True)
+    (root / "a" / "b" / "c" / "f.yaml").write_bytes(b"f: 1\n")
+    (tmp_path / "away").mkdir()
+    (tmp_path / "away" / "g.yaml").write_bytes(b"g: 1\n")
+    (root / "l1").symlink_to("a/b")
+    (root / "a" / "l2").symlink_to("../a/b/c")
+    (root / "a" / "b" / "l3").symlink_to("../../../away")
+    (tmp_path / "away" / "back").symlink_to("../repo/a")
+    src = DirSource(root)
+    paths = ["a/b/c/f.yaml", "l1/c/f.yaml", "a/l2/f.yaml", "a/b/l3/g.yaml", "a/b/l3/back/b/c/f.yaml",
+             "l1/l3/back/l2/f.yaml", "missing/x.yaml", "a/missing/y", "l1/c", "l1"]
+    for rel in paths + paths:  # the second round answers from the folders already resolved
+        assert src._realpath(rel) == os.path.realpath(root / rel), rel
+    for rel in ("a/b/c/f.yaml", "l1/c/f.yaml", "a/l2/f.yaml", "a/b/l3/back/b/c/f.yaml", "l1/l3/back/l2/f.yaml"):
+        assert src.read(rel) == b"f: 1\n", rel
+    assert src.read("a/b/l3/g.yaml") is None and set(src.failures) == {"a/b/l3/g.yaml"}
+
+
 def test_what_a_collector_pause_keeps_is_old_yet_its_cycles_are_still_collected():
     import gc
     import weakref
