@@ -175,11 +175,12 @@ def zip_length(block: dict, name: str = "zip_override") -> int:
 
 
 def zip_slice(block: Any, i: int) -> Any:
-    """Slice i of a zip block: every list replaced by its i-th (or only) element."""
+    """Slice i of a zip block: every list replaced by its i-th (or only) element. The elements
+    are the block's own, not copies: a slice is merged, and merging copies what it stores."""
     if isinstance(block, dict):
         return {k: zip_slice(v, i) for k, v in block.items()}
     if isinstance(block, list):
-        return _clone(block[i] if len(block) > 1 else block[0])
+        return block[i] if len(block) > 1 else block[0]
     return block
 
 
@@ -617,6 +618,7 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
         data["name"] = name
         variants.append(_variant(path=path, name=str(name), selector=key, data=data, line=doc.line(key),
                                  origins_of=partial(lines.of_override, key)))
+    base_nulls = bool(zips) and _without_nulls(base) is not base
     for key in zips:
         block = raw[key]
         if not isinstance(block, dict):
@@ -632,7 +634,10 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
             sliced = zip_slice(block, i)
             data = dict(base)
             _merge_into(data, sliced, None, (), None, ())
-            data = _without_nulls(data)  # `data` itself or a fresh copy, never `base`
+            # A zip variant has no null at any mapping depth. Its values come from the base and
+            # from the slice, so when neither holds a null there is none to drop.
+            if base_nulls or _without_nulls(sliced) is not sliced:
+                data = _without_nulls(data)  # `data` itself or a fresh copy, never `base`
             name = sliced.get("name") if isinstance(block.get("name"), list) else None
             name = name or f"{base_name}_{group}_{i}"
             data["name"] = name

@@ -107,6 +107,43 @@ def test_zip_helpers():
         zip_length({"a": []})
 
 
+ZIP_NULLS = """\
+base:
+  name: n
+  model: {path: hf:org/m}
+  roles:
+    agg:
+      args: {keep: 1, gone: null}
+      env: {A: '1'}
+zip_override_z:
+  roles:
+    agg:
+      env: [{A: '2', B: null}, {A: '3'}]
+      args:
+        bs: [1, 2]
+      labels: [{team: a, drop: null}]  # a new key: merged whole, its null kept until dropped
+"""
+
+
+def test_zip_variants_hold_no_null_from_the_base_or_the_slice_and_never_edit_the_base():
+    r = parse_recipe(ZIP_NULLS, "z.yaml")
+    base, z0, z1 = r.variants
+    assert base.data["roles"]["agg"]["args"] == {"keep": 1, "gone": None}  # the base variant keeps it
+    assert z0.data["roles"]["agg"] == {"args": {"keep": 1, "bs": 1}, "env": {"A": "2"}, "labels": {"team": "a"}}
+    assert z1.data["roles"]["agg"] == {"args": {"keep": 1, "bs": 2}, "env": {"A": "3"}, "labels": {"team": "a"}}
+    only_slice = parse_recipe(ZIP_NULLS.replace(", gone: null", ""), "z.yaml")  # a null in the slice alone
+    assert [v.data["roles"]["agg"]["labels"] for v in only_slice.variants[1:]] == [{"team": "a"}] * 2
+    # Without a null anywhere, a slice shares the base's untouched mappings (copy on write).
+    clean = parse_recipe(ZIP_NULLS.replace(", gone: null", "").replace(", drop: null", ""), "z.yaml")
+    cbase, c0, c1 = clean.variants
+    assert c0.data["model"] is cbase.data["model"] and c1.data["model"] is cbase.data["model"]
+    assert c0.data["roles"]["agg"]["env"] == {"A": "2"} and cbase.data["roles"]["agg"]["env"] == {"A": "1"}
+    # What a slice brings is copied: a one-element list gives every slice the same element, yet
+    # no two variants share it.
+    assert c0.data["roles"]["agg"]["labels"] == c1.data["roles"]["agg"]["labels"] == {"team": "a"}
+    assert c0.data["roles"]["agg"]["labels"] is not c1.data["roles"]["agg"]["labels"]
+
+
 def test_selectors_base_and_unknown():
     r = parse_recipe(BUNDLE, "r.yaml")
     assert [v.selector for v in r.select("base")] == ["base"]
