@@ -248,11 +248,30 @@ class Variant(Model):
 
     def line_of(self, *keys: Any) -> int | None:
         k = tuple(keys)
+        if not k:
+            return self.line
+        origins = self.__dict__.get("origins")
+        if origins is None:
+            origins = self._origins_under(k[0])
         while k:
-            if k in self.origins:
-                return self.origins[k]
+            if k in origins:
+                return origins[k]
             k = k[:-1]
         return self.line
+
+    def _origins_under(self, top: Any) -> dict[KeyPath, int]:
+        """Origins that are right for the key paths under one top-level key, the rest left as
+        they are: what `line_of` reads, without merging the variant's other blocks with lines
+        (binding asks each variant whose container differs for the line of `model.container`).
+        Kept per key until `origins` is built."""
+        by_top = kept(self, "origins_by_top")
+        if not isinstance(by_top, dict):
+            by_top = {}
+            keep(self, "origins_by_top", by_top)
+        if top not in by_top:
+            origins_of = kept(self, "origins_of")
+            by_top[top] = origins_of(top) if origins_of is not None else {}
+        return by_top[top]
 
     def get(self, *keys: Any, default: Any = None) -> Any:
         node: Any = self.data
@@ -531,6 +550,16 @@ def _variant(*, path: str, name: str, selector: str | None, data: dict, line: in
     return v
 
 
+ALL = object()  # `_Origins`: every top-level key
+
+
+def _only(block: dict, top: Any) -> dict:
+    """`block`, or only its entry for the top-level key `top`."""
+    if top is ALL:
+        return block
+    return {top: block[top]} if top in block else {}
+
+
 class _Origins:
     """Where each value of a recipe's variants was written, worked out per variant on request by
     the same merge that built its data, now keeping lines (`_merge_into` with origins)."""
@@ -540,13 +569,17 @@ class _Origins:
         self.base = base  # the bundle's base block (with `schema` copied in); None for a plain recipe
         self._base_origins: dict[KeyPath, int] | None = None
 
-    def plain(self) -> dict[KeyPath, int]:
+    # Each `of_*` takes `top`, a top-level key: then only the paths under it need be right.
+    # Merging touches the origins under each key it merges and nothing else, so merging the
+    # block's entry for `top` alone gives those paths the lines the whole merge gives them.
+    def plain(self, top: Any = ALL) -> dict[KeyPath, int]:
         origins: dict[KeyPath, int] = {}
-        for k, v in self.doc.data.items():
+        for k, v in _only(self.doc.data, top).items():
             _set_origins(origins, v, (k,), self.doc, (k,))
         return origins
 
-    def of_base(self) -> dict[KeyPath, int]:
+    def of_base(self, top: Any = ALL) -> dict[KeyPath, int]:
+        """The base's origins (all of them whatever `top`: they are worked out once per recipe)."""
         if self._base_origins is None:
             doc, origins, written = self.doc, {}, self.doc.data[BASE]
             for k, v in self.base.items():
@@ -556,13 +589,13 @@ class _Origins:
             self._base_origins = origins
         return dict(self._base_origins)
 
-    def of_override(self, key: str) -> dict[KeyPath, int]:
+    def of_override(self, key: str, top: Any = ALL) -> dict[KeyPath, int]:
         origins = self.of_base()
-        _merge_into(dict(self.base), self.doc.data[key] or {}, origins, (), self.doc, (key,))
+        _merge_into(dict(self.base), _only(self.doc.data[key] or {}, top), origins, (), self.doc, (key,))
         return origins
 
-    def of_zip_slice(self, key: str, i: int) -> dict[KeyPath, int]:
-        block = self.doc.data[key]
+    def of_zip_slice(self, key: str, i: int, top: Any = ALL) -> dict[KeyPath, int]:
+        block = _only(self.doc.data[key], top)
         origins = self.of_base()
         _merge_into(dict(self.base), zip_slice(block, i), origins, (), self.doc, (key,))
         for kp, lst in _lists(block):

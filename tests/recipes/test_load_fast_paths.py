@@ -249,4 +249,32 @@ def test_a_variants_lines_are_worked_out_only_when_asked_for():
         assert "origins" not in v.__dict__, v.selector
     by = {v.selector: v for v in r.variants}
     assert by["override_one"].line_of("roles", "agg", "args", "a") == 11
-    assert "origins" in by["override_one"].__dict__ and "origins" not in by["override_two"].__dict__
+    # One line is worked out from its top-level key's block alone; the whole table on request.
+    assert "origins" not in by["override_one"].__dict__
+    assert by["override_one"].origins[("roles", "agg", "args", "a")] == 11
+
+
+def _recipe_texts(inferencex_dir: Path | None) -> dict[str, str]:
+    texts = {"bundle.yaml": BUNDLE}
+    texts.update({str(p): p.read_text() for p in sorted(FIXTURES.rglob("*.yaml")) if "recipe" in str(p)})
+    if inferencex_dir is not None:
+        texts.update({str(p): p.read_text() for p in sorted(inferencex_dir.rglob("srt-slurm-recipes/**/*.yaml"))})
+    return texts
+
+
+def _check_lines_of(texts: dict[str, str]) -> None:
+    """Each variant's `line_of`, asked before its whole origins table exists, for every path the
+    table holds, one key below it and its top-level key alone, equals the table's answer."""
+    for path, text in texts.items():
+        for whole, asked in zip(parse_recipe(text, path).variants, parse_recipe(text, path).variants):
+            paths = [p for kp in whole.origins for p in (kp, kp + ("not-written",), kp[:1])] + [("nowhere", "x")]
+            assert [asked.line_of(*kp) for kp in paths] == [whole.line_of(*kp) for kp in paths], (path, asked.selector)
+            assert "origins" not in asked.__dict__
+
+
+def test_a_line_from_its_top_level_block_alone_is_the_whole_tables_line():
+    _check_lines_of(_recipe_texts(None))
+
+
+def test_a_line_from_its_top_level_block_alone_is_the_whole_tables_line_on_the_snapshot(inferencex_dir):
+    _check_lines_of(_recipe_texts(inferencex_dir))
