@@ -252,7 +252,9 @@ class Variant(Model):
             return self.line
         origins = self.__dict__.get("origins")
         if origins is None:
-            origins = self._origins_under(k[0])
+            # A plain recipe's table is one walk of its document: built whole at once. A bundle
+            # variant's is a merge of its block with lines, of which one key's part is enough.
+            origins = self.origins if self.selector is None else self._origins_under(k[0])
         while k:
             if k in origins:
                 return origins[k]
@@ -263,15 +265,17 @@ class Variant(Model):
         """Origins that are right for the key paths under one top-level key, the rest left as
         they are: what `line_of` reads, without merging the variant's other blocks with lines
         (binding asks each variant whose container differs for the line of `model.container`).
-        Kept per key until `origins` is built."""
-        by_top = kept(self, "origins_by_top")
-        if not isinstance(by_top, dict):
-            by_top = {}
-            keep(self, "origins_by_top", by_top)
-        if top not in by_top:
-            origins_of = kept(self, "origins_of")
-            by_top[top] = origins_of(top) if origins_of is not None else {}
-        return by_top[top]
+        Only for the first key asked: a second one builds the whole table, which a review citing
+        several parts of a variant would otherwise build after several partial ones."""
+        by_top = kept(self, "origins_under")
+        if isinstance(by_top, tuple) and by_top[0] == top:
+            return by_top[1]
+        if by_top is not None:
+            return self.origins
+        origins_of = kept(self, "origins_of")
+        partial_origins = origins_of(top) if origins_of is not None else {}
+        keep(self, "origins_under", (top, partial_origins))
+        return partial_origins
 
     def get(self, *keys: Any, default: Any = None) -> Any:
         node: Any = self.data
