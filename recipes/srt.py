@@ -573,15 +573,17 @@ class _Origins:
         self.base = base  # the bundle's base block (with `schema` copied in); None for a plain recipe
         self._base_origins: dict[KeyPath, int] | None = None
 
-    # Each `of_*` takes `top`, a top-level key: then only the paths under it need be right.
-    # Merging touches the origins under each key it merges and nothing else, so merging the
-    # block's entry for `top` alone gives those paths the lines the whole merge gives them.
-    def plain(self, top: Any = ALL) -> dict[KeyPath, int]:
+    def plain(self) -> dict[KeyPath, int]:
+        """A plain recipe's origins: one walk of its document (`Variant.line_of` asks for them
+        whole)."""
         origins: dict[KeyPath, int] = {}
-        for k, v in _only(self.doc.data, top).items():
+        for k, v in self.doc.data.items():
             _set_origins(origins, v, (k,), self.doc, (k,))
         return origins
 
+    # Each `of_*` takes `top`, a top-level key: then only the paths under it need be right.
+    # Merging touches the origins under each key it merges and nothing else, so merging the
+    # block's entry for `top` alone gives those paths the lines the whole merge gives them.
     def of_base(self, top: Any = ALL) -> dict[KeyPath, int]:
         """The base's origins (all of them whatever `top`: they are worked out once per recipe)."""
         if self._base_origins is None:
