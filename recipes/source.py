@@ -152,18 +152,13 @@ class DirSource:
         folders). Resolving a path's parent first and then its last part is what realpath does."""
         real = self._real_dirs.get(rel)
         if real is None:
-            if not rel:
-                real = self._real_root
-            else:
-                parent, name = os.path.split(rel)
-                joined = os.path.join(self._real_dir(parent), name)
-                real = os.path.realpath(joined) if os.path.islink(joined) else joined
-            self._real_dirs[rel] = real
+            real = self._real_dirs[rel] = self._realpath(rel)
         return real
 
     def _realpath(self, rel: str) -> str:
-        """`os.path.realpath` of the file at `rel` (normalised) below the root; the file itself is
-        checked each time, a link there resolved in full."""
+        """`os.path.realpath` of what is at `rel` (normalised) below the root: its folder's
+        realpath (`_real_dir`) joined with its name, the name resolved in full when it is a
+        link. A file is checked each time it is read."""
         head, name = os.path.split(rel)
         if not name:
             return self._real_root
