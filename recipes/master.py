@@ -159,9 +159,8 @@ class _Sourced(Model):
     def line_of(self, field: str) -> int | None:
         source = kept(self, "lines_source")
         if source is not None and "lines" not in self.__dict__ and field in source[2]:
-            # One field's line, looked up alone (what `_field_lines` records for it).
-            line = source[0].get(source[1] + (field,))
-            return self.line if line is None else line
+            # One field's line, looked up alone, as `_field_lines` looks it up.
+            return source[0].get(source[1] + (field,), self.line)
         return self.lines.get(field, self.line)
 
     def where(self, field: str | None = None) -> Located:
