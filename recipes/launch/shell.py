@@ -63,6 +63,26 @@ class Budget(Exception):
     """A cap was hit: the interpretation of this trace stops."""
 
 
+# A point's value that the trace may carry as a symbol (its concurrency): every point of an arm
+# then shares one trace. A decision that reads the symbol (a test, arithmetic, a pattern) raises
+# NeedsConcrete and the trace is made again with the real value.
+SYMBOL = "\x00pt:"
+
+
+class NeedsConcrete(Exception):
+    """A decision read a symbolic value: trace again with the point's own values."""
+
+
+def concrete(*values: object) -> None:
+    for v in values:
+        if isinstance(v, str) and SYMBOL in v:
+            raise NeedsConcrete(v)
+
+
+def symbol(name: str) -> str:
+    return f"{SYMBOL}{name}\x00"
+
+
 class _Exit(Exception):
     def __init__(self, status: Optional[int]):
         self.status = status
@@ -195,7 +215,8 @@ def _join_unknown(parts: Iterable[Word]) -> Word:
     out: list[str] = []
     for p in parts:
         if isinstance(p, Unknown):
-            return p
+            known = "".join(out) + p.prefix
+            return Unknown(p.why, known[:256]) if known != p.prefix else p
         out.append(p)
     text = "".join(out)
     if len(text) > MAX_VALUE_CHARS:
@@ -429,7 +450,7 @@ class Interpreter:
             return None
         try:
             status = handler(self, node, state, ctx, stdin, out)
-        except (_Exit, _Return, _Loop, Budget):
+        except (_Exit, _Return, _Loop, Budget, NeedsConcrete):
             raise
         except RecursionError:
             raise Budget(f"nesting too deep at {ctx.site(node)}")
@@ -1167,13 +1188,15 @@ class Interpreter:
                       detail="editable" if inst.editable else "")
         for sub_argv, env_add, cwd in ce.runs:
             sub_prefix = list(prefix) + list(env_add)
+            inner = state.copy()
+            if getattr(ce, "clears_env", False):
+                # `env -i`, `srun --export=NONE`: nothing of this shell's environment goes along.
+                inner = State(cwd=state.cwd, container=state.container, mounts=state.mounts)
+            for name in getattr(ce, "unsets", ()):
+                inner.unset(name)
             if cwd is not None:
-                inner = state.copy()
                 inner.cwd = self.host_path(cwd, state)
-                self.run_argv(list(sub_argv), sub_prefix, inner, ctx, node, stdin=stdin, out=out, functions=False)
-            else:
-                self.run_argv(list(sub_argv), sub_prefix, state.copy(), ctx, node, stdin=stdin, out=out,
-                              functions=False)
+            self.run_argv(list(sub_argv), sub_prefix, inner, ctx, node, stdin=stdin, out=out, functions=False)
         for text, args in ce.shell_text:
             self.child_shell_text(text, args, prefix, state, ctx, node, out)
         for path, args in ce.shell_files:
@@ -1670,6 +1693,7 @@ class Interpreter:
                 repl = ""
             anchor = ctx.text(op_node) if op_node.is_named else op
             return [(kind, _replace(value, anchor, pattern, repl))]
+        concrete(value)
         if op in ("^", "^^", ",", ",,"):
             return [(kind, value.upper() if op == "^^" else value.lower() if op == ",," else
                      (value[:1].upper() + value[1:]) if op == "^" else (value[:1].lower() + value[1:]))]
@@ -1796,6 +1820,7 @@ class Interpreter:
                 return None if m is None else (m if opt != "!=" else not m)
             if opt == "=~":
                 rv = self.word_text(right, state, ctx) if right.type != "regex" else ctx.text(right)
+                concrete(lv, rv)
                 if isinstance(lv, Unknown) or isinstance(rv, Unknown) or "$" in rv:
                     return None
                 try:
@@ -1813,6 +1838,8 @@ class Interpreter:
         return None
 
     def unary(self, op: str, value: Word, state: State) -> Optional[bool]:
+        if op not in ("-z", "-n"):
+            concrete(value)
         if op == "-z":
             return None if isinstance(value, Unknown) else value == ""
         if op == "-n":
@@ -2347,10 +2374,182 @@ def _o_mktemp(it: Interpreter, argv, state, stdin):
     return it.host_path(name, state) if isinstance(it.host_path(name, state), Unknown) else name + "\n", 0
 
 
+def _bre(pattern: str, extended: bool) -> Optional[str]:
+    """A sed regular expression as a Python one (None when it uses what this does not read)."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            d = pattern[i + 1]
+            if not extended and d in "(){}+?|":
+                out.append(d)
+            elif d.isdigit() or d in "nt.*[]^$\\/":
+                out.append("\\" + d)
+            elif d in "wWsSbB":
+                out.append("\\" + d)
+            else:
+                out.append(re.escape(d))
+            i += 2
+            continue
+        if c == "[":
+            j = pattern.find("]", i + 2 if pattern[i + 1:i + 2] in ("^", "]") else i + 1)
+            if j < 0:
+                return None
+            out.append(pattern[i:j + 1].replace("[:alpha:]", "a-zA-Z").replace("[:digit:]", "0-9")
+                       .replace("[:space:]", " \\t").replace("[:alnum:]", "a-zA-Z0-9"))
+            i = j + 1
+            continue
+        if not extended and c in "(){}+?|":
+            out.append("\\" + c)
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _sed_script(script: str, extended: bool) -> Optional[Callable[[str], str]]:
+    """`s/RE/REPL/FLAGS` commands joined by `;` (the only sed programs modelled)."""
+    steps = []
+    for part in [p.strip() for p in script.split(";") if p.strip()]:
+        if len(part) < 4 or part[0] != "s":
+            return None
+        delim = part[1]
+        pieces, cur, i = [], [], 2
+        while i < len(part):
+            ch = part[i]
+            if ch == "\\" and i + 1 < len(part):
+                cur.append(part[i:i + 2] if part[i + 1] != delim else delim)
+                i += 2
+                continue
+            if ch == delim:
+                pieces.append("".join(cur))
+                cur = []
+            else:
+                cur.append(ch)
+            i += 1
+        pieces.append("".join(cur))
+        if len(pieces) != 3 or not re.fullmatch(r"g?I?\d*g?", pieces[2]):
+            return None
+        rx = _bre(pieces[0], extended)
+        if rx is None:
+            return None
+        try:
+            compiled = re.compile(rx, re.I if "I" in pieces[2] else 0)
+        except re.error:
+            return None
+        repl = pieces[1]
+
+        def expand(m: re.Match, repl: str = repl) -> str:
+            return re.sub(r"\\(\d)|&|\\(.)", lambda r: (m.group(int(r.group(1))) or "") if r.group(1) else
+                          (m.group(0) if r.group(0) == "&" else r.group(2)), repl)
+        steps.append((compiled, expand, 0 if "g" in pieces[2] else 1))
+
+    def run(text: str) -> str:
+        lines = text.split("\n")
+        for compiled, expand, count in steps:
+            lines = [compiled.sub(expand, ln, count=count) for ln in lines]
+        return "\n".join(lines)
+    return run
+
+
+def _o_sed(it: Interpreter, argv, state, stdin):
+    """`sed [-E] [-e] 's/RE/REPL/g'` over known input; anything else is unknown output."""
+    args = list(argv[1:])
+    extended, scripts, files = False, [], []
+    while args:
+        a = args.pop(0)
+        if isinstance(a, Unknown):
+            return Unknown("the output of sed"), None
+        if a in ("-E", "-r", "--regexp-extended"):
+            extended = True
+        elif a == "-e" and args:
+            scripts.append(args.pop(0))
+        elif a.startswith("-"):
+            return Unknown("the output of sed"), None
+        elif not scripts:
+            scripts.append(a)
+        else:
+            files.append(a)
+    if files or not scripts or any(isinstance(x, Unknown) for x in scripts) or not isinstance(stdin, str):
+        return Unknown("the output of sed"), None
+    run = _sed_script(";".join(scripts), extended)
+    if run is None or len(stdin) > MAX_TRIM_CHARS:
+        return Unknown("the output of sed"), None
+    return run(stdin), 0
+
+
+def _o_head_tail(it: Interpreter, argv, state, stdin):
+    args = [a for a in argv[1:]]
+    count = 10
+    if args and isinstance(args[0], str) and re.fullmatch(r"-n?\d+", args[0]):
+        count = int(args[0].lstrip("-n"))
+        args = args[1:]
+    elif len(args) >= 2 and args[0] == "-n" and isinstance(args[1], str) and args[1].isdigit():
+        count = int(args[1])
+        args = args[2:]
+    if args or not isinstance(stdin, str):
+        return Unknown(f"the output of {argv[0]}"), None
+    lines = stdin.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    picked = lines[:count] if argv[0] == "head" else lines[-count:] if count else []
+    return "".join(ln + "\n" for ln in picked), 0
+
+
+def _o_tr(it: Interpreter, argv, state, stdin):
+    args = list(argv[1:])
+    if not isinstance(stdin, str) or not all(isinstance(a, str) for a in args):
+        return Unknown("the output of tr"), None
+    delete = args and args[0] == "-d"
+    sets = args[1:] if delete else args
+    plain = all(re.fullmatch(r"(?:[^\\\[]|a-z|A-Z|0-9)+", x) for x in sets)
+    if not plain or len(sets) != (1 if delete else 2):
+        return Unknown("the output of tr"), None
+
+    def chars(x: str) -> str:
+        return x.replace("a-z", "abcdefghijklmnopqrstuvwxyz").replace("A-Z", "ABCDEFGHIJKLMNOPQRSTUVWXYZ") \
+            .replace("0-9", "0123456789")
+    if delete:
+        return stdin.translate({ord(c): None for c in chars(sets[0])}), 0
+    a, b = chars(sets[0]), chars(sets[1])
+    b = b + b[-1:] * (len(a) - len(b)) if b else b
+    return stdin.translate({ord(x): ord(y) for x, y in zip(a, b)}), 0
+
+
+def _o_cut(it: Interpreter, argv, state, stdin):
+    args = list(argv[1:])
+    delim, field = "\t", None
+    while args:
+        a = args.pop(0)
+        if not isinstance(a, str):
+            return Unknown("the output of cut"), None
+        if a == "-d" and args and isinstance(args[0], str):
+            delim = args.pop(0)
+        elif a.startswith("-d") and len(a) > 2:
+            delim = a[2:]
+        elif a == "-f" and args and isinstance(args[0], str) and args[0].isdigit():
+            field = int(args.pop(0))
+        elif a.startswith("-f") and a[2:].isdigit():
+            field = int(a[2:])
+        else:
+            return Unknown("the output of cut"), None
+    if field is None or not isinstance(stdin, str) or len(delim) != 1:
+        return Unknown("the output of cut"), None
+    lines = stdin.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    out = []
+    for ln in lines:
+        parts = ln.split(delim)
+        out.append((parts[field - 1] if field - 1 < len(parts) else "") if delim in ln else ln)
+    return "".join(x + "\n" for x in out), 0
+
+
 # Commands whose standard output the interpreter computes (path arithmetic, a file's text).
 _OUTPUT_MODELS: dict[str, Callable[..., tuple[Word, Optional[int]]]] = {
     "dirname": _o_dirname, "basename": _o_basename, "realpath": _o_realpath, "readlink": _o_realpath,
-    "cat": _o_cat, "seq": _o_seq, "mktemp": _o_mktemp,
+    "cat": _o_cat, "seq": _o_seq, "mktemp": _o_mktemp, "sed": _o_sed, "head": _o_head_tail, "tail": _o_head_tail,
+    "tr": _o_tr, "cut": _o_cut,
 }
 
 _ENVIRONMENT_DEFAULTS: dict[str, Callable[[State], Word]] = {
@@ -2545,6 +2744,7 @@ _CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "space": " 
 
 
 def _glob_match(value: Word, pattern: Word) -> Optional[bool]:
+    concrete(value, pattern)
     if isinstance(value, Unknown) or isinstance(pattern, Unknown):
         return None
     rx = _glob_regex(pattern)
@@ -2557,6 +2757,7 @@ def _glob_match(value: Word, pattern: Word) -> Optional[bool]:
 
 
 def _trim(value: str, op: str, pattern: Word) -> Word:
+    concrete(value, pattern)
     if isinstance(pattern, Unknown):
         return pattern
     if len(value) > MAX_TRIM_CHARS:
@@ -2583,6 +2784,7 @@ def _trim(value: str, op: str, pattern: Word) -> Word:
 
 
 def _replace(value: str, op: str, pattern: Word, repl: Word) -> Word:
+    concrete(value, pattern)
     if isinstance(pattern, Unknown):
         return pattern
     if isinstance(repl, Unknown):
@@ -2711,6 +2913,7 @@ def _printf(args: list[Word]) -> Word:
 
 
 def _binary(op: str, lv: Word, rv: Word, it: Interpreter, state: State, ctx: Ctx, node: Any) -> Optional[bool]:
+    concrete(lv, rv)
     if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
         a = it.arith(lv, state, ctx, node)
         b = it.arith(rv, state, ctx, node)
@@ -2727,6 +2930,7 @@ def _binary(op: str, lv: Word, rv: Word, it: Interpreter, state: State, ctx: Ctx
 
 
 def _test_words(args: list[Word], it: Interpreter, state: State) -> Optional[bool]:
+    concrete(*args)
     if not args:
         return False
     if args[0] == "!":
@@ -2780,6 +2984,7 @@ class _Arith:
         self.depth = 0
 
     def evaluate(self, text: str) -> Optional[int]:
+        concrete(text)
         text = text.strip()
         if not text:
             return 0

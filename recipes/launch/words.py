@@ -13,9 +13,12 @@ from typing import Union
 
 @dataclass(frozen=True)
 class Unknown:
-    """A value the interpreter could not resolve, and why (shown to the reviewer)."""
+    """A value the interpreter could not resolve, and why (shown to the reviewer). `prefix` is
+    the known text before the first unknown part (`--jobid=` of `--jobid=$(...)`): a word that
+    starts with a known `-x` is that option, one that starts with other known text is no option."""
 
     why: str
+    prefix: str = ""
 
     def __str__(self) -> str:  # pragma: no cover - for debugging output only
         return f"<unknown: {self.why}>"

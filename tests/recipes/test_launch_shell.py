@@ -216,3 +216,16 @@ def test_every_input_is_bounded(text):
     assert time.process_time() - start < 2.0
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 300 * 1024  # KiB on Linux
     assert trace.effects  # the cap or the value shows as an effect, never a silent end
+
+
+def test_text_tools_over_known_input_are_computed():
+    trace, state = run('IMAGE=rocm/sgl:v0.5@sha256:ab\nSQ="/squash/$(echo "$IMAGE" | sed \'s/[\\/:@#]/_/g\').sqsh"\n'
+                       'A=$(echo "a.b.c" | cut -d. -f2)\nB=$(echo HeLLo | tr A-Z a-z)\nC=$(printf "x\\ny\\n" | head -n1)\n'
+                       'run "$SQ" "$A" "$B" "$C"\n')
+    assert argvs(trace)[-1] == "run /squash/rocm_sgl_v0.5_sha256_ab.sqsh b hello x"
+
+
+def test_an_unknown_part_keeps_the_known_text_before_it():
+    trace, _ = run('run --jobid=$(squeue -h | head -n1)\n')
+    word = trace.of(EXEC)[-1].argv[1]
+    assert isinstance(word, Unknown) and word.prefix == "--jobid="
