@@ -10,6 +10,7 @@ touches the real disk: the repository is read through the `FileSource` it was gi
 """
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,7 @@ class Files:
         self.repo = repo  # a recipes.source.FileSource: read(path) -> bytes | None, list(dir)
         self.overlay: dict[str, Written] = {}
         self.read_texts: dict[str, str] = {}  # repository path -> text, for what the trace read
+        self._missing: set[str] = set()
 
     def repo_path(self, host_path: str) -> str | None:
         """The repository path of a host path under the workspace, or None."""
@@ -71,11 +73,16 @@ class Files:
         rel = self.repo_path(host_path)
         if rel is None or rel == "":
             return None
+        if rel in self.read_texts:
+            return self.read_texts[rel]
+        if rel in self._missing:
+            return None
         try:
             data = self.repo.read(rel)
         except Exception:  # a FileSource raises on a folder, a link out, a file over its cap
             return None
         if data is None:
+            self._missing.add(rel)
             return None
         text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         self.read_texts[rel] = text
@@ -92,7 +99,16 @@ class Files:
             return None
         if rel == "":
             return True
+        if self.read(p) is not None:
+            return True
         try:
-            return self.repo.read(rel) is not None or bool(self.repo.list(rel))
+            return bool(self.repo.list(rel))
         except Exception:
             return None
+
+    def digest(self, host_path: str) -> str | None:
+        """A short digest of the repository file at a host path (None: not a repository file)."""
+        text = self.read(host_path)
+        if text is None:
+            return None
+        return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).hexdigest()

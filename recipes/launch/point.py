@@ -20,11 +20,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Optional
 
 from .fs import WORKSPACE, Files
-from .shell import Ctx, Interpreter, State
+from .shell import Interpreter
+from .state import Ctx, NeedsConcrete, State, symbol
 from .trace import CLIENT, READ, SERVER, UNKNOWN, Effect, Site, Trace
 from .words import Unknown, Word
 
-RUNNER_COMMAND = "bash ./runners/launch_{node}.sh"
 # What the job exports that no point field gives: fixed, so that traces compare and share.
 JOB_CONSTANTS = {
     "GITHUB_WORKSPACE": WORKSPACE, "HF_TOKEN": "<secret HF_TOKEN>", "HF_HUB_CACHE": "/mnt/hf_hub_cache/",
@@ -32,10 +32,27 @@ JOB_CONSTANTS = {
     "USER": "runner", "PATH": "/usr/local/bin:/usr/bin:/bin", "SHELL": "/bin/bash",
 }
 _PY_OPTS_WITH_VALUE = {"-W", "-X", "-Q"}
+# How a trace names where it starts: the sweep's job step, or (without a runner script) the
+# runner that starts the launcher.
+JOB_LABEL = "sweep job"
+RUNNER_LABEL = "runner"
+# The root of a point traced without a runner script: its launcher, started as a runner would.
+LAUNCHER_ROOT = "<launcher>"
+
+
+def launcher_command(point: Any) -> Optional[str]:
+    """How a runner starts the point's launcher: `bash SCRIPT` or `srtctl apply -f RECIPE`."""
+    launcher = getattr(point, "launcher", None)
+    if launcher is None:
+        return None
+    if launcher.kind == "script":
+        return f"bash ./{launcher.path}\n"
+    return f"srtctl apply -f ./{launcher.path}\n"
 
 
 def job_env(point: Any, node: str) -> dict[str, str]:
-    """The variables the sweep's job exports before it runs the runner (benchmark-tmpl.yml)."""
+    """The variables the sweep's job exports before it runs the runner (benchmark-tmpl.yml).
+    `RUN_EVAL`/`EVAL_ONLY` are left unset: a point is run both ways, so both arms are traced."""
     from recipes.launch.env import point_env
 
     env = dict(JOB_CONSTANTS)
@@ -46,7 +63,7 @@ def job_env(point: Any, node: str) -> dict[str, str]:
         "PCP_SIZE": point.pcp_size, "EP_SIZE": point.ep, "DP_ATTENTION": str(point.dp_attn).lower(),
         "CONC": point.conc, "ISL": point.isl, "OSL": point.osl, "SPEC_DECODING": point.spec_decoding,
         "DISAGG": str(point.disagg).lower(), "KV_OFFLOADING": point.kv_offloading,
-        "KV_OFFLOAD_BACKEND": point.kv_offload_backend, "RUN_EVAL": "false", "EVAL_ONLY": "false",
+        "KV_OFFLOAD_BACKEND": point.kv_offload_backend,
         "SCENARIO_TYPE": "agentic-coding" if point.is_agentic else "fixed-seq-len",
         "RUNNER_TYPE": point.runner, "RUNNER_NAME": f"{node}_0",
     }
@@ -112,6 +129,7 @@ class PointTrace:
     """A point's trace at one tree: one `Trace` per runner script its label can run on."""
 
     runners: dict[str, Trace] = field(default_factory=dict)
+    symbolic: bool = True  # the point's concurrency is a symbol in it (shared by its arm)
 
     def effects(self) -> list[Effect]:
         return [e for t in self.runners.values() for e in t.effects]
@@ -126,6 +144,11 @@ class PointTrace:
         for t in self.runners.values():
             out.update(t.files)
         return out
+
+
+# The point's values that differ between the points of one arm and that launch scripts pass
+# along rather than decide on: traced as symbols first (recipes.launch.shell.SYMBOL).
+SYMBOLIC = ("CONC", "CONC_LIST", "RESULT_FILENAME")
 
 
 @dataclass
@@ -144,8 +167,10 @@ class Tracer:
     def __init__(self, src: Any, *, vocabulary: Callable[..., Any] | None = None,
                  hooks: dict[str, Callable[..., Optional[int]]] | None = None,
                  client_paths: tuple[str, ...] = ("utils/",),
-                 point_deps: Callable[[Any], tuple] | None = None):
+                 point_deps: Callable[[Any], tuple] | None = None,
+                 mounts: tuple[str, ...] = ("/workspace",)):
         self.src = src
+        self.mounts = mounts
         self.vocabulary = vocabulary
         self.hooks = hooks or {}
         self.client_paths = client_paths
@@ -153,15 +178,23 @@ class Tracer:
         self._cache: dict[str, list[_Cached]] = {}
         self.runs = 0   # traces interpreted (the rest were shared)
 
-    def trace(self, point: Any, runner_paths: Iterable[str]) -> PointTrace:
-        out = PointTrace()
+    def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True) -> PointTrace:
+        """The point's trace from each runner script; with none (a repository without
+        runners.yaml, a label no node serves) from its launcher, as a runner would start it."""
+        out = PointTrace(symbolic=symbolic)
+        runner_paths = list(runner_paths) or [LAUNCHER_ROOT]
         for path in runner_paths:
             node = posixpath.basename(path).removeprefix("launch_").removesuffix(".sh")
-            out.runners[path] = self.runner_trace(point, path, node)
+            try:
+                out.runners[path] = self.runner_trace(point, path, node, symbolic)
+            except NeedsConcrete:
+                return self.trace(point, runner_paths, symbolic=False)
         return out
 
-    def runner_trace(self, point: Any, path: str, node: str) -> Trace:
+    def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True) -> Trace:
         env = job_env(point, node)
+        if symbolic:
+            env.update({k: symbol(k) for k in SYMBOLIC if k in env})
         deps = self.point_deps(point)
         for cached in self._cache.get(path, ()):
             if cached.deps == deps and all(env.get(k) == v for k, v in cached.read.items()):
@@ -178,18 +211,32 @@ class Tracer:
         it.point = point  # type: ignore[attr-defined]
         state = it.initial_state()
         state.cwd = WORKSPACE
-        host = f"{WORKSPACE}/{path}"
-        state.argv0 = host
-        site = Site(".github/workflows (the sweep's job)", 1)
-        ctx = Ctx(path=site.path, src=b"", names=(RUNNER_COMMAND.format(node=posixpath.basename(path)),))
-        text = files.read(host)
-        if text is None:
-            it.unknown(ctx, site, state, f"the runner script {path} is not in the repository")
+        site = Site(JOB_LABEL, 1)
+        if path == LAUNCHER_ROOT:
+            text = launcher_command(point)
+            if text is None:
+                return it.trace, set()
+            state.argv0 = "bash"
+            launcher = getattr(point, "launcher", None)
+            if launcher is not None and launcher.kind == "script":
+                # A runner starts a launcher script inside the point's image with the checkout
+                # mounted (`srun --container-image ... --container-mounts=$GITHUB_WORKSPACE:/workspace`).
+                state.container = getattr(point, "image", None) or "<the point's image>"
+                state.mounts = tuple((m.rstrip("/") or "/", WORKSPACE) for m in self.mounts)
+                state.cwd = (self.mounts[0].rstrip("/") or "/") if self.mounts else WORKSPACE
+            ctx = Ctx(path=site.path, src=b"")
+            it.run_top(text, RUNNER_LABEL, state, ctx)
         else:
-            it.run_top(text, path, state, ctx.deeper(site, f"bash {path}"))
+            host = f"{WORKSPACE}/{path}"
+            state.argv0 = host
+            ctx = Ctx(path=site.path, src=b"")
+            text = files.read(host)
+            if text is None:
+                it.unknown(ctx, site, state, f"the runner script {path} is not in the repository")
+            else:
+                it.run_top(text, path, state, ctx.deeper(site, f"bash {path}"))
         it.trace.files = dict(files.read_texts)
         return it.trace, set(it.read)
-
 
 def is_client_install(effect: Effect, client_packages: Iterable[str]) -> bool:
     """An install of the benchmark client's or eval tooling's packages only."""

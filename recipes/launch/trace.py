@@ -66,10 +66,22 @@ class Effect:
     container: str = ""                     # the image the effect runs inside ("" on the host)
     under: tuple[str, ...] = ()             # undecided branches around it ("if [[ ... ]] at f:12")
     client: bool = False                    # reached through the benchmark client
+    # Repository files the command reads by naming them (a Python script, a config file):
+    # (repository path, digest of its text), so an edit of such a file changes the effect.
+    files: tuple[tuple[str, str], ...] = ()
 
     def where(self) -> str:
-        """`runner:12 -> script:40 -> fn start_server -> script:88`, for evidence."""
-        hops = [str(s) for s in self.chain] + [str(self.site)]
+        """`runner:12 -> script:40 -> fn start_server -> script:88`, for evidence: each hop's
+        line, and the function a hop called."""
+        hops: list[str] = []
+        for i, s in enumerate(self.chain):
+            if not hops or hops[-1] != str(s):  # a container and the command run in it share a line
+                hops.append(str(s))
+            name = self.chain_names[i] if i < len(self.chain_names) else ""
+            if name.startswith("fn "):
+                hops.append(name)
+        if hops[-1:] != [str(self.site)]:
+            hops.append(str(self.site))
         return " -> ".join(hops)
 
     def key(self) -> tuple:
@@ -78,6 +90,13 @@ class Effect:
                 _word_key(self.cwd), _word_key(self.path), self.how, self.detail if self.kind != RUN_WRITTEN else "",
                 self.container, tuple(s.path for s in self.chain), self.chain_names, self.under, self.client,
                 self.site.path)
+
+    def shown_path(self) -> str:
+        """The effect's path as the process that has it sees it (an image's own file without the
+        image's name before it)."""
+        path = show(self.path)
+        prefix = f"{self.container}:"
+        return path[len(prefix):] if self.container and path.startswith(prefix) else path
 
     def describe(self) -> str:
         """One line for a reviewer: what happened, without the chain."""
@@ -91,7 +110,8 @@ class Effect:
         if self.kind == INSTALL:
             return f"{self.how} installs {_clip(' '.join(show(w) for w in self.argv))}"
         if self.kind == CONTAINER:
-            return f"starts container {self.how or self.container}"
+            runs = " ".join(show(w) for w in self.argv)
+            return f"starts container {self.how or self.container}" + (f" running `{_clip(runs)}`" if runs else "")
         return f"{self.kind} {show(self.path)}{f' ({self.how})' if self.how else ''}"
 
 

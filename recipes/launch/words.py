@@ -19,6 +19,7 @@ class Unknown:
 
     why: str
     prefix: str = ""
+    suffix: str = ""  # the known text after the last unknown part (`/lib.sh` of `$ROOT/lib.sh`)
 
     def __str__(self) -> str:  # pragma: no cover - for debugging output only
         return f"<unknown: {self.why}>"
