@@ -112,7 +112,7 @@ class NoArchHacksCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        return MSG_NA if not ctx.affected.points else None
+        return MSG_NA if not ctx.affected.serving_points else None
 
     def evaluate(self, ctx) -> CheckResult:
         unavailable = changed_files_unavailable(ctx)

@@ -193,7 +193,7 @@ class DraftRunsAsShippedCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        if not ctx.affected.points:
+        if not ctx.affected.serving_points:
             return MSG_NA
         views = serving_views(ctx)
         return None if any(v.is_speculative for v in views) or _prohibited(ctx, views) else MSG_NA

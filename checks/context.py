@@ -53,6 +53,10 @@ class AffectedPoint(Model):
 
     point: Any
     reasons: list[str]
+    # "serving": what it serves may change (every check that judges points reads it);
+    # "client": only what its benchmark client runs changed (checks.trace_affected): only the
+    # client's check (Check 9) reads it.
+    scope: str = "serving"
 
     @property
     def config_key(self) -> str:
@@ -76,6 +80,11 @@ class Affected(Model):
     # Added or changed entries too large to expand (recipes.points.MAX_ENTRY_POINTS): their
     # points are unknown, so the checks that judge points cannot verify them.
     unverifiable: list[Finding] = Field(default_factory=list)
+
+    @property
+    def serving_points(self) -> list[AffectedPoint]:
+        """The affected points whose serving may change (not the client-only ones)."""
+        return [p for p in self.points if p.scope == "serving"]
 
     @property
     def config_keys(self) -> list[str]:
@@ -326,6 +335,8 @@ class ReviewContext:
         entries_only = lp.only_runner_entries(self.head_repo, live)
         shared_roots: dict = {}
         out: list[AffectedPoint] = []
+        # Points affected through files other points share: (index in `out`, own reasons before them).
+        shared_files: list[tuple[int, int]] = []
         for point in head_points:
             key = getattr(point, "config_key", "")
             reasons: list[str] = []
@@ -333,6 +344,7 @@ class ReviewContext:
                 reasons.append(f"master-config entry {key} added")
             elif key in changed_set:
                 reasons.append(f"master-config entry {key} changed")
+
             launcher = _launcher_path(point)
             if launcher and launcher in changed_files:
                 reasons.append(f"{launcher} changed")
@@ -347,6 +359,9 @@ class ReviewContext:
             for extra in dict.fromkeys(e for e in extras if e):
                 if extra in changed_files and extra != launcher:
                     reasons.append(f"referenced {extra} changed")
+            # The reasons so far are the point's own (its entry, its launcher): those stand. The
+            # ones below come from files a launch path may share; the trace decides them.
+            n_own, models_hit = len(reasons), False
             if live:
                 roots = lp.affected_roots(self, point, names, shared_roots)
                 if roots.files or roots.commands:
@@ -364,9 +379,17 @@ class ReviewContext:
                     if entry.path in settings_edits and entry_changed(_read(self.snapshot.base, entry.path), entry):
                         reasons.append(REASON_MODELS_ENTRY.format(path=entry.path, key=entry.key,
                                                                   where=f"{holder}:{line}"))
+                        models_hit = True
             if reasons:
                 out.append(AffectedPoint(point=point, reasons=reasons))
+                if n_own == 0 and reasons and not models_hit:
+                    shared_files.append((len(out) - 1, n_own))
 
+        if shared_files and self.config.policy.trace_affected:
+            # Affected only through shared launch files: the point's trace at the base and at
+            # the head decides (checks.trace_affected; README "What a PR affects").
+            from .trace_affected import narrow
+            out = narrow(self, out, shared_files)
         removed_points = _removed_points(self.base_repo.points, head_points)
         entries_at = {(e.path, e.line): k for k, e in head_entries.items() if k in changed_set | added_set}
         capped = [f for f in self.head_repo.point_findings

@@ -90,6 +90,9 @@ class Verdict(Model):
     partial: bool = False
     # Handles the verdict mentions when an escalating check (`escalates`) warns (spec 11.2).
     escalation: list[str] = Field(default_factory=list)
+    # The benchmark points the PR affects, each with its scope and reasons (the first
+    # difference of its trace among them), when a check worked them out.
+    affected: list[dict] = Field(default_factory=list)
 
     def row(self, number: int) -> Row:
         for r in self.rows:
@@ -118,6 +121,8 @@ class Verdict(Model):
         }
         if self.partial:
             out["partial"] = True
+        if self.affected:
+            out["affected"] = self.affected
         return out
 
 
@@ -237,7 +242,16 @@ def evaluate_context(
         head_moved=HeadMoved(current_head_sha=snap.current_head_sha) if snap.head_moved else None,
         partial=only is not None and set(only) != known,
         escalation=list(ctx.config.policy.pareto_escalation),
+        affected=affected_json(ctx),
     )
+
+
+def affected_json(ctx: ReviewContext) -> list[dict]:
+    """The affected points as the JSON verdict shows them ([] when no check needed them)."""
+    if "affected" not in ctx.__dict__:
+        return []
+    return [{"config_key": ap.config_key, "point": getattr(ap.point, "point_id", ""), "scope": ap.scope,
+             "reasons": list(ap.reasons)} for ap in ctx.affected.points]
 
 
 def evaluate(

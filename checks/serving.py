@@ -696,5 +696,15 @@ def _python_file(ctx: Any, path: str) -> ScriptAnalysis | None:
 
 
 def serving_views(ctx: Any) -> list[ServingView]:
-    """One view per affected point, in the order of `ctx.affected.points` (cached per review)."""
-    return ctx.memo(MEMO_VIEWS, lambda: [_build_view(ctx, ap) for ap in ctx.affected.points])
+    """One view per affected point whose serving may change, in the order of
+    `ctx.affected.points` (cached per review). A point whose trace changed only in its client
+    part (checks.trace_affected) is not among them: see `client_views`."""
+    return ctx.memo(MEMO_VIEWS, lambda: [_build_view(ctx, ap) for ap in ctx.affected.points
+                                         if getattr(ap, "scope", "serving") == "serving"])
+
+
+def client_views(ctx: Any) -> list[ServingView]:
+    """The views of the points whose trace changed only in what the benchmark client runs:
+    the client's check (Check 9) judges them, the serving checks do not."""
+    return ctx.memo(MEMO_VIEWS + ":client", lambda: [_build_view(ctx, ap) for ap in ctx.affected.points
+                                                     if getattr(ap, "scope", "serving") != "serving"])

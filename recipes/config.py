@@ -113,6 +113,10 @@ class Policy(Model):
     # Python file there that the launch path runs changes what is measured, not what is served,
     # so editing it affects no point (checks.launch_path rule 3). Its shell files still count.
     benchmark_client_paths: list[str] = ["utils/"]
+    # Whether a point reached only through a shared launch file (a runner, a sourced library)
+    # is judged by its interpreted trace at the base against the head (checks.trace_affected):
+    # affected only when what it runs changed. Off: the textual reach rule alone decides.
+    trace_affected: bool = True
     # Every draft module of a model prefix (longest matching prefix wins); an ATOM
     # --online_quant_config `exclude_layer` list must cover each one (Check 13). The
     # dsv41flash DSpark draft is decoder layers 37-39 of the checkpoint (spec, seed PR).
