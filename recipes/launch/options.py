@@ -5,9 +5,10 @@ options once (`Options`) and read the operands from `parse`.
 A command is *risky* when some option of it writes, runs or downloads something (`sed -i`,
 `sort -o`, `tar --to-command`): there an option the spec does not list, or an unknown word where
 an option could be (before the first operand: `sed $OPTS file`), makes the answer unknown; an
-unknown word after an operand is an operand (`sed -i 's/a/b/' "$F"` edits an unknown file). A command none of whose options
-has such an effect (`cat`, `head`, `wc`) reads an unlisted option as a flag and an unknown word as
-an operand: nothing it could hide changes what the command does to the world.
+unknown word after an operand is an operand (`sed -i 's/a/b/' "$F"` edits an unknown file).
+A command none of whose options has such an effect (`cat`, `head`, `wc`) reads an unlisted
+option as a flag and an unknown word as an operand: nothing it could hide changes what the
+command does to the world.
 """
 from __future__ import annotations
 

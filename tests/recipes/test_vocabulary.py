@@ -248,7 +248,8 @@ def test_python_m_pip_and_uv_share_the_pip_reader():
 
 def test_system_package_managers():
     assert effects(["apt-get", "install", "-y", "libnuma1"]).installs == [Install("apt", ("libnuma1",))]
-    assert effects(["conda", "install", "-c", "nvidia", "cuda"]).installs == [Install("conda", ("cuda",), ("-c", "nvidia"))]
+    assert effects(["conda", "install", "-c", "nvidia", "cuda"]).installs == [
+        Install("conda", ("cuda",), ("-c", "nvidia"))]
 
 
 # --------------------------------------------------------------------------- wrappers
@@ -328,7 +329,8 @@ def test_srun_without_a_container_runs_on_the_node():
 
 
 def test_sbatch_runs_its_script_with_its_environment():
-    assert effects(["sbatch", "--export=ALL,A=1", "job.sh", "x"]).runs == [(("bash", "job.sh", "x"), (("A", "1"),), None)]
+    assert effects(["sbatch", "--export=ALL,A=1", "job.sh", "x"]).runs == [
+        (("bash", "job.sh", "x"), (("A", "1"),), None)]
     assert effects(["sbatch", "--wrap=echo hi"]).runs == [(("sh", "-c", "echo hi"), (), None)]
 
 
