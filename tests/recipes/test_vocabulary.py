@@ -73,6 +73,25 @@ def test_in_place_edits(argv):
     assert out.unknown is None and out.writes == [Write("/x/f.py", "in-place edit")]
 
 
+def test_sed_ie_takes_e_as_the_backup_suffix_and_still_edits():
+    assert effects(["sed", "-ie", "s/a/b/", "f"]).writes == [Write("f", "in-place edit")]
+
+
+def test_a_sed_script_from_a_file_edits_and_is_not_verified():
+    out = effects(["sed", "-i", "-f", "fix.sed", "f"])
+    assert out.writes == [Write("f", "in-place edit")] and out.unknown and "fix.sed" in out.reads
+
+
+def test_an_unknown_sed_script_still_edits_and_is_not_verified():
+    out = effects(["sed", "-i", "-e", U, "f"])
+    assert out.writes == [Write("f", "in-place edit")] and out.unknown
+    assert effects(["sed", "-i", U, "f"]).unknown  # the unknown word could be an option too
+
+
+def test_perl_slurp_mode_edits_in_place():
+    assert effects(["perl", "-0777", "-pi", "-e", "s/a/b/", "f"]).writes == [Write("f", "in-place edit")]
+
+
 def test_sed_without_in_place_only_reads():
     out = effects(["sed", "-n", "s/a/b/p", "f"])
     assert out.writes == [] and out.reads == ["f"] and out.unknown is None
@@ -169,6 +188,9 @@ def test_find_actions():
 
 def test_other_writers():
     assert effects(["tee", "-a", "log"]).writes == [Write("log", "append")]
+    assert effects(["rsync", "-a", "src/", "/opt/dst/"]).writes == [Write("/opt/dst/", "copy")]
+    out = effects(["rsync", "-a", "host:/x", "/opt/dst"])
+    assert out.writes == [Write("/opt/dst", "download")] and out.downloads == [Download("host:/x", "/opt/dst")]
     assert effects(["dd", "if=/dev/zero", "of=/opt/x", "bs=1M"]).writes == [Write("/opt/x", "create")]
     assert effects(["chmod", "+x", "run.sh"]).writes == [Write("run.sh", "mode")]
     assert effects(["sort", "-o", "out", "in"]).writes == [Write("out", "create")]

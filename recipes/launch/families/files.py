@@ -85,8 +85,9 @@ _SED = opts("-n -E -r -s -u -z --quiet --silent --regexp-extended --separate --u
 def _sed(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`sed [-n] SCRIPT FILE...` reads; with `-i`/`--in-place` it edits each FILE in place."""
     p = parse(args, _SED)
-    files = p.operands if p.has("-e", "-f", "--expression", "--file") else p.operands[1:]
-    scripts = p.values("-e", "--expression") or p.operands[:1]
+    given = p.has("-e", "-f", "--expression", "--file")
+    files = p.operands if given else p.operands[1:]
+    scripts = p.values("-e", "--expression") if given else p.operands[:1]
     if any(isinstance(s, str) and _sed_acts(s) for s in scripts):
         raise _Unknown("a script with `e`, `w` or `r` commands (runs or writes files)")
     files = [under(f, cwd) for f in files]
@@ -95,6 +96,8 @@ def _sed(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
         if not files:
             raise _Unknown("`-i` with no file")
         out.writes = [Write(f, "in-place edit") for f in files]
+    if p.values("-f", "--file") or any(isinstance(s, Unknown) for s in scripts):
+        out.unknown = "`sed`: a script from a file (`-f`) or an unknown script, whose `w`/`e` commands are not read"
     return out
 
 
@@ -167,8 +170,8 @@ def _sed_line_end(script: str, k: int, *, stop_at_semicolon: bool) -> int:
 def _perl(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`perl -pi -e CODE FILE...` edits each FILE in place; perl code that could do more than edit
     the lines it is given (system, open, backticks, unlink, ...) is not interpreted."""
-    p = parse(args, opts("-p -n -l -a -w -s -T -t -W -X -0 -C -U -c", valued="-e -E -M -I -m -F -x",
-                         attached="-i", stop=True))
+    p = parse(args, opts("-p -n -a -w -s -T -t -W -X -U -c", valued="-e -E -M -I -m -F -x",
+                         attached="-i -0 -l -C", stop=True))
     codes = p.values("-e", "-E")
     operands = p.operands
     if not codes:

@@ -175,7 +175,8 @@ def _scp(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     if isinstance(dst, str) and remote.match(dst):
         return CommandEffects(reads=[under(s, cwd) for s in sources])
     dest = under(dst, cwd)
-    out = CommandEffects(writes=[Write(dest, "download")])
+    fetched = any(isinstance(s, Unknown) or remote.match(s) for s in sources)
+    out = CommandEffects(writes=[Write(dest, "download" if fetched else "copy")])
     for s in sources:
         if isinstance(s, Unknown) or remote.match(s):
             out.downloads.append(Download(s, dest))
