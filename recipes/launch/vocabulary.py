@@ -25,7 +25,7 @@ from .families.common import (
     Handler, _copy, _every_operand, _fixed_write, _not_command, _program, _pure, _reader, _runs_rest, _Unknown,
 )
 from .families.files import (
-    _MODE, _READ, _awk, _dd, _decompress, _ed, _find, _in_out, _install, _mktemp, _mount, _patch, _perl, _sed,
+    _MODE, _READ, _awk, _mode_given, _dd, _decompress, _ed, _find, _in_out, _install, _mktemp, _mount, _patch, _perl, _sed,
     _sort, _sysctl, _tar, _tee, _unsquashfs, _unzip,
 )
 from .families.jobs import (
@@ -204,7 +204,7 @@ _add("writer", "shred", "overwrites the files it names",
      _every_operand(opts("-f -u -v -z --force --remove --verbose --zero", valued="-n -s --iterations --size"),
                     "delete"))
 _add("writer", "chmod chown chgrp", "changes the mode or owner of the files it names (after the mode/owner)",
-     _every_operand(_MODE, "mode", skip_first=lambda p: not p.has("--reference")))
+     _every_operand(_MODE, "mode", skip_first=_mode_given))
 _add("writer", "cp", "copies its sources to the last operand",
      _copy(opts("-r -R -a -f -i -n -p -P -L -H -l -s -u -v -x -b -T -d --recursive --archive --force --no-clobber "
                 "--parents --preserve --no-dereference --dereference --update --verbose --remove-destination "

@@ -193,6 +193,8 @@ def test_other_writers():
     assert out.writes == [Write("/opt/dst", "download")] and out.downloads == [Download("host:/x", "/opt/dst")]
     assert effects(["dd", "if=/dev/zero", "of=/opt/x", "bs=1M"]).writes == [Write("/opt/x", "create")]
     assert effects(["chmod", "+x", "run.sh"]).writes == [Write("run.sh", "mode")]
+    assert effects(["chmod", "-R", "755", "d"]).writes == [Write("d", "mode")]
+    assert effects(["chmod", "-x", "run.sh"]).writes == [Write("run.sh", "mode")]
     assert effects(["sort", "-o", "out", "in"]).writes == [Write("out", "create")]
     assert effects(["mktemp", "-d"]).writes[0].how == "create"
     assert effects(["truncate", "-s", "0", "f"]).writes == [Write("f", "in-place edit")]

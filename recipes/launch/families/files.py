@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..effects import CommandEffects, Write
-from ..options import Options, opts, parse, under
+from ..options import Options, Parsed, opts, parse, under
 from ..words import Unknown, Word
 from .common import _ASSIGNMENT, _copy, Handler, _names, _Unknown, _words
 
@@ -256,6 +256,12 @@ def _awk(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
 
 # `print > "f"`, `printf ... >> f`, `print | "cmd"`, `system(...)`, `"cmd" | getline`: acts beyond stdout.
 _AWK_ACTS = re.compile(r"\bsystem\s*\(|\|\s*getline|\bprintf?\b[^;{}]*(?:>|\|)|\bclose\s*\(|\bfflush\s*\(\s*\"")
+
+
+def _mode_given(p: Parsed) -> bool:
+    """Whether the first operand of chmod/chown is the mode or owner: not with `--reference`, nor
+    when the mode was spelled like an option (`chmod -x FILE`: `-x` is read as the mode)."""
+    return not p.has("--reference", "-r", "-w", "-x", "-X", "-s", "-t")
 
 
 _MODE = opts("-R -v -c -f -h --recursive --verbose --changes --silent --quiet --no-dereference --dereference",
