@@ -126,6 +126,12 @@ def _short(word: str, args: Sequence[Word], k: int, spec: Options, out: Parsed) 
     return k
 
 
+def respelled(args: Sequence[Word], spellings: dict[str, str]) -> list[Word]:
+    """`args` with the single-dash long options of a command (`wget -nv`, `unsquashfs -dest`)
+    spelled as the long options the spec lists (`--no-verbose`, `--dest`)."""
+    return [spellings.get(w, w) if isinstance(w, str) else w for w in args]
+
+
 def under(path: Word, base: Word | None) -> Word:
     """`path` resolved against the directory `base` (None: left as written). A relative path under
     an unknown directory is unknown."""

@@ -208,7 +208,7 @@ _add("writer", "chmod chown chgrp", "changes the mode or owner of the files it n
 _add("writer", "cp", "copies its sources to the last operand",
      _copy(opts("-r -R -a -f -i -n -p -P -L -H -l -s -u -v -x -b -T -d --recursive --archive --force --no-clobber "
                 "--parents --preserve --no-dereference --dereference --update --verbose --remove-destination "
-                "--no-target-directory --link --symbolic-link --sparse=always",
+                "--no-target-directory --link --symbolic-link",
                 valued="-t -S --target-directory --suffix --backup", attached="--preserve --reflink --sparse"),
            "copy"))
 _add("writer", "mv", "moves its sources to the last operand",

@@ -184,6 +184,10 @@ def test_find_actions():
     (argv, env, where), = out.runs
     assert argv[:4] == ("sed", "-i", "s/a/b/", argv[3]) and isinstance(argv[3], Unknown)
     assert effects(["find", ".", "-exec", "rm", "{}"]).unknown  # no `;`
+    out = effects(["find", U, "-name", "*.pyc", "-delete"])
+    assert out.unknown is None and isinstance(out.reads[0], Unknown) and out.writes[0].how == "delete"
+    assert effects(["find", ".", "-name", U, "-delete"]).writes[0].how == "delete"
+    assert effects(["find", ".", "-name", "x", U]).unknown
 
 
 def test_other_writers():
@@ -222,6 +226,9 @@ def test_git_configuration_that_runs_programs_is_unknown():
     assert effects(["git", "-c", "core.hooksPath=/tmp/h", "commit", "-m", "x"]).unknown
     assert effects(["git", "config", "alias.st", "!sh x"]).unknown
     assert effects(["git", "-c", "safe.directory=*", "status"]).unknown is None
+    redirect = "url.https://evil/.insteadOf=https://github.com/"
+    assert effects(["git", "-c", redirect, "clone", "https://github.com/a/b"]).unknown
+    assert effects(["git", "clone", "-c", "core.hooksPath=/h", "https://h/x"]).unknown
     assert effects(["git", "frobnicate"]).unknown
 
 
@@ -236,6 +243,8 @@ def test_downloads():
     assert effects(["wget", "-O", "/tmp/y", "https://h/c"]).writes == [Write("/tmp/y", "download")]
     assert effects(["wget", "-q", "-P", "/d", "https://h/c.py"]).writes == [Write("/d/c.py", "download")]
     assert effects(["curl", "-K", "cfg", "https://h"]).unknown
+    assert effects(["wget", "-nv", "-nc", "-O", "f", "https://h/f"]).writes == [Write("f", "download")]
+    assert effects(["unsquashfs", "-f", "-dest", "/opt/x", "img.sqsh"]).writes == [Write("/opt/x", "unpack")]
 
 
 def test_hugging_face_downloads():

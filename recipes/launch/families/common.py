@@ -98,31 +98,26 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def _program(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
-    """An engine or tool the lead classifies from its argv (servers, clients, CLIs)."""
+    """An engine or tool the interpreter classifies from its argv (servers, clients, CLIs)."""
     return CommandEffects(programs=[(name, tuple(args))])
 
 
-def _subcommands(table: dict[str, Handler], *, spec: Options = Options(), default: Handler | None = None) -> Handler:
-    """A command whose first operand picks what it does (`git`, `docker`, `hf`, `enroot`): the
-    global options (`spec`), then the subcommand's handler with the remaining words."""
+def _subcommands(table: dict[str, Handler], *, spec: Options = Options()) -> Handler:
+    """A command whose first operand picks what it does (`docker`, `hf`, `enroot`): the global
+    options (`spec`, `docker -H HOST run`), then the subcommand's handler with the words after it."""
+    globals_ = Options(spec.flags, spec.valued, spec.attached, spec.risky, stop=True)
+
     def handle(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
-        k = 0
-        while k < len(args) and isinstance(args[k], str) and args[k].startswith("-"):
-            k += 1
-        p = parse(args[:k], spec) if k else Parsed([], [])
-        if p.operands:
-            raise _Unknown("a global option took the subcommand's place")
-        if k >= len(args):
-            if default is not None:
-                return default(name, [], cwd)
+        p = parse(args, globals_)
+        if not p.operands:
             raise _Unknown("no subcommand")
-        sub = args[k]
+        sub = p.operands[0]
         if isinstance(sub, Unknown):
             raise _Unknown(f"an unknown subcommand ({sub.why})")
-        handler = table.get(sub, default)
+        handler = table.get(sub)
         if handler is None:
             raise _Unknown(f"subcommand `{sub}` is not in the vocabulary")
-        return handler(name, [*args[:k], *args[k + 1:]] if handler is default else args[k + 1:], cwd)
+        return handler(name, p.operands[1:], cwd)
     return handle
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..effects import CommandEffects, Write
-from ..options import Options, Parsed, opts, parse, under
+from ..options import Options, Parsed, opts, parse, respelled, under
 from ..words import Unknown, Word
 from .common import _ASSIGNMENT, _copy, Handler, _names, _Unknown, _words
 
@@ -33,22 +33,23 @@ def _in_out(spec: Options) -> Handler:
 
 
 _FIND_ACTS = {"-delete": "delete"}
-
-
 _FIND_RUNS = ("-exec", "-execdir", "-ok", "-okdir")
-
-
 _FIND_WRITES = ("-fprint", "-fprint0", "-fprintf", "-fls")
+# Tests whose value is a pattern, a number or a name (any value: an unknown one changes no effect).
+_FIND_VALUED = frozenset("-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -maxdepth "
+                         "-mindepth -newer -mtime -mmin -atime -amin -ctime -cmin -size -user -group -perm -uid "
+                         "-gid -links -inum -samefile -lname -ilname -regextype -fstype -printf -print0f".split())
 
 
 def _find(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`find ROOTS... EXPR`: reads the roots; `-delete` deletes under them, `-exec CMD {} ;` runs
-    CMD with an unknown path, `-fprint FILE` writes FILE."""
+    CMD with an unknown path, `-fprint FILE` writes FILE. An unknown word before the expression is
+    a root (an unknown folder); in the expression it is not understood."""
     k = 0
     while k < len(args) and isinstance(args[k], str) and args[k] in ("-H", "-L", "-P"):
         k += 1
     roots: list[Word] = []
-    while k < len(args) and isinstance(args[k], str) and not args[k].startswith(("-", "(", "!")):
+    while k < len(args) and (isinstance(args[k], Unknown) or not args[k].startswith(("-", "(", "!"))):
         roots.append(args[k])
         k += 1
     roots = [under(r, cwd) for r in roots] or [under(".", cwd)]
@@ -58,7 +59,9 @@ def _find(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
         k += 1
         if isinstance(word, Unknown):
             raise _Unknown(f"an unknown word in the expression ({word.why})")
-        if word in _FIND_ACTS:
+        if word in _FIND_VALUED:
+            k += 1
+        elif word in _FIND_ACTS:
             out.writes += [Write(Unknown(f"files find selects under {r}"), _FIND_ACTS[word]) for r in _names(roots)]
         elif word in _FIND_WRITES:
             if k >= len(args):
@@ -333,10 +336,10 @@ def _tar(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
         "-x -c -t -r -u -z -j -J -v -p -k -m -h -P -O -a -S -o --extract --get --create --list --append --update "
         "--gzip --bzip2 --xz --zstd --verbose --preserve-permissions --keep-old-files --overwrite --no-same-owner "
         "--same-owner --touch --dereference --absolute-names --to-stdout --auto-compress --skip-old-files "
-        "--numeric-owner --no-same-permissions --no-overwrite-dir --recursive-unlink --unlink-first "
-        "--warning=no-unknown-keyword",
+        "--numeric-owner --no-same-permissions --no-overwrite-dir --recursive-unlink --unlink-first --wildcards "
+        "--anchored",
         valued="-f -C -T -X -b --file --directory --files-from --exclude-from --strip-components --exclude "
-               "--owner --group --mode --transform --xform --wildcards --anchored --blocking-factor --warning"))
+               "--owner --group --mode --transform --xform --blocking-factor --warning"))
     mode = [m for m in ("x", "c", "t", "r", "u") if p.has(f"-{m}", *_TAR_LONG[m])]
     if len(mode) != 1:
         raise _Unknown("cannot tell whether it extracts, creates or lists")
@@ -405,9 +408,9 @@ def _renamed(path: Word, suffixes: tuple[str, ...], unpack: bool) -> Word:
 
 def _unsquashfs(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`unsquashfs [-f] [-d DIR] IMAGE` (its long options are spelled with one dash: `-dest`)."""
-    words = [_UNSQUASHFS_LONG.get(w, w) if isinstance(w, str) else w for w in args]
-    p = parse(words, opts("-f -q -n -l -s --force --quiet --no-progress --no-xattrs --ll --lls",
-                          valued="-d -p --dest --processors"))
+    p = parse(respelled(args, _UNSQUASHFS_LONG),
+              opts("-f -q -n -l -s --force --quiet --no-progress --no-xattrs --ll --lls",
+                   valued="-d -p --dest --processors"))
     if not p.operands:
         raise _Unknown("no image")
     folder = p.last("-d", "--dest") or "squashfs-root"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..effects import CommandEffects, Download, Write
-from ..options import opts, parse, under
+from ..options import opts, parse, respelled, under
 from ..words import Unknown, Word
 from .common import _joined_text, _names, _pure, _subcommands, _Unknown
 
@@ -62,10 +62,11 @@ def _url_basename(url: Word) -> Word:
 
 def _wget(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`wget URL... [-O FILE | -P DIR]`: downloads each URL (to FILE, into DIR, or here)."""
-    p = parse(args, opts(
-        "-q -v -nv -c -N -r -k -p -x -nd -nc -np -nH --quiet --verbose --no-verbose --continue --timestamping "
-        "--recursive --no-check-certificate --no-clobber --no-parent --show-progress --progress=dot --mirror -m "
-        "--content-disposition --trust-server-names --no-directories --force-directories --server-response -S",
+    p = parse(respelled(args, _WGET_LONG), opts(
+        "-q -v -c -N -r -k -p -x --quiet --verbose --no-verbose --continue --timestamping "
+        "--recursive --no-check-certificate --no-clobber --no-parent --show-progress --mirror -m "
+        "--content-disposition --trust-server-names --no-host-directories --no-directories --force-directories "
+        "--server-response -S",
         valued="-O -P -o -a -t -T -i -U -e -l -A -R --output-document --directory-prefix --output-file "
                "--append-output --tries --timeout --input-file --user-agent --header --user --password "
                "--http-user --http-password --execute --level --accept --reject --limit-rate --wait --post-data "
@@ -92,11 +93,14 @@ def _wget(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     return out
 
 
+_WGET_LONG = {"-nv": "--no-verbose", "-nc": "--no-clobber", "-np": "--no-parent", "-nd": "--no-directories",
+              "-nH": "--no-host-directories"}
+
+
 def _hf_download(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`hf download REPO [FILES] [--local-dir DIR] [--cache-dir DIR]`: fetches from the Hub into
     DIR, or into the Hugging Face cache (HF_HUB_CACHE, unknown here)."""
-    p = parse(args, opts("--quiet --force-download --resume-download --local-dir-use-symlinks --dry-run "
-                         "--no-progress",
+    p = parse(args, opts("--quiet --force-download --resume-download --dry-run --no-progress",
                          valued="--local-dir --cache-dir --revision --token --include --exclude --repo-type "
                                 "--max-workers --local-dir-use-symlinks --format"))
     if not p.operands:
@@ -168,9 +172,15 @@ def _ssh(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
 def _scp(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`scp [opts] SRC... DST`: a `host:path` source is a download into DST."""
     p = parse(args, opts("-r -p -q -C -v -B -3 -4 -6 -O -T", valued="-P -i -o -F -l -c -J -S"))
-    if len(p.operands) < 2:
+    return _transfer(p.operands, cwd)
+
+
+def _transfer(operands: list[Word], cwd: Word | None) -> CommandEffects:
+    """`SRC... DST` of scp and rsync: a `host:path` source is a download into DST, a `host:path`
+    destination an upload (only reads here)."""
+    if len(operands) < 2:
         raise _Unknown("no destination")
-    *sources, dst = p.operands
+    *sources, dst = operands
     remote = re.compile(r"^(?:[^/:]+@)?[^/:]+:")
     if isinstance(dst, str) and remote.match(dst):
         return CommandEffects(reads=[under(s, cwd) for s in sources])
@@ -190,13 +200,13 @@ def _rsync(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
                          "--recursive --verbose --compress --progress --partial --delete --delete-after "
                          "--delete-before --quiet --update --checksum --dry-run --inplace --ignore-existing "
                          "--human-readable --links --copy-links --no-perms --no-owner --no-group --times "
-                         "--remove-source-files --info=progress2 --mkpath --delete-excluded",
+                         "--remove-source-files --mkpath --delete-excluded",
                          valued="-e --rsh --exclude --include --exclude-from --include-from --filter --chmod "
                                 "--chown --timeout --bwlimit --log-file --rsync-path --files-from --info "
                                 "--backup-dir --suffix"))
     if p.values("-e", "--rsh", "--rsync-path"):
         raise _Unknown("a remote shell command (`-e`, `--rsync-path`)")
-    return _scp(name, [w for w in p.operands], cwd) if len(p.operands) >= 2 else CommandEffects()
+    return _transfer(p.operands, cwd) if len(p.operands) >= 2 else CommandEffects()
 
 
 def _gh(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
@@ -216,12 +226,13 @@ _GIT_GLOBAL = opts("--no-pager -p --paginate --bare --no-replace-objects --liter
                    stop=True)
 
 
-# Configuration a `git -c` / `git config` may set without changing what git runs (hooks, aliases,
-# pagers, ssh and fsmonitor commands are programs it would run).
-_GIT_SAFE_CONFIG = re.compile(r"^(?:safe\.directory|user\.\w+|advice\.\w+|http\.[\w.]+|protocol\.[\w.]+|"
-                              r"init\.defaultBranch|core\.(?:autocrlf|filemode|longpaths|compression)|"
-                              r"pull\.rebase|fetch\.\w+|submodule\.[\w.-]+\.url|color\.\w+|gc\.auto|"
-                              r"url\.[^=]+\.insteadOf|credential\.helper|lfs\.[\w.]+)$", re.I)
+# Configuration a `git -c` / `git config` may set without changing what git runs or fetches
+# (hooks, aliases, pagers, ssh, credential and fsmonitor commands are programs it would run;
+# `url.*.insteadOf` and submodule URLs change where it fetches from).
+_GIT_SAFE_CONFIG = re.compile(r"^(?:safe\.directory|user\.\w+|advice\.\w+|http\.(?:sslVerify|postBuffer|version)|"
+                              r"protocol\.version|init\.defaultBranch|"
+                              r"core\.(?:autocrlf|filemode|longpaths|compression)|pull\.rebase|color\.\w+|gc\.auto)$",
+                              re.I)
 
 
 _GIT_READS = frozenset("""
@@ -330,8 +341,6 @@ def _git_clone(rest: list[Word], repo: Word | None) -> CommandEffects:
     p = parse(rest, _GIT_CLONE)
     if p.values("-u", "--upload-pack", "--template"):
         raise _Unknown("a clone that runs a program (`--upload-pack`, `--template`)")
-    if p.values("-c", "--config"):
-        raise _Unknown("a clone that sets configuration")
     if not p.operands or len(p.operands) > 2:
         raise _Unknown(f"{len(p.operands)} operands")
     url = p.operands[0]
@@ -346,8 +355,8 @@ def _git_clone(rest: list[Word], repo: Word | None) -> CommandEffects:
 
 
 def _git_apply(rest: list[Word], repo: Word | None) -> CommandEffects:
-    p = parse(rest, opts("-R -v -q --check --stat --numstat --summary --index --cached --reverse --reject "
-                         "--verbose --quiet --3way -3 --whitespace=nowarn --whitespace=fix --ignore-whitespace "
+    p = parse(rest, opts("-R -v -q --check --apply --stat --numstat --summary --index --cached --reverse --reject "
+                         "--verbose --quiet --3way -3 --ignore-whitespace "
                          "--ignore-space-change --unidiff-zero --allow-empty --recount --intent-to-add -N",
                          valued="-p -C --directory --exclude --include --whitespace"))
     here = repo if repo is not None else "."

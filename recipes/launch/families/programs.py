@@ -256,7 +256,7 @@ _PIP_INSTALL = opts(
     _PIP_GLOBAL_FLAGS + " --upgrade --force-reinstall --no-deps --pre --user --no-build-isolation --no-index "
     "--ignore-installed --no-warn-script-location --no-clean --require-hashes --dry-run --compile --no-compile "
     "--prefer-binary --use-pep517 --no-use-pep517 --no-warn-conflicts --ignore-requires-python --reinstall "
-    "--no-binary-all --no-editable --strict --no-sources --all-extras --link-mode=copy --refresh --no-verify-hashes "
+    "--no-binary-all --no-editable --strict --no-sources --all-extras --refresh --no-verify-hashes "
     "--exact",
     valued=_PIP_GLOBAL_VALUED + " -r -c -e -i -f -t -C --requirement --constraint --editable --index-url "
     "--extra-index-url --find-links --target --prefix --root --upgrade-strategy --no-binary --only-binary "
