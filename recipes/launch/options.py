@@ -90,8 +90,8 @@ def _long(word: str, args: Sequence[Word], k: int, spec: Options, out: Parsed) -
     if name in spec.attached:
         out.options.append((name, value if eq else None))
         return k
-    if name in spec.flags and not eq:
-        out.options.append((name, None))
+    if name in spec.flags and (not eq or value in ("true", "false")):  # `--rm=true` (docker, nsys)
+        out.options.append((name, None) if value != "false" else (name + "=false", None))
         return k
     if spec.risky:
         raise OptionError(f"option `{name}` is not in the vocabulary")

@@ -277,6 +277,7 @@ def test_python_m_pip_and_uv_share_the_pip_reader():
     assert pip_effects(["pip", "install", "--frobnicate", "x"]).unknown
     assert effects(["pip", "uninstall", "-y", "x"]).writes[0].how == "delete"
     assert effects(["pip", "list"]).installs == []
+    assert effects(["pip", "download", "-d", "/w", "x==1"]).downloads == [Download("x==1", "/w")]
 
 
 def test_system_package_managers():
@@ -297,6 +298,7 @@ def test_wrappers_run_the_rest():
     assert effects(["nohup", "python3", "s.py"]).runs == [(("python3", "s.py"), (), None)]
     assert effects(["sudo", "-E", "rm", "-rf", "/x"]).runs == [(("rm", "-rf", "/x"), (), None)]
     assert effects(["sudo", "rm", "/x"]).clears_env and not effects(["sudo", "-E", "rm", "/x"]).clears_env
+    assert "login shell" in effects(["sudo", "-s"]).unknown
     assert effects(["nice", "-n", "5", "cmd"]).runs == [(("cmd",), (), None)]
     assert effects(["taskset", "-c", "0-7", "cmd"]).runs == [(("cmd",), (), None)]
     assert effects(["numactl", "--cpunodebind=0", "cmd"]).runs == [(("cmd",), (), None)]
@@ -328,6 +330,8 @@ def test_python_forms():
     assert effects(["python3", "-"]).python == [PythonRun()]
     assert effects(["python3", "-Z"]).unknown
     assert effects(["torchrun", "--nproc_per_node=8", "-m", "x.y"]).python == [PythonRun(module="x.y")]
+    assert effects(["torchrun", "--nproc_per_node", "8", "t.py", "--lr=1"]).python == [
+        PythonRun(script="t.py", argv=("--lr=1",))]
 
 
 # --------------------------------------------------------------------------- containers and Slurm
@@ -342,6 +346,7 @@ def test_docker_run():
                             entrypoint="bash", argv=("-c", "x"))
     assert isinstance(box.env[1][1], Unknown)
     assert effects(["docker", "run", "--frobnicate", "img"]).unknown
+    assert effects(["docker", "run", "--rm=true", "--privileged=false", "img"]).containers[0].image == "img"
     assert effects(["podman", "exec", "-e", "X=1", "ctr", "ls"]).containers[0].env == (("X", "1"),)
 
 

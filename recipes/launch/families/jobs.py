@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..effects import CommandEffects, Container, Download, Write
-from ..options import Options, opts, parse, Parsed, under
+from ..options import Parsed, opts, parse, under
 from ..words import Unknown, Word
 from .common import _joined_text, _names, _pure, _split_list, _subcommands, _Unknown
 
@@ -20,13 +20,14 @@ _DOCKER_RUN = opts(
            "--stop-signal --stop-timeout --cgroupns --userns --cidfile --volumes-from --device-cgroup-rule --sysctl "
            "--expose --link --attach --mac-address --oom-score-adj --storage-opt --isolation --detach-keys "
            "--network-alias --health-cmd --health-interval --health-retries --health-timeout --memory-reservation "
-           "--cpu-shares --blkio-weight --pids-limit --annotation --hooks-dir --tz --replace --userns-mode")
+           "--cpu-shares --blkio-weight --pids-limit --annotation --hooks-dir --tz --replace --userns-mode",
+    stop=True)
 
 
 def _docker_run(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`docker run [opts] IMAGE [CMD...]`: environment (`-e`, `--env-file`), mounts (`-v`,
     `--mount`), working directory, entrypoint and command cross into the container."""
-    p = parse(args, Options(_DOCKER_RUN.flags, _DOCKER_RUN.valued, stop=True))
+    p = parse(args, _DOCKER_RUN)
     if not p.operands:
         raise _Unknown("no image")
     return CommandEffects(containers=[_docker_container(p, p.operands[0], tuple(p.operands[1:]), cwd)],
@@ -245,7 +246,8 @@ def _slurm_writes(p: Parsed, cwd: Word | None) -> list[Write]:
 def _srun(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`srun [opts] CMD...` on the job's nodes; with `--container-image` (pyxis) in a container:
     `--container-mounts SRC:DST,...`, `--container-workdir`, `--container-env NAMES` (passed from
-    the host), `--export=ALL,X=1` (set for the command)."""
+    the host), `--export=ALL,X=1` (set for the command). Either way the command inherits the
+    job's environment (srun's `--export` is ALL by default) unless `--export=NONE` (`clears_env`)."""
     p = parse(args, _SLURM)
     if p.has("--multi-prog"):
         raise _Unknown("`--multi-prog` reads its programs from a file")
@@ -312,8 +314,8 @@ def _profiler(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     if not args or args[0] not in ("profile", "launch", "record", "top"):
         return CommandEffects()
     p = parse(args[1:], opts(
-        "-f -n -g -s --force-overwrite --stats --native --subprocesses --idle --gil --nonblocking "
-        "--trace-fork-before-exec --cuda-memory-usage --show-output --kill --wait",
+        "-f -n -g -s --stats --native --subprocesses --idle --gil --nonblocking --trace-fork-before-exec "
+        "--cuda-memory-usage --kill --wait",
         valued="-o -t -d -y -c -r -p -F -e -w --output --trace --duration --delay --capture-range --sample "
                "--cuda-graph-trace --gpu-metrics-device --gpu-metrics-devices --cudabacktrace --python-sampling "
                "--session-new --export --rate --format --pid --capture-range-end --cpuctxsw --backtrace "
@@ -355,9 +357,9 @@ def _kubectl(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
 def _sg(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`sg GROUP [-c] TEXT`: runs TEXT as shell text with GROUP as the group (`sg GROUP` alone:
     a shell on standard input)."""
-    rest = [w for w in args[1:] if w != "-"]
     if not args:
         raise _Unknown("no group")
+    rest = [w for w in args[1:] if w != "-"]
     if rest[:1] == ["-c"]:
         rest = rest[1:]
     if not rest:

@@ -31,8 +31,8 @@ def _env(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
 
 
 def _sudo(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
-    p = parse(args, opts("-E -H -n -S -k -K -b -P -A -B -N --preserve-env --set-home --non-interactive --stdin "
-                         "--background", valued="-u -g -U -C -h -p -r -t -D -T --user --group --host --prompt "
+    p = parse(args, opts("-E -H -n -S -k -K -b -P -A -B -N -i -s -l -v -V -e --preserve-env --set-home "
+                         "--non-interactive --stdin --background --login --shell --edit", valued="-u -g -U -C -h -p -r -t -D -T --user --group --host --prompt "
                                                 "--chdir --close-from --command-timeout",
                          attached="--preserve-env", stop=True))
     if p.has("-i", "-s", "--login", "--shell") or p.has("-l", "-v", "-V", "-e", "--edit"):
@@ -224,10 +224,7 @@ def _python(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
 def _torchrun(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`torchrun [opts] SCRIPT args`, `-m MOD args`, `--no-python CMD args` (options spelled with
     `-` or `_`)."""
-    normal = [w.replace("_", "-") if isinstance(w, str) and w.startswith("--") and "=" not in w
-              else (w.split("=", 1)[0].replace("_", "-") + "=" + w.split("=", 1)[1]
-                    if isinstance(w, str) and w.startswith("--") else w) for w in args]
-    p = parse(normal, opts("--standalone -m --module --no-python --run-path --no-python",
+    p = parse([_dashed(w) for w in args], opts("--standalone -m --module --no-python --run-path",
                            valued="--nproc-per-node --nnodes --node-rank --master-addr --master-port --rdzv-backend "
                                   "--rdzv-endpoint --rdzv-id --rdzv-conf --max-restarts --monitor-interval --role "
                                   "--log-dir -r -t --redirects --tee --local-ranks-filter --start-method "
@@ -242,12 +239,20 @@ def _torchrun(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     return CommandEffects(python=[PythonRun(script=under(program, cwd), argv=rest)])
 
 
-_PIP_GLOBAL_FLAGS = ("-q -v -qq -vv -vvv -U -I -y --yes --quiet --verbose --no-cache-dir --disable-pip-version-check "
-                     "--isolated --no-input --no-color --require-virtualenv --exists-action --break-system-packages "
+def _dashed(word: Word) -> Word:
+    """A long option with `_` spelled with `-` (`--nproc_per_node=8` is `--nproc-per-node=8`)."""
+    if not isinstance(word, str) or not word.startswith("--"):
+        return word
+    name, eq, value = word.partition("=")
+    return name.replace("_", "-") + eq + value
+
+
+_PIP_GLOBAL_FLAGS = ("-q -v -U -I -y --yes --quiet --verbose --no-cache-dir --disable-pip-version-check "
+                     "--isolated --no-input --no-color --require-virtualenv --break-system-packages "
                      "--system --no-python-downloads --offline --native-tls --preview --no-progress")
 
 
-_PIP_GLOBAL_VALUED = ("--root-user-action --proxy --retries --timeout --cache-dir --log --python -p "
+_PIP_GLOBAL_VALUED = ("--exists-action --root-user-action --proxy --retries --timeout --cache-dir --log --python -p "
                       "--progress-bar --trusted-host --cert --client-cert --use-feature --use-deprecated "
                       "--directory --project --color --config-file")
 
@@ -262,7 +267,7 @@ _PIP_INSTALL = opts(
     "--extra-index-url --find-links --target --prefix --root --upgrade-strategy --no-binary --only-binary "
     "--platform --python-version --implementation --abi --config-settings --src --report --global-option "
     "--build-option --index --default-index --index-strategy --torch-backend --prerelease --link-mode "
-    "--reinstall-package --override --extra --resolution --python-platform --exclude-newer -P --upgrade-package")
+    "--reinstall-package -d --dest -w --wheel-dir --override --extra --resolution --python-platform --exclude-newer -P --upgrade-package")
 
 
 _PIP_INDEX = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--index", "--default-index")
