@@ -81,6 +81,11 @@ class CommandEffects:
     # Another command this one runs with the rest of its words (`env A=1 cmd`, `timeout 5 cmd`,
     # `nohup cmd`, `xargs cmd`, `srun [opts] cmd`): (argv, env assignments it adds, cwd or None).
     runs: list[tuple[tuple[Word, ...], tuple[tuple[str, Word], ...], Word | None]] = field(default_factory=list)
+    # What `runs` starts with removed from the environment it inherits: the names (`env -u X`) and
+    # whether all of it is (`env -i`, `srun --export=NONE`, `sudo` without `-E`: sudo keeps only
+    # a few variables such as PATH and HOME).
+    unsets: tuple[str, ...] = ()
+    clears_env: bool = False
     # Shell text it runs (`bash -c TEXT`, `su -c TEXT`, `ssh host TEXT`): (text, positional args).
     shell_text: list[tuple[Word, tuple[Word, ...]]] = field(default_factory=list)
     # A shell script file it runs (`bash FILE args`, `sh FILE`): (path, args).
