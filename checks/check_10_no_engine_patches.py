@@ -304,7 +304,9 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                                            e.site.path, e.site.line, e.shown_path()))
             elif e.kind == WRITE and e.container and e.how not in HARMLESS_WRITES:
                 if isinstance(e.path, Unknown):
-                    if e.how != "delete":
+                    # A redirect writes a command's output (a log) somewhere the bot cannot know:
+                    # not code. Any other write to an unknown path may be a patch.
+                    if e.how not in ("delete", "redirect", "append", "create"):
                         return [], CheckResult.failed(
                             MSG_TRACE_HIDDEN.format(key=v.config_key, where=where,
                                                     detail=f"{e.how} of a path it cannot know: {e.path.why}"),

@@ -64,6 +64,17 @@ def parse(args: Sequence[Word], spec: Options) -> Parsed:
             out.operands.append(word)
             continue
         if isinstance(word, Unknown):
+            if word.prefix.startswith("--") and "=" in word.prefix:
+                # `--jobid=$(...)`: a known option whose value is not known.
+                name = word.prefix.split("=", 1)[0]
+                if name in spec.valued:
+                    out.options.append((name, Unknown(word.why, word.prefix.split("=", 1)[1], word.suffix)))
+                    continue
+                raise OptionError(f"`{name}` with a value not known is not in the vocabulary")
+            if word.prefix and not word.prefix.startswith("-"):
+                out.operands.append(word)  # starts with known text that is no option: an operand
+                only_operands = spec.stop
+                continue
             if spec.risky and not out.operands:
                 raise OptionError(f"an unknown word where an option could be ({word.why})")
             out.operands.append(word)

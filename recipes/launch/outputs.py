@@ -270,11 +270,37 @@ def _o_cut(it: Interpreter, argv, state, stdin):
     return "".join(x + "\n" for x in out), 0
 
 
+def _o_python(it: "Interpreter", argv, state, stdin):
+    """`python3 -c PROGRAM` whose program is the AMD server scripts' model-settings reader
+    (recipes.models_yaml): the `NAME="value"` lines it prints for the entry it selects. Values
+    the program computes otherwise are left out (they stay unset, so unknown where read)."""
+    from recipes.models_yaml import read_program, select_entry
+
+    args = list(argv[1:])
+    while args and isinstance(args[0], str) and args[0] in ("-u", "-B", "-E", "-s", "-I"):
+        args = args[1:]
+    if len(args) < 2 or args[0] != "-c" or not isinstance(args[1], str):
+        return Unknown(f"the output of {argv[0]}"), None
+    program = read_program(args[1])
+    if program is None or "$" in program.config or "$" in program.model:
+        return Unknown(f"the output of {argv[0]} -c"), None
+    host = it.host_path(program.config, state)
+    rel = it.files.repo_path(host) if isinstance(host, str) else None
+    text = it.files.read(host) if rel else None
+    if text is None:
+        return Unknown(f"the output of {argv[0]} -c (it reads {program.config}, which is not in the repository)"), None
+    entry = select_entry(text.encode("utf-8"), rel, program, program.model, program.agentic)
+    if isinstance(entry, str):
+        return Unknown(f"the output of {argv[0]} -c ({entry})"), None
+    lines = [f"{v.var}='" + v.value.replace("'", "'\\''") + "'" for v in entry.values if v.value is not None]
+    return "".join(line + "\n" for line in lines), 0
+
+
 # Commands whose standard output the interpreter computes (path arithmetic, a file's text).
 _OUTPUT_MODELS: dict[str, Callable[..., tuple[Word, Optional[int]]]] = {
     "dirname": _o_dirname, "basename": _o_basename, "realpath": _o_realpath, "readlink": _o_realpath,
     "cat": _o_cat, "seq": _o_seq, "mktemp": _o_mktemp, "sed": _o_sed, "head": _o_head_tail, "tail": _o_head_tail,
-    "tr": _o_tr, "cut": _o_cut,
+    "tr": _o_tr, "cut": _o_cut, "python3": _o_python, "python": _o_python,
 }
 
 

@@ -23,7 +23,7 @@ from .fs import WORKSPACE, Files
 from .shell import Interpreter
 from .state import Ctx, NeedsConcrete, State, symbol
 from .trace import CLIENT, READ, SERVER, UNKNOWN, Effect, Site, Trace
-from .words import Unknown, Word
+from .words import Word
 
 # What the job exports that no point field gives: fixed, so that traces compare and share.
 JOB_CONSTANTS = {

@@ -8,7 +8,7 @@ from typing import Any, Optional
 from .effects import CommandEffects, Container, PythonRun
 from .fs import WORKSPACE, Written, norm
 from .outputs import _OUTPUT_MODELS, _PURE_QUIET
-from .state import _ABSENT, Ctx, Out, State, Var
+from .state import _ABSENT, Ctx, Out, State, Var, _short
 from .text import _python_code_detail
 from .trace import (
     CLIENT,
@@ -254,8 +254,12 @@ Python and containers, and paths as the host sees them."""
                 w = self.files.written(host)
                 self.emit(RUN_WRITTEN, ctx, node, state, path=host, detail=f"the launch wrote at {w.site} ({w.by})")
             self.emit(PYTHON, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd, how="script", path=host)
-            if isinstance(host, str) and self.files.repo_path(host):
-                self.files.read(host)
+            if isinstance(host, Unknown):
+                self.unknown(ctx, node, state, f"runs a file whose path is not known: `{_short(ctx.text(node))}` "
+                                               f"({host.why})")
+            elif self.files.repo_path(host) and self.files.written(host) is None and self.files.read(host) is None:
+                self.unknown(ctx, node, state, f"runs {self.label(host)}, not a file in the repository: "
+                                               f"`{_short(ctx.text(node))}`")
             return
         if py.module is not None:
             self.emit(PYTHON, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd, how="module",

@@ -145,7 +145,13 @@ def _joined_text(words: list[Word]) -> CommandEffects:
 
 
 def _split_list(value: Word) -> list[Word]:
-    return value.split(",") if isinstance(value, str) else [value]
+    """`A,B,C`; of a value known only up to a point (`$WS:/workspace,$HF:$HF`), the items its
+    known text completes and the rest as unknown."""
+    if isinstance(value, str):
+        return value.split(",")
+    done = value.prefix.split(",")[:-1] if "," in value.prefix else []
+    rest = Unknown(value.why, value.prefix.rsplit(",", 1)[-1] if "," in value.prefix else value.prefix, value.suffix)
+    return [*done, rest]
 
 
 def _fixed_write(path: Word, how: str) -> Handler:
