@@ -59,6 +59,7 @@ class Routes:
             ("GET", f"{R}/pulls/{{number}}/commits", self.h_pull_commits),
             ("GET", f"{R}/pulls/{{number}}/reviews", self.h_reviews),
             ("GET", f"{R}/pulls/{{number}}/reviews/{{review_id}}", self.h_review),
+            ("PUT", f"{R}/pulls/{{number}}/reviews/{{review_id}}", self.h_review_update),
             ("GET", f"{R}/pulls/{{number}}/comments", self.h_review_comments),
             ("POST", f"{R}/pulls/{{number}}/comments", self.h_review_comment_create),
             ("GET", f"{R}/issues/comments/{{comment_id}}", self.h_comment_get),
