@@ -22,7 +22,7 @@ from bot.events import (
 )
 from bot.dates import parse_time
 from bot.handlers.signoff import gate_problem, verify
-from bot.publisher import SIGNOFF_STAMP_RE
+from bot.publisher import SIGNOFF_STAMP_RE, signoff_digest
 from bot.router import Context, Router
 from bot.snapshot_builder import _comment, find_signoff
 from checks.render import MARKER
@@ -60,7 +60,9 @@ def is_current(verdict: dict | None, signoff: Comment) -> tuple[bool, str]:
     m = SIGNOFF_STAMP_RE.search(verdict.get("body") or "")
     seen = signoff.updated_at or signoff.created_at
     if m:
-        return (parse_time(m.group(1)) == seen, WHY_STALE)
+        # An edited review keeps its date (reviews have no updated_at): the text digest tells.
+        same_text = m.group(2) is None or m.group(2) == signoff_digest(signoff.body or "")
+        return (parse_time(m.group(1)) == seen and same_text, WHY_STALE)
     # Verdicts without a stamp (an incomplete verification): current unless edited after it.
     written = parse_time(verdict.get("updated_at") or verdict.get("created_at"))
     return (written is None or seen is None or written >= seen, WHY_STALE)
