@@ -162,6 +162,19 @@ class Pulls:
         self._check_pr(req)
         return Response(200, self.pr_json())
 
+    def h_pulls(self, req: Request) -> Response:
+        """List pull requests (https://docs.github.com/en/rest/pulls/pulls#list-pull-requests): the
+        world's PR when it matches `state` (default open), `head` (`owner:branch`) and `base`."""
+        self._check_repo(req)
+        pr, w = self.world.pr, self.world
+        state = req.query.get("state") or "open"
+        if state not in ("open", "closed", "all"):
+            raise invalid("state must be open, closed or all", "state")
+        head = req.query.get("head")
+        matches = (state in ("all", pr.state) and (not head or head.lower() == f"{w.owner}:{w.head_branch}".lower())
+                   and req.query.get("base") in (None, "", w.default_branch))
+        return self.listing(req, [None] if matches else [], lambda _: self.pr_json())
+
     def h_pull_files(self, req: Request) -> Response:
         up = self._upstream_pr(req)
         if up is not None:

@@ -54,6 +54,7 @@ class Routes:
             ("GET", f"{R}/pulls/comments/{{comment_id}}/reactions", self.h_reactions_list),
             ("POST", f"{R}/pulls/comments/{{comment_id}}/reactions", self.h_reactions_add),
             ("DELETE", f"{R}/pulls/comments/{{comment_id}}/reactions/{{reaction_id}}", self.h_reaction_delete),
+            ("GET", f"{R}/pulls", self.h_pulls),
             ("GET", f"{R}/pulls/{{number}}", self.h_pull),
             ("GET", f"{R}/pulls/{{number}}/files", self.h_pull_files),
             ("GET", f"{R}/pulls/{{number}}/commits", self.h_pull_commits),

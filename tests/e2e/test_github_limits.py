@@ -4,6 +4,7 @@ leniency."""
 from __future__ import annotations
 
 import base64
+import json
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -13,7 +14,11 @@ import pytest
 from github import GithubException
 from pydantic import ValidationError
 
+import yaml
+
+from bot.commands.handle_event import handle_event
 from bot.handlers.catchup import is_current
+from bot.routing import JOB_REVIEW, JOB_SKIP, route_event
 from bot.pipeline import Rendered, build_snapshot
 from bot.snapshot_builder import _changed_file
 from checks.engine import evaluate
@@ -322,3 +327,68 @@ def test_more_than_250_commits_unreadable_elsewhere_is_could_not_verify(monkeypa
         snapshot, verdict = _built(api, emu)
     assert isinstance(snapshot.commits, Unavailable) and "250" in snapshot.commits.reason
     assert next(r for r in verdict.rows if r.number == 1).status is not Status.PASS
+
+
+# ----- a sign-off given as a review on a fork PR ------------------------------------------------
+
+PROJECT = Path(__file__).resolve().parents[2]
+PAYLOADS = PROJECT / "tests" / "payloads"
+REVIEW_EVENTS = {"pull_request_review": "pull_request_review.signoff-submitted.json",
+                 "pull_request_review_comment": "pull_request_review_comment.signoff-created.json"}
+
+
+def _payload(name: str) -> dict:
+    return json.loads((PAYLOADS / name).read_text(encoding="utf-8"))
+
+
+def _on_a_fork(payload: dict) -> dict:
+    head = payload["pull_request"]["head"]
+    head["label"] = "a-contributor:" + head["ref"]
+    head["repo"] = {"full_name": "a-contributor/InferenceX", "fork": True}
+    return payload
+
+
+@pytest.mark.parametrize("event", sorted(REVIEW_EVENTS))
+def test_a_review_on_a_fork_pr_is_not_handled_with_its_read_only_token(event):
+    same_repo = _payload(REVIEW_EVENTS[event])
+    assert route_event(event, same_repo).job == JOB_REVIEW
+    route = route_event(event, _on_a_fork(_payload(REVIEW_EVENTS[event])))
+    assert route.job == JOB_SKIP and "fork" in route.reason
+
+
+def _yaml(path: Path) -> dict:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads a bare `on` key as true
+    return data
+
+
+def test_the_caller_runs_again_with_write_access_when_its_run_for_a_fork_review_completes():
+    caller = _yaml(PROJECT / "docs" / "caller-workflow.yml")
+    assert caller["name"] in caller["on"]["workflow_run"]["workflows"], "its own completion starts it again"
+    assert set(caller["on"]["workflow_run"]["types"]) == {"completed"}
+    route_if = " ".join(_yaml(PROJECT / ".github" / "workflows" / "review.yml")["jobs"]["route"]["if"].split())
+    # Only the run that follows a review on a fork goes on; the runs that follow every other run
+    # of the caller (including these) stop before a runner starts.
+    assert "contains(github.workflow_ref, format('/{0}@', github.event.workflow_run.path))" in route_if
+    for term in ("github.event.workflow_run.event == 'pull_request_review'",
+                 "github.event.workflow_run.event == 'pull_request_review_comment'",
+                 "github.event.workflow_run.head_repository.full_name != github.repository"):
+        assert term in route_if
+
+
+def test_the_run_after_a_fork_review_verifies_it_with_the_pr_found_by_its_head():
+    with _served("rejected") as (emu, api):
+        payload = _payload("workflow_run.other-workflow-completed.json")
+        payload["workflow_run"].update({
+            "name": "infx-review", "path": ".github/workflows/infx-review.yml", "event": "pull_request_review",
+            "head_sha": emu.head_sha, "head_branch": emu.world.head_branch, "pull_requests": [],
+            "head_repository": {"full_name": f"{emu.world.owner}/{emu.world.name}", "owner": {"login": emu.world.owner}}})
+        assert route_event("workflow_run", payload).job == JOB_REVIEW
+        handled = handle_event(api, "workflow_run", payload, env={})
+        emu.assert_clean()
+        effects = emu.effects
+    assert all(o.ok for o in handled.outcomes)
+    review_key = f"pullrequestreview-{emu.world.pr.signoff.id}"
+    posted = [e for e in effects if e["kind"] == fx.EFFECT_COMMENT_CREATED]
+    assert any(e["body"].startswith(MARKER.format(key=review_key)) for e in posted)
+    assert any(e["kind"] == fx.EFFECT_STATUS_SET for e in effects)
