@@ -283,7 +283,14 @@ def test_the_emulator_keeps_a_reviews_submitted_at_on_edit_and_has_no_updated_at
         [review] = api.list(path)
         _, edited = api._request("PUT", f"{path}/{review['id']}", input={"body": "new text"})
         [listed] = api.list(path)
+        bot = emulator_api(emu)
+        try:
+            with pytest.raises(GithubException) as refused:  # only its author edits a review
+                bot._request("PUT", f"{path}/{review['id']}", input={"body": "the bot's text"})
+        finally:
+            bot.close()
         emu.assert_clean()
+    assert refused.value.status == 403
     assert edited["body"] == listed["body"] == "new text"
     assert edited["submitted_at"] == listed["submitted_at"] == review["submitted_at"]
     assert "updated_at" not in listed
@@ -326,7 +333,8 @@ def test_more_than_250_commits_unreadable_elsewhere_is_could_not_verify(monkeypa
         emu.push_empty(300)
         snapshot, verdict = _built(api, emu)
     assert isinstance(snapshot.commits, Unavailable) and "250" in snapshot.commits.reason
-    assert next(r for r in verdict.rows if r.number == 1).status is not Status.PASS
+    row = next(r for r in verdict.rows if r.number == 1)
+    assert row.status is not Status.PASS and "250" in row.reason, row.reason
 
 
 # ----- a sign-off given as a review on a fork PR ------------------------------------------------
