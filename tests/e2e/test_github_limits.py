@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -234,6 +235,27 @@ def test_the_emulator_refuses_undeclared_or_too_many_dispatch_inputs():
     assert "pr-number" in str(missing.data)
 
 
+def test_a_dispatch_input_the_sweep_workflow_does_not_declare_is_reported_in_the_claim(tmp_path):
+    world = tmp_path / "sweep"
+    shutil.copytree(WORLDS / "sweep", world)
+    config = world / "base" / ".github" / "infx-review.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace('canary: "true"', 'canary: "true"\n    colour: red'),
+                      encoding="utf-8")
+    payload = _payload_at(WORLDS / "sweep" / "events" / "01.pull_request.labeled-full-sweep-fail-fast.json")
+    with Emulator(world, strict=True) as emu:
+        api = emulator_api(emu)
+        try:
+            handled = handle_event(api, "pull_request", payload, env={}, review_date=REVIEW_DATE)
+        finally:
+            api.close()
+        emu.assert_clean()
+        effects = emu.effects
+    assert not handled.ok and not any(e["kind"] == fx.EFFECT_WORKFLOW_DISPATCHED for e in effects)
+    [failed] = [e for e in effects if e["kind"] == fx.EFFECT_COMMENT_EDITED]
+    assert "could not be started" in failed["body"] and "Unexpected inputs provided" in failed["body"]
+    assert "colour" in failed["body"]
+
+
 def test_the_config_bounds_the_extra_dispatch_inputs():
     extra = {f"input-{i}": "1" for i in range(DISPATCH_INPUTS_MAX)}
     with pytest.raises(ValidationError) as info:
@@ -345,8 +367,12 @@ REVIEW_EVENTS = {"pull_request_review": "pull_request_review.signoff-submitted.j
                  "pull_request_review_comment": "pull_request_review_comment.signoff-created.json"}
 
 
+def _payload_at(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def _payload(name: str) -> dict:
-    return json.loads((PAYLOADS / name).read_text(encoding="utf-8"))
+    return _payload_at(PAYLOADS / name)
 
 
 def _on_a_fork(payload: dict) -> dict:
