@@ -18,7 +18,9 @@ from pydantic import ValidationError
 import yaml
 
 from bot.commands.handle_event import handle_event
-from bot.handlers.catchup import is_current
+from bot.handlers.catchup import WHY_STALE, is_current, newest_uncovered
+from bot.pipeline import review_pr
+from bot.router import Context
 from bot.routing import JOB_REVIEW, JOB_SKIP, route_event
 from bot.pipeline import Rendered, build_snapshot
 from bot.snapshot_builder import _changed_file
@@ -296,6 +298,24 @@ def test_an_edited_review_signoff_makes_its_verdict_stale():
     assert is_current(verdict, review)[0]
     edited = review.model_copy(update={"body": review.body.replace("v1", "v2")})  # same submitted_at
     assert not is_current(verdict, edited)[0]
+
+
+def test_a_review_signoff_edited_after_its_verdict_is_verified_again():
+    with _served("rejected") as (emu, api):
+        number = emu.world.pr.number
+        review_pr(api, emu.world.repo, number, post=True, review_date=REVIEW_DATE)
+        ctx = Context(api=api, repo=emu.world.repo, env={}, review_date=REVIEW_DATE)
+        assert newest_uncovered(ctx, number) is None, "the verdict is current"
+        author = emulator_api(emu, "ghp_rejected_reviewer")
+        try:
+            path = f"/repos/{emu.world.repo}/pulls/{number}/reviews/{emu.world.pr.signoff.id}"
+            author._request("PUT", path, input={"body": emu.world.pr.signoff.body + "\nEdited: one more line.\n"})
+        finally:
+            author.close()
+        found = newest_uncovered(Context(api=api, repo=emu.world.repo, env={}, review_date=REVIEW_DATE), number)
+        emu.assert_clean()
+    assert found is not None and found[0].key == f"pullrequestreview-{emu.world.pr.signoff.id}"
+    assert found[1] == WHY_STALE
 
 
 def test_the_emulator_keeps_a_reviews_submitted_at_on_edit_and_has_no_updated_at():
