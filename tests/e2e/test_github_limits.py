@@ -298,6 +298,10 @@ def test_an_edited_review_signoff_makes_its_verdict_stale():
     assert is_current(verdict, review)[0]
     edited = review.model_copy(update={"body": review.body.replace("v1", "v2")})  # same submitted_at
     assert not is_current(verdict, edited)[0]
+    # A verdict stamped before the digest existed is judged by the time alone, as it was.
+    old = {**verdict, "body": MARKER.format(key=review.key) + f"\n<!-- infx-review signoff-version={submitted.isoformat()} -->\n"}
+    assert is_current(old, edited)[0]
+    assert not is_current(old, edited.model_copy(update={"updated_at": submitted.replace(hour=13)}))[0]
 
 
 def test_a_review_signoff_edited_after_its_verdict_is_verified_again():
