@@ -54,6 +54,15 @@ DEFAULT_ARCHIVE_MAX_KB = 100 * 1024
 PREFETCH_SUFFIXES = (".yaml", ".yml", ".sh", ".json", ".py", ".patch")
 
 COMPARE_FILES_CAP = 300
+# "List commits on a pull request" lists at most 250 commits
+# (https://docs.github.com/en/rest/pulls/pulls#list-commits-on-a-pull-request): past that the
+# newest ones (those Check 1 looks for) are missing, so the PR's commits come from "Compare two
+# commits", which pages them (https://docs.github.com/en/rest/commits/commits#compare-two-commits),
+# or are "could not verify".
+PR_COMMITS_CAP = 250
+COMPARE_COMMITS_PER_PAGE = 100
+MSG_COMMITS_CAPPED = ("GitHub lists at most {cap} commits of a PR and this one has {declared}; reading them "
+                      "through the compare API gave {got}")
 MSG_FILES_CAPPED = "GitHub listed only {listed} of the PR's {declared} changed files (it lists at most 3000)"
 MSG_COMPARE_CAPPED = "GitHub's compare lists at most {cap} files, so the changes up to {sha} cannot be listed completely"
 MSG_PR = "pull request {repo}#{number} could not be fetched: {error}"
@@ -196,6 +205,9 @@ class _Builder:
         f_head = self.leaf.submit(self._warm, head)
 
         commits = f_commits.result()
+        declared = int(pr.get("commits") or 0)
+        if not isinstance(commits, Unavailable) and len(commits) < declared:
+            commits = self._compare_commits(target_sha, current_head, declared)
         if not isinstance(commits, Unavailable):
             commits = [_commit(c) for c in commits]
             shas = [c.sha for c in commits]
@@ -280,6 +292,26 @@ class _Builder:
             unreadable=unreadable,
             html_url=pr.get("html_url") or "",
         ).with_data(data.for_config(config))
+
+    def _compare_commits(self, base: str, head: str, declared: int) -> list[dict] | Unavailable:
+        """All `declared` commits of the PR, oldest first, paged through the compare API; the
+        reason when they cannot all be read."""
+        out: list[dict] = []
+        pages = -(-declared // COMPARE_COMMITS_PER_PAGE) + 1
+        for page in range(1, pages + 1):
+            got = fetch(f"the commits of {self.repo}#{self.number} (page {page})", lambda page=page: self.api.get(
+                f"{self.r}/compare/{base}...{head}", {"per_page": COMPARE_COMMITS_PER_PAGE, "page": page}))
+            if isinstance(got, Unavailable):
+                return Unavailable(reason=MSG_COMMITS_CAPPED.format(cap=PR_COMMITS_CAP, declared=declared,
+                                                                    got=got.reason))
+            batch = got.get("commits") or []
+            out.extend(batch)
+            if len(batch) < COMPARE_COMMITS_PER_PAGE or len(out) >= int(got.get("total_commits") or 0):
+                break
+        if len(out) < declared:
+            return Unavailable(reason=MSG_COMMITS_CAPPED.format(cap=PR_COMMITS_CAP, declared=declared,
+                                                                got=f"only {len(out)}"))
+        return out
 
     def _warm_sweep_choice(self, pr: dict, commits, f_checks: Future, f_lists: dict[str, Future],
                            data: GitHubData, review_date: date) -> None:

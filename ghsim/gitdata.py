@@ -17,6 +17,12 @@ ARCHIVE_SHORT_SHA = 7
 CONTENTS_INLINE_LIMIT = 1024 * 1024  # contents API returns no content above 1 MB
 PATCH_SIZE_LIMIT = 1024 * 1024
 MAX_COMMIT_FILES = 300
+# "Compare two commits" (https://docs.github.com/en/rest/commits/commits#compare-two-commits):
+# without `page`/`per_page` at most 250 commits, the last being the most recent of the whole
+# comparison; with them the commits are paged, oldest first (since
+# https://github.blog/changelog/2021-03-22-compare-rest-api-now-supports-pagination), and the
+# changed files come on the first page only.
+MAX_COMPARE_COMMITS = 250
 
 
 class GitData:
@@ -159,14 +165,21 @@ class GitData:
         commits = self._chain[ia + 1: ib + 1] if ib > ia else []
         files = self._diff(mb, sb)
         url = f"{self.repo_api}/compare/{basehead}"
+        total, headers = len(commits), {}
+        if "page" in req.query or "per_page" in req.query:
+            commits, headers = self.paginate(req, commits)
+            if int(req.query.get("page") or 1) > 1:
+                files = []
+        else:
+            commits = commits[-MAX_COMPARE_COMMITS:]
         return Response(200, {"url": url, "html_url": self.web(f"/compare/{basehead}"),
                               "permalink_url": self.web(f"/compare/{sa}...{sb}"),
                               "diff_url": self.web(f"/compare/{basehead}.diff"),
                               "patch_url": self.web(f"/compare/{basehead}.patch"),
                               "base_commit": self.commit_json(sa, False), "merge_base_commit": self.commit_json(mb, False),
                               "status": status, "ahead_by": max(0, ib - ia), "behind_by": max(0, ia - ib),
-                              "total_commits": len(commits), "commits": [self.commit_json(s, False) for s in commits],
-                              "files": files[:MAX_COMMIT_FILES]})
+                              "total_commits": total, "commits": [self.commit_json(s, False) for s in commits],
+                              "files": files[:MAX_COMMIT_FILES]}, headers)
 
     def _wants_raw(self, req: Request) -> bool:
         accept = req.headers.get("Accept") or ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Literal, get_args
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from . import engines
 from .errors import Finding, RecipeError
@@ -44,6 +44,18 @@ class Paths(Model):
     codeowners: str = ".github/CODEOWNERS"
 
 
+# `workflow_dispatch` takes at most 25 inputs, each declared by the workflow (REST "Create a
+# workflow dispatch event", https://docs.github.com/en/rest/actions/workflows#create-a-workflow-dispatch-event;
+# https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_dispatchinputs).
+# The bot sends these four itself (bot/handlers/sweep.py), so `dispatch_inputs` adds at most 21.
+DISPATCH_INPUTS_MAX = 25
+BOT_DISPATCH_INPUTS = ("ref", "pr-number", "config-keys", "fail-fast")
+MSG_TOO_MANY_INPUTS = ("sweep.dispatch_inputs: workflow_dispatch takes at most {max} inputs; the bot sends {own} "
+                       "({names}) and these {n} add {extra}, {total} in all")
+# A commit status context longer than this is refused (https://docs.github.com/en/rest/commits/statuses).
+STATUS_CONTEXT_MAX = 255
+
+
 class SweepPolicy(Model):
     model_config = ConfigDict(extra="forbid")
 
@@ -62,6 +74,16 @@ class SweepPolicy(Model):
     fail_fast_label: str = "full-sweep-fail-fast"
     not_reusable_labels: list[str] = ["evals-only", "agentx-fast"]
     dispatch_inputs: dict[str, str] = {}
+
+    @field_validator("dispatch_inputs")
+    @classmethod
+    def _bounded_inputs(cls, value: dict[str, str]) -> dict[str, str]:
+        total = len(set(value) | set(BOT_DISPATCH_INPUTS))
+        if total > DISPATCH_INPUTS_MAX:
+            raise ValueError(MSG_TOO_MANY_INPUTS.format(
+                max=DISPATCH_INPUTS_MAX, own=len(BOT_DISPATCH_INPUTS), names=", ".join(BOT_DISPATCH_INPUTS),
+                n=len(value), extra=total - len(BOT_DISPATCH_INPUTS), total=total))
+        return value
     reusable_artifacts: list[str] = ["results_bmk", "eval_results_all"]
     reusable_artifact_prefixes: list[str] = ["bmk_agentic_"]
     throughput_artifact: str = "results_bmk"
@@ -222,7 +244,7 @@ class Policy(Model):
     # Changed files that cannot alter any benchmark point (Check 12 isolation), fnmatch patterns.
     append_only_inert_globs: list[str] = ["*.md"]
     signoff_phrase: str = "As a PR reviewer and CODEOWNER"
-    status_context: str = "codeowner-signoff-verify"
+    status_context: str = Field("codeowner-signoff-verify", min_length=1, max_length=STATUS_CONTEXT_MAX)
 
 
 class RepoConfig(Model):

@@ -34,6 +34,8 @@ Any list- or dict-valued field may instead be `{unavailable: "reason"}`, giving 
 """
 from __future__ import annotations
 
+import difflib
+
 import copy
 import threading
 from pathlib import Path
@@ -103,16 +105,25 @@ def _deep_update(base: dict, override: dict) -> dict:
     return out
 
 
+def _patch(before: object, after: object) -> str | None:
+    """The unified diff GitHub shows for a text file (3 lines of context, no file header)."""
+    if not isinstance(before, str) or not isinstance(after, str):
+        return None
+    return "\n".join(list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=3))[2:])
+
+
 def diff_trees(base: dict[str, str], head: dict[str, str]) -> list[ChangedFile]:
-    """Changed files between two trees, in path order (no rename detection)."""
+    """Changed files between two trees, in path order (no rename detection), with their patches."""
     out = []
     for path in sorted(set(base) | set(head)):
         if path not in head:
-            out.append(ChangedFile(path=path, status="removed", deletions=str(base[path]).count("\n")))
+            out.append(ChangedFile(path=path, status="removed", deletions=str(base[path]).count("\n"),
+                                   patch=_patch(base[path], "")))
         elif path not in base:
-            out.append(ChangedFile(path=path, status="added", additions=str(head[path]).count("\n")))
+            out.append(ChangedFile(path=path, status="added", additions=str(head[path]).count("\n"),
+                                   patch=_patch("", head[path])))
         elif base[path] != head[path]:
-            out.append(ChangedFile(path=path, status="modified"))
+            out.append(ChangedFile(path=path, status="modified", patch=_patch(base[path], head[path])))
     return out
 
 

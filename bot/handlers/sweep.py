@@ -21,7 +21,7 @@ from checks.commands import CommandHelp
 from checks.snapshot import Unavailable
 from checks.text import escape_inline
 from recipes.changelog import diff_changelog, resolve_config_keys
-from recipes.config import RepoConfig
+from recipes.config import BOT_DISPATCH_INPUTS, RepoConfig
 from recipes.layout import detect_layout
 from recipes.master import SCENARIOS
 from recipes.repository import Repository
@@ -48,10 +48,9 @@ SWEEP_COMMANDS: tuple[CommandHelp, ...] = (
     ),
 )
 # Dispatch inputs the bot always sets; configured extras never replace them.
-INPUT_REF = "ref"
-INPUT_PR = "pr-number"
-INPUT_KEYS = "config-keys"
-INPUT_FAIL_FAST = "fail-fast"
+# The inputs the bot dispatches the sweep with (recipes.config.BOT_DISPATCH_INPUTS, which bounds
+# the configured extras by workflow_dispatch's 25).
+INPUT_REF, INPUT_PR, INPUT_KEYS, INPUT_FAIL_FAST = BOT_DISPATCH_INPUTS
 
 SWEEP_MARKER = "<!-- infx-review sweep head={head} labels={labels} -->"
 SWEEP_COMMAND_MARKER = "<!-- infx-review sweep-command comment={key} -->"
