@@ -219,10 +219,14 @@ class ReviewContext:
 
     @cached_property
     def base_repo(self) -> "Repository":
-        return self._repository(self.snapshot.base)
+        """The repository at the PR's merge base: compare it with `head_repo` to ask "what did
+        this PR change?" (checks.snapshot, docs/baselines.md). Never the rule."""
+        return self._repository(self.snapshot.merge_base_tree)
 
     @cached_property
     def target_repo(self) -> "Repository":
+        """The repository at the target branch's tip: "what is the rule?" (checks.snapshot).
+        Never compared with the head to find what the PR changed."""
         if self.snapshot.target is None:
             return self.base_repo
         return self._repository(self.snapshot.target)
