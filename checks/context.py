@@ -227,8 +227,8 @@ class ReviewContext:
     def target_repo(self) -> "Repository":
         """The repository at the target branch's tip: "what is the rule?" (checks.snapshot).
         Never compared with the head to find what the PR changed."""
-        if self.snapshot.target is None:
-            return self.base_repo
+        if self.snapshot.target is None or self.snapshot.target is self.snapshot.base:
+            return self.base_repo  # the PR starts on the target tip: one tree, read once
         return self._repository(self.snapshot.target)
 
     # --- the diff ------------------------------------------------------------------------
