@@ -43,6 +43,7 @@ from recipes.artifacts import EvalRow, base_gpu, parse_eval_rows
 from recipes.master import images_match, normalize_image
 from recipes.thresholds import Thresholds
 from checks.text import join
+from checks.two_readings import two_readings_result
 
 LIST_MAX = 3
 META_MATCH_KEYS = (("model_prefix", "model_prefix"), ("framework", "framework"), ("precision", "precision"))
@@ -218,6 +219,10 @@ class EvalsCheck:
         if lowered:
             return CheckResult.failed(MSG_LOWERED.format(changes=_join([t for t, _ in lowered])),
                                       *(e for _, e in lowered))
+
+        ambiguous = two_readings_result(ctx, masters_only=True)
+        if ambiguous is not None:  # which entry's image and rows are the PR's is not one thing
+            return ambiguous
 
         # Which rows speak for this PR: those of the affected entries (all rows when none map).
         entries = head.entries

@@ -61,6 +61,7 @@ from recipes.changelog import (
 )
 from recipes.master import SCENARIO_FIXED
 from checks.text import join, plural
+from checks.two_readings import two_readings_result
 
 MEMO_KEY = "check12.changelog"
 LIST_MAX = 3
@@ -242,6 +243,9 @@ class AppendOnlyCheck:
         if unreadable is not None:
             return CheckResult.failed(MSG_HEAD_UNREADABLE.format(finding=unreadable),
                                       Evidence(path=unreadable.path, line=unreadable.line, unavailable=True))
+        ambiguous = two_readings_result(ctx, masters_only=True)
+        if ambiguous is not None:  # the base and head points of a key read two ways are not known
+            return ambiguous
         ao = [e for e in diff.added if e.append_only]
         regular = [e for e in diff.added if not e.append_only]
         if not ao:
