@@ -33,8 +33,12 @@ MSG_LINK = ("could not verify: this PR {how}, so the path CODEOWNERS and the dif
 MSG_LINK_MADE = "makes {link} a symbolic link to {target}"
 MSG_LINK_REPOINTED = "re-points the symbolic link {link} to {target} (it pointed to {old})"
 MSG_LINK_BACK = " or point it back to {old}"
-# Files no check reads the bytes of (a link between two of them has one reading for the bot).
-INERT_SUFFIXES = (".md", ".txt", ".rst", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".csv")
+# What the checks read: configs, recipes, scripts and programs, and the folders of the benchmark
+# tree (a linked folder has no suffix). Documentation, images and tool folders such as
+# `.claude/skills/` have one reading for the bot, so a link among them is not two.
+READ_SUFFIXES = (".yaml", ".yml", ".sh", ".bash", ".py", ".json", ".toml", ".patch", ".diff", ".env", ".cfg",
+                 ".ini", ".j2", ".jinja")
+READ_DIRS = ("runners", "utils", "benchmarks", "configs", "infx")
 
 
 @dataclass(frozen=True)
@@ -50,15 +54,21 @@ class Reading:
 
 
 def _read_by_checks(path: str, layout: Any) -> bool:
-    """Whether a check may read the bytes at `path`: anything but documentation and images,
-    and the documents the checks parse (MODELS.md, the checklist, waivers)."""
-    if path in (layout.models_md, layout.checklist, layout.codeowners) or path.startswith(layout.waiver_dir + "/"):
+    """Whether a check may read the bytes at (or below) `path`: the files the repository model
+    parses, anything in the benchmark tree's folders, and configs, scripts and programs."""
+    if path in (layout.models_md, layout.checklist, layout.codeowners, layout.thresholds, layout.changelog):
         return True
-    return not path.lower().endswith(INERT_SUFFIXES)
+    dirs = {layout.configs_dir, layout.scripts_dir, layout.golden_dir, layout.waiver_dir,
+            *(layout.rel(d) for d in READ_DIRS), *READ_DIRS}
+    return _under_any(dirs, path) or path.lower().endswith(READ_SUFFIXES)
 
 
 def _under(directory: str, *paths: str) -> bool:
     return any(p == directory or p.startswith(directory + "/") for p in paths)
+
+
+def _under_any(directories: set[str], path: str) -> bool:
+    return any(_under(d, path) for d in directories if d)
 
 
 def _links(tree: Any) -> dict[str, str]:

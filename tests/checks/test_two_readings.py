@@ -62,6 +62,9 @@ def test_a_link_the_pr_adds_on_a_read_path_is_two_readings_and_names_both():
 def test_links_between_documents_and_links_out_of_the_tree_are_not_two_readings():
     # Documentation has one reading for the bot; a link out of the tree is unreadable, reported as such.
     assert readings(head={"inferencex-e2e/docs/howto.md": {"link": "guide.md"}}) == []
+    # As in the real history (#2546): tool folders linked to each other are not read by the checks.
+    assert readings(head={".claude/skills/debug-runs": {"link": "../../.agents/skills/debug-runs"},
+                          ".agents/skills/debug-runs/SKILL.md": "# skill\n"}) == []
     assert readings(head={f"{RUNNERS}/launch_c.sh": {"link": "../../../etc/passwd"}}) == []
 
 
