@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 from bot.dates import review_day
 from bot.dates import parse_time
 from bot.github_client import GitHubApi, describe_error, fetch
-from bot.github_data import GitHubData
+from bot.github_data import GitHubData, merge_base
 from bot.remote_source import (
     BlobStore,
     Failures,
@@ -241,7 +241,7 @@ class _Builder:
                 files = [_changed_file(f) for f in files]
         sides["files"] = files
 
-        base_sha = self._merge_base(target_sha, head_sha, commits)
+        base_sha = merge_base(self.api, self.repo, target_sha, head_sha, commits)
         # GitHub lists at most 3000 changed files (compare: 300); only a complete list may vouch
         # for the archive.
         complete = not pinned and not isinstance(files, Unavailable) \
@@ -375,17 +375,6 @@ class _Builder:
             tree.list("")
         except RemoteReadError as exc:
             log.warning("%s", exc)
-
-    def _merge_base(self, target_sha: str, head_sha: str, commits: list[Commit] | Unavailable) -> str:
-        """The PR's diff base. A linear PR starts on the target tip, which costs nothing to see;
-        otherwise GitHub's compare gives the merge base (one request)."""
-        if not isinstance(commits, Unavailable) and commits and all(len(c.parents) == 1 for c in commits) \
-                and commits[0].parents[0] == target_sha:
-            return target_sha
-        found = fetch("the merge base", lambda: self.api.get(f"{self.r}/compare/{target_sha}...{head_sha}"))
-        if isinstance(found, Unavailable):
-            return target_sha
-        return ((found.get("merge_base_commit") or {}).get("sha")) or target_sha
 
     @staticmethod
     def _deriver(sides: dict[str, Any]) -> Callable[[str, str], bytes | None]:

@@ -61,6 +61,7 @@ from recipes.changelog import (
 )
 from recipes.master import SCENARIO_FIXED
 from checks.text import join, plural
+from checks.two_readings import two_readings_result
 
 MEMO_KEY = "check12.changelog"
 LIST_MAX = 3
@@ -202,7 +203,7 @@ class AppendOnlyCheck:
             path = ctx.head_repo.layout.changelog
             if path in ctx.snapshot.unreadable:
                 return path, None
-            base = ctx.snapshot.base.read(ctx.base_repo.layout.changelog)
+            base = ctx.snapshot.merge_base_tree.read(ctx.base_repo.layout.changelog)
             head = ctx.snapshot.head.read(path)
             return path, diff_changelog(base, head, path)
 
@@ -218,7 +219,7 @@ class AppendOnlyCheck:
         """A changelog whose new bytes mention append-only but did not parse into an entry."""
         if not diff.findings or not diff.prefix_ok:
             return False
-        base = ctx.snapshot.base.read(ctx.base_repo.layout.changelog) or b""
+        base = ctx.snapshot.merge_base_tree.read(ctx.base_repo.layout.changelog) or b""
         head = ctx.snapshot.head.read(diff.path) or b""
         return b"append-only" in head[len(base):]
 
@@ -242,6 +243,9 @@ class AppendOnlyCheck:
         if unreadable is not None:
             return CheckResult.failed(MSG_HEAD_UNREADABLE.format(finding=unreadable),
                                       Evidence(path=unreadable.path, line=unreadable.line, unavailable=True))
+        ambiguous = two_readings_result(ctx, masters_only=True)
+        if ambiguous is not None:  # the base and head points of a key read two ways are not known
+            return ambiguous
         ao = [e for e in diff.added if e.append_only]
         regular = [e for e in diff.added if not e.append_only]
         if not ao:
@@ -448,7 +452,7 @@ class AppendOnlyCheck:
                         if v is not None:
                             parts.append(json.dumps(v.data, default=str))
                 if not parts:
-                    for side in (ctx.snapshot.head, ctx.snapshot.base):
+                    for side in (ctx.snapshot.head, ctx.snapshot.merge_base_tree):
                         data = side.read(path)
                         if data is not None:
                             parts.append(data.decode("utf-8", "replace"))

@@ -228,12 +228,16 @@ class ReviewContext:
 
     @cached_property
     def base_repo(self) -> "Repository":
-        return self._repository(self.snapshot.base)
+        """The repository at the PR's merge base: compare it with `head_repo` to ask "what did
+        this PR change?" (checks.snapshot, docs/baselines.md). Never the rule."""
+        return self._repository(self.snapshot.merge_base_tree)
 
     @cached_property
     def target_repo(self) -> "Repository":
-        if self.snapshot.target is None:
-            return self.base_repo
+        """The repository at the target branch's tip: "what is the rule?" (checks.snapshot).
+        Never compared with the head to find what the PR changed."""
+        if self.snapshot.target is None or self.snapshot.target is self.snapshot.merge_base_tree:
+            return self.base_repo  # the PR starts on the target tip: one tree, read once
         return self._repository(self.snapshot.target)
 
     # --- the diff ------------------------------------------------------------------------
@@ -317,7 +321,7 @@ class ReviewContext:
             for path in (f.path, f.previous_path):
                 if path in runnable and path not in changes:
                     changes[path] = lp.changed_file(self, f) if path == f.path else lp.file_change(
-                        self.snapshot.base, self.snapshot.head, path, f.status, f.previous_path)
+                        self.snapshot.merge_base_tree, self.snapshot.head, path, f.status, f.previous_path)
         live = {p for p, c in changes.items() if not c.empty}
         # Only a filter (checks.reach): a change inside functions counts through their names.
         names = (affected_names(self.head_repo, self.snapshot.head, {p: changes[p] for p in live}) or None
@@ -376,7 +380,7 @@ class ReviewContext:
                     reasons.extend(lp.path_reasons(chain_path(self, chain), changes, skip=own, point=point))
                 for holder, line, entry in (chain.entries if chain is not None else ()):
                     # The models-file entry the chain's server script reads (recipes.models_yaml).
-                    if entry.path in settings_edits and entry_changed(_read(self.snapshot.base, entry.path), entry):
+                    if entry.path in settings_edits and entry_changed(_read(self.snapshot.merge_base_tree, entry.path), entry):
                         reasons.append(REASON_MODELS_ENTRY.format(path=entry.path, key=entry.key,
                                                                   where=f"{holder}:{line}"))
                         models_hit = True

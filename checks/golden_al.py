@@ -31,17 +31,20 @@ DRAFT_SAMPLE_KEY = "draft_sample_method"
 
 @dataclass
 class GoldenInForce:
-    """The curves a verdict checks against: the target branch's, plus the curves the PR adds
-    for new models (`new`), and what the PR changes in existing ones (`changes`)."""
+    """The curves a verdict checks against: the target branch's (the rule), plus the curves the
+    PR adds for new models (`new`), and what the PR changes in existing ones (`changes`, its
+    merge base against its head: a curve added or edited on the target branch after the PR
+    branched is not the PR's change)."""
 
     golden: Any
     new: list[str]
     changes: list[tuple[str, Evidence]]
 
 
-def _curve_changes(target: Any, head: Any) -> list[tuple[str, Evidence]]:
+def _curve_changes(base: Any, head: Any) -> list[tuple[str, Evidence]]:
+    """What the PR does to the curves it branched with (`base`: the merge base's; None: none)."""
     out: list[tuple[str, Evidence]] = []
-    for stem, old in sorted(target.curves.items()):
+    for stem, old in sorted(base.curves.items() if base is not None else ()):
         new = head.curves.get(stem) if head is not None else None
         if new is None:
             bad = head.broken.get(stem) if head is not None else None
@@ -63,20 +66,24 @@ def _curve_changes(target: Any, head: Any) -> list[tuple[str, Evidence]]:
 
 def golden_in_force(ctx) -> GoldenInForce | None:
     """The target branch's golden curves (the head's only for models the target has none for);
-    None when neither side has readable curves."""
+    None when neither side has readable curves. What the PR changes is its merge base against
+    its head (checks.snapshot: the two baselines)."""
     def compute() -> GoldenInForce | None:
-        target, head = ctx.target_repo.golden, ctx.head_repo.golden
+        target, head, base = ctx.target_repo.golden, ctx.head_repo.golden, ctx.base_repo.golden
+        changes = _curve_changes(base, head)
         if target is None:
             if head is None:
                 return None
-            return GoldenInForce(head, sorted(head.curves), [])
+            return GoldenInForce(head, sorted(head.curves), changes)
+        # The PR's own new curves; one it branched with that the target has since dropped is not.
+        had = base.curves if base is not None and base is not target else {}
         new = sorted(s for s in (head.curves if head is not None else {}) if s not in target.curves
-                     and s not in target.broken)
+                     and s not in target.broken and s not in had)
         if not new:
-            return GoldenInForce(target, [], _curve_changes(target, head))
+            return GoldenInForce(target, [], changes)
         merged = GoldenSet(directory=target.directory, curves={**{s: head.curves[s] for s in new}, **target.curves},
                            findings=list(target.findings), broken=dict(target.broken))
-        return GoldenInForce(merged, new, _curve_changes(target, head))
+        return GoldenInForce(merged, new, changes)
     return ctx.memo(GOLDEN_MEMO, compute)
 
 

@@ -352,7 +352,7 @@ def changed_file(ctx: Any, f: Any) -> FileChange:
     """`file_change` of one changed file of the PR (an entry of `ctx.snapshot.files`), once per
     review: the affected rule and Check 10's "which PR introduced this patch" read the same one."""
     return ctx.memo(MEMO_CHANGE.format(path=f.path), lambda: file_change(
-        ctx.snapshot.base, ctx.snapshot.head, f.path, f.status, f.previous_path))
+        ctx.snapshot.merge_base_tree, ctx.snapshot.head, f.path, f.status, f.previous_path))
 
 
 def _changed_lines(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]:

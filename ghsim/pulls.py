@@ -85,7 +85,7 @@ class Pulls:
         n = pr.number
         url = f"{self.repo_api}/pulls/{n}"
         issue_url = f"{self.repo_api}/issues/{n}"
-        files = self._diff(self.base_sha, self.head_sha)
+        files = self._diff(self.merge_base_sha, self.head_sha)
         repo = self.repo_json(w.repo)
 
         def side(ref: str, sha: str, who: str) -> dict:
@@ -189,7 +189,7 @@ class Pulls:
                                 "contents_url": f"{self.api}/repos/{up['repo']}/contents/{path}"})
             return self.listing(req, entries, lambda x: x)
         self._check_pr(req)
-        return self.listing(req, self._diff(self.base_sha, self.head_sha)[:MAX_PR_FILES], lambda x: x)
+        return self.listing(req, self._diff(self.merge_base_sha, self.head_sha)[:MAX_PR_FILES], lambda x: x)
 
     def h_pull_commits(self, req: Request) -> Response:
         self._check_pr(req)
@@ -211,7 +211,7 @@ class Pulls:
         if rec.get("path"):
             path, line, commit = rec["path"], rec["line"], rec["commit_id"]
         else:
-            files = self._diff(self.base_sha, self.head_sha)
+            files = self._diff(self.merge_base_sha, self.head_sha)
             path, line, commit = (files[0]["filename"] if files else "README.md"), 1, self.head_sha
         return {"id": rec["id"], "node_id": node_id("PullRequestReviewComment", rec["id"]), "url": url,
                 "pull_request_review_id": None, "diff_hunk": "@@ -1 +1 @@", "path": path, "position": 1,
@@ -250,7 +250,7 @@ class Pulls:
             raise invalid("body is too long (maximum is 65536 characters)", "body", "custom")
         if not isinstance(commit, str) or commit not in self._chain:
             raise invalid("commit_id is not part of the pull request", "commit_id")
-        changed = {f["filename"] for f in self._diff(self.base_sha, commit)}
+        changed = {f["filename"] for f in self._diff(self.merge_base_sha, commit)}
         if not isinstance(path, str) or path not in changed:
             raise invalid("path is not part of the diff", "path")
         if not isinstance(line, int) or isinstance(line, bool) or line not in self._diff_lines(commit, path):

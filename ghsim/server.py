@@ -109,9 +109,13 @@ class Emulator(State, Routes, Pages, Faults, Auth, Orgs, Pulls, Issues, GitData,
         self.others = {spec.repo.lower(): OtherRepo(spec.repo, built.others[spec.repo][1], tuple(spec.refs),
                                                     GitReader(built.others[spec.repo][0]))
                        for spec in self.world.other_repos}
-        self.base_sha = built.base_sha
+        # The default branch's tip (the PR's `base.sha`) and the PR's merge base (its diff base);
+        # the same commit unless the world has `target_commits`.
+        self.base_sha = built.target_sha or built.base_sha
+        self.merge_base_sha = built.base_sha
         self.shas: dict[str, str] = dict(built.shas)
         self._chain = [built.base_sha] + [built.shas[c.id] for c in self.world.commits]
+        self._target_chain = [built.shas[c.id] for c in self.world.target_commits]
         self._effects: list[dict] = []
         self.requests: Counter[str] = Counter()
         self.request_log: list[dict] = []

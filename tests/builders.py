@@ -8,6 +8,9 @@
     head:   {path: text | null}               # overlay on base (null deletes); or
     head_tree: {path: text}                   # the complete head tree instead of an overlay
     target: {path: text}                      # tip of the target branch (defaults to base)
+    target_changes: {path: text | null}       # or: what reached the target branch after the PR
+                                              # branched, an overlay on base (null deletes)
+    # In any tree a value {link: "target text"} is a symbolic link (followed inside the tree).
     files:  [path | {path, status, previous_path, patch, additions, deletions}]
             # derived from base vs head when absent
     commits: [sha | {sha, message, parents}]  # default: one commit, the head
@@ -69,12 +72,24 @@ T0 = datetime(2026, 10, 8, 12, 0, tzinfo=timezone.utc)
 # The keys build_snapshot reads (this module's docstring); case files and their bases are held to them.
 SNAPSHOT_KEYS = frozenset({
     "repo", "number", "title", "body", "author", "state", "draft", "base_ref", "html_url",
-    "base_sha", "head_sha", "current_head_sha", "base", "head", "head_tree", "target", "files",
+    "base_sha", "head_sha", "current_head_sha", "base", "head", "head_tree", "target", "target_changes", "files",
     "commits", "signoff", "comments", "labels", "check_runs", "runs", "reuse", "upstream", "users",
     "team_members", "review_date", "config", "unreadable",
 })
 # The snapshot keys that are trees ({path: text}); a `head` value of null deletes the file in the PR.
-TREE_KEYS = ("base", "head", "head_tree", "target")
+TREE_KEYS = ("base", "head", "head_tree", "target", "target_changes")
+LINK_KEY = "link"  # a tree value {link: "target text"} is a symbolic link
+
+
+def tree_source(tree: dict[str, Any]) -> MemorySource:
+    """A MemorySource of a builder tree: text values are files, {link: text} values links."""
+    files = {p: v for p, v in tree.items() if not isinstance(v, dict)}
+    links = {}
+    for p, v in tree.items():
+        if isinstance(v, dict):
+            assert set(v) == {LINK_KEY} and isinstance(v[LINK_KEY], str), f"{p}: a tree value is text or {{link: text}}"
+            links[p] = v[LINK_KEY]
+    return MemorySource(files, links)
 
 
 def read_yaml(text: str) -> Any:
@@ -284,9 +299,9 @@ def build_snapshot(spec: dict | None = None, **overrides: Any) -> PRSnapshot:
         head_sha=head_sha,
         current_head_sha=spec.get("current_head_sha", head_sha),
         files=files,
-        base=MemorySource(base_files),
-        head=MemorySource(head_files),
-        target=MemorySource(spec["target"]) if "target" in spec else None,
+        base=tree_source(base_files),
+        head=tree_source(head_files),
+        target=_target_source(spec, base_files),
         commits=commits,
         signoff=signoff,
         comments=comments,
@@ -302,6 +317,23 @@ def build_snapshot(spec: dict | None = None, **overrides: Any) -> PRSnapshot:
         unreadable=dict(spec.get("unreadable", {})),
         html_url=spec.get("html_url", f"https://github.com/{repo}/pull/{number}"),
     )
+
+
+def _target_source(spec: dict, base_files: dict[str, Any]) -> MemorySource | None:
+    """The target tip: `target` in full, or base overlaid with `target_changes`; None (= the
+    merge base) when neither is given."""
+    assert not ("target" in spec and "target_changes" in spec), "give `target` or `target_changes`, not both"
+    if "target" in spec:
+        return tree_source(spec["target"])
+    if "target_changes" not in spec:
+        return None
+    tip = dict(base_files)
+    for path, text in spec["target_changes"].items():
+        if text is None:
+            tip.pop(path, None)
+        else:
+            tip[path] = text
+    return tree_source(tip)
 
 
 class FakeCheck:
