@@ -140,5 +140,8 @@ def test_a_disagreement_is_named():
     renamed = text.replace("| `app-id` |", "| `app-identifier` |", 1)
     assert renamed != text
     assert "app-identifier" in documented(renamed)["secrets"]
+    assert set(documented(renamed)["secrets"]) != set(_call(_workflow(REVIEW))["secrets"])
+    dropped = text.replace("| `checks` | `write` | `review`, `sweep`", "| `check` | `write` | `review`, `sweep`", 1)
+    assert dropped != text and "checks" not in documented(dropped)["workflow permissions"]
     with pytest.raises(ValueError):
         documented(text.replace("### Inputs", "### Settings"))
