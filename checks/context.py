@@ -289,7 +289,7 @@ class ReviewContext:
     @cached_property
     def affected(self) -> Affected:
         """Head points whose launch path the PR changes: the one rule of checks.launch_path
-        (README "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
+        (docs/architecture.md "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
         from . import launch_path as lp
         from .reach import affected_names, reach_names
         from .runner_launch import chain_path, runner_chain

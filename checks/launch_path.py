@@ -1,6 +1,6 @@
 """What a PR affects: the launch path of each benchmark point, and the one rule built on it.
 
-The rule (README "What a PR affects"; spec 12 "affected" for Checks 6-15). A head-side
+The rule (docs/architecture.md "What a PR affects"; spec 12 "affected" for Checks 6-15). A head-side
 benchmark point is affected when the PR changes something on that point's launch path:
 
 1. its master-config entry (added or changed; image, args, settings, anything but position);
