@@ -31,7 +31,7 @@ def tracer(ctx: Any, side: str) -> Tracer:
     """The review's tracer of one tree ("base" or "head"), shared by every point."""
     def build() -> Tracer:
         repo = ctx.head_repo if side == "head" else ctx.base_repo
-        src = ctx.snapshot.head if side == "head" else ctx.snapshot.base
+        src = ctx.snapshot.head if side == "head" else ctx.snapshot.merge_base_tree
         client = tuple(repo.layout.rel(d) for d in ctx.config.policy.benchmark_client_paths)
 
         def variant(point: Any) -> Any:
@@ -72,7 +72,7 @@ def runners(ctx: Any, side: str, label: str | None) -> list[str]:
 
     if side == "head":
         return label_runner_scripts(ctx, label)
-    nodes = ctx.memo("trace:base-runner-nodes", lambda: runner_nodes(ctx.base_repo, ctx.snapshot.base))
+    nodes = ctx.memo("trace:base-runner-nodes", lambda: runner_nodes(ctx.base_repo, ctx.snapshot.merge_base_tree))
     return runner_scripts(ctx.base_repo, nodes, label)
 
 
