@@ -45,7 +45,7 @@ from checks.launch_path import VIA_RUN_BY
 from checks.branch_words import PRINT_COMMANDS
 from checks.fixes import FIXES_KEY, add_fix, value_fix
 from checks.result import CheckResult, Evidence
-from checks.serving import client_views, serving_views, ServingView
+from checks.serving import serving_views, ServingView
 from recipes.identity import by_identity
 from checks.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import (
@@ -228,7 +228,7 @@ class SpecDecodeChatTemplateCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        views = serving_views(ctx) + client_views(ctx) + unlisted_agentic_views(ctx)
+        views = serving_views(ctx) + serving_views(ctx, "client") + unlisted_agentic_views(ctx)
         if not views:
             return MSG_NA
         return None if any(v.is_speculative for v in views) else MSG_NA
@@ -237,7 +237,7 @@ class SpecDecodeChatTemplateCheck:
         unavailable = changed_files_unavailable(ctx)
         if unavailable is not None:
             return unavailable
-        views = [v for v in serving_views(ctx) + client_views(ctx) + unlisted_agentic_views(ctx) if v.is_speculative]
+        views = [v for v in serving_views(ctx) + serving_views(ctx, "client") + unlisted_agentic_views(ctx) if v.is_speculative]
         missing = first_unavailable(views)
         if missing is not None:
             return missing

@@ -278,6 +278,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
     hooks = set(policy.patch_env_hooks)
     out: dict[tuple, Patch] = {}
     done: set[int] = set()
+    hidden: CheckResult | None = None
     for v in views:
         trace = head_trace(ctx, v.point)
         if id(trace) in done:
@@ -296,9 +297,10 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                                                    or _applies_client_patch(ctx, text, e.site.path)):
                 continue  # the eval/benchmark client, not the serving stack
             if opaque(e) and not any(f"the download of {t}" in e.detail for t in policy.trusted_installers):
-                return [], CheckResult.failed(
+                hidden = hidden or CheckResult.failed(
                     MSG_TRACE_HIDDEN.format(key=v.config_key, where=where, detail=e.detail),
                     Evidence(path=e.site.path, line=e.site.line, unavailable=True))
+                continue
             if e.kind == RUN_WRITTEN:
                 out.setdefault(site, Patch(MSG_TRACE_RUN_WRITTEN.format(where=where, path=e.shown_path(), detail=e.detail),
                                            e.site.path, e.site.line, e.shown_path()))
@@ -307,7 +309,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                     # A redirect writes a command's output (a log) somewhere the bot cannot know:
                     # not code. Any other write to an unknown path may be a patch.
                     if e.how not in ("delete", "redirect", "append", "create"):
-                        return [], CheckResult.failed(
+                        hidden = hidden or CheckResult.failed(
                             MSG_TRACE_HIDDEN.format(key=v.config_key, where=where,
                                                     detail=f"{e.how} of a path it cannot know: {e.path.why}"),
                             Evidence(path=e.site.path, line=e.site.line, unavailable=True))
@@ -330,7 +332,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                     if name in hooks and isinstance(value, str) and value.strip():
                         out.setdefault(site + (name,), Patch(MSG_ENV_HOOK.format(where=where, name=name, value=value),
                                                              e.site.path, e.site.line, value))
-    return list(out.values()), None
+    return list(out.values()), hidden
 
 
 def _overlay_hook(ctx, value: str, referrer: str) -> str | None:
@@ -436,9 +438,9 @@ class NoEnginePatchesCheck:
         if missing is not None:
             return missing
         traced, hidden = _trace_patches(ctx, views)
-        if hidden is not None:
-            return hidden
         patches = _diff_patches(ctx) + _merge_readings(_script_patches(ctx, views), traced)
+        if hidden is not None and not patches:
+            return hidden  # a patch found is the more useful FAIL; no pass with an unknown left
         if not patches:
             entries = sorted({l.entry for v in views for u in v.scripts for l in u.analysis.server_launches if l.entry})
             launch = MSG_PASS_LAUNCH.format(entries=join(entries, None)) if entries else ""
@@ -495,5 +497,7 @@ class NoEnginePatchesCheck:
         if problems:
             return CheckResult.failed(MSG_FAIL.format(items=shown, missing="; ".join(dict.fromkeys(problems)), fix=fix),
                                       *[p.evidence for p in patches], *evidence)
+        if hidden is not None:
+            return hidden
         return CheckResult.passed(MSG_PASS_WAIVED.format(items=shown, waivers=join(dict.fromkeys(used), None)),
                                   *[p.evidence for p in patches], *evidence)

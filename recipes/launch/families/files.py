@@ -173,8 +173,8 @@ def _sed_line_end(script: str, k: int, *, stop_at_semicolon: bool) -> int:
 def _perl(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`perl -pi -e CODE FILE...` edits each FILE in place; perl code that could do more than edit
     the lines it is given (system, open, backticks, unlink, ...) is not interpreted."""
-    p = parse(args, opts("-p -n -a -w -s -T -t -W -X -U -c", valued="-e -E -M -I -m -F -x",
-                         attached="-i -0 -l -C", stop=True))
+    p = parse(_perl_clusters(args), opts("-p -n -a -w -s -T -t -W -X -U -c", valued="-e -E -M -I -m -F -x",
+                                         attached="-i -0 -l -C", stop=True))
     codes = p.values("-e", "-E")
     operands = p.operands
     if not codes:
@@ -187,6 +187,17 @@ def _perl(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     out = CommandEffects(reads=[f for f in files if f != "-"])
     if p.has("-i"):
         out.writes = [Write(f, "in-place edit") for f in files]
+    return out
+
+
+def _perl_clusters(args: list[Word]) -> list[Word]:
+    """perl's `-0` and `-l` take only digits (`-0777`, `-l012`): `-0pi` is `-0 -pi`."""
+    out: list[Word] = []
+    for k, w in enumerate(args):
+        if not isinstance(w, str) or w == "--" or not w.startswith("-"):
+            return out + list(args[k:])
+        m = re.fullmatch(r"-([0l])(x[0-9A-Fa-f]*|[0-7]*)([A-Za-z].*)", w)
+        out += [f"-{m.group(1)}{m.group(2)}", f"-{m.group(3)}"] if m else [w]
     return out
 
 
