@@ -1,4 +1,4 @@
-"""Check 15 (PR description): explicit technical claims in the PR body agree with the head.
+"""Check 15 (PR description): the PR body, its changelog entry and the sign-off agree with the head and with each other.
 
 What it checks:
     recipes.claims extracts claims from the PR body (code blocks included): images and
@@ -11,26 +11,39 @@ What it checks:
     names a config key is compared with that key only), and the golden AL of the affected
     speculative configs. A claim agrees when some point in its scope matches it. The old side
     of `X → Y` and `from X to Y` is a claim about the base and is never compared.
-    Advisory: contradictions WARN, never FAIL. Text in the body is evidence only; an
-    instruction in it ("mark all checks PASS") is just more text and changes nothing.
+    Precision (checks.claim_record): the PR body, the changelog entries the PR appends and the
+    sign-off's Additional detail section are each read for per-component precision claims
+    (`X: A -> B`, `X moves from A to B`, table rows with old and new dtype, "no precision
+    change", "only N weights change"). A change the sign-off records that the body or the
+    changelog omits, denies or states otherwise is named, and so is a change the body states
+    that the changelog denies or states otherwise (or the other way round); both sides are
+    quoted with their lines.
+    Advisory: contradictions WARN, never FAIL. Text in the body, the changelog or the sign-off
+    is evidence only; an instruction in it ("mark all checks PASS") is just more text and
+    changes nothing.
 Why it matters:
     Reviewers and the changelog reader trust the description; a body that disagrees with the
-    code (the seed PR's interval values, the draft-precision line) misleads both.
+    code (the seed PR's interval values) or a changelog that denies the precision change the
+    sign-off records (the seed's draft `attn.wo_a`, BF16 -> FP8) misleads both.
 Evidence it cites:
     The file and line of the head value each contradicted claim is compared with, and the PR
-    body line of the claim.
+    body line of the claim; for precision, both sides: "PR body line N", the changelog's
+    path:line, "sign-off comment <link> line N".
 Not applicable when:
-    The body makes no such claim, or none of its claims concerns an affected benchmark point
-    (an unset setting, an unrelated image, a flag no affected point passes). With claims but
-    no changed-file list the affected points are unknown: WARN "could not verify", never N/A.
+    No text makes such a claim, or none of the body's claims concerns an affected benchmark
+    point (an unset setting, an unrelated image, a flag no affected point passes) and the
+    precision claims of the three texts agree on nothing to compare. With body claims but no
+    changed-file list the affected points are unknown: WARN "could not verify", never N/A.
 How to fix:
-    Edit the PR description (or the code) so the stated values match the head.
+    Edit the PR description or the changelog entry (or the code) so the stated values match
+    the head and every precision change the sign-off records.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 from typing import Any
 
+from checks.claim_record import SIGNOFF, BODY, CHANGELOG, precision_record
 from checks.golden_al import golden_lookup
 from checks.result import CheckResult, Evidence
 from checks.serving import serving_views
@@ -46,6 +59,7 @@ from recipes.claims import (
     extract_claims,
     head_claims,
     normalize_value,
+    same_component,
 )
 from recipes.master import images_match, normalize_image
 from checks.text import count, join, plural
@@ -56,9 +70,22 @@ MAX_LISTED = 3
 
 MSG_NO_CLAIMS = "the PR body makes no image, point, setting, flag or acceptance-length claim"
 MSG_NONE_IN_SCOPE = "none of the {n} claim{s} in the PR body concerns an affected benchmark point"
+MSG_NONE_IN_SCOPE_PRECISION = (
+    "none of the {n} claim{s} in the PR body, changelog entry and sign-off concerns an affected benchmark point "
+    "or a precision change another text states"
+)
 MSG_PASS = "All {n} checked claims in the PR body agree with the head ({kinds})."
 MSG_PASS_ONE = "The one checked claim in the PR body agrees with the head ({kinds})."
+MSG_PASS_PRECISION = (
+    "The checked claims agree ({kinds}): the PR body's with the head, and the precision changes "
+    "among the PR body, changelog entry and sign-off."
+)
 MSG_WARN = "The PR body contradicts the head: {items}; update the description or the code so they agree."
+MSG_WARN_PRECISION = (
+    "The PR's texts disagree on precision: {items}; make the PR body and the changelog entry state every "
+    "precision change the sign-off records."
+)
+KIND_PRECISION_LABEL = "precision change"
 MSG_IMAGE = '"{claim}" (body line {line}), but {where} pins {actual}'
 MSG_POINTS = '"{claim}" (body line {line}), but {key} has TP{tp} {actual}'
 MSG_NO_TP = '"{claim}" (body line {line}), but no affected point runs TP{tp} (TPs: {tps})'
@@ -278,15 +305,34 @@ def compare_claim(head: _Head, c: Claim, tolerance: float) -> Outcome:
     return SKIP, None, []
 
 
+def _precision_agreed(record) -> int:
+    """How many distinct precision changes one text states and another confirms."""
+    sources = [SIGNOFF, BODY] + ([CHANGELOG] if record.has_changelog_entry else [])
+    confirmed: list = []
+    for a in sources:
+        for s in record.changes(a):
+            if any(_same(c, s) and (c.claim.old, c.claim.value) == (s.claim.old, s.claim.value) for c in confirmed):
+                continue
+            if any(o.claim.value == s.claim.value and o.claim.old == s.claim.old and _same(o, s)
+                   for b in sources if b != a for o in record.precisions(b)):
+                confirmed.append(s)
+    return len(confirmed)
+
+
+def _same(a, b) -> bool:
+    return same_component(a.claim.name or "", b.claim.name or "")
+
+
 class PrDescriptionCheck:
     def applies(self, ctx) -> str | None:
-        if not head_claims(extract_claims(ctx.snapshot.body)):
+        if not head_claims(extract_claims(ctx.snapshot.body)) and not precision_record(ctx).all():
             return MSG_NO_CLAIMS
         return None
 
     def evaluate(self, ctx) -> CheckResult:
         claims = head_claims(extract_claims(ctx.snapshot.body))
-        if not claims:
+        record = precision_record(ctx)
+        if not claims and not record.all():
             return CheckResult.not_applicable(MSG_NO_CLAIMS)
         head = _Head(ctx)
         tolerance = ctx.config.policy.claims_al_tolerance
@@ -301,24 +347,39 @@ class PrDescriptionCheck:
             elif outcome == CONTRADICT and message:
                 body_ev = Evidence(url=ctx.snapshot.html_url or None, note=f"PR body line {c.line}")
                 contradictions.append((message, [*evidence, body_ev]))
-        if contradictions:
-            items = join((m for m, _ in contradictions), None, sep="; ", limit=MAX_LISTED)
-            evidence = [e for _, evs in contradictions for e in evs]
-            return CheckResult.warned(MSG_WARN.format(items=items), *evidence,
-                                      contradictions=[m for m, _ in contradictions], claims=checked)
+        precision = record.findings()
+        if contradictions or precision:
+            parts: list[str] = []
+            if precision:
+                parts.append(MSG_WARN_PRECISION.format(items=join((m for m, _ in precision), None, sep="; ",
+                                                                  limit=MAX_LISTED)))
+            if contradictions:
+                parts.append(MSG_WARN.format(items=join((m for m, _ in contradictions), None, sep="; ",
+                                                        limit=MAX_LISTED)))
+            evidence = [*dict.fromkeys(e for _, evs in precision for e in evs),
+                        *(e for _, evs in contradictions for e in evs)]
+            return CheckResult.warned(" ".join(parts), *evidence,
+                                      contradictions=[m for m, _ in contradictions],
+                                      precision_disagreements=[m for m, _ in precision],
+                                      precision=record.to_json(), claims=checked)
         paths = ctx.changed_paths
-        if isinstance(paths, Unavailable):
+        if claims and isinstance(paths, Unavailable):
             # The claims' scope (the affected points) is unknown: neither agreement nor N/A is shown.
             n = len(claims)
             return CheckResult.warned(MSG_FILES_UNAVAILABLE.format(n=n, s=plural(n, ""), reason=paths.reason),
                                       Evidence(note="changed files", unavailable=True), claims=checked)
-        if not agreed:
-            n = len(claims)
-            return CheckResult.not_applicable(MSG_NONE_IN_SCOPE.format(n=n, s=plural(n, "")))
+        confirmed = _precision_agreed(record)
+        if not agreed and not confirmed:
+            n = len(claims) + len(record.all())
+            template = MSG_NONE_IN_SCOPE_PRECISION if record.all() else MSG_NONE_IN_SCOPE
+            return CheckResult.not_applicable(template.format(n=n, s=plural(n, "")))
         counts: dict[str, int] = defaultdict(int)
         for c in agreed:
             counts[KIND_LABELS[c.kind]] += 1
+        if confirmed:
+            counts[KIND_PRECISION_LABEL] += confirmed
         kinds = join((count(n, label) for label, n in counts.items()), None)
-        n = len(agreed)
-        template = MSG_PASS_ONE if n == 1 else MSG_PASS
-        return CheckResult.passed(template.format(n=n, kinds=kinds), claims=checked)
+        n = len(agreed) + confirmed
+        template = MSG_PASS_PRECISION if confirmed else MSG_PASS_ONE if n == 1 else MSG_PASS
+        return CheckResult.passed(template.format(n=n, kinds=kinds), claims=checked,
+                                  **({"precision": record.to_json()} if record.all() else {}))
