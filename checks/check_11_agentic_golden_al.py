@@ -16,6 +16,9 @@ What it checks:
     `TILERT_SIMULATE_ACC_LEN`), and only when `EVAL_ONLY` is not true: an unguarded setting
     would put evals on simulated acceptance, and one set only when `EVAL_ONLY` is true leaves
     the benchmark run unpinned (recipes.scripts.eval_branch reads which run a branch serves).
+    "Only outside eval runs" is a later sub-rule (checks.policy `eval-real-acceptance`, spec
+    12): before its date an unguarded setting pins the benchmark run and passes, and the row
+    says that evals ran on it too.
     The launcher's method and draft length come from its server command wherever it builds
     them (recipes.effective: the vLLM `--speculative-config` JSON as a literal, a variable set
     per branch, an array element or printf; a TRT-LLM `speculative_config` block written by a
@@ -59,6 +62,7 @@ from checks.golden_al import (
     INJECTOR, MSG_NO_K, fmt_number, golden_in_force, golden_lookup, injected_acceptance, thinking_mode,
 )
 from checks.launch_path import point_env
+from checks.policy import BY_KEY, in_force
 from checks.result import CheckResult, Evidence
 from checks.serving import Hit, serving_views, ServingView
 from checks.serving_unlisted import unlisted_agentic_views
@@ -159,6 +163,12 @@ MSG_PASS_INJECTED = (
     "({method}, draft length {k}); eval runs keep real acceptance"
 )
 MSG_PASS_SCRIPT = "{launcher} sets {setting} only outside eval runs for {key}: {curve} {mode} K={k} = {al}"
+MSG_PASS_SCRIPT_UNGUARDED = (
+    "{launcher} sets {setting} for {key} in every run, eval runs included, which was allowed on the review "
+    "date (the rule that it be set only outside eval runs is in force since {since}, {source}): "
+    "{curve} {mode} K={k} = {al}"
+)
+EVAL_RULE = "eval-real-acceptance"
 MSG_PASS_SOURCE = "{key} has no committed curve ({why}); the Additional detail section names the AL source: \"{line}\""
 MSG_PASS = "{parts}."
 MSG_PASS_NEW_CURVE = " The golden curve {curves} is new in this PR and was read from the head."
@@ -384,17 +394,23 @@ class AgenticGoldenAlCheck:
                                           Evidence(path=v.launcher_path, line=1), *([golden_ev] if golden_ev else []))
             # Which run each setting serves, read from the EVAL_ONLY test around it
             # (recipes.scripts.eval_branch): only the benchmark run's branch pins the AL.
+            guard_rule = in_force(ctx, EVAL_RULE)
+            unguarded = False
             for h in hits:
                 branch = eval_branch(h.condition)
                 if branch is True:
                     return CheckResult.failed(MSG_EVAL_BRANCH.format(key=v.config_key, setting=h.shown, where=h.where,
                                                                      guard=EVAL_GUARD), h.evidence())
-                if branch is None:
+                if branch is None and guard_rule:
                     return CheckResult.failed(MSG_UNGUARDED.format(key=v.config_key, setting=h.shown, where=h.where, guard=EVAL_GUARD),
                                               h.evidence())
+                unguarded = unguarded or branch is None
             h = point_setting(ctx, v, hits[0]) or hits[0]
-            parts.setdefault(MSG_PASS_SCRIPT.format(launcher=v.launcher_path or h.path, setting=h.shown, key=v.config_key,
-                                                    curve=found.curve + ".yaml" if found else "", mode=mode, k=k, al=fmt_number(al)), None)
+            rule = BY_KEY[EVAL_RULE]
+            template = MSG_PASS_SCRIPT_UNGUARDED if unguarded else MSG_PASS_SCRIPT
+            parts.setdefault(template.format(launcher=v.launcher_path or h.path, setting=h.shown, key=v.config_key,
+                                             curve=found.curve + ".yaml" if found else "", mode=mode, k=k, al=fmt_number(al),
+                                             since=rule.since.isoformat(), source=rule.source), None)
             evidence.extend([h.evidence()] + ([golden_ev] if golden_ev else []))
             if chained is not None and chained.draft_length is not None:
                 # Where the chain writes the draft length it was read from (checks.chain_reads).
