@@ -31,7 +31,9 @@ What it checks:
     cannot lower its own reference; a curve the PR adds for a new model is used and the row
     says so; a PR that changes or removes an existing curve FAILs with the change cited) for the
     model prefix, speculative method, thinking mode (`THINKING_MODE` from the env when set,
-    else `thinking_on`) and draft length, within policy `golden_al_tolerance`. Any AL written
+    else `thinking_on`) and draft length, within policy `golden_al_tolerance`; the curve must
+    have been measured on the served model (recipes.golden `same_model`: a K2.5 curve is not
+    K2.6's even under a shared `kimik2.5` prefix), else the model has no curve of its own. Any AL written
     by hand (recipe flag/env/JSON, master-config `SYNTHETIC_ACCEPTANCE_LENGTH`) is compared too.
     With no committed curve the Additional detail section must name the AL source: a line
     mentioning the acceptance length (`AL`, `acceptance length`, `golden`) together with a
@@ -100,7 +102,8 @@ def _mechanism(engine: str) -> str:
     return (p.acceptance_mechanism if p is not None else None) or "{al}"
 
 
-MISSING_CURVE_CODES = frozenset({"no-curve", "no-thinking-mode", "no-k"})
+OTHER_MODEL_CODE = "other-model"
+MISSING_CURVE_CODES = frozenset({"no-curve", "no-thinking-mode", "no-k", OTHER_MODEL_CODE})
 BROKEN_CURVE_CODE = "bad-curve"
 MSG_BROKEN_CURVE = ("could not verify the golden AL for {key}: {why}; fix the committed curve file so the "
                     "target acceptance can be read.")
@@ -328,8 +331,10 @@ class AgenticGoldenAlCheck:
                                           Evidence(path=found.path, line=found.line), spec_ev)
             if found is not None and found.code in MISSING_CURVE_CODES:
                 line = _source_line(ctx)
+                # A curve measured on another model: its model line is the evidence.
+                other = [Evidence(path=found.path, line=found.line)] if found.code == OTHER_MODEL_CODE and found.path else []
                 if line is None:
-                    return CheckResult.failed(MSG_MISSING_CURVE.format(key=v.config_key, why=why), spec_ev)
+                    return CheckResult.failed(MSG_MISSING_CURVE.format(key=v.config_key, why=why), spec_ev, *other)
                 parts.setdefault(MSG_PASS_SOURCE.format(key=v.config_key, why=why, line=escape_inline(line, 160)), None)
                 evidence.append(spec_ev)
                 return None
