@@ -13,7 +13,7 @@ read once per review (memoised) and never acts on the text it reads.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from checks.result import Evidence
@@ -24,7 +24,9 @@ from recipes.claims import (
     KIND_PRECISION,
     Claim,
     component_tokens,
+    extract_claims,
     extract_precision_claims,
+    head_claims,
     same_component,
 )
 from recipes.markdown import classify_lines
@@ -248,6 +250,29 @@ def _changelog_lines(ctx) -> tuple[str | None, list[tuple[int, str]], bool]:
             line = entry.description_lines[i] if i < len(entry.description_lines) else entry.line_of("description")
             lines.append((line, item))
     return path, lines, True
+
+
+def text_claims(ctx) -> list[tuple[str, Claim, Evidence]]:
+    """The value, point, image, flag and AL claims (recipes.claims.extract_claims) of the
+    changelog entries the PR appends and of the sign-off's Additional detail section, each
+    with its source, its `where` set to its file:line or sign-off line, and its evidence. The
+    PR body's own claims are read by Check 15 directly."""
+    def compute() -> list[tuple[str, Claim, Evidence]]:
+        snap = ctx.snapshot
+        path, changelog, _ = _changelog_lines(ctx)
+        signoff_url = snap.signoff.url if snap.signoff is not None else None
+        out: list[tuple[str, Claim, Evidence]] = []
+        for source, lines in ((CHANGELOG, changelog), (SIGNOFF, _signoff_lines(ctx))):
+            if not lines:
+                continue
+            text = "\n".join(line.replace("\n", " ") for _, line in lines)
+            for c in head_claims(extract_claims(text)):
+                n = lines[c.line - 1][0]
+                stated = Stated(c, source, path=path, url=signoff_url or None)
+                where = f"{path}:{n}" if source == CHANGELOG else f"sign-off line {n}"
+                out.append((source, replace(c, line=n, where=where), replace(stated, claim=replace(c, line=n)).evidence()))
+        return out
+    return ctx.memo(MEMO + ":values", compute)
 
 
 def precision_record(ctx) -> PrecisionRecord:

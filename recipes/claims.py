@@ -111,6 +111,7 @@ class Claim:
     image: str | None = None
     before: bool = False
     old: str | None = None  # a precision claim's dtype before (`value` is the dtype after)
+    where: str | None = None  # where a claim not from the PR body was written (`perf-changelog.yaml:45`)
 
 
 def clean_value(value: str) -> str:
