@@ -57,13 +57,12 @@ from checks.fixes import FIXES_KEY, add_fix
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
 from recipes.changelog import (
-    KEY_CONFIG_KEYS, KEY_DESCRIPTION, KEY_PR_LINK, ChangelogDiff, ChangelogEntry, diff_changelog, resolve_config_keys,
+    KEY_CONFIG_KEYS, KEY_DESCRIPTION, KEY_PR_LINK, ChangelogDiff, ChangelogEntry, resolve_config_keys,
 )
 from recipes.master import SCENARIO_FIXED
 from checks.text import join, plural
 from checks.two_readings import two_readings_result
 
-MEMO_KEY = "check12.changelog"
 LIST_MAX = 3
 REQUIRED_KEYS = (KEY_CONFIG_KEYS, KEY_DESCRIPTION, KEY_PR_LINK)  # spec 4.1: the validator requires them
 
@@ -199,15 +198,7 @@ def _named(items: list[str]) -> str:
 class AppendOnlyCheck:
     # --- the changelog -----------------------------------------------------------------------
     def _changelog(self, ctx) -> tuple[str, ChangelogDiff | None]:
-        def compute():
-            path = ctx.head_repo.layout.changelog
-            if path in ctx.snapshot.unreadable:
-                return path, None
-            base = ctx.snapshot.merge_base_tree.read(ctx.base_repo.layout.changelog)
-            head = ctx.snapshot.head.read(path)
-            return path, diff_changelog(base, head, path)
-
-        return ctx.memo(MEMO_KEY, compute)
+        return ctx.changelog_diff
 
     @staticmethod
     def _head_unreadable(diff: ChangelogDiff):

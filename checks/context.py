@@ -242,6 +242,18 @@ class ReviewContext:
 
     # --- the diff ------------------------------------------------------------------------
     @cached_property
+    def changelog_diff(self) -> tuple[str, Any]:
+        """(head changelog path, recipes.changelog.ChangelogDiff or None when GitHub could not
+        return the file): the entries the PR appends, read by Checks 12 and 15."""
+        from recipes.changelog import diff_changelog
+
+        path = self.head_repo.layout.changelog
+        if path in self.snapshot.unreadable:
+            return path, None
+        base = self.snapshot.merge_base_tree.read(self.base_repo.layout.changelog)
+        return path, diff_changelog(base, self.snapshot.head.read(path), path)
+
+    @cached_property
     def changed_paths(self) -> frozenset[str] | Unavailable:
         """Every changed path, with both sides of a rename or copy."""
         files = self.snapshot.files

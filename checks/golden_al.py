@@ -1,6 +1,8 @@
 """The golden AL a speculative point is judged against (spec 5): which curves are in force (the
 target branch's, plus curves the PR adds for new models), the injector's own lookup, and what a
 PR changes in existing curves. Shared by Check 11 (the value pinned) and Check 15 (AL claims).
+Every lookup names the served model, so a curve measured on another model (recipes.golden
+`same_model`) is not taken for this one.
 """
 from __future__ import annotations
 
@@ -129,7 +131,8 @@ def injected_acceptance(point: Any, variant: Any, golden: Any, thinking_mode: st
     if spec.draft_length is None:
         return None, MSG_NO_K.format(method=spec.method)
     found = golden.lookup(point.model_prefix or "", spec.method, thinking_mode, spec.draft_length,
-                          draft_model=spec.draft_model, draft_sample_method=_sample_method(engine, spec.method, variant))
+                          draft_model=spec.draft_model, draft_sample_method=_sample_method(engine, spec.method, variant),
+                          served_model=point.model)
     return found.al, found.reason
 
 
@@ -153,8 +156,16 @@ def golden_lookup(ctx, v: ServingView, golden: Any) -> tuple[Any, tuple[str | No
     if not method:
         return None, (method, k, draft)
     found = golden.lookup(v.point.model_prefix or "", method, mode, k if isinstance(k, int) else 0, draft_model=draft,
-                          draft_sample_method=_sample_method(v.engine, method, v.variant, v))
+                          draft_sample_method=_sample_method(v.engine, method, v.variant, v),
+                          served_model=served_model(v))
     return found, (method, k, draft)
+
+
+def served_model(v: ServingView) -> str | None:
+    """The model a point serves (its master-config `model`, else the effective config's), whose
+    own golden curve is looked up: a curve measured on another model is not its curve."""
+    model = v.point.model or v.effective.value("model")
+    return str(model) if model else None
 
 
 def thinking_mode(v: ServingView) -> str:

@@ -568,3 +568,49 @@ def world_snapshot(world: str | Path, dest: str | Path, *, review_date: date | N
         team_members=dict(built.world.teams),
         review_date=review_date,
     )
+
+
+class PatchedSource:
+    """A file source with one file's text replaced (`old` must occur in it): a world's head
+    tree with the fix a test applies."""
+
+    def __init__(self, src: Any, path: str, old: str, new: str):
+        self._src, self._path, self._old, self._new = src, path, old, new
+
+    def read(self, path: str) -> bytes | None:
+        data = self._src.read(path)
+        if path == self._path and data is not None:
+            text = data.decode("utf-8")
+            assert self._old in text, f"{self._old!r} is not in {path}"
+            return text.replace(self._old, self._new).encode("utf-8")
+        return data
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._src, name)
+
+
+# The seed world's two findings (ghsim/worlds/README.md, Check 15) and the texts that fix them:
+# the body's interval value, and the draft precision the body and changelog state (the sign-off
+# records attn.wo_a BF16 -> FP8, which the body omits and the changelog denies).
+SEED_CHANGELOG = "inferencex-e2e/perf-changelog.yaml"
+SEED_FIXES_BODY = (
+    ("TP2 c64 = 4", "TP2 c64 = 8"),
+    ("Two compute precisions change with the image bump: routed-expert activations MXFP4 → MXFP8 and RoPE "
+     "cos/sin tables FP32 → BF16.",
+     "Three compute precisions change with the image bump: attn.wo_a BF16 → FP8, routed-expert activations "
+     "MXFP4 → MXFP8 and RoPE cos/sin tables FP32 → BF16."),
+)
+SEED_FIX_CHANGELOG = (
+    "No data-type or precision change to the DSpark draft.",
+    "attn.wo_a moves from BF16 to FP8, routed-expert activations from MXFP4 to MXFP8 and RoPE tables from FP32 to BF16.",
+)
+
+
+def fixed_seed(snap: PRSnapshot) -> PRSnapshot:
+    """The seed snapshot with both of its Check 15 findings fixed (a clean PASS)."""
+    body = snap.body
+    for old, new in SEED_FIXES_BODY:
+        assert old in body, old
+        body = body.replace(old, new)
+    head = PatchedSource(snap.head, SEED_CHANGELOG, *SEED_FIX_CHANGELOG)
+    return snap.model_copy(update={"body": body, "head": head})
