@@ -15,6 +15,13 @@ What it checks:
       `sitecustomize.py`/`usercustomize.py`/`.pth` files;
     - `pip install` of an engine package (policy `engine_packages`) from a git URL, a fork,
       a wheel, a local path or any URL. Benchmark-client and eval tooling installs are fine.
+    It also reads each affected point's interpreted trace (recipes.launch, docs/launch.md),
+    whatever construct wrote it: a file the launch wrote or downloaded and then runs or
+    imports; a write, move, unpack or checkout into the image outside scratch folders; an
+    install from anything but the image's own index; an environment hook on a server; and an
+    unknown that may hide code before the servers start (a command, an option, a source or an
+    eval the bot cannot read), which is "could not verify" when no patch is found: nothing
+    passes because no pattern matched.
     The rule covers the serving stack only: a patch whose target and text name only the
     benchmark client or eval tooling (policy `benchmark_client_packages`: lm-eval, aiperf,
     sa-bench, the harness's eval patches) and no engine package is not an engine patch, nor is
@@ -285,6 +292,9 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
             continue
         done.add(id(trace))
         effects = trace.effects()
+        # An unknown can hide a patch only before the servers start (after: the client, the
+        # evals, the cleanup); a definite patch counts wherever it is.
+        early = {id(e) for e in trace.before_serving()}
         # The command behind each line, for the client-only rule (a patch that names only the
         # benchmark client, or applies a .patch file whose targets are all client files).
         command = {(e.site.path, e.site.line): " ".join(w for w in e.argv if isinstance(w, str))
@@ -296,7 +306,8 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
             if e.kind in (WRITE, RUN_WRITTEN) and (_client_only(ctx, e.shown_path(), text)
                                                    or _applies_client_patch(ctx, text, e.site.path)):
                 continue  # the eval/benchmark client, not the serving stack
-            if opaque(e) and not any(f"the download of {t}" in e.detail for t in policy.trusted_installers):
+            if opaque(e) and id(e) in early and not any(f"the download of {t}" in e.detail
+                                                        for t in policy.trusted_installers):
                 hidden = hidden or CheckResult.failed(
                     MSG_TRACE_HIDDEN.format(key=v.config_key, where=where, detail=e.detail),
                     Evidence(path=e.site.path, line=e.site.line, unavailable=True))
@@ -308,7 +319,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                 if isinstance(e.path, Unknown):
                     # A redirect writes a command's output (a log) somewhere the bot cannot know:
                     # not code. Any other write to an unknown path may be a patch.
-                    if e.how not in ("delete", "redirect", "append", "create"):
+                    if e.how not in ("delete", "redirect", "append", "create") and id(e) in early:
                         hidden = hidden or CheckResult.failed(
                             MSG_TRACE_HIDDEN.format(key=v.config_key, where=where,
                                                     detail=f"{e.how} of a path it cannot know: {e.path.why}"),

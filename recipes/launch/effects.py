@@ -70,6 +70,9 @@ class Container:
     workdir: Word | None = None
     entrypoint: Word | None = None
     argv: tuple[Word, ...] = ()              # the command run inside (empty: the image's default)
+    # Whether the process inside starts with the caller's whole environment (pyxis `srun
+    # --container-image` does, as srun's `--export=ALL` default; `docker run` does not).
+    inherits_env: bool = False
 
 
 @dataclass

@@ -69,6 +69,26 @@ command and arithmetic substitution, here-documents."""
         segs = self.segments(node, state, ctx, quoted=False)
         return _fields(segs)
 
+    def expand_joined(self, nodes: list[Any], state: State, ctx: Ctx) -> list[Word]:
+        """One word the grammar returned as several adjacent nodes, expanded as one; a `$` it left
+        at the end of one part names the variable the next part starts with."""
+        segs: list[tuple[str, Any]] = []
+        for n in nodes:
+            segs += self.segments(n, state, ctx, quoted=False)
+        out: list[tuple[str, Any]] = []
+        for kind, value in segs:
+            prev = out[-1] if out else None
+            if prev is not None and prev[0] == "u_lit" and isinstance(prev[1], str) and prev[1].endswith("$") \
+                    and kind == "u_lit" and isinstance(value, str):
+                m = re.match(r"[A-Za-z_][A-Za-z0-9_]*", value)
+                if m:
+                    out[-1] = ("u_lit", prev[1][:-1])
+                    out += self.param(m.group(0), None, state, ctx, nodes[0], False)
+                    out.append(("u_lit", value[m.end():]))
+                    continue
+            out.append((kind, value))
+        return _fields(out)
+
     def expand_text(self, text: str, state: State, ctx: Ctx, node: Any) -> Word:
         """The value of a word given as text (an associative array element, an alias)."""
         words = self.expand_text_words(text, state, ctx, node)

@@ -134,6 +134,16 @@ class PointTrace:
     def effects(self) -> list[Effect]:
         return [e for t in self.runners.values() for e in t.effects]
 
+    def before_serving(self) -> list[Effect]:
+        """The effects up to the last server each runner's launch starts (all of them when it
+        starts none): what can change the code a server runs. After that come the client, the
+        evals and the cleanup."""
+        out: list[Effect] = []
+        for t in self.runners.values():
+            last = max((i for i, e in enumerate(t.effects) if e.kind == SERVER), default=len(t.effects) - 1)
+            out += t.effects[:last + 1]
+        return out
+
     @property
     def unknowns(self) -> list[Effect]:
         return [e for e in self.effects() if e.kind == UNKNOWN]
@@ -297,8 +307,6 @@ def srt_hook(variant_for: Callable[[Any], Any], setup_text: Callable[[Any, Any, 
         image = str(model.get("container", "")) if model else ""
         serving = {k: v for k, v in data.items() if k != SRT_CLIENT_KEY}
         backend = data.get("backend", {}).get("type") if isinstance(data.get("backend"), dict) else None
-        it.emit(SERVER, ctx, site, state, argv=tuple(recipe_items(serving)),
-                how=f"srt-slurm recipe{f' ({backend})' if backend else ''}", path=variant.path)
         refs = data.get(SRT_SETUP_KEY)
         for ref in ([refs] if isinstance(refs, str) else refs if isinstance(refs, list) else []):
             found = setup_text(point, variant, str(ref))
@@ -310,6 +318,9 @@ def srt_hook(variant_for: Callable[[Any], Any], setup_text: Callable[[Any, Any, 
             child = state.child()
             child.container, child.cwd, child.mounts = image or "<the recipe's container>", "/", ()
             it.run_script(text, path, child, ctx.deeper(site, f"setup_script {ref}"))
+        # The servers start after the setup script, with the recipe's values.
+        it.emit(SERVER, ctx, site, state, argv=tuple(recipe_items(serving)),
+                how=f"srt-slurm recipe{f' ({backend})' if backend else ''}", path=variant.path)
         bench = data.get(SRT_CLIENT_KEY)
         if isinstance(bench, dict):
             bsite = Site(variant.path, variant.line_of(SRT_CLIENT_KEY) or site.line)

@@ -272,7 +272,7 @@ Python and containers, and paths as the host sees them."""
         host_env = state.exported()
         for k, v in prefix:
             host_env[k] = v
-        env: dict[str, Word] = {}
+        env: dict[str, Word] = dict(host_env) if getattr(c, "inherits_env", False) else {}
         for name, value in c.env:
             env[name] = value
         for name in c.env_from_host:  # `-e NAME`: the host's value, when the host has one

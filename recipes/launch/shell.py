@@ -434,6 +434,7 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         argv: list[Word] = []
         name_node = node.child_by_field_name("name")
         redirects: list[Any] = []
+        words: list[list[Any]] = []  # argument nodes, the ones written side by side grouped
         for child in node.named_children:
             if child.type == "variable_assignment" and name_node is not None and child.start_byte < name_node.start_byte:
                 n = child.child_by_field_name("name")
@@ -444,9 +445,16 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
             elif child.type.endswith("redirect"):
                 redirects.append(child)
             elif child.type == "command_name":
-                argv += self.expand(child.named_children[0] if child.named_children else child, state, ctx)
+                words.append([child.named_children[0] if child.named_children else child])
             elif child.type not in _SKIP:
-                argv += self.expand(child, state, ctx)
+                # The grammar can end a word early (`$A:$B` read as `$A:$` and `B`): parts with
+                # nothing between them are one word.
+                if words and words[-1][-1].end_byte == child.start_byte:
+                    words[-1].append(child)
+                else:
+                    words.append([child])
+        for group in words:
+            argv += self.expand(group[0], state, ctx) if len(group) == 1 else self.expand_joined(group, state, ctx)
         if name_node is None:
             return 0
         sink, new_stdin, writes = out, stdin, []

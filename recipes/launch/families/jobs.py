@@ -270,7 +270,8 @@ def _srun(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
         image=image if image is not None else Unknown(f"the container named {_names([named])[0]}"),
         env=tuple(env) + tuple((n, Unknown(f"{n} passed from the host")) for n in host_names if isinstance(n, str)),
         env_from_host=tuple([*names, *(n for n in host_names if isinstance(n, str))]),
-        mounts=tuple(mounts), workdir=p.last("--container-workdir"), argv=tuple(p.operands))]
+        mounts=tuple(mounts), workdir=p.last("--container-workdir"), argv=tuple(p.operands),
+        inherits_env=not clears)]
     return out
 
 
