@@ -77,13 +77,11 @@ def runners(ctx: Any, side: str, label: str | None) -> list[str]:
 
 
 def point_traces(ctx: Any, point: Any) -> tuple[PointTrace, PointTrace]:
-    """The point's traces at the base and the head, both symbolic or both concrete."""
+    """The point's traces at the base and the head (its concurrency a symbol in both)."""
     base_t, head_t = tracer(ctx, "base"), tracer(ctx, "head")
     b_runners, h_runners = runners(ctx, "base", point.runner), runners(ctx, "head", point.runner)
     head = head_t.trace(point, h_runners)
-    base = base_t.trace(point, b_runners, symbolic=head.symbolic)
-    if base.symbolic != head.symbolic:
-        head = head_t.trace(point, h_runners, symbolic=False)
+    base = base_t.trace(point, b_runners)
     return base, head
 
 
@@ -97,8 +95,11 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
     out: dict[int, Any] = dict(enumerate(points))
     for i, n_own in shared:
         ap = points[i]
-        base, head = point_traces(ctx, ap.point)
-        hidden = next((e for e in head.effects() + base.effects() if opaque(e)), None)
+        head = head_trace(ctx, ap.point)
+        hidden = next((e for e in head.effects() if opaque(e)), None)
+        if hidden is None:  # an unknown at the head keeps the point: the base need not be traced
+            base, head = point_traces(ctx, ap.point)
+            hidden = next((e for e in head.effects() + base.effects() if opaque(e)), None)
         if hidden is not None:
             out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons + [
                 REASON_OPAQUE.format(what=hidden.detail, where=hidden.where())])

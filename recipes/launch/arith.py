@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Optional
 
-from .state import _NAME, Ctx, State, _scalar, _short, concrete
+from .state import _NAME, Ctx, State, _scalar, _short, symbolic
 from .words import Unknown, Word
 
 if TYPE_CHECKING:
@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 
 def _binary(op: str, lv: Word, rv: Word, it: Interpreter, state: State, ctx: Ctx, node: Any) -> Optional[bool]:
-    concrete(lv, rv)
+    if symbolic(lv, rv):
+        return None
     if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
         a = it.arith(lv, state, ctx, node)
         b = it.arith(rv, state, ctx, node)
@@ -30,7 +31,8 @@ def _binary(op: str, lv: Word, rv: Word, it: Interpreter, state: State, ctx: Ctx
 
 
 def _test_words(args: list[Word], it: Interpreter, state: State) -> Optional[bool]:
-    concrete(*args)
+    if symbolic(*args):
+        return None
     if not args:
         return False
     if args[0] == "!":
@@ -76,7 +78,8 @@ class _Arith:
         self.depth = 0
 
     def evaluate(self, text: str) -> Optional[int]:
-        concrete(text)
+        if symbolic(text):
+            return None
         text = text.strip()
         if not text:
             return 0

@@ -6,7 +6,7 @@ import re
 from typing import Any, Optional
 
 from .arith import _Arith, _binary, _test_words
-from .state import Ctx, State, _join_unknown, concrete
+from .state import Ctx, State, _join_unknown, symbolic
 from .text import _glob_match
 from .words import Unknown, Word
 
@@ -55,7 +55,8 @@ value they read is not known."""
                 return None if m is None else (m if opt != "!=" else not m)
             if opt == "=~":
                 rv = _join_unknown([self.word_text(r, state, ctx) if r.type != "regex" else ctx.text(r) for r in rights])
-                concrete(lv, rv)
+                if symbolic(lv, rv):
+                    return None
                 if isinstance(lv, Unknown) or isinstance(rv, Unknown) or "$" in rv:
                     return None
                 try:
@@ -74,7 +75,8 @@ value they read is not known."""
 
     def unary(self, op: str, value: Word, state: State) -> Optional[bool]:
         if op not in ("-z", "-n"):
-            concrete(value)
+            if symbolic(value):
+                return None
         if op == "-z":
             return None if isinstance(value, Unknown) else value == ""
         if op == "-n":

@@ -24,7 +24,7 @@ from .state import (
     _Return,
     _scalar,
     _short,
-    concrete,
+    symbolic,
 )
 from .text import (
     _ansi_c,
@@ -375,7 +375,8 @@ command and arithmetic substitution, here-documents."""
                 repl = ""
             anchor = ctx.text(op_node) if op_node.is_named else op
             return [(kind, _replace(value, anchor, pattern, repl))]
-        concrete(value)
+        if symbolic(value):
+            return [(kind, Unknown(f"`{_short(ctx.text(node))}` of a value each point has its own of"))]
         if op in ("^", "^^", ",", ",,"):
             return [(kind, value.upper() if op == "^^" else value.lower() if op == ",," else
                      (value[:1].upper() + value[1:]) if op == "^" else (value[:1].lower() + value[1:]))]

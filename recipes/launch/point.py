@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from .fs import WORKSPACE, Files
 from .shell import Interpreter
-from .state import Ctx, NeedsConcrete, State, symbol
+from .state import Ctx, State, symbol
 from .trace import CLIENT, READ, SERVER, UNKNOWN, Effect, Site, Trace
 from .words import Word
 
@@ -195,10 +195,7 @@ class Tracer:
         runner_paths = list(runner_paths) or [LAUNCHER_ROOT]
         for path in runner_paths:
             node = posixpath.basename(path).removeprefix("launch_").removesuffix(".sh")
-            try:
-                out.runners[path] = self.runner_trace(point, path, node, symbolic)
-            except NeedsConcrete:
-                return self.trace(point, runner_paths, symbolic=False)
+            out.runners[path] = self.runner_trace(point, path, node, symbolic)
         return out
 
     def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True) -> Trace:

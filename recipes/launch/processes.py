@@ -25,6 +25,17 @@ from .trace import (
 from .words import Unknown, Word
 
 
+# Commands none of whose options runs a program or reads code: name -> whether it writes files.
+FILE_ONLY = {
+    **dict.fromkeys("mv cp rm rmdir mkdir chmod chown chgrp ln touch install truncate sbcast unsquashfs "
+                    "mksquashfs tee split".split(), True),
+    **dict.fromkeys("cat head tail wc ls stat du df basename dirname realpath readlink grep egrep fgrep cut tr "
+                    "uniq md5sum sha1sum sha256sum diff cmp date sleep hostname nproc nvidia-smi rocm-smi amd-smi "
+                    "scancel squeue scontrol sinfo sacct id whoami free lscpu numastat file column paste "
+                    "rev tac fold base64 jq yq printenv env_parallel".split(), False),
+}
+
+
 class Processes:
     """What external commands do: the vocabulary's answer followed into wrappers, shells, scripts,
 Python and containers, and paths as the host sees them."""
@@ -85,7 +96,14 @@ Python and containers, and paths as the host sees them."""
     def apply(self, ce: CommandEffects, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any, *,
               stdin: Word | None, out: Out | None) -> None:
         head = argv[0]
-        if ce.unknown:
+        if ce.unknown and isinstance(head, str) and posixpath.basename(head) in FILE_ONLY:
+            # No option of this command runs code: a word it cannot read changes only which files
+            # it reads or writes. A writer's target is then not known.
+            self.unknown(ctx, node, state, f"`{head}` has words it cannot name: {ce.unknown}")
+            if FILE_ONLY[posixpath.basename(head)]:
+                self.emit(WRITE, ctx, node, state, path=Unknown(f"a file `{head}` writes ({ce.unknown})"),
+                          how="unknown")
+        elif ce.unknown:
             # What a command the vocabulary does not understand does is not known: it may run or
             # write anything, so it hides code like an unknown command.
             self.unknown(ctx, node, state, f"`{head}` is not understood: {ce.unknown}")

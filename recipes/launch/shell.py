@@ -47,7 +47,6 @@ from .state import (
     Budget,
     Ctx,
     Func,
-    NeedsConcrete,
     Out,
     State,
     Var,
@@ -214,7 +213,7 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
             return None
         try:
             status = handler(self, node, state, ctx, stdin, out)
-        except (_Exit, _Return, _Loop, Budget, NeedsConcrete):
+        except (_Exit, _Return, _Loop, Budget):
             raise
         except RecursionError:
             raise Budget(f"nesting too deep at {ctx.site(node)}")

@@ -60,20 +60,15 @@ class Budget(Exception):
     """A cap was hit: the interpretation of this trace stops."""
 
 
-# A point's value that the trace may carry as a symbol (its concurrency): every point of an arm
-# then shares one trace. A decision that reads the symbol (a test, arithmetic, a pattern) raises
-# NeedsConcrete and the trace is made again with the real value.
+# A point's value that the trace carries as a symbol (its concurrency): every point of an arm then
+# shares one trace. A decision that reads the symbol (a test, arithmetic, a pattern) is undecided,
+# like one on any value the interpreter does not know: every arm it may take is traced.
 SYMBOL = "\x00pt:"
 
 
-class NeedsConcrete(Exception):
-    """A decision read a symbolic value: trace again with the point's own values."""
-
-
-def concrete(*values: object) -> None:
-    for v in values:
-        if isinstance(v, str) and SYMBOL in v:
-            raise NeedsConcrete(v)
+def symbolic(*values: object) -> bool:
+    """Whether a decision would read a point's symbolic value (then it is not decided)."""
+    return any(isinstance(v, str) and SYMBOL in v for v in values)
 
 
 def symbol(name: str) -> str:
@@ -127,8 +122,9 @@ class State:
     mounts: tuple[tuple[str, str], ...] = ()  # (container path, host path)
 
     def copy(self) -> "State":
-        return State(frames=[{k: Var(_copy_value(v.value), v.exported, v.readonly) for k, v in f.items()}
-                             for f in self.frames],
+        # Vars and their values are never changed in place (`set` puts a new Var, assignments
+        # build new lists and dicts), so a copy shares them: one dict copy per frame.
+        return State(frames=[dict(f) for f in self.frames],
                      functions=dict(self.functions), aliases=dict(self.aliases), positional=list(self.positional),
                      argv0=self.argv0, cwd=self.cwd, dirstack=list(self.dirstack), traps=dict(self.traps),
                      expand_aliases=self.expand_aliases, status=self.status, container=self.container,
@@ -163,10 +159,8 @@ class State:
         if var is None:
             frame[name] = Var(value, exported=bool(export))
         else:
-            if value is not _KEEP:
-                var.value = value
-            if export is not None:
-                var.exported = export
+            frame[name] = Var(var.value if value is _KEEP else value,
+                              var.exported if export is None else export, var.readonly)
 
     def unset(self, name: str) -> None:
         for frame in reversed(self.frames):
@@ -202,14 +196,6 @@ MAX_NAMED_WORDS = 64
 
 
 _ABSENT = object()
-
-
-def _copy_value(value: Any) -> Any:
-    if isinstance(value, list):
-        return list(value)
-    if isinstance(value, dict):
-        return dict(value)
-    return value
 
 
 def _scalar(value: Any) -> Word:
@@ -258,15 +244,20 @@ def merge_states(states: list[State], why: str) -> State:
         return first
     out = first.copy()
     for depth, frame in enumerate(out.frames):
-        names = set(frame)
-        for s in states[1:]:
-            if depth < len(s.frames):
-                names |= set(s.frames[depth])
+        others = [s.frames[depth] if depth < len(s.frames) else {} for s in states[1:]]
+        # Arms share the Var objects they did not set (State.copy), so only names bound to
+        # another object in some arm can differ.
+        names: set[str] = set()
+        for other in others:
+            for k, v in other.items():
+                if frame.get(k) is not v:
+                    names.add(k)
+            if len(other) != len(frame) or names:
+                names.update(k for k in frame if k not in other)
         for name in names:
             values = []
             exported = False
-            for s in states:
-                f = s.frames[depth] if depth < len(s.frames) else {}
+            for f in [frame, *others]:
                 var = f.get(name)
                 values.append(None if var is None else var.value)
                 exported = exported or bool(var and var.exported)
@@ -281,8 +272,6 @@ def merge_states(states: list[State], why: str) -> State:
         for name, fn in s.functions.items():
             out.functions.setdefault(name, fn)
         for name, text in s.aliases.items():
-            if out.aliases.get(name, text) != text:
-                out.aliases[name] = text  # the later arm's definition; both were recorded as effects
             out.aliases.setdefault(name, text)
         out.cwd = _merge_values(out.cwd, s.cwd, why)
         out.expand_aliases = out.expand_aliases or s.expand_aliases

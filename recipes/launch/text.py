@@ -11,7 +11,7 @@ from .state import (
     _intersperse,
     _join_unknown,
     _short,
-    concrete,
+    symbolic,
 )
 from .words import Unknown, Word
 
@@ -202,7 +202,8 @@ _CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "space": " 
 
 
 def _glob_match(value: Word, pattern: Word) -> Optional[bool]:
-    concrete(value, pattern)
+    if symbolic(value, pattern):
+        return None
     if isinstance(value, Unknown) or isinstance(pattern, Unknown):
         return None
     rx = _glob_regex(pattern)
@@ -215,7 +216,8 @@ def _glob_match(value: Word, pattern: Word) -> Optional[bool]:
 
 
 def _trim(value: str, op: str, pattern: Word) -> Word:
-    concrete(value, pattern)
+    if symbolic(value, pattern):
+        return Unknown("a trim of a value each point has its own of")
     if isinstance(pattern, Unknown):
         return pattern
     if len(value) > MAX_TRIM_CHARS:
@@ -242,7 +244,8 @@ def _trim(value: str, op: str, pattern: Word) -> Word:
 
 
 def _replace(value: str, op: str, pattern: Word, repl: Word) -> Word:
-    concrete(value, pattern)
+    if symbolic(value, pattern):
+        return Unknown("a replacement in a value each point has its own of")
     if isinstance(pattern, Unknown):
         return pattern
     if isinstance(repl, Unknown):
