@@ -382,3 +382,29 @@ def test_enroot_and_apptainer():
 def test_engines_are_programs_for_the_interpreter_to_classify():
     assert effects(["vllm", "serve", "m", "--tp", "8"]).programs == [("vllm", ("serve", "m", "--tp", "8"))]
     assert name_class("trtllm-serve") == "engine"
+
+
+# --------------------------------------------------------------------------- words known up to a point
+
+def test_an_assignment_with_an_unknown_value_is_still_an_assignment():
+    secret = Unknown("a CI secret", "HF_TOKEN=")
+    (argv, env, _), = effects(["env", secret, "python3", "s.py"]).runs
+    assert argv == ("python3", "s.py") and env[0][0] == "HF_TOKEN" and isinstance(env[0][1], Unknown)
+    box, = effects(["docker", "run", "-e", secret, "img"]).containers
+    assert box.env[0][0] == "HF_TOKEN" and isinstance(box.env[0][1], Unknown)
+    assert effects(["docker", "run", "-e", Unknown("a name not known"), "img"]).unknown
+
+
+def test_a_mount_known_on_one_side():
+    box, = effects(["docker", "run", "-v", Unknown("HF_HOME not set", "", ":/root/.cache:ro"), "img"]).containers
+    (host, inside), = box.mounts
+    assert isinstance(host, Unknown) and inside == "/root/.cache"
+    box, = effects(["docker", "run", "-v", Unknown("TARGET not set", "/models:"), "img"]).containers
+    (host, inside), = box.mounts
+    assert host == "/models" and isinstance(inside, Unknown)
+
+
+def test_srun_export_with_a_value_not_known():
+    out = effects(["srun", Unknown("a CI secret", "--export=ALL,HF_TOKEN="), "cmd"])
+    (argv, env, _), = out.runs
+    assert argv == ("cmd",) and env[0][0] == "HF_TOKEN" and isinstance(env[0][1], Unknown)

@@ -84,9 +84,9 @@ def _run(words: list[Word], *, env_words: bool = False, needs_command: bool = Fa
     environment (`env A=1 cmd`, `sudo A=1 cmd`). No command: nothing runs (`env` prints)."""
     rest = list(words)
     env: list[tuple[str, Word]] = []
-    while env_words and rest and isinstance(rest[0], str) and _ASSIGNMENT.match(rest[0]):
-        key, _, value = rest.pop(0).partition("=")
-        env.append((key, value))
+    while env_words and rest and (pair := _assignment(rest[0])) is not None:
+        env.append(pair)
+        rest.pop(0)
     if not rest:
         if needs_command:
             raise _Unknown("no command to run")
@@ -95,6 +95,20 @@ def _run(words: list[Word], *, env_words: bool = False, needs_command: bool = Fa
 
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _assignment(word: Word) -> tuple[str, Word] | None:
+    """`NAME=value` as (NAME, value); a word whose known start is `NAME=` (`HF_TOKEN=$HF_TOKEN`)
+    has an unknown value; anything else is no assignment."""
+    if isinstance(word, str):
+        if not _ASSIGNMENT.match(word):
+            return None
+        name, _, value = word.partition("=")
+        return name, value
+    if not _ASSIGNMENT.match(word.prefix):
+        return None
+    name, _, start = word.prefix.partition("=")
+    return name, Unknown(word.why, start, word.suffix)
 
 
 def _program(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
