@@ -32,8 +32,9 @@ def _env(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
 
 def _sudo(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     p = parse(args, opts("-E -H -n -S -k -K -b -P -A -B -N -i -s -l -v -V -e --preserve-env --set-home "
-                         "--non-interactive --stdin --background --login --shell --edit", valued="-u -g -U -C -h -p -r -t -D -T --user --group --host --prompt "
-                                                "--chdir --close-from --command-timeout",
+                         "--non-interactive --stdin --background --login --shell --edit",
+                         valued="-u -g -U -C -h -p -r -t -D -T --user --group --host --prompt --chdir --close-from "
+                                "--command-timeout",
                          attached="--preserve-env", stop=True))
     if p.has("-i", "-s", "--login", "--shell") or p.has("-l", "-v", "-V", "-e", "--edit"):
         raise _Unknown("a login shell, an editor or a listing")
@@ -267,7 +268,8 @@ _PIP_INSTALL = opts(
     "--extra-index-url --find-links --target --prefix --root --upgrade-strategy --no-binary --only-binary "
     "--platform --python-version --implementation --abi --config-settings --src --report --global-option "
     "--build-option --index --default-index --index-strategy --torch-backend --prerelease --link-mode "
-    "--reinstall-package -d --dest -w --wheel-dir --override --extra --resolution --python-platform --exclude-newer -P --upgrade-package")
+    "--reinstall-package -d --dest -w --wheel-dir --override --extra --resolution --python-platform --exclude-newer "
+    "-P --upgrade-package")
 
 
 _PIP_INDEX = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--index", "--default-index")
