@@ -25,13 +25,13 @@ from .families.common import (
     Handler, _copy, _every_operand, _fixed_write, _not_command, _program, _pure, _reader, _runs_rest, _Unknown,
 )
 from .families.files import (
-    _MODE, _READ, _awk, _mode_given, _dd, _decompress, _ed, _find, _in_out, _install, _mktemp, _mount, _patch, _perl, _sed,
-    _sort, _sysctl, _tar, _tee, _unsquashfs, _unzip,
+    _MODE, _READ, _awk, _dd, _decompress, _ed, _find, _in_out, _install, _mktemp, _mode_given, _mount, _patch,
+    _perl, _sed, _sort, _sysctl, _tar, _tee, _unsquashfs, _unzip, _yq,
 )
 from .families.jobs import (
     _DOCKER, _ENROOT, _apptainer, _kubectl, _profiler, _salloc, _sbatch, _sbcast, _sg, _srun, _tmux,
 )
-from .families.network import _HF, _curl, _gh, _git, _rclone, _rsync, _scp, _ssh, _wget
+from .families.network import _HF, _cloud_copy, _curl, _gh, _git, _rclone, _rsync, _scp, _ssh, _wget
 from .families.programs import (
     _apt_key, _build, _conda, _dpkg, _env, _flock, _maturin, _mpirun, _pip_command, _python, _shell, _skip_first,
     _sudo, _system_packages, _time, _timeout, _torchrun, _uv, _watch, _xargs, pip_effects,
@@ -175,6 +175,7 @@ _add("reader", "find", "lists files; `-exec`/`-delete`/`-fprint` act on them",
 
 # --------------------------------------------------------------------------- text editors (in place)
 
+_add("writer", "yq", "a YAML/JSON processor; `-i` edits files in place", _yq)
 _add("writer", "sed", "a stream editor; `-i` edits files in place", _sed)
 _add("writer", "perl", "perl; `-pi -e` edits files in place", _perl)
 _add("writer", "ed ex vi vim nvim", "a text editor run on files: edits them in place", _ed)
@@ -256,6 +257,7 @@ _add("network", "curl", "fetches URLs (`-o`/`-O`: into files)", _curl)
 _add("network", "wget", "downloads URLs into files", _wget)
 _add("network", "huggingface-cli hf", "the Hugging Face Hub client (`download` into `--local-dir` or the cache)", _HF)
 _add("network", "rclone", "copies between local folders and cloud storage", _rclone)
+_add("network", "aws gsutil gcloud", "copies from and to cloud buckets (`aws s3 cp`, `gsutil cp`)", _cloud_copy)
 _add("network", "ssh", "runs shell text on another host", _ssh)
 _add("network", "scp", "copies files between hosts", _scp)
 _add("writer", "rsync", "copies files and folders (also between hosts)", _rsync)

@@ -66,7 +66,8 @@ def test_paths_to_scripts_and_programs():
     ["sed", "--in-place", "s/a/b/", "/x/f.py"], ["sed", "-Ei", "s/a/b/", "/x/f.py"],
     ["perl", "-pi", "-e", "s/a/b/", "/x/f.py"], ["perl", "-i", "-pe", "s/a/b/", "/x/f.py"],
     ["ed", "-s", "/x/f.py"], ["ex", "-s", "-c", "%s/a/b/|x", "/x/f.py"], ["vim", "-c", "wq", "/x/f.py"],
-    ["awk", "-i", "inplace", "{print}", "/x/f.py"],
+    ["awk", "-i", "inplace", "{print}", "/x/f.py"], ["yq", "-i", ".a = 1", "/x/f.py"],
+    ["yq", "eval", "--inplace", ".a = 1", "/x/f.py"],
 ])
 def test_in_place_edits(argv):
     out = effects(argv)
@@ -252,6 +253,16 @@ def test_hugging_face_downloads():
     assert out.downloads == [Download("hf://org/m", "/models/m")]
     out = effects(["huggingface-cli", "download", "org/m"])
     assert isinstance(out.writes[0].path, Unknown)  # the cache
+
+
+def test_cloud_bucket_copies():
+    out = effects(["aws", "s3", "cp", "--recursive", "s3://b/m", "/models/m"])
+    assert out.downloads == [Download("s3://b/m", "/models/m")] and out.writes == [Write("/models/m", "download")]
+    assert effects(["gsutil", "-m", "cp", "-r", "gs://b/x", "/w"]).writes == [Write("/w", "download")]
+    assert effects(["aws", "s3", "cp", "res.json", "s3://b/r.json"]).writes == []
+    assert effects(["aws", "ec2", "run-instances"]).unknown
+    out = effects(["rclone", "copy", "store:models/m", "/models/m"])
+    assert out.downloads == [Download("store:models/m", "/models/m")]
 
 
 def test_ssh_runs_its_words_as_shell_text():

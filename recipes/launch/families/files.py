@@ -430,3 +430,25 @@ def _unsquashfs(name: Word, args: list[Word], cwd: Word | None) -> CommandEffect
 
 _UNSQUASHFS_LONG = {w: "-" + w for w in ("-dest", "-force", "-quiet", "-no-progress", "-no-xattrs", "-processors",
                                          "-ll", "-lls")}
+
+
+def _yq(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
+    """`yq [eval] [-i] EXPR FILE...` (mikefarah's yq; also python-yq's `-y`/`--in-place`): reads
+    the files, and with `-i` edits them in place."""
+    words = args[1:] if args[:1] in (["eval"], ["e"], ["eval-all"], ["ea"]) else args
+    p = parse(words, opts("-i -P -r -y -Y -e -n -N -M -C -j -I --inplace --in-place --prettyPrint --raw-output "
+                          "--null-input --no-doc --exit-status --unwrapScalar --yaml-output --no-colors --colors",
+                          valued="-o -p --output-format --input-format --indent --arg --argjson --from-file "
+                                 "--front-matter --expression"))
+    if p.values("--from-file"):
+        raise _Unknown("an expression from a file")
+    exprs = p.values("--expression") or p.operands[:1]
+    files = [under(f, cwd) for f in (p.operands if p.values("--expression") else p.operands[1:]) if f != "-"]
+    out = CommandEffects(reads=list(files))
+    if any(isinstance(e, str) and "load(" in e for e in exprs):
+        out.unknown = "`yq`: an expression that loads other files"
+    if p.has("-i", "--inplace", "--in-place"):
+        if not files:
+            raise _Unknown("`-i` with no file")
+        out.writes = [Write(f, "in-place edit") for f in files]
+    return out
