@@ -22,11 +22,12 @@ from typing import Sequence
 
 from .effects import CommandEffects, PythonRun
 from .families.common import (
-    Handler, _copy, _every_operand, _fixed_write, _not_command, _program, _pure, _reader, _runs_rest, _Unknown,
+    Handler, _copy, _every_operand, _fixed_write, _not_command, _program, _pure, _reader, _reads, _runs_rest,
+    _Unknown,
 )
 from .families.files import (
-    _MODE, _READ, _awk, _dd, _decompress, _ed, _find, _in_out, _install, _mktemp, _mode_given, _mount, _patch,
-    _perl, _sed, _sort, _sysctl, _tar, _tee, _unsquashfs, _unzip, _yq,
+    _MODE, _READ, _awk, _dd, _decompress, _ed, _find, _in_out, _install, _jq, _mktemp, _mode_given, _mount,
+    _patch, _perl, _sed, _sysctl, _tar, _tee, _unsquashfs, _unzip, _yq,
 )
 from .families.jobs import (
     _DOCKER, _ENROOT, _apptainer, _kubectl, _profiler, _salloc, _sbatch, _sbcast, _sg, _srun, _tmux,
@@ -153,20 +154,44 @@ _add("system", "sync", "flushes file buffers", _pure())
 # --------------------------------------------------------------------------- readers
 
 _add("reader", """
-cat tac head tail wc cut paste column rev fold nl od xxd hexdump strings comm diff cmp diffstat
-md5sum sha1sum sha256sum sha512sum shasum b2sum cksum base64 base32 file stat ls tree realpath readlink
-zcat bzcat xzcat zstdcat uniq_stdin tr more less iconv
+cat rev md5sum sha1sum sha256sum sha512sum shasum b2sum cksum zcat bzcat xzcat zstdcat more less diffstat
 """, "reads the files it names (standard input without one)", _reader(_READ))
+_add("reader", "head tail", "reads the start or end of the files it names",
+     _reader(_reads("-n -c -s --lines --bytes --pid --sleep-interval --max-unchanged-stats")))
+_add("reader", "cut paste column", "reads the columns of the files it names",
+     _reader(_reads("-d -f -b -c -s -o -N -W --delimiter --fields --bytes --characters --output-delimiter "
+                    "--delimiters --separator --output-separator --table-columns")))
+_add("reader", "fold nl tac base64 base32 strings", "reads and reshapes the files it names",
+     _reader(_reads("-w -b -d -f -h -i -l -n -s -v -t --width --wrap --separator --bytes")))
+_add("reader", "od xxd hexdump", "dumps the bytes of the files it names",
+     _reader(_reads("-A -j -N -t -w -l -s -c -g -o -n -e -f")))
+_add("reader", "diff cmp comm", "compares the files it names",
+     _reader(_reads("-U -C -L -x -X -I -i -n -F -W -D --label --exclude --exclude-from --ignore-matching-lines "
+                    "--ignore-initial --bytes --output-delimiter --unified --context --width --ifdef")))
+_add("reader", "wc", "counts the lines, words and bytes of the files it names",
+     _reader(_reads("--files0-from"), read_opts=("--files0-from",)))
+_add("reader", "ls", "lists the files and folders it names",
+     _reader(_reads("-I -w -T --ignore --width --tabsize --sort --time-style --format --hide --block-size --time "
+                    "--quoting-style")))
+_add("reader", "stat file realpath readlink", "describes the files it names",
+     _reader(_reads("-c -m -F -e --format --printf --magic-file --separator --exclude --relative-to "
+                    "--relative-base")))
+_add("reader", "tree", "lists a folder as a tree (`-o FILE` writes it)",
+     _reader(_reads("-L -P -I --charset --filelimit --sort", write="-o"), write_opts=("-o",)))
+_add("reader", "iconv", "converts the encoding of the files it names (`-o FILE` writes)",
+     _reader(_reads("-f -t --from-code --to-code", write="-o --output"), write_opts=("-o", "--output")))
+_add("pure", "tr", "translates characters of its input (its operands are character sets)", _pure())
 _add("reader", "grep egrep fgrep rg", "searches the files it names for a pattern",
      _reader(opts(valued="-e -f -m -A -B -C --regexp --file --max-count --include --exclude --color --colour "
                         "--label --context --after-context --before-context -d -D --devices --directories",
                   risky=False), program_first=True, program_opts=("-e", "-f", "--regexp", "--file"),
             read_opts=("-f", "--file")))
-_add("reader", "jq", "reads JSON files with a filter",
-     _reader(opts(valued="--arg --argjson --slurpfile --rawfile --args --jsonargs --indent -L --tab",
-                  risky=False), program_first=True, read_opts=("--slurpfile", "--rawfile")))
+_add("reader", "jq", "reads JSON files with a filter", _jq)
 _add("reader", "sort", "sorts the lines of the files it names; `-o FILE` writes",
-     _sort)
+     _reader(opts("-n -r -u -h -g -V -f -b -d -i -M -R -s -c -C -m -z --numeric-sort --reverse --unique "
+                  "--human-numeric-sort --version-sort --stable --general-numeric-sort",
+                  valued="-k -t -o -S -T --key --field-separator --output --buffer-size --temporary-directory "
+                         "--parallel --files0-from"), write_opts=("-o", "--output")))
 _add("reader", "uniq", "filters repeated lines; a second operand is the output file",
      _in_out(opts("-c -d -u -i -D -z --count --repeated --unique --ignore-case -f -s -w",
                   valued="--skip-fields --skip-chars --check-chars")))

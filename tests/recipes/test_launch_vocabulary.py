@@ -161,6 +161,18 @@ def test_an_option_the_vocabulary_does_not_list_is_unknown():
     assert effects(["tar", "--to-command=sh", "-xf", "a.tar"]).unknown
 
 
+def test_readers_know_which_options_take_values():
+    assert effects(["head", "-n", "5", "f"]).reads == ["f"]
+    assert effects(["cut", "-d", " ", "-f", "1", "f"]).reads == ["f"]
+    assert effects(["jq", "--arg", "k", "v", "-r", ".a", "f.json"]).reads == ["f.json"]
+    assert effects(["jq", "--slurpfile", "d", "d.json", ".", "f.json"]).reads == ["d.json", "f.json"]
+    assert effects(["jq", "-n", ".", "--args", "a", "b"]).reads == []
+    assert effects(["tr", "a-z", "A-Z"]).reads == []
+    assert effects(["sort", "-o", "out", "-k", "2", "in"]).reads == ["in"]
+    assert effects(["tree", "-o", "out.txt", "-L", "2", "d"]).writes == [Write("out.txt", "create")]
+    assert effects(["stat", "-L", "-c", "%s", "f"]).reads == ["f"] and effects(["ls", "-ltc", "d"]).reads == ["d"]
+
+
 def test_harmless_commands_take_any_option():
     assert effects(["cat", "--weird", "f"]).reads == ["f"]
     assert effects(["mkdir", "-p", U]).writes[0].how == "create"
