@@ -161,8 +161,10 @@ _add("reader", "head tail", "reads the start or end of the files it names",
 _add("reader", "cut paste column", "reads the columns of the files it names",
      _reader(_reads("-d -f -b -c -s -o -N -W --delimiter --fields --bytes --characters --output-delimiter "
                     "--delimiters --separator --output-separator --table-columns")))
-_add("reader", "fold nl tac base64 base32 strings", "reads and reshapes the files it names",
-     _reader(_reads("-w -b -d -f -h -i -l -n -s -v -t --width --wrap --separator --bytes")))
+_add("reader", "fold base64 base32", "reads and rewraps or encodes the files it names",
+     _reader(_reads("-w --width --wrap")))
+_add("reader", "nl tac strings", "reads and numbers, reverses or filters the lines of the files it names",
+     _reader(_reads("-b -d -f -h -i -l -n -s -v -w -t -e --separator --bytes --radix --encoding")))
 _add("reader", "od xxd hexdump", "dumps the bytes of the files it names",
      _reader(_reads("-A -j -N -t -w -l -s -c -g -o -n -e -f")))
 _add("reader", "diff cmp comm", "compares the files it names",

@@ -168,6 +168,7 @@ def test_readers_know_which_options_take_values():
     assert effects(["jq", "--slurpfile", "d", "d.json", ".", "f.json"]).reads == ["d.json", "f.json"]
     assert effects(["jq", "-n", ".", "--args", "a", "b"]).reads == []
     assert effects(["tr", "a-z", "A-Z"]).reads == []
+    assert effects(["base64", "-d", "f"]).reads == ["f"] and effects(["nl", "-s", ":", "f"]).reads == ["f"]
     assert effects(["sort", "-o", "out", "-k", "2", "in"]).reads == ["in"]
     assert effects(["tree", "-o", "out.txt", "-L", "2", "d"]).writes == [Write("out.txt", "create")]
     assert effects(["stat", "-L", "-c", "%s", "f"]).reads == ["f"] and effects(["ls", "-ltc", "d"]).reads == ["d"]
