@@ -35,7 +35,7 @@ from .families.jobs import (
 from .families.network import _HF, _cloud_copy, _curl, _gh, _git, _rclone, _rsync, _scp, _ssh, _wget
 from .families.programs import (
     _apt_key, _build, _conda, _dpkg, _env, _flock, _maturin, _mpirun, _pip_command, _python, _shell, _skip_first,
-    _sudo, _system_packages, _time, _timeout, _torchrun, _uv, _watch, _xargs, pip_effects,
+    _su, _sudo, _system_packages, _time, _timeout, _torchrun, _uv, _watch, _xargs, pip_effects,
 )
 from .options import OptionError, opts, under
 from .words import Unknown, Word
@@ -396,4 +396,5 @@ _add("pure", "deactivate", "leaves a Python virtual environment (a function `act
 _add("not-a-command", "c Expand",
      "no command: a typo (runners/launch_h100-greennode.sh) and text pasted from a GitHub page",
      _not_command("command not found"))
+_add("wrapper", "su runuser", "runs shell text or a command as another user (`su USER -c TEXT`)", _su)
 _add("wrapper", "sg", "runs shell text with another group (`sg docker -c TEXT`)", _sg)

@@ -328,6 +328,19 @@ def test_wrappers_run_the_rest():
     assert effects(["numactl", "--cpunodebind=0", "cmd"]).runs == [(("cmd",), (), None)]
 
 
+def test_other_users():
+    assert effects(["su", "-", "bench", "-c", "sed -i s/a/b/ f"]).shell_text == [("sed -i s/a/b/ f", ())]
+    assert effects(["runuser", "-u", "bench", "--", "cmd", "x"]).runs == [(("cmd", "x"), (), None)]
+    assert effects(["su", "-l", "bench"]).unknown
+
+
+def test_a_build_that_installs_writes_where_it_installs():
+    out = effects(["make", "-C", "/sgl", "install"])
+    assert out.writes[0] == Write("/sgl", "create") and isinstance(out.writes[1].path, Unknown)
+    assert out.programs == [("make", ("-C", "/sgl", "install"))]
+    assert len(effects(["cmake", "--build", "build"]).writes) == 1
+
+
 def test_xargs_runs_its_command_with_unknown_words():
     (argv, _, _), = effects(["xargs", "-n", "1", "sed", "-i", "s/a/b/"]).runs
     assert argv[:3] == ("sed", "-i", "s/a/b/") and isinstance(argv[3], Unknown)
