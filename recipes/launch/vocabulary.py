@@ -60,8 +60,6 @@ class Entry:
 
 CLASSES = ("pure", "reader", "writer", "wrapper", "shell", "python", "package", "build", "container",
            "network", "engine", "system", "not-a-command")
-
-
 TABLE: dict[str, Entry] = {}
 
 
@@ -96,8 +94,6 @@ def effects(argv: Sequence[Word], cwd: Word | None = None) -> CommandEffects | N
 
 
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".slurm")
-
-
 _FAMILIES = ((re.compile(r"^python\d*(?:\.\d+)?$"), "python"), (re.compile(r"^pip\d*(?:\.\d+)?$"), "pip"))
 
 
@@ -138,14 +134,14 @@ _SCRIPT = Entry("shell", "a shell script found on PATH", _script_on_path)
 # --------------------------------------------------------------------------- pure
 
 _add("pure", """
-date sleep seq basename dirname hostname nproc uname whoami id groups tty arch printenv env_check
-pwd yes expr bc factor numfmt getconf locale logname users uptime
+date sleep seq basename dirname hostname nproc uname whoami id groups tty arch printenv pwd yes expr bc
+factor numfmt getconf locale logname users uptime
 """, "prints or computes text; no file effect", _pure())
 _add("pure", "envsubst", "substitutes variables in standard input", _pure())
 _add("system", """
 nvidia-smi rocm-smi amd-smi rocminfo hipconfig ibv_devices ibv_devinfo ibstat ibdev2netdev rdma nicctl
 lscpu lspci free df du top ps pgrep lsof fuser ss netstat ip ping getent findmnt blkid mountpoint
-ldd nm nvcc hipcc which whereis
+ldd nm which whereis
 """, "asks the system, the GPUs or the network about their state; no file effect", _pure())
 _add("system", "scontrol squeue sinfo sacct scancel sstat", "asks or tells Slurm about jobs; no file effect", _pure())
 _add("system", "pkill killall", "signals processes by name", _pure())
