@@ -22,19 +22,20 @@ from typing import Sequence
 
 from .effects import CommandEffects, PythonRun
 from .families.common import (
-    Handler, _copy, _every_operand, _fixed_write, _not_command, _program, _pure, _reader, _runs_rest, _Unknown,
+    Handler, _copy, _every_operand, _fixed_write, _not_command, _program, _pure, _reader, _reads, _runs_rest,
+    _Unknown,
 )
 from .families.files import (
-    _MODE, _READ, _awk, _mode_given, _dd, _decompress, _ed, _find, _in_out, _install, _mktemp, _mount, _patch, _perl, _sed,
-    _sort, _sysctl, _tar, _tee, _unsquashfs, _unzip,
+    _MODE, _READ, _awk, _dd, _decompress, _ed, _find, _in_out, _install, _jq, _mktemp, _mode_given, _mount,
+    _patch, _perl, _sed, _sysctl, _tar, _tee, _unsquashfs, _unzip, _yq,
 )
 from .families.jobs import (
     _DOCKER, _ENROOT, _apptainer, _kubectl, _profiler, _salloc, _sbatch, _sbcast, _sg, _srun, _tmux,
 )
-from .families.network import _HF, _curl, _gh, _git, _rclone, _rsync, _scp, _ssh, _wget
+from .families.network import _HF, _cloud_copy, _curl, _gh, _git, _rclone, _rsync, _scp, _ssh, _wget
 from .families.programs import (
     _apt_key, _build, _conda, _dpkg, _env, _flock, _maturin, _mpirun, _pip_command, _python, _shell, _skip_first,
-    _sudo, _system_packages, _time, _timeout, _torchrun, _uv, _watch, _xargs, pip_effects,
+    _su, _sudo, _system_packages, _time, _timeout, _torchrun, _uv, _watch, _xargs, pip_effects,
 )
 from .options import OptionError, opts, under
 from .words import Unknown, Word
@@ -59,8 +60,6 @@ class Entry:
 
 CLASSES = ("pure", "reader", "writer", "wrapper", "shell", "python", "package", "build", "container",
            "network", "engine", "system", "not-a-command")
-
-
 TABLE: dict[str, Entry] = {}
 
 
@@ -95,8 +94,6 @@ def effects(argv: Sequence[Word], cwd: Word | None = None) -> CommandEffects | N
 
 
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".slurm")
-
-
 _FAMILIES = ((re.compile(r"^python\d*(?:\.\d+)?$"), "python"), (re.compile(r"^pip\d*(?:\.\d+)?$"), "pip"))
 
 
@@ -137,14 +134,14 @@ _SCRIPT = Entry("shell", "a shell script found on PATH", _script_on_path)
 # --------------------------------------------------------------------------- pure
 
 _add("pure", """
-date sleep seq basename dirname hostname nproc uname whoami id groups tty arch printenv env_check
-pwd yes expr bc factor numfmt getconf locale logname users uptime
+date sleep seq basename dirname hostname nproc uname whoami id groups tty arch printenv pwd yes expr bc
+factor numfmt getconf locale logname users uptime
 """, "prints or computes text; no file effect", _pure())
 _add("pure", "envsubst", "substitutes variables in standard input", _pure())
 _add("system", """
 nvidia-smi rocm-smi amd-smi rocminfo hipconfig ibv_devices ibv_devinfo ibstat ibdev2netdev rdma nicctl
 lscpu lspci free df du top ps pgrep lsof fuser ss netstat ip ping getent findmnt blkid mountpoint
-ldd nm nvcc hipcc which whereis
+ldd nm which whereis
 """, "asks the system, the GPUs or the network about their state; no file effect", _pure())
 _add("system", "scontrol squeue sinfo sacct scancel sstat", "asks or tells Slurm about jobs; no file effect", _pure())
 _add("system", "pkill killall", "signals processes by name", _pure())
@@ -153,20 +150,46 @@ _add("system", "sync", "flushes file buffers", _pure())
 # --------------------------------------------------------------------------- readers
 
 _add("reader", """
-cat tac head tail wc cut paste column rev fold nl od xxd hexdump strings comm diff cmp diffstat
-md5sum sha1sum sha256sum sha512sum shasum b2sum cksum base64 base32 file stat ls tree realpath readlink
-zcat bzcat xzcat zstdcat uniq_stdin tr more less iconv
+cat rev md5sum sha1sum sha256sum sha512sum shasum b2sum cksum zcat bzcat xzcat zstdcat more less diffstat
 """, "reads the files it names (standard input without one)", _reader(_READ))
+_add("reader", "head tail", "reads the start or end of the files it names",
+     _reader(_reads("-n -c -s --lines --bytes --pid --sleep-interval --max-unchanged-stats")))
+_add("reader", "cut paste column", "reads the columns of the files it names",
+     _reader(_reads("-d -f -b -c -s -o -N -W --delimiter --fields --bytes --characters --output-delimiter "
+                    "--delimiters --separator --output-separator --table-columns")))
+_add("reader", "fold base64 base32", "reads and rewraps or encodes the files it names",
+     _reader(_reads("-w --width --wrap")))
+_add("reader", "nl tac strings", "reads and numbers, reverses or filters the lines of the files it names",
+     _reader(_reads("-b -d -f -h -i -l -n -s -v -w -t -e --separator --bytes --radix --encoding")))
+_add("reader", "od xxd hexdump", "dumps the bytes of the files it names",
+     _reader(_reads("-A -j -N -t -w -l -s -c -g -o -n -e -f")))
+_add("reader", "diff cmp comm", "compares the files it names",
+     _reader(_reads("-U -C -L -x -X -I -i -n -F -W -D --label --exclude --exclude-from --ignore-matching-lines "
+                    "--ignore-initial --bytes --output-delimiter --unified --context --width --ifdef")))
+_add("reader", "wc", "counts the lines, words and bytes of the files it names",
+     _reader(_reads("--files0-from"), read_opts=("--files0-from",)))
+_add("reader", "ls", "lists the files and folders it names",
+     _reader(_reads("-I -w -T --ignore --width --tabsize --sort --time-style --format --hide --block-size --time "
+                    "--quoting-style")))
+_add("reader", "stat file realpath readlink", "describes the files it names",
+     _reader(_reads("-c -m -F -e --format --printf --magic-file --separator --exclude --relative-to "
+                    "--relative-base")))
+_add("reader", "tree", "lists a folder as a tree (`-o FILE` writes it)",
+     _reader(_reads("-L -P -I --charset --filelimit --sort", write="-o"), write_opts=("-o",)))
+_add("reader", "iconv", "converts the encoding of the files it names (`-o FILE` writes)",
+     _reader(_reads("-f -t --from-code --to-code", write="-o --output"), write_opts=("-o", "--output")))
+_add("pure", "tr", "translates characters of its input (its operands are character sets)", _pure())
 _add("reader", "grep egrep fgrep rg", "searches the files it names for a pattern",
      _reader(opts(valued="-e -f -m -A -B -C --regexp --file --max-count --include --exclude --color --colour "
                         "--label --context --after-context --before-context -d -D --devices --directories",
                   risky=False), program_first=True, program_opts=("-e", "-f", "--regexp", "--file"),
             read_opts=("-f", "--file")))
-_add("reader", "jq", "reads JSON files with a filter",
-     _reader(opts(valued="--arg --argjson --slurpfile --rawfile --args --jsonargs --indent -L --tab",
-                  risky=False), program_first=True, read_opts=("--slurpfile", "--rawfile")))
+_add("reader", "jq", "reads JSON files with a filter", _jq)
 _add("reader", "sort", "sorts the lines of the files it names; `-o FILE` writes",
-     _sort)
+     _reader(opts("-n -r -u -h -g -V -f -b -d -i -M -R -s -c -C -m -z --numeric-sort --reverse --unique "
+                  "--human-numeric-sort --version-sort --stable --general-numeric-sort",
+                  valued="-k -t -o -S -T --key --field-separator --output --buffer-size --temporary-directory "
+                         "--parallel --files0-from"), write_opts=("-o", "--output")))
 _add("reader", "uniq", "filters repeated lines; a second operand is the output file",
      _in_out(opts("-c -d -u -i -D -z --count --repeated --unique --ignore-case -f -s -w",
                   valued="--skip-fields --skip-chars --check-chars")))
@@ -175,6 +198,7 @@ _add("reader", "find", "lists files; `-exec`/`-delete`/`-fprint` act on them",
 
 # --------------------------------------------------------------------------- text editors (in place)
 
+_add("writer", "yq", "a YAML/JSON processor; `-i` edits files in place", _yq)
 _add("writer", "sed", "a stream editor; `-i` edits files in place", _sed)
 _add("writer", "perl", "perl; `-pi -e` edits files in place", _perl)
 _add("writer", "ed ex vi vim nvim", "a text editor run on files: edits them in place", _ed)
@@ -256,6 +280,7 @@ _add("network", "curl", "fetches URLs (`-o`/`-O`: into files)", _curl)
 _add("network", "wget", "downloads URLs into files", _wget)
 _add("network", "huggingface-cli hf", "the Hugging Face Hub client (`download` into `--local-dir` or the cache)", _HF)
 _add("network", "rclone", "copies between local folders and cloud storage", _rclone)
+_add("network", "aws gsutil gcloud", "copies from and to cloud buckets (`aws s3 cp`, `gsutil cp`)", _cloud_copy)
 _add("network", "ssh", "runs shell text on another host", _ssh)
 _add("network", "scp", "copies files between hosts", _scp)
 _add("writer", "rsync", "copies files and folders (also between hosts)", _rsync)
@@ -367,4 +392,5 @@ _add("pure", "deactivate", "leaves a Python virtual environment (a function `act
 _add("not-a-command", "c Expand",
      "no command: a typo (runners/launch_h100-greennode.sh) and text pasted from a GitHub page",
      _not_command("command not found"))
+_add("wrapper", "su runuser", "runs shell text or a command as another user (`su USER -c TEXT`)", _su)
 _add("wrapper", "sg", "runs shell text with another group (`sg docker -c TEXT`)", _sg)

@@ -66,7 +66,8 @@ def test_paths_to_scripts_and_programs():
     ["sed", "--in-place", "s/a/b/", "/x/f.py"], ["sed", "-Ei", "s/a/b/", "/x/f.py"],
     ["perl", "-pi", "-e", "s/a/b/", "/x/f.py"], ["perl", "-i", "-pe", "s/a/b/", "/x/f.py"],
     ["ed", "-s", "/x/f.py"], ["ex", "-s", "-c", "%s/a/b/|x", "/x/f.py"], ["vim", "-c", "wq", "/x/f.py"],
-    ["awk", "-i", "inplace", "{print}", "/x/f.py"],
+    ["awk", "-i", "inplace", "{print}", "/x/f.py"], ["yq", "-i", ".a = 1", "/x/f.py"],
+    ["yq", "eval", "--inplace", ".a = 1", "/x/f.py"],
 ])
 def test_in_place_edits(argv):
     out = effects(argv)
@@ -158,6 +159,19 @@ def test_an_option_the_vocabulary_does_not_list_is_unknown():
     assert "--bogus" in effects(["sed", "--bogus", "s/a/b/", "f"]).unknown
     assert effects(["cp", "--frobnicate", "a", "b"]).unknown
     assert effects(["tar", "--to-command=sh", "-xf", "a.tar"]).unknown
+
+
+def test_readers_know_which_options_take_values():
+    assert effects(["head", "-n", "5", "f"]).reads == ["f"]
+    assert effects(["cut", "-d", " ", "-f", "1", "f"]).reads == ["f"]
+    assert effects(["jq", "--arg", "k", "v", "-r", ".a", "f.json"]).reads == ["f.json"]
+    assert effects(["jq", "--slurpfile", "d", "d.json", ".", "f.json"]).reads == ["d.json", "f.json"]
+    assert effects(["jq", "-n", ".", "--args", "a", "b"]).reads == []
+    assert effects(["tr", "a-z", "A-Z"]).reads == []
+    assert effects(["base64", "-d", "f"]).reads == ["f"] and effects(["nl", "-s", ":", "f"]).reads == ["f"]
+    assert effects(["sort", "-o", "out", "-k", "2", "in"]).reads == ["in"]
+    assert effects(["tree", "-o", "out.txt", "-L", "2", "d"]).writes == [Write("out.txt", "create")]
+    assert effects(["stat", "-L", "-c", "%s", "f"]).reads == ["f"] and effects(["ls", "-ltc", "d"]).reads == ["d"]
 
 
 def test_harmless_commands_take_any_option():
@@ -254,6 +268,16 @@ def test_hugging_face_downloads():
     assert isinstance(out.writes[0].path, Unknown)  # the cache
 
 
+def test_cloud_bucket_copies():
+    out = effects(["aws", "s3", "cp", "--recursive", "s3://b/m", "/models/m"])
+    assert out.downloads == [Download("s3://b/m", "/models/m")] and out.writes == [Write("/models/m", "download")]
+    assert effects(["gsutil", "-m", "cp", "-r", "gs://b/x", "/w"]).writes == [Write("/w", "download")]
+    assert effects(["aws", "s3", "cp", "res.json", "s3://b/r.json"]).writes == []
+    assert effects(["aws", "ec2", "run-instances"]).unknown
+    out = effects(["rclone", "copy", "store:models/m", "/models/m"])
+    assert out.downloads == [Download("store:models/m", "/models/m")]
+
+
 def test_ssh_runs_its_words_as_shell_text():
     assert effects(["ssh", "-o", "X=1", "host", "ls", "-l"]).shell_text == [("ls -l", ())]
 
@@ -302,6 +326,19 @@ def test_wrappers_run_the_rest():
     assert effects(["nice", "-n", "5", "cmd"]).runs == [(("cmd",), (), None)]
     assert effects(["taskset", "-c", "0-7", "cmd"]).runs == [(("cmd",), (), None)]
     assert effects(["numactl", "--cpunodebind=0", "cmd"]).runs == [(("cmd",), (), None)]
+
+
+def test_other_users():
+    assert effects(["su", "-", "bench", "-c", "sed -i s/a/b/ f"]).shell_text == [("sed -i s/a/b/ f", ())]
+    assert effects(["runuser", "-u", "bench", "--", "cmd", "x"]).runs == [(("cmd", "x"), (), None)]
+    assert effects(["su", "-l", "bench"]).unknown
+
+
+def test_a_build_that_installs_writes_where_it_installs():
+    out = effects(["make", "-C", "/sgl", "install"])
+    assert out.writes[0] == Write("/sgl", "create") and isinstance(out.writes[1].path, Unknown)
+    assert out.programs == [("make", ("-C", "/sgl", "install"))]
+    assert len(effects(["cmake", "--build", "build"]).writes) == 1
 
 
 def test_xargs_runs_its_command_with_unknown_words():
@@ -382,3 +419,29 @@ def test_enroot_and_apptainer():
 def test_engines_are_programs_for_the_interpreter_to_classify():
     assert effects(["vllm", "serve", "m", "--tp", "8"]).programs == [("vllm", ("serve", "m", "--tp", "8"))]
     assert name_class("trtllm-serve") == "engine"
+
+
+# --------------------------------------------------------------------------- words known up to a point
+
+def test_an_assignment_with_an_unknown_value_is_still_an_assignment():
+    secret = Unknown("a CI secret", "HF_TOKEN=")
+    (argv, env, _), = effects(["env", secret, "python3", "s.py"]).runs
+    assert argv == ("python3", "s.py") and env[0][0] == "HF_TOKEN" and isinstance(env[0][1], Unknown)
+    box, = effects(["docker", "run", "-e", secret, "img"]).containers
+    assert box.env[0][0] == "HF_TOKEN" and isinstance(box.env[0][1], Unknown)
+    assert effects(["docker", "run", "-e", Unknown("a name not known"), "img"]).unknown
+
+
+def test_a_mount_known_on_one_side():
+    box, = effects(["docker", "run", "-v", Unknown("HF_HOME not set", "", ":/root/.cache:ro"), "img"]).containers
+    (host, inside), = box.mounts
+    assert isinstance(host, Unknown) and inside == "/root/.cache"
+    box, = effects(["docker", "run", "-v", Unknown("TARGET not set", "/models:"), "img"]).containers
+    (host, inside), = box.mounts
+    assert host == "/models" and isinstance(inside, Unknown)
+
+
+def test_srun_export_with_a_value_not_known():
+    out = effects(["srun", Unknown("a CI secret", "--export=ALL,HF_TOKEN="), "cmd"])
+    (argv, env, _), = out.runs
+    assert argv == ("cmd",) and env[0][0] == "HF_TOKEN" and isinstance(env[0][1], Unknown)

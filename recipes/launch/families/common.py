@@ -7,7 +7,7 @@ import re
 from typing import Callable
 
 from ..effects import CommandEffects, Write
-from ..options import Options, parse, Parsed, under
+from ..options import Options, Parsed, opts, parse, under
 from ..words import Unknown, Word
 
 
@@ -27,17 +27,25 @@ def _pure(spec: Options | None = None) -> Handler:
     return handle
 
 
+def _reads(valued: str = "", *, write: str = "") -> Options:
+    """The options of a reader: those that take a value (`head -n 5`), and `write` ones that name
+    a file it writes (`tree -o FILE`): with such an option the reader is risky (fails closed)."""
+    return opts(valued=f"{valued} {write}", risky=bool(write))
+
+
 def _reader(spec: Options, *, program_first: bool = False, program_opts: tuple[str, ...] = (),
-            read_opts: tuple[str, ...] = ()) -> Handler:
+            read_opts: tuple[str, ...] = (), write_opts: tuple[str, ...] = ()) -> Handler:
     """Reads its file operands (after a program/pattern operand unless one of `program_opts`
-    gave it) and the files of `read_opts`; no operand: standard input."""
+    gave it) and the files of `read_opts`; no operand: standard input. `write_opts` name files
+    it writes (`sort -o FILE`)."""
     def handle(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
         p = parse(args, spec)
         files = p.operands
         if program_first and not p.has(*program_opts):
             files = files[1:]
         reads = [under(f, cwd) for f in (*p.values(*read_opts), *files) if f != "-"]
-        return CommandEffects(reads=reads)
+        writes = [Write(under(f, cwd), "create") for f in p.values(*write_opts) if f != "-"]
+        return CommandEffects(reads=reads, writes=writes)
     return handle
 
 
@@ -84,9 +92,9 @@ def _run(words: list[Word], *, env_words: bool = False, needs_command: bool = Fa
     environment (`env A=1 cmd`, `sudo A=1 cmd`). No command: nothing runs (`env` prints)."""
     rest = list(words)
     env: list[tuple[str, Word]] = []
-    while env_words and rest and isinstance(rest[0], str) and _ASSIGNMENT.match(rest[0]):
-        key, _, value = rest.pop(0).partition("=")
-        env.append((key, value))
+    while env_words and rest and (pair := _assignment(rest[0])) is not None:
+        env.append(pair)
+        rest.pop(0)
     if not rest:
         if needs_command:
             raise _Unknown("no command to run")
@@ -95,6 +103,20 @@ def _run(words: list[Word], *, env_words: bool = False, needs_command: bool = Fa
 
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _assignment(word: Word) -> tuple[str, Word] | None:
+    """`NAME=value` as (NAME, value); a word whose known start is `NAME=` (`HF_TOKEN=$HF_TOKEN`)
+    has an unknown value; anything else is no assignment."""
+    if isinstance(word, str):
+        if not _ASSIGNMENT.match(word):
+            return None
+        name, _, value = word.partition("=")
+        return name, value
+    if not _ASSIGNMENT.match(word.prefix):
+        return None
+    name, _, start = word.prefix.partition("=")
+    return name, Unknown(word.why, start, word.suffix)
 
 
 def _program(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:

@@ -13,14 +13,36 @@ from .common import _ASSIGNMENT, _copy, Handler, _names, _Unknown, _words
 _READ = opts(risky=False)
 
 
-def _sort(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
-    p = parse(args, opts("-n -r -u -h -g -V -f -b -d -i -M -R -s -c -C -m -z --numeric-sort --reverse --unique "
-                         "--human-numeric-sort --version-sort --stable --general-numeric-sort",
-                         valued="-k -t -o -S -T --key --field-separator --output --buffer-size "
-                                "--temporary-directory --parallel --files0-from"))
-    out = CommandEffects(reads=[under(f, cwd) for f in p.operands if f != "-"])
-    out.writes = [Write(under(f, cwd), "create") for f in p.values("-o", "--output")]
-    return out
+def _jq(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
+    """`jq [opts] FILTER [FILE...]`: `--arg NAME VALUE` and its kin take two words (`--slurpfile`
+    and `--rawfile` read the second); after `--args`/`--jsonargs` the operands are arguments."""
+    reads: list[Word] = []
+    operands: list[Word] = []
+    positional = False
+    k = 0
+    while k < len(args):
+        word = args[k]
+        k += 1
+        if isinstance(word, str) and word in _JQ_TWO:
+            if word in ("--slurpfile", "--rawfile") and k + 1 < len(args):
+                reads.append(under(args[k + 1], cwd))
+            k += 2
+        elif isinstance(word, str) and word in ("--indent", "-L", "--from-file", "-f"):
+            if word in ("--from-file", "-f") and k < len(args):
+                reads.append(under(args[k], cwd))
+                operands.append("")  # the filter came from the file
+            k += 1
+        elif isinstance(word, str) and word in ("--args", "--jsonargs"):
+            positional = True
+        elif isinstance(word, str) and word.startswith("-") and word != "-":
+            continue
+        else:
+            operands.append(word)
+    files = [] if positional else operands[1:]
+    return CommandEffects(reads=reads + [under(f, cwd) for f in files if f != "-"])
+
+
+_JQ_TWO = frozenset({"--arg", "--argjson", "--slurpfile", "--rawfile"})
 
 
 def _in_out(spec: Options) -> Handler:
@@ -430,3 +452,25 @@ def _unsquashfs(name: Word, args: list[Word], cwd: Word | None) -> CommandEffect
 
 _UNSQUASHFS_LONG = {w: "-" + w for w in ("-dest", "-force", "-quiet", "-no-progress", "-no-xattrs", "-processors",
                                          "-ll", "-lls")}
+
+
+def _yq(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
+    """`yq [eval] [-i] EXPR FILE...` (mikefarah's yq; also python-yq's `-y`/`--in-place`): reads
+    the files, and with `-i` edits them in place."""
+    words = args[1:] if args[:1] in (["eval"], ["e"], ["eval-all"], ["ea"]) else args
+    p = parse(words, opts("-i -P -r -y -Y -e -n -N -M -C -j -I --inplace --in-place --prettyPrint --raw-output "
+                          "--null-input --no-doc --exit-status --unwrapScalar --yaml-output --no-colors --colors",
+                          valued="-o -p --output-format --input-format --indent --arg --argjson --from-file "
+                                 "--front-matter --expression"))
+    if p.values("--from-file"):
+        raise _Unknown("an expression from a file")
+    exprs = p.values("--expression") or p.operands[:1]
+    files = [under(f, cwd) for f in (p.operands if p.values("--expression") else p.operands[1:]) if f != "-"]
+    out = CommandEffects(reads=list(files))
+    if any(isinstance(e, str) and "load(" in e for e in exprs):
+        out.unknown = "`yq`: an expression that loads other files"
+    if p.has("-i", "--inplace", "--in-place"):
+        if not files:
+            raise _Unknown("`-i` with no file")
+        out.writes = [Write(f, "in-place edit") for f in files]
+    return out

@@ -7,7 +7,7 @@ import re
 from ..effects import CommandEffects, Container, Download, Write
 from ..options import Parsed, opts, parse, under
 from ..words import Unknown, Word
-from .common import _joined_text, _names, _pure, _split_list, _subcommands, _Unknown
+from .common import _assignment, _joined_text, _names, _pure, _split_list, _subcommands, _Unknown
 
 
 _DOCKER_RUN = opts(
@@ -49,12 +49,14 @@ def _docker_container(p: Parsed, image: Word, argv: tuple[Word, ...], cwd: Word 
     env: list[tuple[str, Word]] = []
     from_host: list[str] = []
     for value in p.values("-e", "--env"):
-        if isinstance(value, Unknown):
-            raise _Unknown(f"an environment word that is unknown ({value.why})")
-        key, eq, text = value.partition("=")
-        env.append((key, text if eq else Unknown(f"{key} passed from the host")))
-        if not eq:
-            from_host.append(key)
+        pair = _assignment(value)
+        if pair is not None:
+            env.append(pair)
+        elif isinstance(value, str) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", value):
+            env.append((value, Unknown(f"{value} passed from the host")))
+            from_host.append(value)
+        else:
+            raise _Unknown(f"an environment word whose name is not known ({_names([value])[0]})")
     mounts = [_volume(v, cwd) for v in p.values("-v", "--volume")]
     mounts += [_mount_option(v, cwd) for v in p.values("--mount")]
     entry = p.last("--entrypoint")
@@ -67,6 +69,11 @@ def _docker_container(p: Parsed, image: Word, argv: tuple[Word, ...], cwd: Word 
 def _volume(spec: Word, cwd: Word | None) -> tuple[Word, Word]:
     """`-v HOST:CONTAINER[:opts]` (a named or anonymous volume: its name as the host side)."""
     if isinstance(spec, Unknown):
+        if ":" in spec.suffix:  # `$HF_HOME:/root/.cache/huggingface[:ro]`
+            return (Unknown(spec.why, spec.prefix), spec.suffix.split(":")[1])
+        if ":" in spec.prefix:  # `/models:$TARGET`
+            host = spec.prefix.split(":")[0]
+            return (under(host, cwd), Unknown(spec.why, spec.prefix.split(":")[1], spec.suffix))
         return (spec, Unknown(f"the container side of an unknown mount ({spec.why})"))
     parts = spec.split(":")
     if len(parts) == 1:
@@ -222,18 +229,18 @@ def _export_env(p: Parsed) -> tuple[list[tuple[str, Word]], list[str], bool]:
     names: list[str] = []
     clears = False
     for value in p.values("--export"):
-        if isinstance(value, Unknown):
-            raise _Unknown(f"`--export` with an unknown value ({value.why})")
-        for part in value.split(","):
+        for part in _split_list(value):
+            pair = _assignment(part)
             if part in ("ALL", ""):
                 continue
-            if part == "NONE" or part == "NIL":
+            if part in ("NONE", "NIL"):
                 clears = True
-            elif "=" in part:
-                key, _, text = part.partition("=")
-                env.append((key, text))
-            else:
+            elif pair is not None:
+                env.append(pair)
+            elif isinstance(part, str):
                 names.append(part)
+            else:
+                raise _Unknown(f"`--export` with an item that is not known ({part.why})")
     return env, names, clears
 
 

@@ -142,19 +142,7 @@ def _rclone(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
         return CommandEffects()
     if sub not in ("copy", "copyto", "sync", "move", "moveto") or len(rest) != 2:
         raise _Unknown(f"`{_names([sub])[0]}` with {len(rest)} operands is not in the vocabulary")
-    src, dst = rest
-    out = CommandEffects()
-    remote = re.compile(r"^[A-Za-z0-9_-]+:")
-    if isinstance(dst, Unknown) or not remote.match(dst):
-        dest = under(dst, cwd)
-        out.writes.append(Write(dest, "download" if isinstance(src, str) and remote.match(src) else "copy"))
-        if isinstance(src, Unknown) or remote.match(src):
-            out.downloads.append(Download(src, dest))
-        else:
-            out.reads.append(under(src, cwd))
-    else:
-        out.reads.append(under(src, cwd))
-    return out
+    return _transfer(rest, cwd, _RCLONE_REMOTE)
 
 
 def _ssh(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
@@ -172,16 +160,16 @@ def _ssh(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
 def _scp(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`scp [opts] SRC... DST`: a `host:path` source is a download into DST."""
     p = parse(args, opts("-r -p -q -C -v -B -3 -4 -6 -O -T", valued="-P -i -o -F -l -c -J -S"))
-    return _transfer(p.operands, cwd)
+    return _transfer(p.operands, cwd, _HOST_PATH)
 
 
-def _transfer(operands: list[Word], cwd: Word | None) -> CommandEffects:
-    """`SRC... DST` of scp and rsync: a `host:path` source is a download into DST, a `host:path`
-    destination an upload (only reads here)."""
+def _transfer(operands: list[Word], cwd: Word | None, remote: re.Pattern[str]) -> CommandEffects:
+    """`SRC... DST` of scp, rsync, rclone and bucket copies: a `remote` source (`host:path`,
+    `name:path`, `s3://...`) is a download into DST, a `remote` destination an upload (only reads
+    here), local to local a copy."""
     if len(operands) < 2:
         raise _Unknown("no destination")
     *sources, dst = operands
-    remote = re.compile(r"^(?:[^/:]+@)?[^/:]+:")
     if isinstance(dst, str) and remote.match(dst):
         return CommandEffects(reads=[under(s, cwd) for s in sources])
     dest = under(dst, cwd)
@@ -195,6 +183,11 @@ def _transfer(operands: list[Word], cwd: Word | None) -> CommandEffects:
     return out
 
 
+_HOST_PATH = re.compile(r"^(?:[^/:]+@)?[^/:]+:")
+_RCLONE_REMOTE = re.compile(r"^[A-Za-z0-9_-]+:")
+_BUCKET = re.compile(r"^(?:s3|gs)://")
+
+
 def _rsync(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     p = parse(args, opts("-a -r -v -z -P -h -q -u -l -L -p -t -o -g -D -H -A -X -c -n -W -x -R --archive "
                          "--recursive --verbose --compress --progress --partial --delete --delete-after "
@@ -206,7 +199,7 @@ def _rsync(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
                                 "--backup-dir --suffix"))
     if p.values("-e", "--rsh", "--rsync-path"):
         raise _Unknown("a remote shell command (`-e`, `--rsync-path`)")
-    return _transfer(p.operands, cwd) if len(p.operands) >= 2 else CommandEffects()
+    return _transfer(p.operands, cwd, _HOST_PATH) if len(p.operands) >= 2 else CommandEffects()
 
 
 def _gh(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
@@ -367,3 +360,32 @@ def _git_apply(rest: list[Word], repo: Word | None) -> CommandEffects:
     target = under(folder, here) if folder is not None else here
     return CommandEffects(reads=reads, writes=[Write(under(".git", here) if p.has("--cached") else target,
                                                      "in-place edit")])
+
+
+_CLOUD_SERVICE = {"aws": "s3", "gcloud": "storage"}  # gsutil is storage already
+
+
+def _cloud_copy(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
+    """`aws s3 cp|sync|mv SRC DST`, `gsutil [-m] cp|rsync|mv SRC... DST`, `gcloud storage cp|rsync`:
+    an `s3://`/`gs://` source is a download into DST, a bucket destination an upload (only
+    reads here); listing buckets has no effect. Other services and forms are not interpreted."""
+    words = list(args)
+    service = _CLOUD_SERVICE.get(name.rsplit("/", 1)[-1] if isinstance(name, str) else "")
+    if service is not None:
+        if words[:1] != [service]:
+            raise _Unknown(f"a command other than `{service}`")
+        words = words[1:]
+    while words and words[0] == "-m":
+        words = words[1:]
+    p = parse(words, opts("-r -R -n -c -e -u -q --recursive --quiet --no-progress --dryrun --only-show-errors "
+                          "--no-sign-request --delete --exact-timestamps --no-clobber",
+                          valued="--exclude --include --region --profile --endpoint-url --acl --storage-class "
+                                 "--sse --expires --cache-control --content-type --project -x -j -z"))
+    if not p.operands:
+        raise _Unknown("no subcommand")
+    sub, rest = p.operands[0], p.operands[1:]
+    if sub in ("ls", "du", "stat", "cat"):
+        return CommandEffects()
+    if sub not in ("cp", "sync", "mv", "rsync"):
+        raise _Unknown(f"subcommand `{_names([sub])[0]}` is not in the vocabulary")
+    return _transfer(rest, cwd, _BUCKET)

@@ -8,7 +8,7 @@ from typing import Sequence
 from ..effects import CommandEffects, Download, Install, PythonRun, Write
 from ..options import OptionError, Options, opts, parse, Parsed, under
 from ..words import Unknown, Word
-from .common import Handler, _joined_text, _names, _run, _Unknown
+from .common import Handler, _joined_text, _names, _run, _Unknown, _words
 
 
 def _env(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
@@ -32,8 +32,9 @@ def _env(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
 
 def _sudo(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     p = parse(args, opts("-E -H -n -S -k -K -b -P -A -B -N -i -s -l -v -V -e --preserve-env --set-home "
-                         "--non-interactive --stdin --background --login --shell --edit", valued="-u -g -U -C -h -p -r -t -D -T --user --group --host --prompt "
-                                                "--chdir --close-from --command-timeout",
+                         "--non-interactive --stdin --background --login --shell --edit",
+                         valued="-u -g -U -C -h -p -r -t -D -T --user --group --host --prompt --chdir --close-from "
+                                "--command-timeout",
                          attached="--preserve-env", stop=True))
     if p.has("-i", "-s", "--login", "--shell") or p.has("-l", "-v", "-V", "-e", "--edit"):
         raise _Unknown("a login shell, an editor or a listing")
@@ -267,7 +268,8 @@ _PIP_INSTALL = opts(
     "--extra-index-url --find-links --target --prefix --root --upgrade-strategy --no-binary --only-binary "
     "--platform --python-version --implementation --abi --config-settings --src --report --global-option "
     "--build-option --index --default-index --index-strategy --torch-backend --prerelease --link-mode "
-    "--reinstall-package -d --dest -w --wheel-dir --override --extra --resolution --python-platform --exclude-newer -P --upgrade-package")
+    "--reinstall-package -d --dest -w --wheel-dir --override --extra --resolution --python-platform --exclude-newer "
+    "-P --upgrade-package")
 
 
 _PIP_INDEX = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--index", "--default-index")
@@ -462,10 +464,30 @@ def _maturin(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
 def _build(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """make/cmake/ninja/meson run the recipes of a build file the vocabulary does not read: a
     program (the interpreter decides, e.g. by whose build file it is) that reads the build folder
-    (`-C DIR`, `-B DIR`, `-S DIR`, the working directory) and writes into it."""
+    (`-C DIR`, `-B DIR`, `-S DIR`, the working directory) and writes into it; an `install` target
+    (`make install`, `cmake --install`) also writes where the build installs, which is not known."""
     folder = next((args[k + 1] for k, w in enumerate(args[:-1]) if w in ("-C", "-B", "--build", "--directory")),
                   None)
     here = under(folder, cwd) if folder is not None else (cwd if cwd is not None else ".")
     if len(args) == 1 and args[0] in ("--version", "-v", "--help"):
         return CommandEffects()
-    return CommandEffects(reads=[here], writes=[Write(here, "create")], programs=[(name, tuple(args))])
+    writes = [Write(here, "create")]
+    if any(isinstance(w, str) and (w in ("install", "--install") or w.startswith("install-")) for w in args):
+        writes.append(Write(Unknown(f"where `{_words(name, args)}` installs"), "create"))
+    return CommandEffects(reads=[here], writes=writes, programs=[(name, tuple(args))])
+
+
+def _su(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
+    """`su [-] [USER] -c TEXT` runs TEXT as shell text (so does `runuser USER -c TEXT`);
+    `runuser -u USER -- CMD...` runs CMD; a login shell without a command is not interpreted."""
+    if isinstance(name, str) and name.rsplit("/", 1)[-1] == "runuser" and args[:1] in (["-u"], ["--user"]):
+        p = parse(args, opts("-l -m -p --login --preserve-environment",
+                             valued="-u -g -G --user --group --supp-group -w", stop=True))
+        return _run(p.operands, needs_command=True)
+    p = parse([w for w in args if w != "-"],
+              opts("-l -m -p -f --login --preserve-environment --fast",
+                   valued="-c -s -g -G -w --command --shell --group"))
+    texts = p.values("-c", "--command")
+    if not texts:
+        raise _Unknown("a login shell")
+    return CommandEffects(shell_text=[(t, ()) for t in texts])
