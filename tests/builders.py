@@ -35,6 +35,7 @@ Any list- or dict-valued field may instead be `{unavailable: "reason"}`, giving 
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from pathlib import Path
 from datetime import date, datetime, timezone
@@ -525,3 +526,16 @@ def world_snapshot(world: str | Path, dest: str | Path, *, review_date: date | N
         team_members=dict(built.world.teams),
         review_date=review_date,
     )
+
+
+QUADRANT_POINT = re.compile(r'^\s+"([^"]*)":::(\w+): \[([0-9.]+), ([0-9.]+)\]$')
+
+
+def quadrant_points(chart: str) -> dict[str, list[tuple[str, float, float]]]:
+    """A Check 14 `quadrantChart`'s points by class (`f` frontier, `o` off it): (label, x, y)."""
+    out: dict[str, list[tuple[str, float, float]]] = {"f": [], "o": []}
+    for line in chart.splitlines():
+        m = QUADRANT_POINT.match(line)
+        if m:
+            out[m.group(2)].append((m.group(1), float(m.group(3)), float(m.group(4))))
+    return out
