@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -101,12 +102,19 @@ def _runner_env(**extra: str) -> dict[str, str]:
 
 @dataclass
 class Job:
-    """One job's timings: each step's wall seconds, in order."""
+    """One job's timings: each step's wall seconds, in order, and the CPU seconds (user + system)
+    of the processes it ran, the figure a busy shared machine disturbs least."""
     steps: dict[str, float] = field(default_factory=dict)
+    cpu: float = 0.0
 
     @property
     def total(self) -> float:
         return sum(self.steps.values())
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 class Runner:
@@ -131,10 +139,11 @@ class Runner:
                                PYTHONPATH=str(self.source))
 
     def step(self, job: Job, name: str, args: list[str], **env: str) -> subprocess.CompletedProcess:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _children_cpu()
         proc = subprocess.run([self.python, *args], cwd=self.root, env=dict(self.env, **env), capture_output=True,
                               text=True, timeout=STEP_TIMEOUT_S)
         job.steps[name] = job.steps.get(name, 0.0) + time.perf_counter() - start
+        job.cpu += _children_cpu() - cpu
         if proc.returncode != 0:
             raise JobError(f"{name}: {' '.join(args[:6])} ... exit {proc.returncode}: {proc.stderr.strip()[-800:]}")
         return proc
@@ -203,7 +212,7 @@ def measure(ways: list[str], runs: int, wheelhouse: Path | None) -> dict[str, di
                 review, venv_j = review_job(Path(tmp) / "review", way, wheelhouse)
             s = samples[way]
             for key, value in (("route", route.total), ("job", review.total), ("event", route.total + review.total),
-                               ("venv", max(venv_r, venv_j)),
+                               ("venv", max(venv_r, venv_j)), ("job_cpu", review.cpu), ("event_cpu", route.cpu + review.cpu),
                                *((f"route_{k}", v) for k, v in route.steps.items()),
                                *((f"job_{k}", v) for k, v in review.steps.items())):
                 s.setdefault(key, []).append(value)
@@ -216,26 +225,42 @@ def figures(ways: list[str], runs: int, wheelhouse: Path | None) -> dict:
     out: dict = {"runs": runs, "target_job_s": TARGET_JOB_S, "installs_from": str(wheelhouse) if wheelhouse else None,
                  "ways": per_way, "way": main_way,
                  "job_s_median": per_way[main_way]["job"]["median"], "job_s_p95": per_way[main_way]["job"]["p95"],
-                 "event_s_median": per_way[main_way]["event"]["median"]}
+                 "event_s_median": per_way[main_way]["event"]["median"],
+                 "job_cpu_s_median": per_way[main_way]["job_cpu"]["median"], "load_average": _load()}
     if "pip" in per_way and main_way != "pip":
         out["pip_job_s_median"] = per_way["pip"]["job"]["median"]
         out["pip_job_s_p95"] = per_way["pip"]["job"]["p95"]
         out["pip_event_s_median"] = per_way["pip"]["event"]["median"]
+        out["pip_job_cpu_s_median"] = per_way["pip"]["job_cpu"]["median"]
     return out
+
+
+def _load() -> float | None:
+    """The machine's 1-minute load average when the runs ended (a figure taken on a busy
+    machine says so)."""
+    try:
+        return round(os.getloadavg()[0], 1)
+    except OSError:
+        return None
 
 
 def print_figures(f: dict) -> None:
     src = f"installs from the local wheelhouse {f['installs_from']}" if f["installs_from"] else "nothing installed"
     print(f"one event of review.yml, {f['runs']} runs per way ({src}); wall seconds, median / p95:")
     for way, s in f["ways"].items():
-        steps = "  ".join(f"{k} {v['median']:.2f}" for k, v in s.items() if k.startswith(("route_", "job_")))
-        print(f"  {way:<5} job {s['job']['median']:6.2f} / {s['job']['p95']:6.2f}   route {s['route']['median']:5.2f}"
-              f"   event {s['event']['median']:6.2f} / {s['event']['p95']:6.2f}   ({steps}; venv {s['venv']['median']:.2f} not counted)")
+        steps = "  ".join(f"{k} {v['median']:.2f}" for k, v in s.items()
+                          if k.startswith(("route_", "job_")) and not k.endswith("_cpu"))
+        print(f"  {way:<7} job {s['job']['median']:6.2f} / {s['job']['p95']:6.2f}   route {s['route']['median']:5.2f}"
+              f"   event {s['event']['median']:6.2f} / {s['event']['p95']:6.2f}   CPU: job {s['job_cpu']['median']:.2f}"
+              f", event {s['event_cpu']['median']:.2f}")
+        print(f"          steps: {steps}; venv {s['venv']['median']:.2f} (not counted)")
     verdict = "within" if f["job_s_median"] <= f["target_job_s"] else "OVER"
     line = f"job ({f['way']}): median {f['job_s_median']:.2f} s, p95 {f['job_s_p95']:.2f} s, {verdict} the {f['target_job_s']:.0f} s target"
     if "pip_job_s_median" in f:
         line += f"; pip: median {f['pip_job_s_median']:.2f} s, p95 {f['pip_job_s_p95']:.2f} s"
     print(line)
+    if f["load_average"] is not None:
+        print(f"load average (1 min) at the end: {f['load_average']} on {os.cpu_count()} CPUs")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

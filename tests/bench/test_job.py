@@ -31,11 +31,12 @@ def test_reduced_mode_routes_and_posts_a_verdict_and_prints_the_figures():
     assert f["runs"] == 1 and f["way"] == "none" and f["installs_from"] is None
     assert "pip_job_s_median" not in f, "no pip figure when nothing was installed"
     s = f["ways"]["none"]
-    assert {"route", "job", "event", "route_run", "job_run", "venv"} <= set(s)
+    assert {"route", "job", "event", "route_run", "job_run", "venv", "job_cpu", "event_cpu"} <= set(s)
     assert not any(k.endswith("install") for k in s)
     for key in ("route", "job", "event"):
         assert set(s[key]) == {"median", "p95", "min"} and 0 < s[key]["min"] <= s[key]["median"] <= s[key]["p95"]
     assert f["job_s_median"] == s["job"]["median"] and f["event_s_median"] == s["event"]["median"]
+    assert f["job_cpu_s_median"] == s["job_cpu"]["median"] > 0
     assert s["event"]["median"] > s["job"]["median"]
 
 
@@ -54,7 +55,7 @@ def test_arguments():
 def test_the_pip_figure_sits_beside_the_job_figure():
     job = _job_module()
     one = {"median": 1.0, "p95": 2.0, "min": 0.5}
-    per_way = {w: {"job": one, "event": {"median": 3.0, "p95": 4.0, "min": 2.0}} for w in ("uv", "pip")}
+    per_way = {w: {"job": one, "event": {"median": 3.0, "p95": 4.0, "min": 2.0}, "job_cpu": one} for w in ("uv", "pip")}
     job.measure = lambda ways, runs, wheelhouse: {w: per_way[w] for w in ways}
     f = job.figures(["uv", "pip"], 3, Path("/wheels"))
     assert (f["way"], f["job_s_median"], f["job_s_p95"], f["pip_job_s_median"], f["pip_job_s_p95"]) == ("uv", 1.0, 2.0, 1.0, 2.0)
