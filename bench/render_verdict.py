@@ -60,7 +60,7 @@ pre.mermaid {{ background: transparent; border: 1px solid {border}; border-radiu
 mermaid.initialize({{ startOnLoad: false, theme: "{theme}", securityLevel: "strict" }});
 mermaid.run({{ querySelector: "pre.mermaid" }}).then(
   () => document.body.setAttribute("data-rendered", "ok"),
-  (e) => {{ document.body.setAttribute("data-rendered", "error"); document.body.insertAdjacentText("afterbegin", "MERMAID ERROR: " + e); }});
+  (e) => {{ document.body.setAttribute("data-rendered", "error"); document.body.insertAdjacentText("afterbegin", "MERMAID ERROR: " + ((e && (e.message || e.str)) || e)); }});
 </script></body></html>
 """
 

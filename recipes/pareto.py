@@ -35,6 +35,7 @@ CHART_POINT_RADIUS_PX = 6
 CHART_FRONTIER_COLOUR = "#0969da"  # GitHub's blue
 CHART_OTHER_COLOUR = "#bc4c00"  # GitHub's orange: apart from the blue for every common colour vision
 MSG_CHART_LEGEND = "blue: the frontier ({n}), orange: measured, off it ({other})"
+# Point classes (`classDef`, `:::f`) need Mermaid 11 (10.9 refuses them); GitHub runs 11.
 # GitHub renders Mermaid with its own theme per page (light or dark) but honours a chart's init
 # directive: the plot is a light card with dark point labels on both pages; the title and axis
 # texts lie on the page itself, so they take a middle grey that reads on white and on #0d1117.
