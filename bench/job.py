@@ -22,8 +22,9 @@ The ways to install, timed in turn run by run (`--ways`; default uv,pip):
 - `pip` (what it did before): pip installs requirements.lock with `--require-hashes` in both jobs.
 
 `job` is the review job (install + handle-event); `event` adds the route job before it.
-`--no-install` is a reduced mode (the current interpreter, nothing installed, the two bot steps
-only) for a quick look and for the test of this script.
+`--from-index` installs from the package index instead, network included (what a runner does),
+for comparison. `--no-install` is a reduced mode (the current interpreter, nothing installed, the
+bot's two steps only) for a quick look and for the test of this script.
 """
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ REVIEW_DATE = "2026-11-29"
 # What a checkout of infx-review holds that the bot reads at run time.
 SOURCE = ("bot", "checks", "recipes")
 DEFAULT_WHEELHOUSE = Path(tempfile.gettempdir()) / "infx-job-wheelhouse"
+FROM_INDEX = "the package index"
 DEFAULT_RUNS = 5
 TARGET_JOB_S = 10.0
 WAYS = ("uv", "uv-lazy", "pip")
@@ -71,8 +73,14 @@ class JobError(RuntimeError):
     """A step of a job failed, or the job did not do what it should (no verdict posted)."""
 
 
-def pip_flags(wheelhouse: Path) -> list[str]:
-    return ["--disable-pip-version-check", "--no-input", "--no-index", "--find-links", str(wheelhouse)]
+def source_flags(wheelhouse: Path | str) -> list[str]:
+    """Where an install reads its packages: the wheelhouse, or (--from-index) the package index
+    as a runner does, network included."""
+    return [] if wheelhouse == FROM_INDEX else ["--no-index", "--find-links", str(wheelhouse)]
+
+
+def pip_flags(wheelhouse: Path | str) -> list[str]:
+    return ["--disable-pip-version-check", "--no-input", *source_flags(wheelhouse)]
 
 
 def build_wheelhouse(dest: Path) -> Path:
@@ -148,7 +156,7 @@ class Runner:
             raise JobError(f"{name}: {' '.join(args[:6])} ... exit {proc.returncode}: {proc.stderr.strip()[-800:]}")
         return proc
 
-    def install(self, job: Job, way: str, lock: Path, wheelhouse: Path) -> None:
+    def install(self, job: Job, way: str, lock: Path, wheelhouse: Path | str) -> None:
         """The install step of review.yml (way `uv`) or the pip install it replaced (way `pip`)."""
         flags = pip_flags(wheelhouse)
         if way == "pip":
@@ -157,11 +165,10 @@ class Runner:
         self.step(job, "uv", ["-m", "pip", "install", *flags, "--require-hashes", "--no-deps", "-r", str(UV_LOCK)])
         compiled = ["--compile-bytecode"] if way == "uv" else []
         self.step(job, "install", ["-m", "uv", "pip", "install", "--python", self.python, "--no-config", *compiled,
-                                   "--no-index", "--find-links", str(wheelhouse), "--require-hashes", "--no-deps",
-                                   "-r", str(lock)])
+                                   *source_flags(wheelhouse), "--require-hashes", "--no-deps", "-r", str(lock)])
 
 
-def route_job(root: Path, way: str, wheelhouse: Path | None) -> tuple[Job, float]:
+def route_job(root: Path, way: str, wheelhouse: Path | str | None) -> tuple[Job, float]:
     runner = Runner(root, install=wheelhouse is not None)
     job = Job()
     if wheelhouse is not None:
@@ -175,7 +182,7 @@ def route_job(root: Path, way: str, wheelhouse: Path | None) -> tuple[Job, float
     return job, runner.venv_s
 
 
-def review_job(root: Path, way: str, wheelhouse: Path | None) -> tuple[Job, float]:
+def review_job(root: Path, way: str, wheelhouse: Path | str | None) -> tuple[Job, float]:
     from checks.render import MARKER
     from ghsim import Emulator
     from ghsim import effects as fx
@@ -201,7 +208,7 @@ def spread(values: list[float]) -> dict[str, float]:
             "min": round(min(values), 3)}
 
 
-def measure(ways: list[str], runs: int, wheelhouse: Path | None) -> dict[str, dict]:
+def measure(ways: list[str], runs: int, wheelhouse: Path | str | None) -> dict[str, dict]:
     """Per way: the spread of the route job, the review job, the event, each step, and venv."""
     samples: dict[str, dict[str, list[float]]] = {w: {} for w in ways}
     for i in range(runs):
@@ -219,7 +226,7 @@ def measure(ways: list[str], runs: int, wheelhouse: Path | None) -> dict[str, di
     return {way: {k: spread(v) for k, v in s.items()} for way, s in samples.items()}
 
 
-def figures(ways: list[str], runs: int, wheelhouse: Path | None) -> dict:
+def figures(ways: list[str], runs: int, wheelhouse: Path | str | None) -> dict:
     per_way = measure(ways, runs, wheelhouse)
     main_way = ways[0]
     out: dict = {"runs": runs, "target_job_s": TARGET_JOB_S, "installs_from": str(wheelhouse) if wheelhouse else None,
@@ -245,7 +252,8 @@ def _load() -> float | None:
 
 
 def print_figures(f: dict) -> None:
-    src = f"installs from the local wheelhouse {f['installs_from']}" if f["installs_from"] else "nothing installed"
+    src = ("nothing installed" if not f["installs_from"] else "installs from the package index, network included"
+           if f["installs_from"] == FROM_INDEX else f"installs from the local wheelhouse {f['installs_from']}")
     print(f"one event of review.yml, {f['runs']} runs per way ({src}); wall seconds, median / p95:")
     for way, s in f["ways"].items():
         steps = "  ".join(f"{k} {v['median']:.2f}" for k, v in s.items()
@@ -270,6 +278,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="comma-separated install ways to time, the first is the reported job (default: uv,pip)")
     ap.add_argument("--wheelhouse", type=Path, default=DEFAULT_WHEELHOUSE,
                     help="where the locks' wheels are (downloaded there once when missing)")
+    ap.add_argument("--from-index", action="store_true",
+                    help="install from the package index (PyPI, network included) instead of the wheelhouse")
     ap.add_argument("--no-install", action="store_true",
                     help="reduced mode: the current interpreter, nothing installed, only the bot's two steps")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
@@ -287,7 +297,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    wheelhouse = None if args.no_install else build_wheelhouse(args.wheelhouse)
+    wheelhouse = None if args.no_install else FROM_INDEX if args.from_index else build_wheelhouse(args.wheelhouse)
     try:
         f = figures(args.ways, args.runs, wheelhouse)
     except JobError as exc:

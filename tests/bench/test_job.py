@@ -46,6 +46,9 @@ def test_arguments():
     assert args.ways == ["uv", "pip"] and args.runs == job.DEFAULT_RUNS
     assert job.parse_args(["--no-install", "--ways", "pip"]).ways == ["none"]
     assert job.parse_args(["--ways", "uv-lazy"]).ways == ["uv-lazy"]
+    assert job.parse_args(["--from-index"]).from_index and not args.from_index
+    # The wheelhouse alone, or the index as a runner reads it.
+    assert job.source_flags(Path("/w")) == ["--no-index", "--find-links", "/w"] and job.source_flags(job.FROM_INDEX) == []
     for bad in (["--ways", "conda"], ["--ways", ","], ["--runs", "0"]):
         with pytest.raises(SystemExit) as exc:
             job.parse_args(bad)
