@@ -7,8 +7,9 @@ Without a file it renders tests/golden/world_seed_warn.md (the seed world's verd
 14's chart). `<details>` blocks are opened, as a reader clicking them would. Mermaid is the npm
 package `mermaid` (installed with `npm install --prefix DIR mermaid`; never committed): give its
 folder with --mermaid or $INFX_MERMAID, else --install-mermaid installs it under --out. Chromium is
-`chromium` (Debian: `apt-get install chromium`) or --chromium. When either is missing the script
-says which and exits 3 without rendering: nothing in the test suite needs them.
+`chromium` (Debian: `apt-get install chromium`, and fonts-noto-color-emoji for the verdict's
+emoji) or --chromium. When either is missing the script says which and exits 3 without
+rendering: nothing in the test suite needs them.
 
 Each page is rendered from a local file with networking off; Mermaid is given GitHub's theme for
 the page (`default` on light, `dark` on dark), so a chart's own `%%{init}%%` directive decides
