@@ -170,3 +170,13 @@ def test_mermaid_chart_skips_invalid_points_samples_large_curves_and_quotes_name
                                    (0.73, 0.8), (101, 120), (9.2, 10)])
 def test_axis_ends_are_round_with_round_halves(v, top):
     assert nice_ceiling(v) == top
+
+
+def test_mermaid_chart_of_a_huge_curve_draws_a_stride_and_counts_every_point():
+    huge = [(1.0 + (i * 7919) % 100_000 / 100, 1.0 + (i * 104_729) % 50_000) for i in range(60_000)]
+    r = frontier(huge)
+    chart = mermaid_chart("huge", r, huge)
+    pts = quadrant_points(chart)
+    assert len(pts["o"]) == CHART_MAX_OTHER
+    assert f"off it ({len(huge) - len(r.frontier)})" in chart
+    assert f"{CHART_MAX_OTHER} of {len(huge) - len(r.frontier)} other points shown" in chart
