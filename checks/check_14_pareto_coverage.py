@@ -20,7 +20,8 @@ Why it matters:
     the dashboard claims; reviewers must see the count before merge.
 Evidence it cites:
     The run id and throughput artifact, per-curve counts (details["curves"]), a Mermaid chart
-    per curve (details["mermaid"]) and the bypass comment when there is one.
+    per curve (details["mermaid"]: every measured point on linear E2EL and throughput axes,
+    the frontier's points marked) and the bypass comment when there is one.
 Not applicable when:
     The PR affects no benchmark point (docs-only, verifier-only, or only removes curves). An
     unreadable changed-file list is "unverifiable" (WARN), never N/A.
@@ -270,14 +271,21 @@ class ParetoCoverageCheck:
         for key in counted:
             by_sig.setdefault(curve_signature(key), []).append(key)
 
+        measured: dict[CurveKey, list[tuple[float, float]]] = {}
+        for p in parsed.points:
+            measured.setdefault(p.curve_key, []).append((p.x, p.y))
+
         results: list[tuple[str, FrontierResult]] = []
+        drawn: list[list[tuple[float, float]]] = []  # each result's measured points, for its chart
         for sig in sigs:
             keys = by_sig.get(sig, [])
             if not keys:
                 # An affected curve the run never measured: zero points, the evidence is missing.
                 results.append((_sig_name(sig, percentile), frontier([], min_points=min_points)))
+                drawn.append([])
             for key in keys:
                 results.append((curve_name(key), counted[key]))
+                drawn.append(measured.get(key, []))
         unkeyed = sum(1 for row in parsed.invalid if row.curve_key is None)
 
         curves = {
@@ -285,7 +293,7 @@ class ParetoCoverageCheck:
                    "min": min_points, "status": r.status, "points": r.frontier}
             for name, r in results
         }
-        charts = [_chart_body(c) for c in (mermaid_chart(name, r) for name, r in results) if c]
+        charts = [_chart_body(c) for c in (mermaid_chart(name, r, pts) for (name, r), pts in zip(results, drawn)) if c]
         described = [f"{name}: {_count_text(r, min_points)}" for name, r in results]
         if unkeyed:
             described.append(MSG_UNKEYED.format(n=unkeyed, s=plural(unkeyed, "")))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Literal, Sequence
 
@@ -20,9 +20,35 @@ _INF = math.inf
 _PREFILTER_MIN = 20_000
 _SAMPLE_SIZE = 4_096
 
-CHART_X_LABEL = "E2EL (s)"
+CHART_X_LABEL = "E2EL"
 CHART_Y_LABEL = "tok/s/GPU"
 CHART_MAX_POINTS = 40  # keeps the verdict comment small; the count is never sampled
+CHART_MAX_OTHER = 40  # measured points off the frontier drawn at most (evenly along E2EL)
+CHART_NICE_STEPS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
+CHART_MARGIN = 0.04  # of each axis on both sides, so no point's label falls off the plot
+CHART_WIDTH_PX, CHART_HEIGHT_PX = 720, 440
+# The plot inside the chart, and a label's measure (11 px text under its point), in pixels: a
+# frontier point's figures are written only where they cover no other point or label.
+CHART_PLOT_PX = (685, 370)
+CHART_LABEL_CHAR_PX, CHART_LABEL_HEIGHT_PX, CHART_LABEL_OFFSET_PX = 6.2, 13, 5
+CHART_POINT_RADIUS_PX = 6
+CHART_FRONTIER_COLOUR = "#0969da"  # GitHub's blue
+CHART_OTHER_COLOUR = "#bc4c00"  # GitHub's orange: apart from the blue for every common colour vision
+MSG_CHART_LEGEND = "blue: the frontier ({n}), orange: measured, off it ({other})"
+# Point classes (`classDef`, `:::f`) need Mermaid 11 (10.9 refuses them); GitHub runs 11.
+# GitHub renders Mermaid with its own theme per page (light or dark) but honours a chart's init
+# directive: the plot is a light card with dark point labels on both pages; the title and axis
+# texts lie on the page itself, so they take a middle grey that reads on white and on #0d1117.
+_CHART_PLOT = "#f6f8fa"
+_CHART_TEXT = "#818b98"
+CHART_INIT = ("%%{init: {\"theme\": \"base\", \"themeVariables\": {"
+              + ", ".join(f'"quadrant{i}Fill": "{_CHART_PLOT}"' for i in range(1, 5))
+              + f', "quadrant2TextFill": "#59636e", "quadrantPointTextFill": "#1f2328"'
+              f', "quadrantInternalBorderStrokeFill": "#d1d9e0", "quadrantExternalBorderStrokeFill": "{_CHART_TEXT}"'
+              f', "quadrantTitleFill": "{_CHART_TEXT}", "quadrantXAxisTextFill": "{_CHART_TEXT}"'
+              f', "quadrantYAxisTextFill": "{_CHART_TEXT}"}}, "quadrantChart": {{"chartWidth": {CHART_WIDTH_PX}'
+              f', "chartHeight": {CHART_HEIGHT_PX}, "titleFontSize": 14, "pointLabelFontSize": 11'
+              ', "quadrantLabelFontSize": 12, "xAxisLabelFontSize": 13, "yAxisLabelFontSize": 13}}}%%')
 MSG_SUMMARY = "{n}/{min} frontier points"
 MSG_INVALID = "{n} invalid point{s}"
 
@@ -160,8 +186,12 @@ def _fmt(v: float) -> str:
 
 
 def _sample(items: list, limit: int) -> list:
+    if limit <= 0:
+        return []
     if len(items) <= limit:
         return items
+    if limit == 1:
+        return items[:1]
     step = (len(items) - 1) / (limit - 1)
     return [items[round(i * step)] for i in range(limit)]
 
@@ -171,19 +201,115 @@ def _label(text: str) -> str:
     return " ".join(str(text).replace('"', "'").split())
 
 
-def mermaid_chart(curve_name: str, result: FrontierResult, *, max_points: int = CHART_MAX_POINTS) -> str:
-    """A GitHub-rendered `xychart-beta` of the frontier; "" when there is nothing to plot."""
-    pts = _sample(result.frontier, max_points)
-    if not pts:
+def nice_ceiling(v: float) -> float:
+    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k at or above `v` (> 0): an axis
+    end whose half is a round number too."""
+    exp = math.floor(math.log10(v))
+    for step in CHART_NICE_STEPS:
+        top = step * 10.0 ** exp
+        if top >= v * (1 - 1e-12):
+            return float(f"{top:.12g}")
+    return float(f"{10.0 ** (exp + 1):.12g}")
+
+
+def _short(v: float) -> str:
+    """3 400 -> 3.4k, 131 500 -> 131.5k, 2.5 -> 2.5: a point's or an axis' figure."""
+    if v >= 1_000_000:
+        return f"{v / 1_000_000:.4g}M"
+    if v >= 1_000:
+        return f"{v / 1_000:.4g}k"
+    return f"{v:.4g}"
+
+
+def chart_position(v: float, top: float) -> float:
+    """Where `v` sits on an axis from 0 to `top` (the chart's 0..1, inside equal margins), so
+    equal distances in E2EL or throughput are equal distances on the chart."""
+    return round(CHART_MARGIN + (1 - 2 * CHART_MARGIN) * v / top, 4)
+
+
+def _box(px: float, py: float, text: str) -> tuple[float, float, float, float]:
+    """The pixels (left, top, right, bottom) a point's label covers: centred under the point."""
+    x, y = px * CHART_PLOT_PX[0], (1 - py) * CHART_PLOT_PX[1]
+    half = len(text) * CHART_LABEL_CHAR_PX / 2
+    return x - half, y + CHART_LABEL_OFFSET_PX, x + half, y + CHART_LABEL_OFFSET_PX + CHART_LABEL_HEIGHT_PX
+
+
+def _labelled(front: list[tuple[float, float]], texts: list[str], others: list[tuple[float, float]]) -> set[int]:
+    """Which frontier points get their figures written under them: the first and the last, then
+    each other one whose label covers neither another label nor another point."""
+    boxes: list[tuple[float, float, float, float]] = []
+    dots = [(x * CHART_PLOT_PX[0], (1 - y) * CHART_PLOT_PX[1]) for x, y in front + others]
+    keep: set[int] = set()
+    r = CHART_POINT_RADIUS_PX
+    for i in [len(front) - 1, 0, *range(1, len(front) - 1)]:
+        if i in keep:
+            continue
+        box = _box(*front[i], texts[i])
+        clear = (all(box[2] < b[0] or b[2] < box[0] or box[3] < b[1] or b[3] < box[1] for b in boxes)
+                 and all(not (box[0] - r < dx < box[2] + r and box[1] - r < dy < box[3] + r)
+                         for j, (dx, dy) in enumerate(dots) if j != i))
+        if clear or i in (0, len(front) - 1):
+            keep.add(i)
+            boxes.append(box)
+    return keep
+
+
+def mermaid_chart(curve_name: str, result: FrontierResult, measured: Sequence[tuple[float, float]] = (), *,
+                  max_points: int = CHART_MAX_POINTS, max_other: int = CHART_MAX_OTHER) -> str:
+    """A GitHub-rendered Mermaid `quadrantChart` of one curve: every measured point where its E2EL
+    and throughput put it on linear axes from 0 (so distances read true), the frontier's points
+    large and blue with their figures, the points off the frontier small and orange. The two
+    middle lines split each axis at half its range; the axis texts name that value. Colours are
+    set by the chart's own init directive, the same on GitHub's light and dark pages.
+    "" when there is nothing to plot."""
+    front = _sample(result.frontier, max_points)
+    if not front:
         return ""
-    top = max(y for _, y in pts)
+    # A million points need not be sorted (or even looked at) to draw forty: an even stride
+    # first, then the order. The frontier is a part of the valid points, each once; the rest,
+    # counted as the verdict row counts them, are the points off it.
+    stride = max(1, len(measured) // _SAMPLE_SIZE)
+    sample = list(measured[::stride])
+    try:
+        # As in frontier(): the chained test drops NaN, inf and <= 0 at once.
+        valid = [(x, y) for x, y in sample if 0.0 < x < _INF and 0.0 < y < _INF]
+    except TypeError:
+        valid = [(float(x), float(y)) for x, y in sample if _is_valid(x) and _is_valid(y)]
+    off = max(0, result.measured - result.invalid - len(result.frontier)) if measured else 0
+    on_frontier = Counter(result.frontier) if stride == 1 else Counter(set(result.frontier))
+    others = []
+    for point in valid:
+        if on_frontier[point] > 0:
+            on_frontier[point] -= 1
+        else:
+            others.append(point)
+    shown_others = _sample(sorted(others), max_other)
+    x_top = nice_ceiling(max(x for x, _ in front + shown_others))
+    y_top = nice_ceiling(max(y for _, y in front + shown_others))
+    title = f"{_label(curve_name)} ({_label(result.summary())})"
+    if len(front) < len(result.frontier) or len(shown_others) < off:
+        title += f", {len(front)} of {len(result.frontier)} frontier and {len(shown_others)} of {off} other points shown"
+    legend = MSG_CHART_LEGEND.format(n=len(result.frontier), other=off)
     lines = [
         "```mermaid",
-        "xychart-beta",
-        f'    title "{_label(curve_name)} ({_label(result.summary())})"',
-        f'    x-axis "{CHART_X_LABEL}" [{", ".join(_fmt(x) for x, _ in pts)}]',
-        f'    y-axis "{CHART_Y_LABEL}" 0 --> {_fmt(math.ceil(top * 1.1))}',
-        f"    line [{', '.join(_fmt(y) for _, y in pts)}]",
-        "```",
+        CHART_INIT,
+        "quadrantChart",
+        f"    title {title}",
+        f'    x-axis "{CHART_X_LABEL} below {_short(x_top / 2)} s" --> "above {_short(x_top / 2)} s"',
+        f'    y-axis "{CHART_Y_LABEL} below {_short(y_top / 2)}" --> "above {_short(y_top / 2)}"',
+        f'    quadrant-2 "{legend}"',
+        f"    classDef f color: {CHART_FRONTIER_COLOUR}, radius: 6",
+        f"    classDef o color: {CHART_OTHER_COLOUR}, radius: 4",
     ]
+    # Mermaid draws the points in the reverse of their order here: the labelled frontier points
+    # come first so that no other point is drawn over them or their figures.
+    placed = [(chart_position(x, x_top), chart_position(y, y_top)) for x, y in front]
+    placed_others = [(chart_position(x, x_top), chart_position(y, y_top)) for x, y in shown_others]
+    texts = [f"{_short(x)} s, {_short(y)}" for x, y in front]
+    named = _labelled(placed, texts, placed_others)
+    for i in sorted(range(len(front)), key=lambda i: i not in named):
+        lines.append(f'    "{texts[i] if i in named else " "}":::f: [{placed[i][0]}, {placed[i][1]}]')
+    for px, py in placed_others:
+        lines.append(f'    " ":::o: [{px}, {py}]')
+    lines.append("```")
     return "\n".join(lines)

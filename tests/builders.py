@@ -40,6 +40,7 @@ from __future__ import annotations
 import difflib
 
 import copy
+import re
 import threading
 from pathlib import Path
 from datetime import date, datetime, timezone
@@ -614,3 +615,16 @@ def fixed_seed(snap: PRSnapshot) -> PRSnapshot:
         body = body.replace(old, new)
     head = PatchedSource(snap.head, SEED_CHANGELOG, *SEED_FIX_CHANGELOG)
     return snap.model_copy(update={"body": body, "head": head})
+
+
+QUADRANT_POINT = re.compile(r'^\s+"([^"]*)":::(\w+): \[([0-9.]+), ([0-9.]+)\]$')
+
+
+def quadrant_points(chart: str) -> dict[str, list[tuple[str, float, float]]]:
+    """A Check 14 `quadrantChart`'s points by class (`f` frontier, `o` off it): (label, x, y)."""
+    out: dict[str, list[tuple[str, float, float]]] = {"f": [], "o": []}
+    for line in chart.splitlines():
+        m = QUADRANT_POINT.match(line)
+        if m:
+            out[m.group(2)].append((m.group(1), float(m.group(3)), float(m.group(4))))
+    return out

@@ -182,7 +182,8 @@ def test_review_workflow_is_reusable_and_pins_the_bot():
     assert wf.get("permissions") == {}
     for name, job in wf["jobs"].items():
         runs = " ".join(s.get("run", "") for s in job["steps"])
-        assert "--require-hashes" in runs and "-r .infx-review/requirements.lock" in runs
+        lock = "requirements-route.lock" if name == "route" else "requirements.lock"
+        assert "--require-hashes" in runs and f"-r .infx-review/{lock}" in runs
         assert "^[0-9a-f]{40}$" in runs, "only a full commit SHA is installed"
         assert "rev-parse HEAD" in runs, "the checked-out commit is the pinned one"
         assert "python -m bot route-event" in runs if name == "route" else "python -m bot handle-event" in runs

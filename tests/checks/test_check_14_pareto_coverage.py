@@ -13,7 +13,7 @@ from checks.check_14_pareto_coverage import (
 from checks.context import ReviewContext
 from checks.snapshot import SweepRun, Unavailable
 from recipes.artifacts import CurveKey
-from tests.builders import HEAD_SHA, agentic_entry, build_snapshot
+from tests.builders import HEAD_SHA, agentic_entry, build_snapshot, quadrant_points
 
 MASTER = "inferencex-e2e/configs/amd-master.yaml"
 ENTRY = agentic_entry("dsv41flash-fp4-mi355x-atom-agentic-dspark", image="rocm/atom-dev:nightly_202610070333",
@@ -65,7 +65,19 @@ def test_details_hold_counts_and_fence_free_charts():
     assert result.details["curves"][curve]["frontier"] == 6
     assert result.details["curves"][curve]["points"][0] == (10.0, 100.0)
     (chart,) = result.details["mermaid"]
-    assert chart.startswith("xychart-beta") and "```" not in chart
+    assert chart.startswith("%%{init: ") and "\nquadrantChart\n" in chart and "```" not in chart
+    assert len(quadrant_points(chart)["f"]) == 6 and quadrant_points(chart)["o"] == []
+
+
+def test_the_chart_shows_the_measured_points_off_the_frontier():
+    rows = [_row(10.0 + i, 100.0 * (i + 1), conc=2 ** i) for i in range(5)] + [_row(30.0, 150.0, conc=64)]
+    result, _ = _evaluate(rows)
+    (chart,) = result.details["mermaid"]
+    pts = quadrant_points(chart)
+    assert len(pts["f"]) == 5 and len(pts["o"]) == 1
+    # (30 s, 150) sits on the same scale as the frontier: further right than 14 s, lower than 500.
+    (_, ox, oy), = pts["o"]
+    assert ox > max(x for _, x, _ in pts["f"]) and oy < max(y for _, _, y in pts["f"])
 
 
 def test_curve_key_round_trip_keeps_underscored_spec():

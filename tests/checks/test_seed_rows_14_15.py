@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builders import SEED_CHANGELOG, check_row, fixed_seed, world_snapshot
+from tests.builders import SEED_CHANGELOG, check_row, fixed_seed, quadrant_points, world_snapshot
 
 SEED_CURVE = "dsv41flash / agentic-coding / mi355x atom / fp4 / p90 E2EL"
 
@@ -24,7 +24,9 @@ def test_seed_check_14_passes_with_nine_of_sixteen_on_the_frontier(seed):
     assert row.details["curves"][SEED_CURVE]["frontier"] == 9
     assert row.details["curves"][SEED_CURVE]["measured"] == 16
     (chart,) = row.details["mermaid"]
-    assert chart.startswith("xychart-beta") and "```" not in chart
+    assert chart.startswith("%%{init: ") and "```" not in chart
+    pts = quadrant_points(chart)
+    assert (len(pts["f"]), len(pts["o"])) == (9, 16 - 9)
     assert any(e.run_id == 37597985033 and e.artifact == "results_bmk" for e in row.evidence)
 
 

@@ -3,7 +3,11 @@ lowest-versions job (requirements-lowest.txt), and the hash-pinned lock the reus
 installs with `--require-hashes` pins every runtime dependency, each with its hashes."""
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -15,6 +19,8 @@ from packaging.version import Version
 PROJECT = Path(__file__).resolve().parents[2]
 LOCK = PROJECT / "requirements.lock"
 LOWEST = PROJECT / "requirements-lowest.txt"
+ROUTE_LOCK = PROJECT / "requirements-route.lock"
+UV_LOCK = PROJECT / "requirements-uv.lock"
 CI = PROJECT / ".github" / "workflows" / "ci.yml"
 REVIEW = PROJECT / ".github" / "workflows" / "review.yml"
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s\\;]+)")
@@ -70,11 +76,59 @@ def test_the_lock_pins_every_runtime_dependency_with_hashes():
     assert "pygithub" in pins and "urllib3" in pins, "transitive dependencies are locked too"
 
 
-def test_the_reusable_workflow_installs_the_lock_with_hashes_required():
+def _install_lines(job: dict) -> list[str]:
+    return [line.strip() for s in job["steps"] for line in s.get("run", "").splitlines()
+            if re.match(r"python -m (pip|uv pip) install", line.strip())]
+
+
+def test_the_reusable_workflow_installs_uv_then_the_lock_with_hashes_required():
     wf = yaml.safe_load(REVIEW.read_text(encoding="utf-8"))
     for name, job in wf["jobs"].items():
-        runs = " ".join(s.get("run", "") for s in job["steps"])
-        assert "--require-hashes --no-deps -r .infx-review/requirements.lock" in runs, name
+        lock = "requirements-route.lock" if name == "route" else "requirements.lock"
+        # pip installs uv from its own hash-pinned lock, and nothing else; uv then installs the
+        # bot's lock, every hash required, with no uv.toml of the runner's taken into account.
+        assert _install_lines(job) == [
+            "python -m pip install --disable-pip-version-check --no-input --require-hashes --no-deps"
+            " -r .infx-review/requirements-uv.lock",
+            'python -m uv pip install --python "$(command -v python)" --no-config --compile-bytecode'
+            f" --require-hashes --no-deps -r .infx-review/{lock}"], name
+
+
+def test_uv_is_pinned_to_one_version_with_every_hash():
+    pins = _pins(UV_LOCK)
+    assert list(pins) == ["uv"]
+    version, hashes = pins["uv"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version)
+    # Wheels for Linux, macOS and Windows runners on x86-64 and arm64 (PyPI holds 18 and the sdist).
+    assert len(set(hashes)) == len(hashes) >= 10
+
+
+def test_the_route_lock_is_a_part_of_the_lock_as_it_stands():
+    route, full = _pins(ROUTE_LOCK), _pins(LOCK)
+    assert route and set(route) < set(full)
+    for name, (version, hashes) in route.items():
+        assert (version, sorted(hashes)) == (full[name][0], sorted(full[name][1])), name
+
+
+def test_routing_imports_nothing_outside_the_route_lock():
+    """Every recorded payload routed in one process: the distributions it imported are all in
+    requirements-route.lock (else the route job would fail with a ModuleNotFoundError)."""
+    probe = (
+        "import json, sys, importlib.metadata as md\n"
+        "from pathlib import Path\n"
+        "from bot.cli import main\n"
+        "for p in sorted(Path('tests/payloads').glob('*.json')):\n"
+        "    main(['route-event', '--event-name', p.name.split('.')[0], '--event-path', str(p)])\n"
+        "dists = md.packages_distributions()\n"
+        "top = {m.split('.')[0] for m in list(sys.modules)} - {'_distutils_hack'}\n"
+        "print(json.dumps(sorted({d for m in top for d in dists.get(m, [])})))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_OUTPUT", "GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH")}
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT, env=env, capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert proc.stdout.count("job=") == len(list((PROJECT / "tests" / "payloads").glob("*.json")))
+    imported = {canonicalize_name(d) for d in json.loads(proc.stdout.splitlines()[-1])} - {"infx-review"}
+    assert "pydantic" in imported, proc.stdout
+    assert imported <= set(_pins(ROUTE_LOCK)), imported - set(_pins(ROUTE_LOCK))
 
 
 def test_ci_tests_the_lowest_versions_and_lints_the_workflows():

@@ -5,7 +5,11 @@ import math
 import random
 
 from recipes.artifacts import CurveKey, InvalidRow, PerfPoint, ThroughputSet, parse_throughput_rows
-from recipes.pareto import _upper_right_exact, count_curves, frontier, mermaid_chart
+import pytest
+
+from recipes.pareto import (CHART_MAX_OTHER, CHART_MAX_POINTS, _upper_right_exact, chart_position, count_curves, frontier,
+                            mermaid_chart, nice_ceiling)
+from tests.builders import quadrant_points
 
 NAN = float("nan")
 
@@ -94,11 +98,85 @@ def test_count_curves_from_parsed_rows():
     assert key.hw_key == "mi355x_atom" and r.status == "PASS"
 
 
-def test_mermaid_chart_plots_frontier():
+def _proportional(values: list[float], placed: list[float]) -> None:
+    """Chart positions are an affine image of the values: equal steps read as equal distances."""
+    (v0, p0), (v1, p1) = min(zip(values, placed)), max(zip(values, placed))
+    scale = (p1 - p0) / (v1 - v0)
+    assert scale > 0
+    for v, p in zip(values, placed):
+        assert p == pytest.approx(p0 + (v - v0) * scale, abs=2e-4), (v, p)
+
+
+SEED_CURVE = [(33.6, 2240), (37.9, 8300), (39.4, 9950), (41.1, 9900), (41.8, 4150), (44.2, 14900), (44.6, 7920),
+              (49.3, 14350), (51.2, 14700), (53.9, 14820), (58.7, 24800), (69.8, 53800), (74.4, 41200),
+              (103.5, 68900), (161.0, 113800), (288.0, 131500)]
+
+
+def test_mermaid_chart_places_every_measured_point_on_linear_axes():
+    r = frontier(SEED_CURVE)
+    chart = mermaid_chart("dsv41flash", r, SEED_CURVE)
+    assert chart.startswith("```mermaid\n%%{init: ") and "\nquadrantChart\n" in chart
+    pts = quadrant_points(chart)
+    # Every frontier point and every measured point off it, nothing twice.
+    assert sorted((x, y) for _, x, y in pts["f"]) == sorted((chart_position(x, 300), chart_position(y, 150_000))
+                                                           for x, y in r.frontier)
+    assert len(pts["f"]) == 9 and len(pts["o"]) == 16 - 9
+    # One scale per axis for both kinds: 33.6 s and 288 s lie 254.4 s apart, 37.9 s and 39.4 s 1.5 s.
+    on = dict(r.frontier)
+    off = sorted(p for p in SEED_CURVE if p not in r.frontier)
+    xs = [x for x, _ in r.frontier] + [x for x, _ in off]
+    placed = sorted(pts["f"], key=lambda t: t[1]) + sorted(pts["o"], key=lambda t: t[1])
+    _proportional(xs, [x for _, x, _ in placed])
+    _proportional([on[x] for x, _ in r.frontier] + [y for _, y in off], [y for _, _, y in placed])
+    far = chart_position(288, 300) - chart_position(33.6, 300)
+    near = chart_position(39.4, 300) - chart_position(37.9, 300)
+    assert far / near == pytest.approx(254.4 / 1.5, rel=0.01)
+    # The middle lines are half of each axis, and the axis texts say so.
+    assert 'x-axis "E2EL below 150 s" --> "above 150 s"' in chart
+    assert 'y-axis "tok/s/GPU below 75k" --> "above 75k"' in chart
+    assert '"blue: the frontier (9), orange: measured, off it (7)"' in chart
+    # The lowest and the highest frontier points carry their figures.
+    labels = {label for label, _, _ in pts["f"]}
+    assert {"33.6 s, 2.24k", "288 s, 131.5k"} <= labels
+
+
+def test_mermaid_chart_labels_only_where_they_cover_nothing():
+    crowded = [(10.0 + i * 0.1, 1000.0 + i) for i in range(8)] + [(100.0, 5000.0)]
+    r = frontier(crowded)
+    pts = quadrant_points(mermaid_chart("c", r, crowded))
+    labels = [label for label, _, _ in pts["f"]]
+    assert labels.count(" ") == 7 and "10 s, 1k" in labels and "100 s, 5k" in labels
+
+
+def test_mermaid_chart_skips_invalid_points_samples_large_curves_and_quotes_names():
     r = frontier(EXAMPLE_A)
-    chart = mermaid_chart('dsv41flash "agentic"', r)
-    assert chart.startswith("```mermaid\nxychart-beta")
-    assert "x-axis \"E2EL (s)\" [9.5, 12, 20, 30, 45]" in chart
-    assert "line [1200, 1500, 2100, 2100, 2600]" in chart
-    assert '"agentic"' not in chart  # quotes would end the Mermaid string
+    chart = mermaid_chart('dsv41flash "agentic"', r, EXAMPLE_A + [(NAN, 5.0), (0.0, 10.0), (3.0, math.inf)])
+    assert '"agentic"' not in chart and "dsv41flash 'agentic'" in chart  # quotes would end the string
+    pts = quadrant_points(chart)
+    assert len(pts["f"]) == 5 and len(pts["o"]) == 3  # (15, 1400), (45, 2500), (60, 2550)
+    assert all(0 < v < 1 for _, x, y in pts["f"] + pts["o"] for v in (x, y))
+    many = [(float(i), float(i % 7 + 1)) for i in range(1, 500)]
+    big = mermaid_chart("big", frontier(many), many)
+    pts = quadrant_points(big)
+    on = len(frontier(many).frontier)  # plateaus count: 76 points
+    assert len(pts["o"]) == CHART_MAX_OTHER and len(pts["f"]) == CHART_MAX_POINTS < on
+    assert f"{CHART_MAX_POINTS} of {on} frontier and {CHART_MAX_OTHER} of {len(many) - on} other points shown" in big
     assert mermaid_chart("empty", frontier([])) == ""
+    # Without the measured points, only the frontier is drawn.
+    assert quadrant_points(mermaid_chart("a", r))["o"] == []
+
+
+@pytest.mark.parametrize("v,top", [(288, 300), (131_500, 150_000), (33.8, 40), (3120, 4000), (1, 1),
+                                   (0.73, 0.8), (101, 120), (9.2, 10)])
+def test_axis_ends_are_round_with_round_halves(v, top):
+    assert nice_ceiling(v) == top
+
+
+def test_mermaid_chart_of_a_huge_curve_draws_a_stride_and_counts_every_point():
+    huge = [(1.0 + (i * 7919) % 100_000 / 100, 1.0 + (i * 104_729) % 50_000) for i in range(60_000)]
+    r = frontier(huge)
+    chart = mermaid_chart("huge", r, huge)
+    pts = quadrant_points(chart)
+    assert len(pts["o"]) == CHART_MAX_OTHER
+    assert f"off it ({len(huge) - len(r.frontier)})" in chart
+    assert f"{CHART_MAX_OTHER} of {len(huge) - len(r.frontier)} other points shown" in chart
