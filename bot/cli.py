@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
+
+from bot import __version__
 
 # Sub-commands in the order `--help` lists them: (name, module, help). Only the module of the
 # command being run is imported, so `--help` and local mode stay fast (tests check that each
@@ -27,6 +30,11 @@ COMMANDS = (
      "serve a world directory as a local GitHub REST API emulator"),
 )
 
+# The program's name in usage lines and `--version`: the console script's own name when run as
+# `infx-review`, the module's otherwise.
+SCRIPT_NAME = "infx-review"
+MODULE_PROG = "python -m bot"
+
 EXIT_OK = 0
 EXIT_REJECTED = 1
 EXIT_ERROR = 2
@@ -41,10 +49,20 @@ def _selected(argv: list[str]) -> str | None:
     return None
 
 
+def program_name(argv0: str | None = None) -> str:
+    """`infx-review` when the process was started by that console script, else `python -m bot`."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    stem = os.path.splitext(os.path.basename(argv0 or ""))[0]  # `infx-review.exe` on Windows
+    return SCRIPT_NAME if stem == SCRIPT_NAME else MODULE_PROG
+
+
 def build_parser(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, dict]:
     """The parser; with `argv`, only the named sub-command's module is imported and given its
     arguments (the others are listed by name and help only)."""
-    parser = argparse.ArgumentParser(prog="python -m bot", description="infx-review: verify CODEOWNER sign-offs on benchmark PRs")
+    parser = argparse.ArgumentParser(prog=program_name(),
+                                     description="infx-review: verify CODEOWNER sign-offs on benchmark PRs")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
+                        help="print the version and exit")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug output to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     selected = _selected(argv) if argv is not None else None
