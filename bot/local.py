@@ -39,6 +39,7 @@ from checks.snapshot import (
 )
 from recipes.config import RepoConfig, read_repo_config
 from recipes.errors import RecipeError
+from recipes.layout import benchmark_markers, detect_layout, is_benchmark_repository
 from recipes.source import GitSource
 from recipes.yamlio import YamlDoc, load_yaml
 
@@ -48,6 +49,10 @@ _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "
 _GITHUB_REMOTE_RE = re.compile(r"github\.com[:/]([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 # Ids for comments the PR file leaves without one; far from ids people write by hand.
 _FIRST_SYNTHETIC_ID = 900_000_001
+
+
+MSG_NOT_BENCHMARK = ("{path} is not an InferenceX-style benchmark repository: neither --base {base} nor --head {head} "
+                     "has {markers}; give the root of a benchmark checkout (or set paths: in .github/infx-review.yml)")
 
 
 class LocalModeError(Exception):
@@ -252,11 +257,11 @@ def load_pr_file(path: str | Path) -> tuple[PRFile, YamlDoc]:
     try:
         return PRFile.model_validate(raw), doc
     except ValidationError as e:
-        err = e.errors()[0]
-        loc = tuple(err["loc"])
-        line = doc.line(*loc) or 1
-        more = f" (and {len(e.errors()) - 1} more)" if len(e.errors()) > 1 else ""
-        raise LocalModeError(f"{p}:{line}: {'.'.join(map(str, loc))}: {err['msg']}{more}") from None
+        problems = []  # every problem, one line each, in the order of the file
+        for err in e.errors():
+            loc = tuple(err["loc"])
+            problems.append((doc.line(*loc) or 1, f"{'.'.join(map(str, loc))}: {err['msg']}"))
+        raise LocalModeError("\n".join(f"{p}:{line}: {msg}" for line, msg in sorted(problems, key=lambda x: x[0]))) from None
 
 
 def _comment(c: PRComment, cid: int, repo: str, number: int) -> Comment:
@@ -410,7 +415,11 @@ def build_local_snapshot(
     target_tree = GitSource(repo_path, base_tip, resolved=True)
     base_tree = target_tree if merge_base == base_tip else GitSource(repo_path, merge_base, resolved=True)
     head_tree = GitSource(repo_path, head_sha, resolved=True)
-    config, _ = read_repo_config(target_tree)
+    config, _ = read_repo_config(target_tree)  # its problems reach the verdict (Verdict.configuration)
+    layout = detect_layout(target_tree, config.paths)
+    if not is_benchmark_repository(target_tree, layout) and not is_benchmark_repository(head_tree, layout):
+        raise LocalModeError(MSG_NOT_BENCHMARK.format(path=repo_path, base=base, head=head,
+                                                      markers=benchmark_markers(layout)))
 
     doc, pr_path = None, "(no --pr file)"
     if pr_file is not None:

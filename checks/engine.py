@@ -90,6 +90,9 @@ class Verdict(Model):
     partial: bool = False
     # Handles the verdict mentions when an escalating check (`escalates`) warns (spec 11.2).
     escalation: list[str] = Field(default_factory=list)
+    # Problems of the repository's configuration file ("path:line: message"): the file was not
+    # applied, the default policy was (issue 30: never silently).
+    configuration: list[str] = Field(default_factory=list)
 
     def row(self, number: int) -> Row:
         for r in self.rows:
@@ -118,6 +121,8 @@ class Verdict(Model):
         }
         if self.partial:
             out["partial"] = True
+        if self.configuration:
+            out["configuration"] = list(self.configuration)
         return out
 
 
@@ -237,6 +242,7 @@ def evaluate_context(
         head_moved=HeadMoved(current_head_sha=snap.current_head_sha) if snap.head_moved else None,
         partial=only is not None and set(only) != known,
         escalation=list(ctx.config.policy.pareto_escalation),
+        configuration=[str(f) for f in ctx.config_findings],
     )
 
 

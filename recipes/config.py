@@ -285,4 +285,4 @@ def _validate_repo_config(data: bytes, path: str) -> tuple[RepoConfig, list[Find
             findings.append(
                 Finding(path=path, line=doc.line(*loc), message=f"{'.'.join(map(str, loc))}: {err['msg']}")
             )
-        return RepoConfig(), findings
+        return RepoConfig(), sorted(findings, key=lambda f: f.line or 0)

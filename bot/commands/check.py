@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -62,8 +63,45 @@ def parse_only(text: str | None) -> set[int] | None:
     return numbers
 
 
+class HeldWarnings(logging.Filter):
+    """While active, log records wait instead of reaching standard error; on leaving they are
+    written, unless `discard()` was called (later records are then dropped too: the requests a
+    failed build left running fail the same way)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+        self.dropping = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.dropping:
+            self.records.append(record)
+        return False
+
+    def discard(self) -> None:
+        self.dropping = True
+        self.records.clear()
+
+    def __enter__(self) -> "HeldWarnings":
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.dropping:
+            return
+        for handler in logging.getLogger().handlers:
+            handler.removeFilter(self)
+            for record in self.records:
+                if handler.filter(record) and record.levelno >= handler.level:
+                    handler.handle(record)
+        self.records.clear()
+
+
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    """`error: ...` on stderr, one line per problem (a `--pr` file can have several), exit 2."""
+    for line in message.splitlines() or [""]:
+        print(f"error: {line}", file=sys.stderr)
     return EXIT_ERROR
 
 
@@ -121,17 +159,30 @@ def run_github(args: argparse.Namespace, only: set[int] | None) -> int:
     review_date = args.review_date
     if only is not None and args.post:
         return _fail(MSG_PARTIAL_POST)
+    from bot.diagnose import check_arguments, explain
     from bot.github_client import ClientError, GitHubApi, make_github
 
+    wrong = check_arguments(repo, args.pr_number)
+    if wrong:
+        return _fail(wrong)
     try:
         api = GitHubApi(make_github(args.github_url))
     except ClientError as e:
         return _fail(str(e))
+    held = None if args.verbose else HeldWarnings()
     try:
-        review = review_pr(api, repo, args.pr_number, post=args.post, signoff_ref=args.signoff,
-                           review_date=review_date, only=only, progress=progress_printer())
+        with held or contextlib.nullcontext():
+            review = review_pr(api, repo, args.pr_number, post=args.post, signoff_ref=args.signoff,
+                               review_date=review_date, only=only, progress=progress_printer())
+            # The PR could not be read: one line saying whether the repository, the PR, the token
+            # or the network is wrong, instead of a warning per request that failed the same way.
+            reason = explain(api, repo, args.pr_number, review.cause) if review.verdict is None else None
+            if reason and held is not None:
+                held.discard()
     finally:
         api.close()
+    if reason:
+        return _fail(reason)
     if review.verdict is not None:
         print(review.rendered.text(args.format))
     if review.published is not None and review.published.status_state:

@@ -59,8 +59,10 @@ def test_the_installed_script_names_itself():
         pytest.skip("the infx-review console script is not installed next to this Python")
     version = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
     assert (version.returncode, version.stdout) == (0, f"infx-review {__version__}\n")
-    usage = subprocess.run([str(script), "check", "--only"], capture_output=True, text=True, timeout=60)
-    assert usage.returncode == 2 and usage.stderr.startswith("usage: infx-review check ")
+    usage = subprocess.run([str(script), "check", "--help"], capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 0 and usage.stdout.startswith("usage: infx-review check ")
+    wrong = subprocess.run([str(script), "check", "--only"], capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and wrong.stderr.startswith("infx-review check: error: argument --only")
 
 
 def test_the_changelog_keeps_an_unreleased_section_and_the_current_version():
