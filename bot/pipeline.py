@@ -108,14 +108,15 @@ def exit_code(status: VerdictStatus) -> int:
 
 
 def review_local(path: str, base: str, head: str, *, pr_file: str | None = None, review_date: date | None = None,
-                 repo: str | None = None, only: set[int] | None = None, external: list[str] | None = None) -> Review:
+                 repo: str | None = None, only: set[int] | None = None, external: list[str] | None = None,
+                 config_file: str | None = None) -> Review:
     """Local mode: the snapshot from a git checkout (and the PR file), evaluated; nothing is
     published (the caller prints `review.rendered`)."""
     from bot.local import LocalModeError, external_repos
 
     try:
         snapshot = build_local_snapshot(path, base, head, pr_file=pr_file, review_date=review_day(review_date),
-                                        repo=repo, external=external_repos(external or ()))
+                                        repo=repo, external=external_repos(external or ()), config_file=config_file)
     except LocalModeError as e:
         return Review(None, None, EXIT_ERROR, str(e))
     except Exception:  # a bug reading the inputs is exit 2, never a verdict (issue 12)

@@ -19,6 +19,8 @@ HELP = "evaluate a PR and print its verdict (GitHub: PR# --repo OWNER/NAME; loca
 REPO_ENV = "GITHUB_REPOSITORY"
 MSG_NEED_PR = "give a PR number (GitHub mode) or --local PATH --base REF --head REF (local mode)"
 MSG_NEED_REPO = f"GitHub mode needs --repo OWNER/NAME (or {REPO_ENV})"
+MSG_CONFIG_LOCAL_ONLY = ("--config applies to local mode only; in GitHub mode the bot reads .github/infx-review.yml "
+                         "from the default branch")
 MSG_PARTIAL_POST = "--only gives a partial verdict, which is never posted; drop --post or --only"
 MSG_PUBLISHED = "published: comment {action} {url}; status {state}: {description}"
 FORMATS = ("markdown", "json")
@@ -42,6 +44,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
                    help="local mode: a clone of a repository the runners clone (e.g. NVIDIA/srt-slurm=../srt-slurm), "
                         "to read the multi-node recipes they name from it; repeatable")
+    p.add_argument("--config", metavar="FILE",
+                   help="local mode: apply this configuration instead of the target branch's .github/infx-review.yml "
+                        "(e.g. examples/inferencex/infx-review.yml for an InferenceX checkout)")
     p.add_argument("--fix", action="store_true",
                    help="local mode: apply the mechanical fixes findings offer to the working tree of PATH")
 
@@ -109,7 +114,7 @@ def run_local(args: argparse.Namespace, only: set[int] | None) -> int:
     if not args.base or not args.head:
         return _fail("--local needs --base REF and --head REF")
     review = review_local(args.local, args.base, args.head, pr_file=args.pr, review_date=args.review_date,
-                          repo=args.repo, only=only, external=args.external_repo)
+                          repo=args.repo, only=only, external=args.external_repo, config_file=args.config)
     if review.verdict is None:
         return _fail(review.error or "no verdict")
     print(review.rendered.text(args.format))
@@ -199,6 +204,8 @@ def run(args: argparse.Namespace) -> int:
         only = parse_only(args.only)  # parsed once, for either mode
     except ValueError as e:
         return _fail(str(e))
+    if args.config and not args.local:
+        return _fail(MSG_CONFIG_LOCAL_ONLY)
     if args.local:
         return run_local(args, only)
     return run_github(args, only)

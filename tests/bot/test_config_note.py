@@ -91,3 +91,34 @@ def test_a_good_file_adds_no_note(tmp_path):
         finally:
             api.close()
     assert review.verdict.configuration == [] and "Configuration" not in review.rendered.markdown
+
+
+def test_local_mode_applies_an_explicit_config_file_over_the_target_branchs(tmp_path):
+    """`check --local --config FILE`: a checkout without InferenceX's file (or with a broken one)
+    reviewed with InferenceX's settings, passed explicitly."""
+    from bot.local import build_local_snapshot
+    from checks.context import ReviewContext
+    from tests.builders import INFERENCEX_CONFIG_FILE
+
+    dest, head = _local_world(tmp_path)
+    snap = build_local_snapshot(dest, "main", head, pr_file=f"{dest}.pr.yaml", review_date=date(2026, 11, 29),
+                                config_file=INFERENCEX_CONFIG_FILE)
+    ctx = ReviewContext(snap)
+    assert ctx.config_findings == []  # the broken file on main is not read
+    assert ctx.config.policy.pareto_escalation == ["@functionstackx", "@cquil11", "@Oseltamivir", "@adibarra"]
+
+
+def test_an_explicit_config_file_that_cannot_be_applied_is_a_usage_error(tmp_path, capsys):
+    dest, head = _local_world(tmp_path)
+    bad = tmp_path / "mine.yml"
+    bad.write_bytes(BROKEN)
+    capsys.readouterr()
+    argv = ["check", "--local", str(dest), "--base", "main", "--head", head, "--pr", f"{dest}.pr.yaml"]
+    assert main([*argv, "--config", str(bad)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.splitlines() == [f"error: {bad}:2: sweep.mode: Input should be 'label' or 'dispatch'",
+                                                      f"error: {bad}:5: policy.no_such_knob: Extra inputs are not permitted"]
+    assert main([*argv, "--config", str(tmp_path / "absent.yml")]) == 2
+    assert "cannot read the configuration file" in capsys.readouterr().err
+    assert main(["check", "7", "--repo", "octo/bench", "--config", str(bad)]) == 2
+    assert "--config applies to local mode only" in capsys.readouterr().err
