@@ -37,7 +37,7 @@ from checks.snapshot import (
     UpstreamRef,
     UserAccess,
 )
-from recipes.config import CONFIG_PATH, RepoConfig, load_repo_config, read_repo_config
+from recipes.config import CONFIG_PATH, RepoConfig, load_config_file, read_repo_config
 from recipes.errors import RecipeError
 from recipes.layout import benchmark_markers, detect_layout, is_benchmark_repository
 from recipes.source import GitSource
@@ -58,10 +58,9 @@ def read_config_file(path: str | Path) -> bytes:
     """The bytes of a `--config` file, which must be valid: a file given explicitly that cannot
     be applied is a usage error naming every problem, not a note in a verdict."""
     try:
-        data = Path(path).read_bytes()
+        data, findings = load_config_file(path)
     except OSError as e:
         raise LocalModeError(MSG_CONFIG_UNREADABLE.format(path=path, error=e.strerror or e)) from None
-    _, findings = load_repo_config(data, str(path))
     if findings:
         raise LocalModeError("\n".join(str(f) for f in findings))
     return data

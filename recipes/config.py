@@ -3,6 +3,7 @@ an optional `.github/infx-review.yml` in the benchmark repository."""
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, ValidationError
@@ -267,6 +268,13 @@ def read_repo_config(source: Any, default: RepoConfig | None = None,
     if data is None:
         return default or RepoConfig(), []
     return load_repo_config(data, path)
+
+
+def load_config_file(path: str | Path) -> tuple[bytes, list[Finding]]:
+    """A configuration file the user names (`config-schema --check FILE`, `check --config FILE`):
+    its bytes and its problems, each naming the file and line. OSError when it cannot be read."""
+    data = Path(path).read_bytes()
+    return data, load_repo_config(data, str(path))[1]
 
 
 def load_repo_config(data: bytes | None, path: str = CONFIG_PATH) -> tuple[RepoConfig, list[Finding]]:

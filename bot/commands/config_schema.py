@@ -20,18 +20,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from recipes.config import config_json_schema, load_repo_config
+    from recipes.config import config_json_schema, load_config_file
 
     if not args.check:
         print(json.dumps(config_json_schema(), indent=2, sort_keys=True))
         return EXIT_OK
     path = Path(args.check)
     try:
-        data = path.read_bytes()
+        _, findings = load_config_file(path)
     except OSError as exc:
         print(MSG_UNREADABLE.format(path=path, error=exc.strerror or exc), file=sys.stderr)
         return EXIT_ERROR
-    _, findings = load_repo_config(data, str(path))
     for f in findings:
         print(str(f), file=sys.stderr)
     if findings:
