@@ -105,3 +105,20 @@ def test_every_field_of_the_schema_has_a_description():
     assert missing == []
     for definition in schema["$defs"].values():
         assert definition.get("description"), definition.get("title")
+
+
+def test_the_configuration_page_lists_every_key_as_the_schema_describes_it(capsys):
+    page = (PROJECT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    start, end = "<!-- generated: config-schema --markdown -->\n", "<!-- end generated -->"
+    section = page[page.index(start) + len(start):page.index(end)]
+    assert main(["config-schema", "--markdown"]) == 0
+    generated = capsys.readouterr().out
+    assert section == generated, "docs/configuration.md is stale: paste `infx-review config-schema --markdown`"
+    schema = config_json_schema()
+    for _, name, prop in _properties(schema):
+        if "$ref" not in prop:
+            assert f"| `{name}` |" in generated
+    assert generated.count("\n| `") == sum(1 for _, _, p in _properties(schema) if "$ref" not in p)
+    from recipes.config import SCHEMA_ID
+
+    assert "examples/inferencex/infx-review.yml" in page and SCHEMA_ID in page
