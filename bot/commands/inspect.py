@@ -18,8 +18,8 @@ EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
-MSG_BAD_REF = "cannot read {ref} in {path}: {error}"
-MSG_NO_DIR = "not a directory: {path}"
+MSG_BAD_REF = "error: cannot read {ref} in {path}: {error}; give a branch, tag or commit of that repository"
+MSG_NO_DIR = "error: not a directory: {path}"
 MSG_NOT_BENCHMARK = ("error: {path} is not an InferenceX-style benchmark repository: it has no {markers}; "
                      "give the root of a benchmark checkout (or set paths: in .github/infx-review.yml)")
 
@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         except Exception as e:  # git missing, not a repository, unknown ref
             detail = getattr(e, "stderr", None)
             detail = detail.decode("utf-8", "replace").strip() if isinstance(detail, bytes) and detail else str(e)
+            detail = (detail.splitlines() or [type(e).__name__])[0]  # one line: git's first says what
             print(MSG_BAD_REF.format(ref=args.ref, path=args.path, error=detail), file=sys.stderr)
             return EXIT_USAGE
     else:

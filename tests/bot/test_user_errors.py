@@ -176,3 +176,15 @@ def test_a_broken_pipe_inside_a_command_is_no_internal_error(monkeypatch, capsys
     monkeypatch.setattr(sys, "stdout", Closed())
     assert cli.main(["config-schema"]) == cli.EXIT_PIPE_CLOSED
     assert capsys.readouterr().err == ""
+
+
+def test_a_wrong_path_or_ref_in_local_mode_is_one_line(not_a_benchmark, tmp_path, capsys):
+    cases = [
+        (["inspect", str(tmp_path / "absent")], "not a directory"),
+        (["inspect", str(not_a_benchmark), "--ref", "no-such-ref"], "cannot read no-such-ref"),
+        (["check", "--local", str(tmp_path / "absent"), "--base", "main", "--head", "main"], "is not a directory"),
+        (["check", "--local", str(not_a_benchmark), "--base", "main", "--head", "no-such-ref"], "no-such-ref"),
+    ]
+    for argv, words in cases:
+        line = one_line_error(run_here(argv, capsys))
+        assert line.startswith("error: ") and words in line, argv
