@@ -1,7 +1,8 @@
 """Why GitHub mode could not read a pull request, as one line that names what to fix: the token
 (401), the repository (404 on it: wrong --repo, or a token that cannot see it), the PR number
-(404 on the PR of a repository that exists), the token's access (403), or the network (no answer
-from the API once the retry policy gave up), each with the URL that failed."""
+(404 on the PR of a repository that exists), the token's access (403), the network (no answer
+from the API once the retry policy gave up) or GitHub itself (5xx after the retries), each with
+the URL that failed."""
 from __future__ import annotations
 
 import re
@@ -17,6 +18,7 @@ MSG_BAD_REPO = "--repo must be OWNER/NAME (e.g. octo-org/benchmarks), not {repo!
 MSG_BAD_NUMBER = "the PR number must be a positive integer, not {number}"
 MSG_NETWORK = ("cannot reach the GitHub API at {url} ({reason}, after retries); check the network, "
                "or --github-url / GITHUB_API_URL")
+MSG_SERVER = "the GitHub API at {url} kept failing ({error}) after retries; try again later (githubstatus.com)"
 MSG_TOKEN = ("GitHub refused the credentials at {url} ({error}); check GITHUB_TOKEN "
              "(or INFX_APP_ID, INFX_APP_PRIVATE_KEY and INFX_APP_INSTALLATION_ID)")
 MSG_FORBIDDEN = "the token may not read {url} ({error}); give it read access to {repo}"
@@ -50,10 +52,12 @@ def explain(api: GitHubApi, repo: str, number: int, exc: BaseException | None) -
     none of the user's (GitHub's 5xx, say: the caller keeps its own message)."""
     pr_url = f"{api.base_url}/repos/{repo}/pulls/{number}"
     if isinstance(exc, requests.RequestException):
-        request = getattr(exc, "request", None)
-        return MSG_NETWORK.format(url=getattr(request, "url", None) or pr_url, reason=_network_reason(exc))
+        url = getattr(getattr(exc, "request", None), "url", None) or pr_url
+        return MSG_NETWORK.format(url=url, reason=_network_reason(exc))
     if not isinstance(exc, GithubException):
         return None
+    if exc.status >= 500:  # it answered, with errors, every time the retry policy asked
+        return MSG_SERVER.format(url=pr_url, error=describe_error(exc))
     if exc.status == 401:
         return MSG_TOKEN.format(url=pr_url, error=describe_error(exc))
     if exc.status == 403:

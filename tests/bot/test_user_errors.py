@@ -188,3 +188,12 @@ def test_a_wrong_path_or_ref_in_local_mode_is_one_line(not_a_benchmark, tmp_path
     for argv, words in cases:
         line = one_line_error(run_here(argv, capsys))
         assert line.startswith("error: ") and words in line, argv
+
+
+def test_a_github_that_keeps_failing_is_one_line_after_the_retries():
+    with Emulator(SEED, fail_rate=1.0) as failing:
+        proc = run_cli(["check", str(failing.world.pr.number), "--repo", failing.world.repo, "--github-url", failing.url],
+                       token=failing.world.bot.token)
+    line = one_line_error(proc)
+    assert line.startswith(f"error: the GitHub API at {failing.url}/repos/{failing.world.repo}/pulls/")
+    assert "kept failing (HTTP 5" in line and "after retries" in line
