@@ -34,10 +34,12 @@ def _cell(value: object, code: bool = False) -> str:
 
 
 def _type(prop: dict) -> str:
+    from checks.text import join
+
     if "enum" in prop:
-        return " or ".join(json.dumps(v) for v in prop["enum"])
+        return join((json.dumps(v) for v in prop["enum"]), "or")
     if "anyOf" in prop:
-        return " or ".join(_type(p) for p in prop["anyOf"])
+        return join((_type(p) for p in prop["anyOf"]), "or")
     if prop.get("type") == "array":
         return f"list of {_type(prop.get('items', {}))}"
     if prop.get("type") == "object":
