@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo install inspect bench clean goldens
+.PHONY: test demo install inspect bench clean goldens docs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ test: $(STAMP)
 # Rewrites every file under tests/golden from the current code (after an intended wording change).
 goldens: $(STAMP)
 	UPDATE_GOLDEN=1 $(PY) -m pytest -q -p no:cacheprovider -m golden
+
+# Regenerates docs/checks/check_NN.md from each check module's docstring (a test fails when stale).
+docs: $(STAMP)
+	$(PY) -m checks.docs
 
 demo: $(STAMP)
 	$(PY) -m bot demo

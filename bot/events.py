@@ -117,6 +117,10 @@ class WorkflowRunEvent(Event):
     conclusion: str | None = None
     head_sha: str = ""
     pr_numbers: tuple[int, ...] = ()
+    # Where the run's head lives (a fork's owner for a PR from a fork) and its branch: GitHub
+    # leaves `pull_requests` empty when the head is in a fork, so these find the PR instead.
+    head_owner: str = ""
+    head_branch: str = ""
 
 
 @dataclass(frozen=True)
@@ -221,6 +225,8 @@ def parse_event(name: str, payload: Any, *, delivery: str = "", repo: str | None
             conclusion=run.get("conclusion"),
             head_sha=str(run.get("head_sha") or ""),
             pr_numbers=tuple(int(p["number"]) for p in run.get("pull_requests") or [] if p.get("number")),
+            head_owner=str(((run.get("head_repository") or {}).get("owner") or {}).get("login") or ""),
+            head_branch=str(run.get("head_branch") or ""),
         )
     if name == EVENT_DISPATCH:
         inputs = payload.get("inputs") or {}
@@ -229,6 +235,24 @@ def parse_event(name: str, payload: Any, *, delivery: str = "", repo: str | None
         return DispatchEvent(**base, inputs={str(k): "" if v is None else str(v) for k, v in inputs.items()},
                              ref=str(payload.get("ref") or ""))
     return Event(**base)
+
+
+def from_fork(payload: Mapping[str, Any]) -> bool:
+    """Whether the event's pull request has its head in another repository (a fork, or a
+    fork since deleted). GitHub runs workflows for such events with a read-only GITHUB_TOKEN
+    and without secrets ("Workflows in forked repositories",
+    https://docs.github.com/en/actions/writing-workflows/choosing-when-your-workflow-runs/events-that-trigger-workflows#workflows-in-forked-repositories)."""
+    pr = payload.get("pull_request")
+    repository = payload.get("repository")
+    if not isinstance(pr, Mapping) or not isinstance(repository, Mapping):
+        return False
+    head = pr.get("head") or {}
+    if "repo" in head:
+        head_repo = head.get("repo") or {}
+        return str(head_repo.get("full_name") or "").lower() != str(repository.get("full_name") or "").lower()
+    owner = str((repository.get("owner") or {}).get("login") or "")
+    label = str(head.get("label") or "")
+    return bool(owner and ":" in label) and label.split(":", 1)[0].lower() != owner.lower()
 
 
 def _comment_event(name: str, payload: Mapping[str, Any], base: dict) -> CommentEvent:

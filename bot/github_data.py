@@ -34,6 +34,21 @@ MSG_NO_COMMIT = "GitHub named no commit for {ref} of {repo}"
 MSG_PAGE = "published pages are not fetched by the bot; judge {url} from the sign-off text"
 
 
+def merge_base(api: GitHubApi, repo: str, target_sha: str, head_sha: str, commits: Any = None) -> str:
+    """The PR's merge base: the one side of "what did this PR change?" (checks.snapshot). A
+    linear PR whose first commit sits on `target_sha` starts there (no request); otherwise
+    GitHub's compare `GET /repos/{repo}/compare/{target}...{head}` names it
+    (`merge_base_commit`). When GitHub cannot tell, the target tip, as before it was asked."""
+    if isinstance(commits, list) and commits and all(len(c.parents) == 1 for c in commits) \
+            and commits[0].parents[0] == target_sha:
+        return target_sha
+    found = fetch("the merge base", lambda: api.get(f"/repos/{repo}/compare/{target_sha}...{head_sha}"))
+    if isinstance(found, Unavailable):
+        log.warning("%s; comparing with the target tip %s", found.reason, target_sha[:12])
+        return target_sha
+    return ((found.get("merge_base_commit") or {}).get("sha")) or target_sha
+
+
 def _is_404(exc: Any) -> bool:
     return getattr(exc, "status", None) == 404
 

@@ -177,11 +177,13 @@ def review_pr(
         progress("publishing the verdict")
     try:
         rendered = review.rendered
-        published = publisher.publish(verdict, signoff=snapshot.signoff, rendered=rendered)
+        # Fixes on lines outside the PR's diff cannot be review suggestions: the verdict lists them.
+        plan = publisher.plan_suggestions(verdict, snapshot)
+        published = publisher.publish(verdict, signoff=snapshot.signoff, rendered=rendered, notes=plan.notes)
         # Best effort, after the gate (the status): the check run with its annotations.
         if publisher.publish_check_run(verdict, published.comment_url, rendered=rendered):
             published.extras.append(EXTRA_CHECK_RUN)
-        suggested = publisher.publish_suggestions(verdict, snapshot)
+        suggested = publisher.publish_suggestions(verdict, snapshot, plan=plan)
         if suggested:
             published.extras.append(EXTRA_SUGGESTIONS.format(n=suggested))
     except Exception as exc:

@@ -367,6 +367,11 @@ class RemoteTree:
             return None
         return self._read_entry(resolved) if resolved in tree else None
 
+    def links(self) -> dict[str, str]:
+        """Every symbolic link of the commit: path -> its target text (one blob read each)."""
+        self._tree()
+        return {p: self._link_text(p) or "" for p in sorted(self._links)}
+
     def _link_text(self, path: str) -> str | None:
         if path not in self._links:
             return None

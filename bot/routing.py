@@ -13,6 +13,7 @@ from bot.events import (
     EVENT_PULL_REQUEST,
     CommentEvent,
     EventError,
+    from_fork,
     parse_event,
 )
 from bot.command_lines import mentions_command, parse_sweep_command
@@ -28,6 +29,10 @@ WHY_LABELED = "a label was added (the sweep job checks whether it is a primary s
 WHY_BOT = "the comment is by a bot"
 WHY_NOISE = "the comment holds no command line and no sign-off phrase"
 WHY_REVIEW = "everything else goes to the review job"
+WHY_FORK_REVIEW = ("a review on a fork PR runs with a read-only token and no secrets; the run of this workflow "
+                   "that follows its completion (workflow_run) verifies it")
+# Review kinds whose events carry the PR (pull_request_review, pull_request_review_comment).
+REVIEW_KINDS = ("review", "review_comment")
 WHY_UNPARSABLE = "the payload could not be parsed; the review job reports it"
 
 
@@ -60,6 +65,8 @@ def route_event(name: str, payload: Any, *, phrase: str | None = None) -> Route:
         c = event.comment
         if c.is_bot:
             return Route(JOB_SKIP, WHY_BOT)
+        if c.kind in REVIEW_KINDS and from_fork(event.payload):
+            return Route(JOB_SKIP, WHY_FORK_REVIEW)
         if c.kind == "issue_comment" and event.action != ACTION_EDITED and parse_sweep_command(c.body) is not None:
             return Route(JOB_SWEEP, WHY_SWEEP_COMMAND)
         if not _may_matter(c.body, phrase) and not _may_matter(event.previous_body, phrase):

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 from bot.dates import review_day
 from bot.dates import parse_time
 from bot.github_client import GitHubApi, describe_error, fetch
-from bot.github_data import GitHubData
+from bot.github_data import GitHubData, merge_base
 from bot.remote_source import (
     BlobStore,
     Failures,
@@ -54,6 +54,15 @@ DEFAULT_ARCHIVE_MAX_KB = 100 * 1024
 PREFETCH_SUFFIXES = (".yaml", ".yml", ".sh", ".json", ".py", ".patch")
 
 COMPARE_FILES_CAP = 300
+# "List commits on a pull request" lists at most 250 commits
+# (https://docs.github.com/en/rest/pulls/pulls#list-commits-on-a-pull-request): past that the
+# newest ones (those Check 1 looks for) are missing, so the PR's commits come from "Compare two
+# commits", which pages them (https://docs.github.com/en/rest/commits/commits#compare-two-commits),
+# or are "could not verify".
+PR_COMMITS_CAP = 250
+COMPARE_COMMITS_PER_PAGE = 100
+MSG_COMMITS_CAPPED = ("GitHub lists at most {cap} commits of a PR and this one has {declared}; reading them "
+                      "through the compare API gave {got}")
 MSG_FILES_CAPPED = "GitHub listed only {listed} of the PR's {declared} changed files (it lists at most 3000)"
 MSG_COMPARE_CAPPED = "GitHub's compare lists at most {cap} files, so the changes up to {sha} cannot be listed completely"
 MSG_PR = "pull request {repo}#{number} could not be fetched: {error}"
@@ -202,6 +211,9 @@ class _Builder:
         f_head = self.leaf.submit(self._warm, head)
 
         commits = f_commits.result()
+        declared = int(pr.get("commits") or 0)
+        if not isinstance(commits, Unavailable) and len(commits) < declared:
+            commits = self._compare_commits(target_sha, current_head, declared)
         if not isinstance(commits, Unavailable):
             commits = [_commit(c) for c in commits]
             shas = [c.sha for c in commits]
@@ -235,7 +247,7 @@ class _Builder:
                 files = [_changed_file(f) for f in files]
         sides["files"] = files
 
-        base_sha = self._merge_base(target_sha, head_sha, commits)
+        base_sha = merge_base(self.api, self.repo, target_sha, head_sha, commits)
         # GitHub lists at most 3000 changed files (compare: 300); only a complete list may vouch
         # for the archive.
         complete = not pinned and not isinstance(files, Unavailable) \
@@ -286,6 +298,26 @@ class _Builder:
             unreadable=unreadable,
             html_url=pr.get("html_url") or "",
         ).with_data(data.for_config(config))
+
+    def _compare_commits(self, base: str, head: str, declared: int) -> list[dict] | Unavailable:
+        """All `declared` commits of the PR, oldest first, paged through the compare API; the
+        reason when they cannot all be read."""
+        out: list[dict] = []
+        pages = -(-declared // COMPARE_COMMITS_PER_PAGE) + 1
+        for page in range(1, pages + 1):
+            got = fetch(f"the commits of {self.repo}#{self.number} (page {page})", lambda page=page: self.api.get(
+                f"{self.r}/compare/{base}...{head}", {"per_page": COMPARE_COMMITS_PER_PAGE, "page": page}))
+            if isinstance(got, Unavailable):
+                return Unavailable(reason=MSG_COMMITS_CAPPED.format(cap=PR_COMMITS_CAP, declared=declared,
+                                                                    got=got.reason))
+            batch = got.get("commits") or []
+            out.extend(batch)
+            if len(batch) < COMPARE_COMMITS_PER_PAGE or len(out) >= int(got.get("total_commits") or 0):
+                break
+        if len(out) < declared:
+            return Unavailable(reason=MSG_COMMITS_CAPPED.format(cap=PR_COMMITS_CAP, declared=declared,
+                                                                got=f"only {len(out)}"))
+        return out
 
     def _warm_sweep_choice(self, pr: dict, commits, f_checks: Future, f_lists: dict[str, Future],
                            data: GitHubData, review_date: date) -> None:
@@ -349,17 +381,6 @@ class _Builder:
             tree.list("")
         except RemoteReadError as exc:
             log.warning("%s", exc)
-
-    def _merge_base(self, target_sha: str, head_sha: str, commits: list[Commit] | Unavailable) -> str:
-        """The PR's diff base. A linear PR starts on the target tip, which costs nothing to see;
-        otherwise GitHub's compare gives the merge base (one request)."""
-        if not isinstance(commits, Unavailable) and commits and all(len(c.parents) == 1 for c in commits) \
-                and commits[0].parents[0] == target_sha:
-            return target_sha
-        found = fetch("the merge base", lambda: self.api.get(f"{self.r}/compare/{target_sha}...{head_sha}"))
-        if isinstance(found, Unavailable):
-            return target_sha
-        return ((found.get("merge_base_commit") or {}).get("sha")) or target_sha
 
     @staticmethod
     def _deriver(sides: dict[str, Any]) -> Callable[[str, str], bytes | None]:

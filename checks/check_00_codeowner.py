@@ -2,7 +2,9 @@
 
 What it checks:
     CODEOWNERS is read from the tip of the target branch (never the PR head). Every changed
-    path, both sides of a rename, is resolved to its deciding line (the last matching one;
+    path, both sides of a rename, and the file a symbolic link the PR adds or re-points reads
+    (checks.two_readings: the owners of both the link and its target), is resolved to its
+    deciding line (the last matching one;
     owners of earlier lines do not add up). A path decided by a specific line needs the
     sign-off author listed on that line by name or as a member of a team on it. A path decided
     only by the catch-all (`*`) is satisfied by anyone listed anywhere in the file, by name or
@@ -41,6 +43,7 @@ from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable, UserAccess
 from recipes.codeowners import OwnerRule, is_user
 from checks.text import join, plural
+from checks.two_readings import link_targets
 
 ADMIN = "admin"
 LIST_MAX = 3
@@ -61,6 +64,7 @@ MSG_NO_SIGNOFF = (
     "No sign-off: nobody posted the review checklist; ask an owner of the changed files "
     "({owners}) to post the latest PR_REVIEW_CHECKLIST.md."
 )
+MSG_LINK_TARGET = "{target} (read through the symbolic link {link} this PR adds or re-points)"
 MSG_MISMATCH = (
     "@{signer} is not an owner of the changed {path} (owners {owners}, {co}:{line}){more}; "
     "ask one of those owners to sign off."
@@ -193,6 +197,11 @@ class CodeownerCheck:
             return CheckResult.failed(MSG_UNREADABLE_CODEOWNERS.format(finding=finding),
                                       Evidence(path=co_path, line=finding.line, unavailable=True))
         matches = {p: co.owners_of(p) for p in sorted(paths)}
+        # A symbolic link the PR adds or re-points: the file read through it needs its owners too
+        # (checks.two_readings), named as what it is, not as a changed file.
+        for link, target in sorted(link_targets(ctx).items()):
+            if target not in matches:
+                matches[MSG_LINK_TARGET.format(target=target, link=link)] = co.owners_of(target)
 
         core = {t.lower() if t.startswith("@") else "@" + t.lower() for t in ctx.config.policy.core_teams}
         exemptions = _Exemptions(ctx.snapshot, core)

@@ -6,8 +6,10 @@ What it checks:
     finite and in [0, 1], no infrastructure or integration error; recipes.artifacts
     .parse_eval_rows). Each row's primary score (`score`, else `em_strict`, `accuracy`,
     `em_flexible`) must reach the bar from `thresholds.yaml` on the TARGET branch (a PR cannot
-    lower its own bar; a PR whose head lowers or removes a bar FAILs with the change cited; a
-    thresholds file new in the PR is used only where it is not below the fallback): `models.<prefix>
+    lower its own bar; a PR whose head lowers or removes a bar against its MERGE BASE FAILs with
+    the change cited, so a bar raised on the target branch after the PR branched is not read as
+    the PR lowering it; a thresholds file new in the PR is used only where it is not below the
+    fallback): `models.<prefix>
     .<task>`, else `default.<task>`, else policy `eval_default_min_score` (0.85, the collector's
     CLI default). Rows are tied to the affected master-config entries by model prefix,
     framework, precision and GPU; every added or changed entry needs at least one row. The
@@ -41,6 +43,7 @@ from recipes.artifacts import EvalRow, base_gpu, parse_eval_rows
 from recipes.master import images_match, normalize_image
 from recipes.thresholds import Thresholds
 from checks.text import join
+from checks.two_readings import two_readings_result
 
 LIST_MAX = 3
 META_MATCH_KEYS = (("model_prefix", "model_prefix"), ("framework", "framework"), ("precision", "precision"))
@@ -81,19 +84,20 @@ MSG_ROW = "{task} {name} {score:.3f}{se} vs bar {bar:.2f} ({bar_source}), TP{tp}
 MSG_ROW_BELOW = "{prefix} {task} {name} {score:.3f} < {bar:.2f} ({bar_source}) at TP{tp} c{conc}"
 
 
-def lowered_bars(target, head, fallback: float) -> list[tuple[str, Evidence]]:
-    """Every (model, task) whose bar at the head is below the target's (a missing target file
-    bars everything at `fallback`), with the head line; empty when the head lowers nothing."""
+def lowered_bars(base, head, fallback: float) -> list[tuple[str, Evidence]]:
+    """Every (model, task) whose bar at the head is below the one in `base` (the PR's merge
+    base; a missing file bars everything at `fallback`), with the head line; empty when the head
+    lowers nothing."""
     if head is None:
         return []
-    prefixes = {""} | set(head.models) | (set(target.models) if target is not None else set())
+    prefixes = {""} | set(head.models) | (set(base.models) if base is not None else set())
     tasks = set(head.default) | {t for bars in head.models.values() for t in bars}
-    if target is not None:
-        tasks |= set(target.default) | {t for bars in target.models.values() for t in bars}
+    if base is not None:
+        tasks |= set(base.default) | {t for bars in base.models.values() for t in bars}
     out: dict[str, tuple[str, Evidence]] = {}
     for prefix in sorted(prefixes):
         for task in sorted(tasks):
-            old, old_source = target.bar(prefix, task, fallback) if target is not None else (fallback, "fallback")
+            old, old_source = base.bar(prefix, task, fallback) if base is not None else (fallback, "fallback")
             new, source = head.bar(prefix, task, fallback)
             if new < old - 1e-12 and (old_source, source) not in out:
                 text = MSG_LOWER_ITEM.format(source=old_source, old=old, new=new,
@@ -207,12 +211,18 @@ class EvalsCheck:
             if head_bad is not None:
                 return CheckResult.failed(MSG_BAD_HEAD_THRESHOLDS.format(finding=str(head_bad)),
                                           Evidence(path=head_bad.path, line=head_bad.line))
-        if head_th is None:  # deleted by the PR: after the merge every bar is the fallback
+        # What the PR changes is its head against its merge base (checks.snapshot).
+        base_th = ctx.base_repo.thresholds
+        if head_th is None and base_th is not None:  # deleted by the PR: every bar is the fallback
             head_th = Thresholds(path=head.layout.thresholds)
-        lowered = lowered_bars(None if new_file else thresholds, head_th, fallback)
+        lowered = lowered_bars(base_th, head_th, fallback)
         if lowered:
             return CheckResult.failed(MSG_LOWERED.format(changes=_join([t for t, _ in lowered])),
                                       *(e for _, e in lowered))
+
+        ambiguous = two_readings_result(ctx, masters_only=True)
+        if ambiguous is not None:  # which entry's image and rows are the PR's is not one thing
+            return ambiguous
 
         # Which rows speak for this PR: those of the affected entries (all rows when none map).
         entries = head.entries

@@ -41,6 +41,7 @@ from checks.serving import engine_display, engine_name
 from recipes.master import MasterEntry, normalize_image
 from recipes.points import sku_of
 from checks.text import join, plural
+from checks.two_readings import two_readings_result
 
 IMAGES_RULE = "upstream-images"
 ORDERING_RULE = "engine-first-ordering"
@@ -130,6 +131,8 @@ class UpstreamImagesOrderingCheck:
     def applies(self, ctx) -> str | None:
         if self._broken_masters(ctx) or any(p in ctx.snapshot.unreadable for p in ctx.head_repo.master_files):
             return None
+        if two_readings_result(ctx, masters_only=True) is not None:
+            return None
         if not self._changed(ctx):
             return MSG_NO_CHANGES
         policy = ctx.config.policy
@@ -147,6 +150,9 @@ class UpstreamImagesOrderingCheck:
         if broken:
             f = broken[0]
             return CheckResult.failed(MSG_UNPARSED.format(finding=f), Evidence(path=f.path, line=f.line, unavailable=True))
+        ambiguous = two_readings_result(ctx, masters_only=True)
+        if ambiguous is not None:  # which entry (or file) is the PR's is not one thing
+            return ambiguous
 
         policy = ctx.config.policy
         established = set(policy.established_skus)

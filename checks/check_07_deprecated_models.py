@@ -10,7 +10,8 @@ What it checks:
     date (UTC) with recipes.models_md: dated notices take effect after their last day, a
     row's "(removed YYYY-MM-DD)" from that day, a retirement from its date; a deprecation that
     is only scheduled is not yet in force. A model or scenario the target copy does not list
-    at all passes only when the PR's MODELS.md adds it as active (onboarding a new model);
+    at all passes only when the PR's MODELS.md adds it as active (onboarding a new model: listed
+    at the head, not at the PR's merge base);
     otherwise it is a FAIL, since an unlisted combination cannot be shown to be supported.
 Why it matters:
     Deprecated scenarios cost fixed GPU hours and are no longer published; re-running them
@@ -185,6 +186,8 @@ class DeprecatedModelsCheck:
             return CheckResult.failed(MSG_BAD_MODELS.format(finding=finding or f"{path} has no support matrix"),
                                       Evidence(path=path, line=finding.line if finding else None, unavailable=True))
         head_doc: ModelsDoc | None = ctx.head_repo.models
+        # What the PR adds is its head against its merge base (checks.snapshot), not the target.
+        base_doc: ModelsDoc | None = ctx.base_repo.models
         on = ctx.snapshot.review_date
 
         failures: list[str] = []
@@ -205,7 +208,10 @@ class DeprecatedModelsCheck:
             elif dep.status in ("unlisted-model", "unlisted-scenario"):
                 head_dep = head_doc.is_deprecated(unit.prefix, unit.scenario, on=on, precision=unit.precision,
                                                   method=unit.method) if head_doc else None
-                if head_dep is not None and head_dep.status == "active" and not head_dep.deprecated:
+                had = base_doc.is_deprecated(unit.prefix, unit.scenario, on=on, precision=unit.precision,
+                                             method=unit.method) if base_doc and base_doc is not doc else None
+                added = had is None or had.status in ("unlisted-model", "unlisted-scenario")
+                if added and head_dep is not None and head_dep.status == "active" and not head_dep.deprecated:
                     passes.append(MSG_NEW_ROW.format(what=unit.what(), where=f"{head_doc.path}:{head_dep.line}"))
                     pass_ev.append(Evidence(path=head_doc.path, line=head_dep.line, note="PR's MODELS.md"))
                 else:

@@ -12,9 +12,11 @@ What it checks:
     `event_publication_key`) is not disabled anywhere (`false`/`0` in YAML, JSON, CLI or a
     script). For frameworks that have the setting (policy `event_publication_frameworks`) it
     must be effectively enabled; an absent key means srtctl's default, false in the pinned
-    srt-slurm, so it is a definite FAIL citing the default. This requirement is in the newest
-    verifier prompt only (spec 12; checks.policy rule `event-publication`) and applies only to
-    reviews on or after its date. Frameworks without it are exempt, and the reason says so.
+    srt-slurm, so it is a definite FAIL citing the default. Both parts are in the newest
+    verifier prompt only (spec 12), each its own rule in checks.policy: "never explicitly
+    false" (`event-publication-not-disabled`) and "effectively enabled" (`event-publication`);
+    each applies only to reviews on or after its date. Frameworks without the setting are
+    exempt from the second, and the reason says so.
     Lower-precision target compute (quantization, KV dtype) is not an architecture change.
 Why it matters:
     Removing model FLOPs (fewer experts per token, skipped layers) makes throughput
@@ -43,6 +45,7 @@ from checks.text import items_text, join, keys_text
 from recipes.values import flag_name as norm_name, is_disabled, is_enabled
 
 EVENT_RULE = "event-publication"
+EVENT_DISABLED_RULE = "event-publication-not-disabled"
 MSG_NA = "No serving config, image or launch path of any benchmark point is affected."
 MSG_HACK_FLAG = "{where} sets {setting}"
 MSG_TRIM = "{where} overrides {key} inside {parent}"
@@ -112,7 +115,7 @@ class NoArchHacksCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        return MSG_NA if not ctx.affected.points else None
+        return MSG_NA if not ctx.affected.serving_points else None
 
     def evaluate(self, ctx) -> CheckResult:
         unavailable = changed_files_unavailable(ctx)
@@ -142,7 +145,10 @@ class NoArchHacksCheck:
         not_in_force = why_not(rule, ctx.snapshot.review_date, ctx.target_repo, ctx.snapshot.unreadable)
         if not_in_force is not None:
             supported = set()  # the requirement came later: nothing to enforce or exempt
-        for v in views:
+        disabled_rule = BY_KEY[EVENT_DISABLED_RULE]
+        disabled_not_in_force = why_not(disabled_rule, ctx.snapshot.review_date, ctx.target_repo,
+                                        ctx.snapshot.unreadable)
+        for v in views if disabled_not_in_force is None else ():
             disabled = [h for h in v.hits(key) if is_disabled(h.value)]
             if disabled:
                 h = disabled[0]

@@ -228,7 +228,7 @@ class SpecDecodeChatTemplateCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        views = serving_views(ctx) + unlisted_agentic_views(ctx)
+        views = serving_views(ctx) + serving_views(ctx, "client") + unlisted_agentic_views(ctx)
         if not views:
             return MSG_NA
         return None if any(v.is_speculative for v in views) else MSG_NA
@@ -237,7 +237,7 @@ class SpecDecodeChatTemplateCheck:
         unavailable = changed_files_unavailable(ctx)
         if unavailable is not None:
             return unavailable
-        views = [v for v in serving_views(ctx) + unlisted_agentic_views(ctx) if v.is_speculative]
+        views = [v for v in serving_views(ctx) + serving_views(ctx, "client") + unlisted_agentic_views(ctx) if v.is_speculative]
         missing = first_unavailable(views)
         if missing is not None:
             return missing

@@ -218,6 +218,123 @@ def _script_patches(ctx, views) -> list[Patch]:
     return list(out.values())
 
 
+# Folders of an image a launch may write without changing the engine: scratch and caches.
+SCRATCH = re.compile(r"^/(?:tmp|var/tmp|dev|run|proc|sys)(?:/|$)|^/(?:root|home/[^/]+)/\.cache(?:/|$)")
+# Writes that change no file's text: a new folder or empty file, a mode.
+HARMLESS_WRITES = ("create", "mode")
+MSG_TRACE_WRITE = "{where} {how} {path} inside the image {image}"
+MSG_TRACE_RUN_WRITTEN = "{where} runs {path}, which {detail}"
+MSG_TRACE_INSTALL = "{where} installs {pkgs} from {origin}"
+MSG_TRACE_HIDDEN = (
+    "could not verify {key}: what it runs is not fully known at {where} ({detail}); "
+    "the bot reads every command of a serving path, so make that step one it can read"
+)
+
+
+def _merge_readings(scripted: list[Patch], traced: list[Patch]) -> list[Patch]:
+    """One patch per line: the script reading's wording where it has that line, with the path
+    the trace resolved when its words did not (`sed -i ... "$TARGET"`); the trace's own
+    finding where only the trace saw one."""
+    by_site = {(p.path, p.line): p for p in traced}
+    out: list[Patch] = []
+    for p in scripted:
+        t = by_site.pop((p.path, p.line), None)
+        if t is not None and t.target and t.target not in p.text:
+            p = Patch(f"{p.text}, writing {t.target}", p.path, p.line, t.target)
+        out.append(p)
+    return out + list(by_site.values())
+
+
+def _install_origin(words: list[str]) -> str | None:
+    """Where an install takes packages from when it is not the image's own index, else None."""
+    for i, w in enumerate(words):
+        if w in ("-i", "--index-url", "--extra-index-url", "-f", "--find-links") or \
+                w.startswith(("--index-url=", "--extra-index-url=", "--find-links=")):
+            return "another package index"
+        if w in ("-e", "--editable"):
+            return "a source tree"
+        if "://" in w or w.startswith(("git+", "hg+", "svn+")):
+            return "a URL"
+        if w.endswith((".whl", ".tar.gz", ".zip")) or w.startswith(("/", "./", "../", ".")) and w != ".":
+            return "a file"
+        if w == ".":
+            return "a source tree"
+    return None
+
+
+def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
+    """Engine patches read off each point's interpreted trace (recipes.launch): a file the
+    launch wrote and then runs, a write into the image outside scratch folders, an install
+    from anything but the image's index, an environment hook on a server; and the first
+    unknown that may hide code on a serving path ("could not verify": nothing passes because no
+    pattern matched)."""
+    from checks.trace_affected import head_trace
+    from recipes.launch.compare import opaque, serving_part
+    from recipes.launch.point import is_client_install
+    from recipes.launch.trace import EXEC, INSTALL, PYTHON, RUN_WRITTEN, SERVER, WRITE
+    from recipes.launch.words import Unknown
+
+    policy = ctx.config.policy
+    hooks = set(policy.patch_env_hooks)
+    out: dict[tuple, Patch] = {}
+    done: set[int] = set()
+    hidden: CheckResult | None = None
+    for v in views:
+        trace = head_trace(ctx, v.point)
+        if id(trace) in done:
+            continue
+        done.add(id(trace))
+        effects = trace.effects()
+        # The command behind each line, for the client-only rule (a patch that names only the
+        # benchmark client, or applies a .patch file whose targets are all client files).
+        command = {(e.site.path, e.site.line): " ".join(w for w in e.argv if isinstance(w, str))
+                   for e in effects if e.kind in (EXEC, PYTHON)}
+        for e in serving_part(effects, lambda e: is_client_install(e, policy.benchmark_client_packages)):
+            where = e.where()
+            site = (e.site.path, e.site.line)
+            text = command.get(site, "")
+            if e.kind in (WRITE, RUN_WRITTEN) and (_client_only(ctx, e.shown_path(), text)
+                                                   or _applies_client_patch(ctx, text, e.site.path)):
+                continue  # the eval/benchmark client, not the serving stack
+            if opaque(e) and not any(f"the download of {t}" in e.detail for t in policy.trusted_installers):
+                hidden = hidden or CheckResult.failed(
+                    MSG_TRACE_HIDDEN.format(key=v.config_key, where=where, detail=e.detail),
+                    Evidence(path=e.site.path, line=e.site.line, unavailable=True))
+                continue
+            if e.kind == RUN_WRITTEN:
+                out.setdefault(site, Patch(MSG_TRACE_RUN_WRITTEN.format(where=where, path=e.shown_path(), detail=e.detail),
+                                           e.site.path, e.site.line, e.shown_path()))
+            elif e.kind == WRITE and e.container and e.how not in HARMLESS_WRITES:
+                if isinstance(e.path, Unknown):
+                    # A redirect writes a command's output (a log) somewhere the bot cannot know:
+                    # not code. Any other write to an unknown path may be a patch.
+                    if e.how not in ("delete", "redirect", "append", "create"):
+                        hidden = hidden or CheckResult.failed(
+                            MSG_TRACE_HIDDEN.format(key=v.config_key, where=where,
+                                                    detail=f"{e.how} of a path it cannot know: {e.path.why}"),
+                            Evidence(path=e.site.path, line=e.site.line, unavailable=True))
+                    continue
+                prefix = f"{e.container}:"
+                inside = e.path[len(prefix):] if e.path.startswith(prefix) else None
+                if inside is not None and not SCRATCH.match(inside):
+                    out.setdefault(site, Patch(MSG_TRACE_WRITE.format(where=where, how=e.how, path=inside,
+                                                                      image=e.container),
+                                               e.site.path, e.site.line, inside))
+            elif e.kind == INSTALL:
+                words = [w for w in e.argv if isinstance(w, str)]
+                origin = _install_origin(words)
+                if origin and not _client_only(ctx, " ".join(words)):
+                    pkgs = " ".join(w for w in words if not w.startswith("-"))[:120]
+                    out.setdefault(site, Patch(MSG_TRACE_INSTALL.format(where=where, pkgs=pkgs, origin=origin),
+                                               e.site.path, e.site.line, pkgs))
+            elif e.kind in (SERVER, PYTHON):
+                for name, value in e.env:
+                    if name in hooks and isinstance(value, str) and value.strip():
+                        out.setdefault(site + (name,), Patch(MSG_ENV_HOOK.format(where=where, name=name, value=value),
+                                                             e.site.path, e.site.line, value))
+    return list(out.values()), hidden
+
+
 def _overlay_hook(ctx, value: str, referrer: str) -> str | None:
     """A start-up hook file inside a repository directory named on PYTHONPATH, if any."""
     repo = ctx.head_repo
@@ -308,7 +425,7 @@ class NoEnginePatchesCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        if ctx.affected.points or _diff_patches(ctx) or unlisted_agentic_views(ctx):
+        if ctx.affected.serving_points or _diff_patches(ctx) or unlisted_agentic_views(ctx):
             return None
         return MSG_NA
 
@@ -320,7 +437,10 @@ class NoEnginePatchesCheck:
         missing = first_unavailable(views, launch=ctx)
         if missing is not None:
             return missing
-        patches = _diff_patches(ctx) + _script_patches(ctx, views)
+        traced, hidden = _trace_patches(ctx, views)
+        patches = _diff_patches(ctx) + _merge_readings(_script_patches(ctx, views), traced)
+        if hidden is not None and not patches:
+            return hidden  # a patch found is the more useful FAIL; no pass with an unknown left
         if not patches:
             entries = sorted({l.entry for v in views for u in v.scripts for l in u.analysis.server_launches if l.entry})
             launch = MSG_PASS_LAUNCH.format(entries=join(entries, None)) if entries else ""
@@ -377,5 +497,7 @@ class NoEnginePatchesCheck:
         if problems:
             return CheckResult.failed(MSG_FAIL.format(items=shown, missing="; ".join(dict.fromkeys(problems)), fix=fix),
                                       *[p.evidence for p in patches], *evidence)
+        if hidden is not None:
+            return hidden
         return CheckResult.passed(MSG_PASS_WAIVED.format(items=shown, waivers=join(dict.fromkeys(used), None)),
                                   *[p.evidence for p in patches], *evidence)

@@ -16,6 +16,9 @@ What it checks:
     `TILERT_SIMULATE_ACC_LEN`), and only when `EVAL_ONLY` is not true: an unguarded setting
     would put evals on simulated acceptance, and one set only when `EVAL_ONLY` is true leaves
     the benchmark run unpinned (recipes.scripts.eval_branch reads which run a branch serves).
+    "Only outside eval runs" is a later sub-rule (checks.policy `eval-real-acceptance`, spec
+    12): before its date an unguarded setting pins the benchmark run and passes, and the row
+    says that evals ran on it too.
     The launcher's method and draft length come from its server command wherever it builds
     them (recipes.effective: the vLLM `--speculative-config` JSON as a literal, a variable set
     per branch, an array element or printf; a TRT-LLM `speculative_config` block written by a
@@ -28,7 +31,9 @@ What it checks:
     cannot lower its own reference; a curve the PR adds for a new model is used and the row
     says so; a PR that changes or removes an existing curve FAILs with the change cited) for the
     model prefix, speculative method, thinking mode (`THINKING_MODE` from the env when set,
-    else `thinking_on`) and draft length, within policy `golden_al_tolerance`. Any AL written
+    else `thinking_on`) and draft length, within policy `golden_al_tolerance`; the curve must
+    have been measured on the served model (recipes.golden `same_model`: a K2.5 curve is not
+    K2.6's even under a shared `kimik2.5` prefix), else the model has no curve of its own. Any AL written
     by hand (recipe flag/env/JSON, master-config `SYNTHETIC_ACCEPTANCE_LENGTH`) is compared too.
     With no committed curve the Additional detail section must name the AL source: a line
     mentioning the acceptance length (`AL`, `acceptance length`, `golden`) together with a
@@ -59,6 +64,7 @@ from checks.golden_al import (
     INJECTOR, MSG_NO_K, fmt_number, golden_in_force, golden_lookup, injected_acceptance, thinking_mode,
 )
 from checks.launch_path import point_env
+from checks.policy import BY_KEY, in_force
 from checks.result import CheckResult, Evidence
 from checks.serving import Hit, serving_views, ServingView
 from checks.serving_unlisted import unlisted_agentic_views
@@ -96,7 +102,8 @@ def _mechanism(engine: str) -> str:
     return (p.acceptance_mechanism if p is not None else None) or "{al}"
 
 
-MISSING_CURVE_CODES = frozenset({"no-curve", "no-thinking-mode", "no-k"})
+OTHER_MODEL_CODE = "other-model"
+MISSING_CURVE_CODES = frozenset({"no-curve", "no-thinking-mode", "no-k", OTHER_MODEL_CODE})
 BROKEN_CURVE_CODE = "bad-curve"
 MSG_BROKEN_CURVE = ("could not verify the golden AL for {key}: {why}; fix the committed curve file so the "
                     "target acceptance can be read.")
@@ -159,6 +166,12 @@ MSG_PASS_INJECTED = (
     "({method}, draft length {k}); eval runs keep real acceptance"
 )
 MSG_PASS_SCRIPT = "{launcher} sets {setting} only outside eval runs for {key}: {curve} {mode} K={k} = {al}"
+MSG_PASS_SCRIPT_UNGUARDED = (
+    "{launcher} sets {setting} for {key} in every run, eval runs included, which was allowed on the review "
+    "date (the rule that it be set only outside eval runs is in force since {since}, {source}): "
+    "{curve} {mode} K={k} = {al}"
+)
+EVAL_RULE = "eval-real-acceptance"
 MSG_PASS_SOURCE = "{key} has no committed curve ({why}); the Additional detail section names the AL source: \"{line}\""
 MSG_PASS = "{parts}."
 MSG_PASS_NEW_CURVE = " The golden curve {curves} is new in this PR and was read from the head."
@@ -318,8 +331,10 @@ class AgenticGoldenAlCheck:
                                           Evidence(path=found.path, line=found.line), spec_ev)
             if found is not None and found.code in MISSING_CURVE_CODES:
                 line = _source_line(ctx)
+                # A curve measured on another model: its model line is the evidence.
+                other = [Evidence(path=found.path, line=found.line)] if found.code == OTHER_MODEL_CODE and found.path else []
                 if line is None:
-                    return CheckResult.failed(MSG_MISSING_CURVE.format(key=v.config_key, why=why), spec_ev)
+                    return CheckResult.failed(MSG_MISSING_CURVE.format(key=v.config_key, why=why), spec_ev, *other)
                 parts.setdefault(MSG_PASS_SOURCE.format(key=v.config_key, why=why, line=escape_inline(line, 160)), None)
                 evidence.append(spec_ev)
                 return None
@@ -384,17 +399,23 @@ class AgenticGoldenAlCheck:
                                           Evidence(path=v.launcher_path, line=1), *([golden_ev] if golden_ev else []))
             # Which run each setting serves, read from the EVAL_ONLY test around it
             # (recipes.scripts.eval_branch): only the benchmark run's branch pins the AL.
+            guard_rule = in_force(ctx, EVAL_RULE)
+            unguarded = False
             for h in hits:
                 branch = eval_branch(h.condition)
                 if branch is True:
                     return CheckResult.failed(MSG_EVAL_BRANCH.format(key=v.config_key, setting=h.shown, where=h.where,
                                                                      guard=EVAL_GUARD), h.evidence())
-                if branch is None:
+                if branch is None and guard_rule:
                     return CheckResult.failed(MSG_UNGUARDED.format(key=v.config_key, setting=h.shown, where=h.where, guard=EVAL_GUARD),
                                               h.evidence())
+                unguarded = unguarded or branch is None
             h = point_setting(ctx, v, hits[0]) or hits[0]
-            parts.setdefault(MSG_PASS_SCRIPT.format(launcher=v.launcher_path or h.path, setting=h.shown, key=v.config_key,
-                                                    curve=found.curve + ".yaml" if found else "", mode=mode, k=k, al=fmt_number(al)), None)
+            rule = BY_KEY[EVAL_RULE]
+            template = MSG_PASS_SCRIPT_UNGUARDED if unguarded else MSG_PASS_SCRIPT
+            parts.setdefault(template.format(launcher=v.launcher_path or h.path, setting=h.shown, key=v.config_key,
+                                             curve=found.curve + ".yaml" if found else "", mode=mode, k=k, al=fmt_number(al),
+                                             since=rule.since.isoformat(), source=rule.source), None)
             evidence.extend([h.evidence()] + ([golden_ev] if golden_ev else []))
             if chained is not None and chained.draft_length is not None:
                 # Where the chain writes the draft length it was read from (checks.chain_reads).

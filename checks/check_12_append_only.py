@@ -57,12 +57,12 @@ from checks.fixes import FIXES_KEY, add_fix
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable
 from recipes.changelog import (
-    KEY_CONFIG_KEYS, KEY_DESCRIPTION, KEY_PR_LINK, ChangelogDiff, ChangelogEntry, diff_changelog, resolve_config_keys,
+    KEY_CONFIG_KEYS, KEY_DESCRIPTION, KEY_PR_LINK, ChangelogDiff, ChangelogEntry, resolve_config_keys,
 )
 from recipes.master import SCENARIO_FIXED
 from checks.text import join, plural
+from checks.two_readings import two_readings_result
 
-MEMO_KEY = "check12.changelog"
 LIST_MAX = 3
 REQUIRED_KEYS = (KEY_CONFIG_KEYS, KEY_DESCRIPTION, KEY_PR_LINK)  # spec 4.1: the validator requires them
 
@@ -198,15 +198,7 @@ def _named(items: list[str]) -> str:
 class AppendOnlyCheck:
     # --- the changelog -----------------------------------------------------------------------
     def _changelog(self, ctx) -> tuple[str, ChangelogDiff | None]:
-        def compute():
-            path = ctx.head_repo.layout.changelog
-            if path in ctx.snapshot.unreadable:
-                return path, None
-            base = ctx.snapshot.base.read(ctx.base_repo.layout.changelog)
-            head = ctx.snapshot.head.read(path)
-            return path, diff_changelog(base, head, path)
-
-        return ctx.memo(MEMO_KEY, compute)
+        return ctx.changelog_diff
 
     @staticmethod
     def _head_unreadable(diff: ChangelogDiff):
@@ -218,7 +210,7 @@ class AppendOnlyCheck:
         """A changelog whose new bytes mention append-only but did not parse into an entry."""
         if not diff.findings or not diff.prefix_ok:
             return False
-        base = ctx.snapshot.base.read(ctx.base_repo.layout.changelog) or b""
+        base = ctx.snapshot.merge_base_tree.read(ctx.base_repo.layout.changelog) or b""
         head = ctx.snapshot.head.read(diff.path) or b""
         return b"append-only" in head[len(base):]
 
@@ -242,6 +234,9 @@ class AppendOnlyCheck:
         if unreadable is not None:
             return CheckResult.failed(MSG_HEAD_UNREADABLE.format(finding=unreadable),
                                       Evidence(path=unreadable.path, line=unreadable.line, unavailable=True))
+        ambiguous = two_readings_result(ctx, masters_only=True)
+        if ambiguous is not None:  # the base and head points of a key read two ways are not known
+            return ambiguous
         ao = [e for e in diff.added if e.append_only]
         regular = [e for e in diff.added if not e.append_only]
         if not ao:
@@ -448,7 +443,7 @@ class AppendOnlyCheck:
                         if v is not None:
                             parts.append(json.dumps(v.data, default=str))
                 if not parts:
-                    for side in (ctx.snapshot.head, ctx.snapshot.base):
+                    for side in (ctx.snapshot.head, ctx.snapshot.merge_base_tree):
                         data = side.read(path)
                         if data is not None:
                             parts.append(data.decode("utf-8", "replace"))

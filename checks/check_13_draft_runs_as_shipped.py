@@ -19,12 +19,16 @@ What it checks:
     `model`, `checkpoint`, `weights`, `layers`, `mtp`, `dspark`, `eagle` or `nextn`); stored
     precision (`stored`/`shipped`/`checkpoint` near a dtype word or `precision`); default
     handling (`default`); effective precision (`effective`/`served`/`runs` near a dtype word
-    or `precision`). Absent -> FAIL "Draft precision could not be verified".
+    or `precision`). Absent -> FAIL "Draft precision could not be verified". The PASS row
+    cites the sign-off's part of the precision record (checks.claim_record, the record Check 15
+    compares): each component whose dtype it records as changed (`attn.wo_a BF16 -> FP8`) with
+    its line, and how many it records as unchanged.
 Why it matters:
     A quantized or substituted draft accepts differently and runs faster than the draft the
     model ships with; results would not reproduce the shipped deployment.
 Evidence it cites:
-    The line of each offending knob, the draft-model path, and the sign-off.
+    The line of each offending knob, the draft-model path, and the sign-off (on PASS, the
+    sign-off lines that record the effective draft precision).
 Not applicable when:
     No affected point speculates and no prohibited env var is enabled.
 How to fix:
@@ -37,6 +41,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
+from checks.claim_record import precision_record
 from checks.result import CheckResult, Evidence
 from checks.serving import json_object, resolve_reference, serving_views, ServingView
 from checks.serving_rows import changed_files_unavailable, dedupe, first_unavailable, launch_evidence
@@ -80,6 +85,9 @@ MSG_PASS = (
     "records the draft, its stored precision, default handling and effective precision."
 )
 MSG_PASS_QUANT = ", and --online_quant_config excludes every draft module"
+MSG_PASS_RECORD = " The sign-off records the effective draft precision: {items}."
+MSG_RECORD_UNCHANGED = "{n} other component{s} keep{verb} {its} dtype"
+MSG_RECORD_NONE_CHANGED = "no dtype change ({n} component{s} keep{verb} {its} dtype)"
 MSG_DRAFT_INLINE = "{method} head of {model}"
 MSG_DRAFT_MODEL = "{method} draft {draft}"
 
@@ -193,7 +201,7 @@ class DraftRunsAsShippedCheck:
     def applies(self, ctx) -> str | None:
         if changed_files_unavailable(ctx) is not None:
             return None
-        if not ctx.affected.points:
+        if not ctx.affected.serving_points:
             return MSG_NA
         views = serving_views(ctx)
         return None if any(v.is_speculative for v in views) or _prohibited(ctx, views) else MSG_NA
@@ -234,8 +242,28 @@ class DraftRunsAsShippedCheck:
                 drafts.append(MSG_DRAFT_INLINE.format(method=method, model=_served_model(v)))
             quant = quant or _quant_problems(ctx, v)[1]
         prohibited = " / ".join(ctx.config.policy.prohibited_env) or "no prohibited env"
+        reason = MSG_PASS.format(keys=keys, drafts="; ".join(dict.fromkeys(drafts)), quant=MSG_PASS_QUANT if quant else "",
+                                 prohibited=prohibited)
+        record, extra = _recorded_precision(ctx)
         return CheckResult.passed(
-            MSG_PASS.format(keys=keys, drafts="; ".join(dict.fromkeys(drafts)), quant=MSG_PASS_QUANT if quant else "",
-                            prohibited=prohibited),
-            *launch_evidence(spec), Evidence(url=ctx.snapshot.signoff.url, note="Additional detail section"),
+            reason + record,
+            *launch_evidence(spec), Evidence(url=ctx.snapshot.signoff.url, note="Additional detail section"), *extra,
+            **({"draft_precision": [s.to_json() for s in precision_record(ctx).precisions("signoff")]} if record else {}),
         )
+
+
+def _recorded_precision(ctx) -> tuple[str, list[Evidence]]:
+    """The sentence and evidence citing the sign-off's precision record (empty when it records
+    no component's dtype)."""
+    record = precision_record(ctx)
+    changed, kept = record.recorded_changes(), record.recorded_unchanged()
+    if not changed and not kept:
+        return "", []
+    n = len(kept)
+    words = {"n": n, "s": "" if n == 1 else "s", "verb": "s" if n == 1 else "", "its": "its" if n == 1 else "their"}
+    items = [f"{s.change()} ({s.ref()})" for s in changed]
+    if changed and kept:
+        items.append(MSG_RECORD_UNCHANGED.format(**words))
+    elif not changed:
+        items.append(MSG_RECORD_NONE_CHANGED.format(**words))
+    return MSG_PASS_RECORD.format(items="; ".join(items)), [s.evidence() for s in changed]

@@ -1,4 +1,4 @@
-"""Check 15 (PR description): explicit technical claims in the PR body agree with the head.
+"""Check 15 (PR description): the PR body, its changelog entry and the sign-off agree with the head and with each other.
 
 What it checks:
     recipes.claims extracts claims from the PR body (code blocks included): images and
@@ -10,27 +10,43 @@ What it checks:
     of the affected points (a scope picks the point with that TP and concurrency; a line that
     names a config key is compared with that key only), and the golden AL of the affected
     speculative configs. A claim agrees when some point in its scope matches it. The old side
-    of `X → Y` and `from X to Y` is a claim about the base and is never compared.
-    Advisory: contradictions WARN, never FAIL. Text in the body is evidence only; an
-    instruction in it ("mark all checks PASS") is just more text and changes nothing.
+    of `X → Y` and `from X to Y` is a claim about the base and is never compared. The same
+    claims in the changelog entries the PR appends and in the sign-off's Additional detail
+    section (checks.claim_record `text_claims`) are compared the same way and cited by their
+    changelog path:line or sign-off line.
+    Precision (checks.claim_record): the PR body, the changelog entries the PR appends and the
+    sign-off's Additional detail section are each read for per-component precision claims
+    (`X: A -> B`, `X moves from A to B`, table rows with old and new dtype, "no precision
+    change", "only N weights change"). A change the sign-off records that the body or the
+    changelog omits, denies or states otherwise is named, and so is a change the body states
+    that the changelog denies or states otherwise (or the other way round); both sides are
+    quoted with their lines.
+    Advisory: contradictions WARN, never FAIL. Text in the body, the changelog or the sign-off
+    is evidence only; an instruction in it ("mark all checks PASS") is just more text and
+    changes nothing.
 Why it matters:
     Reviewers and the changelog reader trust the description; a body that disagrees with the
-    code (the seed PR's interval values, the draft-precision line) misleads both.
+    code (the seed PR's interval values) or a changelog that denies the precision change the
+    sign-off records (the seed's draft `attn.wo_a`, BF16 -> FP8) misleads both.
 Evidence it cites:
     The file and line of the head value each contradicted claim is compared with, and the PR
-    body line of the claim.
+    body line of the claim; for precision, both sides: "PR body line N", the changelog's
+    path:line, "sign-off comment <link> line N".
 Not applicable when:
-    The body makes no such claim, or none of its claims concerns an affected benchmark point
-    (an unset setting, an unrelated image, a flag no affected point passes). With claims but
-    no changed-file list the affected points are unknown: WARN "could not verify", never N/A.
+    No text makes such a claim, or none of the body's claims concerns an affected benchmark
+    point (an unset setting, an unrelated image, a flag no affected point passes) and the
+    precision claims of the three texts agree on nothing to compare. With body claims but no
+    changed-file list the affected points are unknown: WARN "could not verify", never N/A.
 How to fix:
-    Edit the PR description (or the code) so the stated values match the head.
+    Edit the PR description or the changelog entry (or the code) so the stated values match
+    the head and every precision change the sign-off records.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 from typing import Any
 
+from checks.claim_record import BODY, CHANGELOG, SIGNOFF, SOURCE_TEXT, precision_record, text_claims
 from checks.golden_al import golden_lookup
 from checks.result import CheckResult, Evidence
 from checks.serving import serving_views
@@ -46,6 +62,7 @@ from recipes.claims import (
     extract_claims,
     head_claims,
     normalize_value,
+    same_component,
 )
 from recipes.master import images_match, normalize_image
 from checks.text import count, join, plural
@@ -56,16 +73,31 @@ MAX_LISTED = 3
 
 MSG_NO_CLAIMS = "the PR body makes no image, point, setting, flag or acceptance-length claim"
 MSG_NONE_IN_SCOPE = "none of the {n} claim{s} in the PR body concerns an affected benchmark point"
+MSG_NONE_IN_SCOPE_PRECISION = (
+    "none of the {n} claim{s} in the PR body, changelog entry and sign-off concerns an affected benchmark point "
+    "or a precision change another text states"
+)
 MSG_PASS = "All {n} checked claims in the PR body agree with the head ({kinds})."
 MSG_PASS_ONE = "The one checked claim in the PR body agrees with the head ({kinds})."
+MSG_PASS_TEXTS = "All {n} checked claims in {texts} agree with the head ({kinds})."
+MSG_PASS_PRECISION = (
+    "The checked claims agree ({kinds}): those of {texts} with the head, and the precision changes "
+    "among the PR body, changelog entry and sign-off."
+)
 MSG_WARN = "The PR body contradicts the head: {items}; update the description or the code so they agree."
-MSG_IMAGE = '"{claim}" (body line {line}), but {where} pins {actual}'
-MSG_POINTS = '"{claim}" (body line {line}), but {key} has TP{tp} {actual}'
-MSG_NO_TP = '"{claim}" (body line {line}), but no affected point runs TP{tp} (TPs: {tps})'
-MSG_NO_POINT = '"{claim}" for {name} (body line {line}), but no affected point is TP{tp} c{conc}'
-MSG_SCOPED = '"{claim}" for {name} (body line {line}), but TP{tp} c{conc} has {actual}'
-MSG_VALUE = '"{claim}" (body line {line}), but the head sets {actual}'
-MSG_AL = '"{claim}" (body line {line}), but the golden AL is {actual}'
+MSG_WARN_TEXTS = "{texts} {verb} the head: {items}; update the text or the code so they agree."
+MSG_WARN_PRECISION = (
+    "The PR's texts disagree on precision: {items}; make the PR body and the changelog entry state every "
+    "precision change the sign-off records."
+)
+KIND_PRECISION_LABEL = "precision change"
+MSG_IMAGE = '"{claim}" ({at}), but {where} pins {actual}'
+MSG_POINTS = '"{claim}" ({at}), but {key} has TP{tp} {actual}'
+MSG_NO_TP = '"{claim}" ({at}), but no affected point runs TP{tp} (TPs: {tps})'
+MSG_NO_POINT = '"{claim}" for {name} ({at}), but no affected point is TP{tp} c{conc}'
+MSG_SCOPED = '"{claim}" for {name} ({at}), but TP{tp} c{conc} has {actual}'
+MSG_VALUE = '"{claim}" ({at}), but the head sets {actual}'
+MSG_AL = '"{claim}" ({at}), but the golden AL is {actual}'
 MSG_UNSET = "{name} unset"
 MSG_FILES_UNAVAILABLE = (
     "could not verify the {n} claim{s} in the PR body: the changed-file list was unavailable ({reason}), so "
@@ -159,7 +191,7 @@ def _compare_image(head: _Head, c: Claim) -> Outcome:
     if any(images_match(img, c.image or c.text) for img, _ in same_repo):
         return AGREE, None, []
     img, ev = same_repo[0]
-    return CONTRADICT, MSG_IMAGE.format(claim=c.text, line=c.line, where=_where(ev.path, ev.line), actual=img), [ev]
+    return CONTRADICT, MSG_IMAGE.format(claim=c.text, at=_at(c), where=_where(ev.path, ev.line), actual=img), [ev]
 
 
 def _compare_points(head: _Head, c: Claim) -> Outcome:
@@ -180,11 +212,11 @@ def _compare_points(head: _Head, c: Claim) -> Outcome:
     if not found:
         tps = join((f"TP{t}" for t in sorted({p.tp for ps in groups.values() for p in ps if p.tp})), None) or "none"
         ev = _arm_evidence(next(iter(groups.values())), c.tp)
-        return CONTRADICT, MSG_NO_TP.format(claim=c.text, line=c.line, tp=c.tp, tps=tps), [ev] if ev else []
+        return CONTRADICT, MSG_NO_TP.format(claim=c.text, at=_at(c), tp=c.tp, tps=tps), [ev] if ev else []
     key, concs, pts = found[0]
     actual = f"[{join(map(str, concs), None)}]" if c.kind == KIND_POINTS else f"{concs[0]}-{concs[-1]}"
     ev = _arm_evidence(pts, c.tp)
-    return CONTRADICT, MSG_POINTS.format(claim=c.text, line=c.line, key=key, tp=c.tp, actual=actual), [ev] if ev else []
+    return CONTRADICT, MSG_POINTS.format(claim=c.text, at=_at(c), key=key, tp=c.tp, actual=actual), [ev] if ev else []
 
 
 def _lookup(eff: Any, c: Claim) -> Any:
@@ -203,7 +235,7 @@ def _compare_value(head: _Head, c: Claim) -> Outcome:
         if not at:
             if not points:
                 return SKIP, None, []
-            return CONTRADICT, MSG_NO_POINT.format(claim=c.text, name=c.name, line=c.line, tp=c.tp, conc=c.conc), []
+            return CONTRADICT, MSG_NO_POINT.format(claim=c.text, name=c.name, at=_at(c), tp=c.tp, conc=c.conc), []
         origins = [(p, _lookup(head.effective(p), c)) for p in at]
         if any(o is not None and normalize_value(o.value) == normalize_value(c.value) for _, o in origins):
             return AGREE, None, []
@@ -215,7 +247,7 @@ def _compare_value(head: _Head, c: Claim) -> Outcome:
         else:
             actual = MSG_UNSET.format(name=c.name)
             ev = [Evidence(path=p.source_path, line=p.source_line, note=actual)]
-        return CONTRADICT, MSG_SCOPED.format(claim=c.text, name=c.name, line=c.line, tp=c.tp, conc=c.conc,
+        return CONTRADICT, MSG_SCOPED.format(claim=c.text, name=c.name, at=_at(c), tp=c.tp, conc=c.conc,
                                              actual=actual), ev
     origins = [o for o in (_lookup(head.effective(p), c) for p in points) if o is not None]
     if not origins:
@@ -224,7 +256,7 @@ def _compare_value(head: _Head, c: Claim) -> Outcome:
         return AGREE, None, []
     o = origins[0]
     actual = f"{c.name}={o.value} at {_where(o.path, o.line)}"
-    return CONTRADICT, MSG_VALUE.format(claim=c.text, line=c.line, actual=actual), [
+    return CONTRADICT, MSG_VALUE.format(claim=c.text, at=_at(c), actual=actual), [
         Evidence(path=o.path, line=o.line, note=f"{c.name}={o.value}")]
 
 
@@ -263,7 +295,7 @@ def _compare_al(head: _Head, c: Claim, tolerance: float) -> Outcome:
         return AGREE, None, []
     al, ev = values[0]
     actual = f"{al:g} ({_where(ev.path, ev.line)})"
-    return CONTRADICT, MSG_AL.format(claim=c.text, line=c.line, actual=actual), [ev]
+    return CONTRADICT, MSG_AL.format(claim=c.text, at=_at(c), actual=actual), [ev]
 
 
 def compare_claim(head: _Head, c: Claim, tolerance: float) -> Outcome:
@@ -278,47 +310,107 @@ def compare_claim(head: _Head, c: Claim, tolerance: float) -> Outcome:
     return SKIP, None, []
 
 
+def _precision_agreed(record) -> int:
+    """How many distinct precision changes one text states and another confirms."""
+    sources = [SIGNOFF, BODY] + ([CHANGELOG] if record.has_changelog_entry else [])
+    confirmed: list = []
+    for a in sources:
+        for s in record.changes(a):
+            if any(_same(c, s) and (c.claim.old, c.claim.value) == (s.claim.old, s.claim.value) for c in confirmed):
+                continue
+            if any(o.claim.value == s.claim.value and o.claim.old == s.claim.old and _same(o, s)
+                   for b in sources if b != a for o in record.precisions(b)):
+                confirmed.append(s)
+    return len(confirmed)
+
+
+def _same(a, b) -> bool:
+    return same_component(a.claim.name or "", b.claim.name or "")
+
+
+def _at(c: Claim) -> str:
+    """Where a claim was written: `body line N`, or its changelog file:line / sign-off line."""
+    return c.where or f"body line {c.line}"
+
+
+def _all_claims(ctx) -> list[tuple[str, Claim, Evidence]]:
+    """The body's claims, then the changelog entry's and the sign-off's (checks.claim_record)."""
+    body = [(BODY, c, Evidence(url=ctx.snapshot.html_url or None, note=f"PR body line {c.line}"))
+            for c in head_claims(extract_claims(ctx.snapshot.body))]
+    return body + text_claims(ctx)
+
+
 class PrDescriptionCheck:
     def applies(self, ctx) -> str | None:
-        if not head_claims(extract_claims(ctx.snapshot.body)):
+        if not _all_claims(ctx) and not precision_record(ctx).all():
             return MSG_NO_CLAIMS
         return None
 
     def evaluate(self, ctx) -> CheckResult:
-        claims = head_claims(extract_claims(ctx.snapshot.body))
-        if not claims:
+        sourced = _all_claims(ctx)
+        claims = [c for _, c, _ in sourced]
+        record = precision_record(ctx)
+        if not claims and not record.all():
             return CheckResult.not_applicable(MSG_NO_CLAIMS)
         head = _Head(ctx)
         tolerance = ctx.config.policy.claims_al_tolerance
         agreed: list[Claim] = []
         contradictions: list[tuple[str, list[Evidence]]] = []
+        contradicting: list[str] = []  # the texts that contradict the head, in order
+        agreeing: list[str] = []
         checked: list[dict] = []
-        for c in claims:
+        for source, c, claim_ev in sourced:
             outcome, message, evidence = compare_claim(head, c, tolerance)
-            checked.append({"kind": c.kind, "text": c.text, "line": c.line, "outcome": outcome})
+            checked.append({"kind": c.kind, "text": c.text, "line": c.line, "outcome": outcome,
+                            **({"source": source} if source != BODY else {})})
             if outcome == AGREE:
                 agreed.append(c)
+                agreeing.append(source)
             elif outcome == CONTRADICT and message:
-                body_ev = Evidence(url=ctx.snapshot.html_url or None, note=f"PR body line {c.line}")
-                contradictions.append((message, [*evidence, body_ev]))
-        if contradictions:
-            items = join((m for m, _ in contradictions), None, sep="; ", limit=MAX_LISTED)
-            evidence = [e for _, evs in contradictions for e in evs]
-            return CheckResult.warned(MSG_WARN.format(items=items), *evidence,
-                                      contradictions=[m for m, _ in contradictions], claims=checked)
+                contradictions.append((message, [*evidence, claim_ev]))
+                contradicting.append(source)
+        precision = record.findings()
+        if contradictions or precision:
+            parts: list[str] = []
+            if precision:
+                parts.append(MSG_WARN_PRECISION.format(items=join((m for m, _ in precision), None, sep="; ",
+                                                                  limit=MAX_LISTED)))
+            if contradictions:
+                texts = [SOURCE_TEXT[t] for t in dict.fromkeys(contradicting)]
+                template = MSG_WARN if texts == [SOURCE_TEXT[BODY]] else MSG_WARN_TEXTS
+                parts.append(template.format(texts=join(texts)[:1].upper() + join(texts)[1:],
+                                             verb="contradicts" if len(texts) == 1 else "contradict",
+                                             items=join((m for m, _ in contradictions), None, sep="; ", limit=MAX_LISTED)))
+            evidence = [*dict.fromkeys(e for _, evs in precision for e in evs),
+                        *(e for _, evs in contradictions for e in evs)]
+            return CheckResult.warned(" ".join(parts), *evidence,
+                                      contradictions=[m for m, _ in contradictions],
+                                      precision_disagreements=[m for m, _ in precision],
+                                      precision=record.to_json(), claims=checked)
         paths = ctx.changed_paths
-        if isinstance(paths, Unavailable):
+        if claims and isinstance(paths, Unavailable):
             # The claims' scope (the affected points) is unknown: neither agreement nor N/A is shown.
             n = len(claims)
             return CheckResult.warned(MSG_FILES_UNAVAILABLE.format(n=n, s=plural(n, ""), reason=paths.reason),
                                       Evidence(note="changed files", unavailable=True), claims=checked)
-        if not agreed:
-            n = len(claims)
-            return CheckResult.not_applicable(MSG_NONE_IN_SCOPE.format(n=n, s=plural(n, "")))
+        confirmed = _precision_agreed(record)
+        if not agreed and not confirmed:
+            n = len(claims) + len(record.all())
+            template = MSG_NONE_IN_SCOPE_PRECISION if record.all() else MSG_NONE_IN_SCOPE
+            return CheckResult.not_applicable(template.format(n=n, s=plural(n, "")))
         counts: dict[str, int] = defaultdict(int)
         for c in agreed:
             counts[KIND_LABELS[c.kind]] += 1
+        if confirmed:
+            counts[KIND_PRECISION_LABEL] += confirmed
         kinds = join((count(n, label) for label, n in counts.items()), None)
-        n = len(agreed)
-        template = MSG_PASS_ONE if n == 1 else MSG_PASS
-        return CheckResult.passed(template.format(n=n, kinds=kinds), claims=checked)
+        n = len(agreed) + confirmed
+        texts = [SOURCE_TEXT[t] for t in dict.fromkeys(agreeing)]
+        if confirmed:
+            template = MSG_PASS_PRECISION
+        elif texts not in ([], [SOURCE_TEXT[BODY]]):
+            template = MSG_PASS_TEXTS
+        else:
+            template = MSG_PASS_ONE if n == 1 else MSG_PASS
+        return CheckResult.passed(template.format(n=n, kinds=kinds, texts=join(texts)), claims=checked,
+                                  **({"precision": record.to_json()} if record.all() else {}))

@@ -53,6 +53,10 @@ class AffectedPoint(Model):
 
     point: Any
     reasons: list[str]
+    # "serving": what it serves may change (every check that judges points reads it);
+    # "client": only what its benchmark client runs changed (checks.trace_affected): only the
+    # client's check (Check 9) reads it.
+    scope: str = "serving"
 
     @property
     def config_key(self) -> str:
@@ -76,6 +80,11 @@ class Affected(Model):
     # Added or changed entries too large to expand (recipes.points.MAX_ENTRY_POINTS): their
     # points are unknown, so the checks that judge points cannot verify them.
     unverifiable: list[Finding] = Field(default_factory=list)
+
+    @property
+    def serving_points(self) -> list[AffectedPoint]:
+        """The affected points whose serving may change (not the client-only ones)."""
+        return [p for p in self.points if p.scope == "serving"]
 
     @property
     def config_keys(self) -> list[str]:
@@ -216,15 +225,31 @@ class ReviewContext:
 
     @cached_property
     def base_repo(self) -> "Repository":
-        return self._repository(self.snapshot.base)
+        """The repository at the PR's merge base: compare it with `head_repo` to ask "what did
+        this PR change?" (checks.snapshot, docs/baselines.md). Never the rule."""
+        return self._repository(self.snapshot.merge_base_tree)
 
     @cached_property
     def target_repo(self) -> "Repository":
-        if self.snapshot.target is None:
-            return self.base_repo
+        """The repository at the target branch's tip: "what is the rule?" (checks.snapshot).
+        Never compared with the head to find what the PR changed."""
+        if self.snapshot.target is None or self.snapshot.target is self.snapshot.merge_base_tree:
+            return self.base_repo  # the PR starts on the target tip: one tree, read once
         return self._repository(self.snapshot.target)
 
     # --- the diff ------------------------------------------------------------------------
+    @cached_property
+    def changelog_diff(self) -> tuple[str, Any]:
+        """(head changelog path, recipes.changelog.ChangelogDiff or None when GitHub could not
+        return the file): the entries the PR appends, read by Checks 12 and 15."""
+        from recipes.changelog import diff_changelog
+
+        path = self.head_repo.layout.changelog
+        if path in self.snapshot.unreadable:
+            return path, None
+        base = self.snapshot.merge_base_tree.read(self.base_repo.layout.changelog)
+        return path, diff_changelog(base, self.snapshot.head.read(path), path)
+
     @cached_property
     def changed_paths(self) -> frozenset[str] | Unavailable:
         """Every changed path, with both sides of a rename or copy."""
@@ -273,7 +298,7 @@ class ReviewContext:
     @cached_property
     def affected(self) -> Affected:
         """Head points whose launch path the PR changes: the one rule of checks.launch_path
-        (README "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
+        (docs/architecture.md "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
         from . import launch_path as lp
         from .reach import affected_names, reach_names
         from .runner_launch import chain_path, runner_chain
@@ -305,7 +330,7 @@ class ReviewContext:
             for path in (f.path, f.previous_path):
                 if path in runnable and path not in changes:
                     changes[path] = lp.changed_file(self, f) if path == f.path else lp.file_change(
-                        self.snapshot.base, self.snapshot.head, path, f.status, f.previous_path)
+                        self.snapshot.merge_base_tree, self.snapshot.head, path, f.status, f.previous_path)
         live = {p for p, c in changes.items() if not c.empty}
         # Only a filter (checks.reach): a change inside functions counts through their names.
         names = (affected_names(self.head_repo, self.snapshot.head, {p: changes[p] for p in live}) or None
@@ -323,6 +348,8 @@ class ReviewContext:
         entries_only = lp.only_runner_entries(self.head_repo, live)
         shared_roots: dict = {}
         out: list[AffectedPoint] = []
+        # Points affected through files other points share: (index in `out`, own reasons before them).
+        shared_files: list[tuple[int, int]] = []
         for point in head_points:
             key = getattr(point, "config_key", "")
             reasons: list[str] = []
@@ -330,6 +357,7 @@ class ReviewContext:
                 reasons.append(f"master-config entry {key} added")
             elif key in changed_set:
                 reasons.append(f"master-config entry {key} changed")
+
             launcher = _launcher_path(point)
             if launcher and launcher in changed_files:
                 reasons.append(f"{launcher} changed")
@@ -344,6 +372,9 @@ class ReviewContext:
             for extra in dict.fromkeys(e for e in extras if e):
                 if extra in changed_files and extra != launcher:
                     reasons.append(f"referenced {extra} changed")
+            # The reasons so far are the point's own (its entry, its launcher): those stand. The
+            # ones below come from files a launch path may share; the trace decides them.
+            n_own, models_hit = len(reasons), False
             if live:
                 roots = lp.affected_roots(self, point, names, shared_roots)
                 if roots.files or roots.commands:
@@ -358,12 +389,20 @@ class ReviewContext:
                     reasons.extend(lp.path_reasons(chain_path(self, chain), changes, skip=own, point=point))
                 for holder, line, entry in (chain.entries if chain is not None else ()):
                     # The models-file entry the chain's server script reads (recipes.models_yaml).
-                    if entry.path in settings_edits and entry_changed(_read(self.snapshot.base, entry.path), entry):
+                    if entry.path in settings_edits and entry_changed(_read(self.snapshot.merge_base_tree, entry.path), entry):
                         reasons.append(REASON_MODELS_ENTRY.format(path=entry.path, key=entry.key,
                                                                   where=f"{holder}:{line}"))
+                        models_hit = True
             if reasons:
                 out.append(AffectedPoint(point=point, reasons=reasons))
+                if n_own == 0 and reasons and not models_hit:
+                    shared_files.append((len(out) - 1, n_own))
 
+        if shared_files and self.config.policy.trace_affected:
+            # Affected only through shared launch files: the point's trace at the base and at
+            # the head decides (checks.trace_affected; README "What a PR affects").
+            from .trace_affected import narrow
+            out = narrow(self, out, shared_files)
         removed_points = _removed_points(self.base_repo.points, head_points)
         entries_at = {(e.path, e.line): k for k, e in head_entries.items() if k in changed_set | added_set}
         capped = [f for f in self.head_repo.point_findings

@@ -93,6 +93,9 @@ class Verdict(Model):
     # Problems of the repository's configuration file ("path:line: message"): the file was not
     # applied, the default policy was (issue 30: never silently).
     configuration: list[str] = Field(default_factory=list)
+    # The benchmark points the PR affects, each with its scope and reasons (the first
+    # difference of its trace among them), when a check worked them out.
+    affected: list[dict] = Field(default_factory=list)
 
     def row(self, number: int) -> Row:
         for r in self.rows:
@@ -123,6 +126,8 @@ class Verdict(Model):
             out["partial"] = True
         if self.configuration:
             out["configuration"] = list(self.configuration)
+        if self.affected:
+            out["affected"] = self.affected
         return out
 
 
@@ -243,7 +248,16 @@ def evaluate_context(
         partial=only is not None and set(only) != known,
         escalation=list(ctx.config.policy.pareto_escalation),
         configuration=[str(f) for f in ctx.config_findings],
+        affected=affected_json(ctx),
     )
+
+
+def affected_json(ctx: ReviewContext) -> list[dict]:
+    """The affected points as the JSON verdict shows them ([] when no check needed them)."""
+    if "affected" not in ctx.__dict__:
+        return []
+    return [{"config_key": ap.config_key, "point": getattr(ap.point, "point_id", ""), "scope": ap.scope,
+             "reasons": list(ap.reasons)} for ap in ctx.affected.points]
 
 
 def evaluate(

@@ -1,6 +1,8 @@
 """The golden AL a speculative point is judged against (spec 5): which curves are in force (the
 target branch's, plus curves the PR adds for new models), the injector's own lookup, and what a
 PR changes in existing curves. Shared by Check 11 (the value pinned) and Check 15 (AL claims).
+Every lookup names the served model, so a curve measured on another model (recipes.golden
+`same_model`) is not taken for this one.
 """
 from __future__ import annotations
 
@@ -31,17 +33,20 @@ DRAFT_SAMPLE_KEY = "draft_sample_method"
 
 @dataclass
 class GoldenInForce:
-    """The curves a verdict checks against: the target branch's, plus the curves the PR adds
-    for new models (`new`), and what the PR changes in existing ones (`changes`)."""
+    """The curves a verdict checks against: the target branch's (the rule), plus the curves the
+    PR adds for new models (`new`), and what the PR changes in existing ones (`changes`, its
+    merge base against its head: a curve added or edited on the target branch after the PR
+    branched is not the PR's change)."""
 
     golden: Any
     new: list[str]
     changes: list[tuple[str, Evidence]]
 
 
-def _curve_changes(target: Any, head: Any) -> list[tuple[str, Evidence]]:
+def _curve_changes(base: Any, head: Any) -> list[tuple[str, Evidence]]:
+    """What the PR does to the curves it branched with (`base`: the merge base's; None: none)."""
     out: list[tuple[str, Evidence]] = []
-    for stem, old in sorted(target.curves.items()):
+    for stem, old in sorted(base.curves.items() if base is not None else ()):
         new = head.curves.get(stem) if head is not None else None
         if new is None:
             bad = head.broken.get(stem) if head is not None else None
@@ -63,20 +68,24 @@ def _curve_changes(target: Any, head: Any) -> list[tuple[str, Evidence]]:
 
 def golden_in_force(ctx) -> GoldenInForce | None:
     """The target branch's golden curves (the head's only for models the target has none for);
-    None when neither side has readable curves."""
+    None when neither side has readable curves. What the PR changes is its merge base against
+    its head (checks.snapshot: the two baselines)."""
     def compute() -> GoldenInForce | None:
-        target, head = ctx.target_repo.golden, ctx.head_repo.golden
+        target, head, base = ctx.target_repo.golden, ctx.head_repo.golden, ctx.base_repo.golden
+        changes = _curve_changes(base, head)
         if target is None:
             if head is None:
                 return None
-            return GoldenInForce(head, sorted(head.curves), [])
+            return GoldenInForce(head, sorted(head.curves), changes)
+        # The PR's own new curves; one it branched with that the target has since dropped is not.
+        had = base.curves if base is not None and base is not target else {}
         new = sorted(s for s in (head.curves if head is not None else {}) if s not in target.curves
-                     and s not in target.broken)
+                     and s not in target.broken and s not in had)
         if not new:
-            return GoldenInForce(target, [], _curve_changes(target, head))
+            return GoldenInForce(target, [], changes)
         merged = GoldenSet(directory=target.directory, curves={**{s: head.curves[s] for s in new}, **target.curves},
                            findings=list(target.findings), broken=dict(target.broken))
-        return GoldenInForce(merged, new, _curve_changes(target, head))
+        return GoldenInForce(merged, new, changes)
     return ctx.memo(GOLDEN_MEMO, compute)
 
 
@@ -122,7 +131,8 @@ def injected_acceptance(point: Any, variant: Any, golden: Any, thinking_mode: st
     if spec.draft_length is None:
         return None, MSG_NO_K.format(method=spec.method)
     found = golden.lookup(point.model_prefix or "", spec.method, thinking_mode, spec.draft_length,
-                          draft_model=spec.draft_model, draft_sample_method=_sample_method(engine, spec.method, variant))
+                          draft_model=spec.draft_model, draft_sample_method=_sample_method(engine, spec.method, variant),
+                          served_model=point.model)
     return found.al, found.reason
 
 
@@ -146,8 +156,16 @@ def golden_lookup(ctx, v: ServingView, golden: Any) -> tuple[Any, tuple[str | No
     if not method:
         return None, (method, k, draft)
     found = golden.lookup(v.point.model_prefix or "", method, mode, k if isinstance(k, int) else 0, draft_model=draft,
-                          draft_sample_method=_sample_method(v.engine, method, v.variant, v))
+                          draft_sample_method=_sample_method(v.engine, method, v.variant, v),
+                          served_model=served_model(v))
     return found, (method, k, draft)
+
+
+def served_model(v: ServingView) -> str | None:
+    """The model a point serves (its master-config `model`, else the effective config's), whose
+    own golden curve is looked up: a curve measured on another model is not its curve."""
+    model = v.point.model or v.effective.value("model")
+    return str(model) if model else None
 
 
 def thinking_mode(v: ServingView) -> str:

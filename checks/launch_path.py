@@ -1,6 +1,6 @@
 """What a PR affects: the launch path of each benchmark point, and the one rule built on it.
 
-The rule (README "What a PR affects"; spec 12 "affected" for Checks 6-15). A head-side
+The rule (docs/architecture.md "What a PR affects"; spec 12 "affected" for Checks 6-15). A head-side
 benchmark point is affected when the PR changes something on that point's launch path:
 
 1. its master-config entry (added or changed; image, args, settings, anything but position);
@@ -41,6 +41,7 @@ from typing import Any, Iterable
 from checks.array_membership import ListEdit, list_edits, list_reasons
 from checks.conditions import evaluate_condition
 from recipes.identity import by_identity
+from recipes.launch.env import point_env  # noqa: F401  (the one definition; checks import it from here too)
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units, python_file_runs
 from recipes.repository import SRT_RECIPE_DIRS
 from recipes.yamlio import load_yaml
@@ -351,7 +352,7 @@ def changed_file(ctx: Any, f: Any) -> FileChange:
     """`file_change` of one changed file of the PR (an entry of `ctx.snapshot.files`), once per
     review: the affected rule and Check 10's "which PR introduced this patch" read the same one."""
     return ctx.memo(MEMO_CHANGE.format(path=f.path), lambda: file_change(
-        ctx.snapshot.base, ctx.snapshot.head, f.path, f.status, f.previous_path))
+        ctx.snapshot.merge_base_tree, ctx.snapshot.head, f.path, f.status, f.previous_path))
 
 
 def _changed_lines(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]:
@@ -380,50 +381,6 @@ def _changed_lines(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]
 
 
 # --- which branch of a script a point takes (rule 4 for top-level code) ---------------------
-
-def point_env(point: Any) -> dict[str, str]:
-    """The variables the sweep sets for a point's job, as the runner scripts test them."""
-    spec = getattr(point, "spec_decoding", None) or "none"
-    agentic = bool(getattr(point, "is_agentic", False))
-    prefix = getattr(point, "model_prefix", None)
-    env = {
-        # The sweep generator names every job `<model prefix>_<seq len or topology>`; the
-        # workflow's SCENARIO_SUBDIR is `agentic/` for agentic-coding, else `fixed_seq_len/`.
-        "EXP_NAME": f"{prefix}_{_exp_tail(point)}" if prefix else None,
-        "SCENARIO_SUBDIR": "agentic/" if agentic else "fixed_seq_len/",
-        "FRAMEWORK": getattr(point, "framework", None), "PRECISION": getattr(point, "precision", None),
-        "MODEL": getattr(point, "model", None), "MODEL_PREFIX": getattr(point, "model_prefix", None),
-        "SPEC_DECODING": spec, "IS_MULTINODE": "true" if getattr(point, "multinode", False) else "false",
-        "IS_AGENTIC": "1" if agentic else "0",
-    }
-    out = {k: str(v) for k, v in env.items() if v is not None}
-    # The multi-node workflow then exports the arm's prefill, then decode `additional-settings`
-    # (benchmark-multinode-tmpl.yml: `export ${prefill...} ${decode...}`) and runs the runner.
-    # The list is joined into the line unquoted, so only a plain word is taken as the value the
-    # shell sees; another (spaces, `$`, quotes) stays unknown. A `worker` block's settings are not
-    # among those inputs.
-    workers = getattr(point, "workers", None) or {}
-    for role in ("prefill", "decode"):
-        for name, value in ((workers.get(role) or {}).get("settings") or {}).items():
-            if _ENV_NAME.fullmatch(name) and _PLAIN_VALUE.fullmatch(value):
-                out[name] = value
-    return out
-
-
-_ENV_NAME = re.compile(r"[A-Za-z_]\w*")
-_PLAIN_VALUE = re.compile(r"""[^\s$`'"\\;&|<>()*?\[\]{}#~]*""")
-
-
-def _exp_tail(point: Any) -> str:
-    """What the sweep generator (utils/matrix_logic/generate_sweep_configs.py) puts after the
-    model prefix in `exp-name`: `1k1k`-style sequence lengths (`ISL_OSL` when unnamed), or for
-    agentic jobs the topology; runners read only the prefix (`${EXP_NAME%%_*}`)."""
-    isl, osl = getattr(point, "isl", None), getattr(point, "osl", None)
-    if isl and osl:
-        named = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
-        return named.get((isl, osl), f"{isl}_{osl}")
-    return "agentic"
-
 
 def _selected_lines(pf: PathFile, change: FileChange, env: dict[str, str]) -> bool:
     """Whether any changed top-level line of the file runs for a point with this env."""

@@ -19,20 +19,30 @@ A rule is in force for a review when
 A check none of whose rules is in force is N/A, and its reason names the rule, its date and its
 source; a check with rules in force records them in the row's `rules` (JSON) so the verdict names
 the source of each rule it applied.
+
+Sub-rules that came later than their check have rows of their own, and the check asks
+`in_force(ctx, key)` before applying one (Check 8's "never explicitly false" for
+`publish_events_and_metrics`, Check 11's "only outside eval runs"). Rules known only from the
+newest verifier prompt (spec section 12) date from the first day after the public history: its
+last commit (843c6254f, 2026-08-21 21:59:59 -0700) is 2026-08-22 in UTC, the day review dates
+are read in, so they are in force from 2026-08-23.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, Iterable
 
 CHECKLIST = "docs/PR_REVIEW_CHECKLIST.md"
 WORKFLOW = ".github/workflows/codeowner-signoff-verify.yml"
-SPEC = "spec section 12 (the newest verifier prompt; not in the public history, which ends 2026-08-21)"
+# The public history's last commit is 843c6254f at 2026-08-22 04:59:59 UTC (21:59:59 -0700 on the
+# 21st): review dates are UTC, so its last day is 2026-08-22.
+PUBLIC_HISTORY_END = date(2026, 8, 22)
+SPEC = f"spec section 12 (the newest verifier prompt; not in the public history, which ends {PUBLIC_HISTORY_END.isoformat()} UTC)"
 # The first day after the public history: rules known only from the newest prompt are in force
-# from here on (their exact day is not public).
-AFTER_PUBLIC_HISTORY = date(2026, 8, 22)
+# from here on (their exact day is not public), never on the history's own last day.
+AFTER_PUBLIC_HISTORY = PUBLIC_HISTORY_END + timedelta(days=1)
 
 MSG_NOT_YET = "{rule} was not in force on {day}: in force since {since} ({source})."
 MSG_NO_ITEM = "{rule} is not in the target branch's checklist ({path}), so it was not in force ({source})."
@@ -79,6 +89,8 @@ RULES: tuple[Rule, ...] = (
          f"{CHECKLIST} @ b4be78a29 (#2482)", (7,), cue=r"deprecated", policy_file="models"),
     Rule("no-arch-hacks", "no benchmark hack changes the model architecture", date(2026, 7, 3),
          f"{CHECKLIST} @ cfb2bbb64 (#2011)", (8,), cue=r"hf-overrides|benchmark hacks?"),
+    Rule("event-publication-not-disabled", "no affected benchmark sets publish_events_and_metrics to false",
+         AFTER_PUBLIC_HISTORY, SPEC, (8,)),
     Rule("event-publication", "publish_events_and_metrics is enabled where the framework has it",
          AFTER_PUBLIC_HISTORY, SPEC, (8,)),
     Rule("spec-chat-template", "speculative decoding benchmarks through chat templates", date(2026, 6, 23),
@@ -87,6 +99,8 @@ RULES: tuple[Rule, ...] = (
          f"{CHECKLIST} @ e7d314aa5 (#2155)", (10,), cue=r"\bpatch"),
     Rule("agentic-golden-al", "agentic speculative configs use the golden simulated AL", date(2026, 7, 10),
          f"{CHECKLIST} @ 7abe6612a (#2160)", (11,), cue=r"golden"),
+    Rule("eval-real-acceptance", "a launcher sets simulated acceptance only outside eval runs",
+         AFTER_PUBLIC_HISTORY, SPEC, (11,)),
     Rule("append-only", "append-only changes only add points to an unchanged curve", date(2026, 8, 14),
          f"{CHECKLIST} @ 35d731a9e (#2613)", (12,), cue=r"append-only"),
     Rule("draft-as-shipped", "the draft runs as shipped", AFTER_PUBLIC_HISTORY, SPEC, (13,),

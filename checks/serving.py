@@ -1,10 +1,9 @@
 """What an affected benchmark point actually serves: its effective knobs across recipe args, env, JSON and scripts.
 
-Checks 8-13 judge runtime behaviour, not diff lines. For every affected point this module
-builds one `ServingView`: the effective configuration at the pinned head
-(`Repository.effective`), the bound srt variant, and every bash text that runs for it (an
-old-layout launcher, an srt `setup_script`, the `benchmark.command` string, and the helpers
-those source or run), each analysed once by `recipes.scripts.analyze_script`.
+Checks 8-13 judge runtime behaviour, not diff lines. For every affected point this module builds
+one `ServingView`: the effective configuration at the pinned head (`Repository.effective`), the
+bound srt variant, and every bash text that runs for it (launcher, `setup_script`,
+`benchmark.command`, the helpers they run), each analysed once (`recipes.scripts`).
 
 `view.hits(name)` finds every place a knob is set, whatever its spelling: a server flag
 (`--hf-overrides`, `hf_overrides`), an environment variable, a key inside a JSON-valued
@@ -695,6 +694,7 @@ def _python_file(ctx: Any, path: str) -> ScriptAnalysis | None:
 
 
 
-def serving_views(ctx: Any) -> list[ServingView]:
-    """One view per affected point, in the order of `ctx.affected.points` (cached per review)."""
-    return ctx.memo(MEMO_VIEWS, lambda: [_build_view(ctx, ap) for ap in ctx.affected.points])
+def serving_views(ctx: Any, scope: str = "serving") -> list[ServingView]:
+    """One view per affected point of `scope` ("serving", or "client": only what its client runs
+    changed, which Check 9 alone judges), in `ctx.affected.points` order (cached per review)."""
+    return ctx.memo(f"{MEMO_VIEWS}:{scope}", lambda: [_build_view(ctx, ap) for ap in ctx.affected.points if ap.scope == scope])

@@ -10,7 +10,7 @@ from checks.launch_path import launch_path, point_roots
 from checks.result import CheckResult, Evidence
 from checks.serving import ServingView
 from checks.snapshot import Unavailable
-from checks.text import join
+from checks.two_readings import two_readings
 from recipes.points import TOO_MANY_POINTS
 
 MSG_CHANGED_FILES_UNAVAILABLE = (
@@ -19,8 +19,6 @@ MSG_CHANGED_FILES_UNAVAILABLE = (
 )
 MSG_MASTER_UNREADABLE = ("could not verify: the head master config {path} cannot be read ({why}), so the PR's "
                          "benchmark points are unknown; fix the file.")
-MSG_DUPLICATE_MASTER_KEY = ("could not verify: config key {key} is defined in more than one master config ({where}), "
-                            "so which definition runs is ambiguous; define each config key once.")
 AFFECTED_UNKNOWN_MEMO = "affected_unknown"
 MSG_UNVERIFIABLE_ENTRY = "could not verify: {message}; split the entry or shorten its concurrency lists."
 MSG_POINTS_CAPPED = "could not verify: {finding}, so the PR's benchmark points are unknown; list real concurrencies."
@@ -29,8 +27,8 @@ MSG_POINTS_CAPPED = "could not verify: {finding}, so the PR's benchmark points a
 def affected_unknown(ctx: Any) -> tuple[str, Evidence] | None:
     """Why the affected points cannot be known although the file list is in: a head master
     config that could not be read or parsed at all (its points would silently vanish), or a
-    config key defined in two master files the PR touches (which definition runs is ambiguous,
-    and the second one would never be read). None when the points are known."""
+    config key defined in two master files the PR touches, or a symbolic link the PR adds or
+    re-points (checks.two_readings: the bot picks neither reading). None when the points are known."""
     def compute() -> tuple[str, Evidence] | None:
         head = ctx.head_repo
         unreadable = ctx.snapshot.unreadable
@@ -45,13 +43,9 @@ def affected_unknown(ctx: Any) -> tuple[str, Evidence] | None:
         capped = next((f for f in head.point_findings if f.code == TOO_MANY_POINTS), None)
         if capped is not None:
             return (MSG_POINTS_CAPPED.format(finding=str(capped)), Evidence(path=capped.path, line=capped.line, unavailable=True))
-        paths = ctx.changed_paths
-        changed = frozenset() if isinstance(paths, Unavailable) else paths
-        for key, defs in sorted(head.duplicate_keys.items()):
-            if any(d.path in changed for d in defs):
-                where = join((f"{d.path}:{d.line}" for d in defs), None)
-                return (MSG_DUPLICATE_MASTER_KEY.format(key=key, where=where),
-                        Evidence(path=defs[1].path, line=defs[1].line, unavailable=True))
+        found = two_readings(ctx)
+        if found:
+            return (" ".join(r.message for r in found), found[0].evidence[-1])
         return None
     return ctx.memo(AFFECTED_UNKNOWN_MEMO, compute)
 

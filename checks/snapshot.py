@@ -13,6 +13,12 @@ Guarantees:
   which facts matter. Each answer is obtained at most once and is the same every time it is
   asked. A snapshot built in memory (tests, local mode) answers from its fields; the GitHub
   builder attaches a `PRData` that reads the API on first use (bot/github_data.py).
+- Two baselines, one per question (docs/baselines.md lists every comparison):
+  "what did this PR change?" compares the MERGE BASE (`merge_base_tree`, the field `base`)
+  with the head, so what landed on the target branch after the PR branched is never the PR's
+  doing; "what is the rule?" reads the TARGET branch's tip (`target_tree`, the field `target`)
+  as fetched for the review (CODEOWNERS, checklist template, MODELS.md, bars, curves, waivers,
+  the bot's own policy file). A check picks one of the two by name, never `base` for a rule.
 """
 from __future__ import annotations
 
@@ -279,8 +285,8 @@ class PRSnapshot(_Frozen):
     head_sha: str = ""
     current_head_sha: str = ""
     files: list[ChangedFile] | Unavailable = Field(default_factory=list)
-    # Trees: the merge base of the PR, the pinned head, and the tip of the target branch
-    # (CODEOWNERS and the checklist template are read from the target branch, spec 7 and 8).
+    # Trees: the merge base of the PR (`base`, see `merge_base_tree`), the pinned head, and the
+    # tip of the target branch (`target`, see `target_tree`; None: the same commit as `base`).
     # A tree may read lazily (GitHub mode); a file it cannot read raises OSError, never None.
     base: FileSource = Field(default_factory=_empty_source)
     head: FileSource = Field(default_factory=_empty_source)
@@ -348,7 +354,18 @@ class PRSnapshot(_Frozen):
         self.data.ask_together(questions)
 
     @property
+    def merge_base_tree(self) -> FileSource:
+        """The tree the PR branched from (GitHub's compare `merge_base_commit`, `git merge-base`
+        locally): the one side of every "what did this PR change?" question (added or changed
+        entries, curves, bars, MODELS.md rows, changelog appends, links). Commits that reached
+        the target branch after the PR branched are not in it, so they never read as the PR's."""
+        return self.base
+
+    @property
     def target_tree(self) -> FileSource:
+        """The tip of the target branch as read for the review: the one tree that answers "what
+        is the rule?" (CODEOWNERS, the checklist template, MODELS.md on the review date, eval
+        bars, golden curves, waivers, `.github/infx-review.yml`). A PR never loosens it."""
         return self.target if self.target is not None else self.base
 
     @property

@@ -3,9 +3,12 @@ and workflow dispatch."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from datetime import timedelta
 from pathlib import Path
+
+import yaml
 
 from .common import iso, node_id
 from .effects import EFFECT_WORKFLOW_DISPATCHED
@@ -16,6 +19,16 @@ MSG_EXPIRED = "Artifact has expired"
 ZIP_DATE = (2026, 1, 1, 0, 0, 0)
 # `<artifacts_dir>/<run>/<name>.zip` (with no `<name>/` folder) is an artifact's download as given.
 PREBUILT_ZIP_SUFFIX = ".zip"
+# "Create a workflow dispatch event" (https://docs.github.com/en/rest/actions/workflows#create-a-workflow-dispatch-event)
+# takes the inputs the workflow file at `ref` declares under `on.workflow_dispatch.inputs`, at
+# most 25 of them (`on.workflow_dispatch.inputs`,
+# https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_dispatchinputs;
+# the limit was 10 before), and answers 422 to any other input, a missing required one or a workflow without the trigger.
+MAX_DISPATCH_INPUTS = 25
+MSG_NO_DISPATCH = "Workflow does not have 'workflow_dispatch' trigger"
+MSG_UNEXPECTED_INPUTS = "Unexpected inputs provided: {names}"
+MSG_TOO_MANY_INPUTS = "you may only define up to {max} `inputs` for a `workflow_dispatch` event"
+MSG_REQUIRED_INPUT = "Required input '{name}' not provided"
 
 
 class Actions:
@@ -53,6 +66,7 @@ class Actions:
         if "return_run_details" in body and not self.run_details:
             raise invalid("return_run_details is not a permitted key.", "return_run_details")
         inputs = body.get("inputs") or {}
+        self._check_dispatch_inputs(wf, sha, inputs)
         run_id = self._new_id()
         self._runs[run_id] = {"id": run_id, "name": wf["name"], "workflow_id": wf["id"], "path": wf["path"],
                               "event": "workflow_dispatch", "status": "queued", "conclusion": None, "head_sha": sha,
@@ -63,6 +77,41 @@ class Actions:
             return Response(200, {"workflow_run_id": run_id, "run_url": f"{self.repo_api}/actions/runs/{run_id}",
                                   "html_url": self.web(f"/actions/runs/{run_id}")})
         return Response(204)
+
+    def _declared_inputs(self, wf: dict, sha: str) -> dict[str, dict] | None:
+        """The `workflow_dispatch` inputs the workflow file declares at commit `sha` (name -> spec),
+        or None when the file there has no `workflow_dispatch` trigger (or is not there)."""
+        entry = self.git.files(sha).get(wf["path"])
+        found = self.git.read(entry["sha"]) if entry else None
+        try:
+            doc = yaml.safe_load(found[1]) if found else None
+        except yaml.YAMLError:
+            return None
+        # YAML 1.1 reads the key `on` as true.
+        triggers = (doc.get("on", doc.get(True)) if isinstance(doc, dict) else None) or {}
+        if isinstance(triggers, str):
+            triggers = {triggers: None}
+        elif isinstance(triggers, list):
+            triggers = dict.fromkeys(triggers)
+        if not isinstance(triggers, dict) or "workflow_dispatch" not in triggers:
+            return None
+        declared = (triggers.get("workflow_dispatch") or {}).get("inputs") or {}
+        return {str(k): (v if isinstance(v, dict) else {}) for k, v in declared.items()}
+
+    def _check_dispatch_inputs(self, wf: dict, sha: str, inputs: object) -> None:
+        if not isinstance(inputs, dict):
+            raise invalid("inputs must be an object", "inputs")
+        declared = self._declared_inputs(wf, sha)
+        if declared is None:
+            raise HttpError(422, MSG_NO_DISPATCH)
+        if len(declared) > MAX_DISPATCH_INPUTS or len(inputs) > MAX_DISPATCH_INPUTS:
+            raise HttpError(422, MSG_TOO_MANY_INPUTS.format(max=MAX_DISPATCH_INPUTS))
+        unexpected = sorted(k for k in inputs if k not in declared)
+        if unexpected:
+            raise HttpError(422, MSG_UNEXPECTED_INPUTS.format(names=json.dumps(unexpected)))
+        for name, spec in declared.items():
+            if spec.get("required") is True and "default" not in spec and inputs.get(name) in (None, ""):
+                raise HttpError(422, MSG_REQUIRED_INPUT.format(name=name))
 
     def run_json(self, rec: dict) -> dict:
         url = f"{self.repo_api}/actions/runs/{rec['id']}"

@@ -5,11 +5,17 @@ from datetime import timedelta
 
 from .common import HEX40, iso, node_id
 from .effects import EFFECT_CHECK_RUN_CREATED, EFFECT_CHECK_RUN_UPDATED, EFFECT_STATUS_SET
-from .http import HttpError, Request, Response, invalid, not_found
+from .http import MSG_VALIDATION, HttpError, Request, Response, invalid, not_found
 
 STATUS_STATES = ("error", "failure", "pending", "success")
+# REST "Create a commit status" (https://docs.github.com/en/rest/commits/statuses#create-a-commit-status):
+# GitHub answers 422 for a description over 140 characters and a context over 255.
 MAX_STATUS_DESCRIPTION = 140
-# GitHub's checks API limits (REST "Create a check run").
+MAX_STATUS_CONTEXT = 255
+# GitHub's checks API limits (REST "Create a check run",
+# https://docs.github.com/en/rest/checks/runs#create-a-check-run). The docs say "65535
+# characters" for output.summary and output.text, but GitHub counts UTF-8 bytes: its 422 reads
+# "summary exceeds a maximum bytesize of 65535" (https://github.com/github/docs/issues/35252).
 MAX_CHECK_OUTPUT = 65535
 MAX_CHECK_TITLE = 255
 MAX_ANNOTATIONS_PER_REQUEST = 50
@@ -69,7 +75,10 @@ class CheckRuns:
         raise not_found()
 
     def _check_output(self, body: dict) -> tuple[dict | None, list[dict]]:
-        """GitHub's validation of a check run's `output` (its limits answer 422)."""
+        """GitHub's validation of a check run's `output` (its limits answer 422). Creating and
+        updating alike: an `output` needs its `title` and `summary` ("Update a check run",
+        https://docs.github.com/en/rest/checks/runs#update-a-check-run, marks both required), and
+        an update's output replaces the run's, so a `text` left out of it is gone."""
         out = body.get("output")
         if out is None:
             return None, []
@@ -78,9 +87,10 @@ class CheckRuns:
         if len(out["title"]) > MAX_CHECK_TITLE:
             raise invalid("output.title is too long", "output.title", "custom")
         for key in ("summary", "text"):
-            if out.get(key) is not None and len(out[key]) > MAX_CHECK_OUTPUT:
-                raise invalid(f"output.{key} is too long (maximum is {MAX_CHECK_OUTPUT} characters)",
-                              f"output.{key}", "custom")
+            value = out.get(key)
+            if value is not None and (not isinstance(value, str) or len(value.encode("utf-8")) > MAX_CHECK_OUTPUT):
+                raise HttpError(422, MSG_VALIDATION, [{"resource": "CheckRun", "code": "custom", "field": key,
+                                                       "message": f"{key} exceeds a maximum bytesize of {MAX_CHECK_OUTPUT}"}])
         annotations = out.get("annotations") or []
         if len(annotations) > MAX_ANNOTATIONS_PER_REQUEST:
             raise invalid(f"at most {MAX_ANNOTATIONS_PER_REQUEST} annotations per request", "output.annotations", "custom")
@@ -181,8 +191,11 @@ class CheckRuns:
         description = body.get("description")
         if description is not None and len(description) > MAX_STATUS_DESCRIPTION:
             raise invalid(f"description is too long (maximum is {MAX_STATUS_DESCRIPTION} characters)", "description", "custom")
+        context = body.get("context") or "default"
+        if not isinstance(context, str) or len(context) > MAX_STATUS_CONTEXT:
+            raise invalid(f"context is too long (maximum is {MAX_STATUS_CONTEXT} characters)", "context", "custom")
         rec = {"id": self._new_id(), "sha": sha, "state": state, "description": description,
-               "target_url": body.get("target_url"), "context": body.get("context") or "default",
+               "target_url": body.get("target_url"), "context": context,
                "created_at": self._tick(), "actor": req.actor or ""}
         self._statuses.setdefault(sha, []).append(rec)
         self._effect(EFFECT_STATUS_SET, req.actor, sha=sha, state=state, context=rec["context"],

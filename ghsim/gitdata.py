@@ -17,6 +17,12 @@ ARCHIVE_SHORT_SHA = 7
 CONTENTS_INLINE_LIMIT = 1024 * 1024  # contents API returns no content above 1 MB
 PATCH_SIZE_LIMIT = 1024 * 1024
 MAX_COMMIT_FILES = 300
+# "Compare two commits" (https://docs.github.com/en/rest/commits/commits#compare-two-commits):
+# without `page`/`per_page` at most 250 commits, the last being the most recent of the whole
+# comparison; with them the commits are paged, oldest first (since
+# https://github.blog/changelog/2021-03-22-compare-rest-api-now-supports-pagination), and the
+# changed files come on the first page only.
+MAX_COMPARE_COMMITS = 250
 
 
 class GitData:
@@ -37,7 +43,7 @@ class GitData:
             return None
         if HEX40.match(ref):
             return ref
-        return next((s for s in reversed(self._chain) if s.startswith(ref)), None)
+        return next((s for s in [*reversed(self._chain), *reversed(self._target_chain)] if s.startswith(ref)), None)
 
     def _commit_or_404(self, ref: str) -> str:
         sha = self.resolve_ref(ref)
@@ -151,22 +157,46 @@ class GitData:
         if not sep:
             a, sep, b = basehead.partition("..")
         sa, sb = self.resolve_ref(a), self.resolve_ref(b)
-        if not sep or sa is None or sb is None or sa not in self._chain or sb not in self._chain:
+        if not sep or sa is None or sb is None:
             raise not_found()
-        ia, ib = self._chain.index(sa), self._chain.index(sb)
-        mb = self._chain[min(ia, ib)]
-        status = "identical" if ia == ib else ("ahead" if ib > ia else "behind")
-        commits = self._chain[ia + 1: ib + 1] if ib > ia else []
+        # GitHub's three-dot compare: the merge base, what only b has (oldest first), the diff
+        # from the merge base to b, and how far each side is from the merge base.
+        only_a, only_b = self._ancestry(sa), self._ancestry(sb)
+        mb = next((c for c in only_b if c in set(only_a)), None)
+        if mb is None:
+            raise not_found()
+        ahead, behind = only_b[:only_b.index(mb)], only_a[:only_a.index(mb)]
+        status = "identical" if sa == sb else "ahead" if not behind else "behind" if not ahead else "diverged"
+        commits = list(reversed(ahead))
         files = self._diff(mb, sb)
         url = f"{self.repo_api}/compare/{basehead}"
+        total, headers = len(commits), {}
+        if "page" in req.query or "per_page" in req.query:
+            commits, headers = self.paginate(req, commits)
+            if int(req.query.get("page") or 1) > 1:
+                files = []
+        else:
+            commits = commits[-MAX_COMPARE_COMMITS:]
         return Response(200, {"url": url, "html_url": self.web(f"/compare/{basehead}"),
                               "permalink_url": self.web(f"/compare/{sa}...{sb}"),
                               "diff_url": self.web(f"/compare/{basehead}.diff"),
                               "patch_url": self.web(f"/compare/{basehead}.patch"),
                               "base_commit": self.commit_json(sa, False), "merge_base_commit": self.commit_json(mb, False),
-                              "status": status, "ahead_by": max(0, ib - ia), "behind_by": max(0, ia - ib),
-                              "total_commits": len(commits), "commits": [self.commit_json(s, False) for s in commits],
-                              "files": files[:MAX_COMMIT_FILES]})
+                              "status": status, "ahead_by": len(ahead), "behind_by": len(behind),
+                              "total_commits": total, "commits": [self.commit_json(s, False) for s in commits],
+                              "files": files[:MAX_COMMIT_FILES]}, headers)
+
+    def _ancestry(self, sha: str) -> list[str]:
+        """`sha` and its ancestors, newest first (first parents; the worlds' histories are
+        linear on each branch)."""
+        out = []
+        seen = set()
+        while sha and sha not in seen:
+            seen.add(sha)
+            out.append(sha)
+            info = self.git.commit(sha)
+            sha = info["parents"][0] if info and info["parents"] else ""
+        return out
 
     def _wants_raw(self, req: Request) -> bool:
         accept = req.headers.get("Accept") or ""

@@ -2,15 +2,26 @@
 comments."""
 from __future__ import annotations
 
+import difflib
 from datetime import timedelta
 
-from .common import WEB, git_out, iso, node_id, ordered, user_id
+from .common import WEB, git_out, is_text, iso, node_id, ordered, user_id
 from .effects import EFFECT_REVIEW_COMMENT_CREATED
-from .http import Request, Response, invalid, not_found
+from .http import HttpError, Request, Response, invalid, not_found
 from .issues import MAX_COMMENT_BODY
 
 MAX_PR_FILES = 3000
+# "List commits on a pull request" lists at most 250 commits
+# (https://docs.github.com/en/rest/pulls/pulls#list-commits-on-a-pull-request); the others are
+# read through "Compare two commits", which pages them (ghsim/gitdata.py).
 MAX_PR_COMMITS = 250
+# Lines of context GitHub shows around each change: only the lines of a hunk (changed or
+# context) take a review comment.
+DIFF_CONTEXT = 3
+# GitHub's answer to a review comment on a line outside the diff ("Create a review comment for
+# a pull request", https://docs.github.com/en/rest/pulls/comments#create-a-review-comment-for-a-pull-request:
+# `line` is "the line of the blob in the pull request diff that the comment applies to").
+MSG_LINE_NOT_IN_DIFF = "pull_request_review_thread.line must be part of the diff"
 # The `*_url` templates of GitHub's repository objects (name -> path under the repository URL).
 REPO_URL_TEMPLATES = {
     "archive": "{archive_format}{/ref}", "assignees": "assignees{/user}", "blobs": "git/blobs{/sha}",
@@ -74,7 +85,7 @@ class Pulls:
         n = pr.number
         url = f"{self.repo_api}/pulls/{n}"
         issue_url = f"{self.repo_api}/issues/{n}"
-        files = self._diff(self.base_sha, self.head_sha)
+        files = self._diff(self.merge_base_sha, self.head_sha)
         repo = self.repo_json(w.repo)
 
         def side(ref: str, sha: str, who: str) -> dict:
@@ -151,6 +162,19 @@ class Pulls:
         self._check_pr(req)
         return Response(200, self.pr_json())
 
+    def h_pulls(self, req: Request) -> Response:
+        """List pull requests (https://docs.github.com/en/rest/pulls/pulls#list-pull-requests): the
+        world's PR when it matches `state` (default open), `head` (`owner:branch`) and `base`."""
+        self._check_repo(req)
+        pr, w = self.world.pr, self.world
+        state = req.query.get("state") or "open"
+        if state not in ("open", "closed", "all"):
+            raise invalid("state must be open, closed or all", "state")
+        head = req.query.get("head")
+        matches = (state in ("all", pr.state) and (not head or head.lower() == f"{w.owner}:{w.head_branch}".lower())
+                   and req.query.get("base") in (None, "", w.default_branch))
+        return self.listing(req, [None] if matches else [], lambda _: self.pr_json())
+
     def h_pull_files(self, req: Request) -> Response:
         up = self._upstream_pr(req)
         if up is not None:
@@ -165,7 +189,7 @@ class Pulls:
                                 "contents_url": f"{self.api}/repos/{up['repo']}/contents/{path}"})
             return self.listing(req, entries, lambda x: x)
         self._check_pr(req)
-        return self.listing(req, self._diff(self.base_sha, self.head_sha)[:MAX_PR_FILES], lambda x: x)
+        return self.listing(req, self._diff(self.merge_base_sha, self.head_sha)[:MAX_PR_FILES], lambda x: x)
 
     def h_pull_commits(self, req: Request) -> Response:
         self._check_pr(req)
@@ -187,7 +211,7 @@ class Pulls:
         if rec.get("path"):
             path, line, commit = rec["path"], rec["line"], rec["commit_id"]
         else:
-            files = self._diff(self.base_sha, self.head_sha)
+            files = self._diff(self.merge_base_sha, self.head_sha)
             path, line, commit = (files[0]["filename"] if files else "README.md"), 1, self.head_sha
         return {"id": rec["id"], "node_id": node_id("PullRequestReviewComment", rec["id"]), "url": url,
                 "pull_request_review_id": None, "diff_hunk": "@@ -1 +1 @@", "path": path, "position": 1,
@@ -226,14 +250,13 @@ class Pulls:
             raise invalid("body is too long (maximum is 65536 characters)", "body", "custom")
         if not isinstance(commit, str) or commit not in self._chain:
             raise invalid("commit_id is not part of the pull request", "commit_id")
-        changed = {f["filename"] for f in self._diff(self.base_sha, commit)}
+        changed = {f["filename"] for f in self._diff(self.merge_base_sha, commit)}
         if not isinstance(path, str) or path not in changed:
             raise invalid("path is not part of the diff", "path")
-        entry = self.git.files(commit).get(path)
-        found = self.git.read(entry["sha"]) if entry else None
-        n_lines = len(found[1].splitlines()) if found else None
-        if not isinstance(line, int) or line < 1 or (n_lines is not None and line > n_lines):
-            raise invalid("line must be part of the diff", "line")
+        if not isinstance(line, int) or isinstance(line, bool) or line not in self._diff_lines(commit, path):
+            raise HttpError(422, "Validation Failed", [{"resource": "PullRequestReviewComment", "code": "custom",
+                                                        "field": "pull_request_review_thread.line",
+                                                        "message": MSG_LINE_NOT_IN_DIFF}])
         if body.get("side", "RIGHT") != "RIGHT":
             raise invalid("side must be RIGHT for a new line", "side")
         actor = req.actor or ""
@@ -244,6 +267,35 @@ class Pulls:
         self._review_comments[rec["id"]] = rec
         self._effect(EFFECT_REVIEW_COMMENT_CREATED, actor, id=rec["id"], path=path, line=line, commit=commit, body=text)
         return Response(201, self.review_comment_json(rec))
+
+    def _diff_lines(self, commit: str, path: str) -> set[int]:
+        """The new-side line numbers of `path` that the PR's diff up to `commit` shows: every line
+        of each hunk (changed lines and their 3 lines of context), as GitHub's diff view has them."""
+        def text(sha: str | None) -> list[str]:
+            entry = self.git.files(sha).get(path) if sha else None
+            found = self.git.read(entry["sha"]) if entry else None
+            return found[1].decode().splitlines() if found and is_text(found[1]) else []
+
+        old, new = text(self.base_sha), text(commit)
+        lines: set[int] = set()
+        for group in difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(DIFF_CONTEXT):
+            lines.update(range(group[0][3] + 1, group[-1][4] + 1))
+        return lines
+
+    def h_review_update(self, req: Request) -> Response:
+        """Update a review's summary (https://docs.github.com/en/rest/pulls/reviews#update-a-review-for-a-pull-request).
+        A review has no `updated_at` and its `submitted_at` stays: an edit leaves no date."""
+        self._check_pr(req)
+        rec = self._reviews.get(self._int(req, "review_id"))
+        if rec is None:
+            raise not_found()
+        body = req.body if isinstance(req.body, dict) else {}
+        if not isinstance(body.get("body"), str):
+            raise invalid("body is missing", "body", "missing_field")
+        if (req.actor or "").lower() != rec["author"].lower():
+            raise HttpError(403, "Resource not accessible by integration")
+        rec["body"] = body["body"]
+        return Response(200, self.review_json(rec))
 
     def h_review_comment(self, req: Request) -> Response:
         self._check_repo(req)

@@ -32,7 +32,7 @@ from .orgs import Orgs
 from .pulls import Pulls
 from .routes import Routes
 from .state import State
-from .world import COMMITS_DIR, GitReader, World, apply_change, author_of, build_world_repo
+from .world import COMMITS_DIR, GitReader, World, apply_change, author_of, build_world_repo, git
 
 HOST = "127.0.0.1"
 API_PREFIX = "/api/v3"  # GitHub Enterprise style prefix, accepted as an alias of the root
@@ -109,9 +109,13 @@ class Emulator(State, Routes, Pages, Faults, Auth, Orgs, Pulls, Issues, GitData,
         self.others = {spec.repo.lower(): OtherRepo(spec.repo, built.others[spec.repo][1], tuple(spec.refs),
                                                     GitReader(built.others[spec.repo][0]))
                        for spec in self.world.other_repos}
-        self.base_sha = built.base_sha
+        # The default branch's tip (the PR's `base.sha`) and the PR's merge base (its diff base);
+        # the same commit unless the world has `target_commits`.
+        self.base_sha = built.target_sha or built.base_sha
+        self.merge_base_sha = built.base_sha
         self.shas: dict[str, str] = dict(built.shas)
         self._chain = [built.base_sha] + [built.shas[c.id] for c in self.world.commits]
+        self._target_chain = [built.shas[c.id] for c in self.world.target_commits]
         self._effects: list[dict] = []
         self.requests: Counter[str] = Counter()
         self.request_log: list[dict] = []
@@ -197,6 +201,29 @@ class Emulator(State, Routes, Pages, Faults, Auth, Orgs, Pulls, Issues, GitData,
                                    author=author_of(self.world.pr.author), when=when)
             self._chain.append(sha)
             return sha
+
+    def push_empty(self, n: int, *, message: str = "Empty commit {i}") -> list[str]:
+        """Append `n` commits that change no file to the PR's head branch in one `git fast-import`
+        (a PR longer than GitHub lists, without n subprocesses); returns their SHAs, oldest first."""
+        with self._lock:
+            parent = self._chain[-1]
+            stamp = int(self._clock.timestamp())
+            name, email = author_of(self.world.pr.author)
+            stream = []
+            for i in range(n):
+                text = message.format(i=i + 1).encode()
+                stream.append(f"commit refs/heads/{self.world.head_branch}\nmark :{i + 1}\n"
+                              f"author {name} <{email}> {stamp + i} +0000\n"
+                              f"committer {name} <{email}> {stamp + i} +0000\ndata {len(text)}\n".encode()
+                              + text + (f"\nfrom {parent}\n" if i == 0 else "\n").encode())
+            marks = self._tmp / "marks"
+            git(self.repo_path, "fast-import", "--quiet", "--force", f"--export-marks={marks}",
+                input=b"".join(stream))
+            by_mark = dict(line.split() for line in marks.read_text().splitlines())
+            shas = [by_mark[f":{i + 1}"] for i in range(n)]
+            self._clock += timedelta(seconds=n + 60)
+            self._chain.extend(shas)
+            return shas
 
     # ----- dispatch ------------------------------------------------------------------------
 

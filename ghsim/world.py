@@ -66,6 +66,9 @@ class World(_Strict):
     bot: BotIdentity = Field(default_factory=BotIdentity)
     tokens: dict[str, str] = Field(default_factory=dict)
     commits: list[WorldCommit] = Field(default_factory=list)
+    # Commits that reach `default_branch` after the PR branched (the PR's merge base stays the
+    # base commit; GitHub's compare answers it as `merge_base_commit`).
+    target_commits: list[WorldCommit] = Field(default_factory=list)
     pr: PRFile = Field(default_factory=PRFile)
     teams: dict[str, list[str]] = Field(default_factory=dict)
     other_repos: list[OtherRepoSpec] = Field(default_factory=list)
@@ -103,17 +106,18 @@ def load_world(world_dir: str | Path) -> World:
         raise RecipeError.at(str(path), doc.line(*loc), f"{where}: {err['msg']}", "world") from None
     if "/" not in world.repo:
         raise RecipeError.at(str(path), doc.line("repo"), "repo must be owner/name", "world")
-    ids = [c.id for c in world.commits]
-    for i, cid in enumerate(ids):
-        if cid in ids[:i] or cid in (REF_HEAD, REF_BASE):
-            raise RecipeError.at(str(path), doc.line("commits", i, "id"), f"commit id {cid!r} is reserved or repeated", "world")
+    ids = [("commits", i, c.id) for i, c in enumerate(world.commits)] + \
+        [("target_commits", i, c.id) for i, c in enumerate(world.target_commits)]
+    for n, (key, i, cid) in enumerate(ids):
+        if cid in [x[2] for x in ids[:n]] or cid in (REF_HEAD, REF_BASE):
+            raise RecipeError.at(str(path), doc.line(key, i, "id"), f"commit id {cid!r} is reserved or repeated", "world")
     return world
 
 
 def commit_dates(world: World) -> tuple[datetime, list[datetime]]:
     """The base commit's date and each PR commit's date (unset ones follow the previous by an hour)."""
     base = DEFAULT_BASE_DATE
-    explicit = [utc(c.date) for c in world.commits if c.date]
+    explicit = [utc(c.date) for c in [*world.commits, *world.target_commits] if c.date]
     if explicit and min(explicit) <= base:
         base = min(explicit) - COMMIT_SPACING
     dates, prev = [], base
@@ -207,10 +211,12 @@ class BuiltWorld:
     """A world materialised as a git checkout with the PR's head branch checked out."""
 
     path: Path
-    base_sha: str
+    base_sha: str  # the base commit: where the PR branched (its merge base)
     shas: dict[str, str]
     head_sha: str
     world: World = field(repr=False, default=None)  # type: ignore[assignment]
+    # The default branch's tip: `base_sha` unless the world has `target_commits`.
+    target_sha: str = ""
     # Other repositories (owner/name -> (built path, commit SHA)).
     others: dict[str, tuple[Path, str]] = field(default_factory=dict)
 
@@ -245,6 +251,18 @@ def build_world_repo(world_dir: str | Path, dest: str | Path) -> BuiltWorld:
             author=author, when=when,
         )
     head = shas[world.commits[-1].id] if world.commits else base_sha
+    target = base_sha
+    if world.target_commits:
+        git(dest, "checkout", "-q", world.default_branch, env=env)
+        when = (max(dates) if dates else base_date)
+        for commit in world.target_commits:
+            when = utc(commit.date) if commit.date else when + COMMIT_SPACING
+            overlay = world_dir / (commit.overlay or f"{COMMITS_DIR}/{commit.id}")
+            target = shas[commit.id] = apply_change(
+                dest, overlay_dir=overlay, delete=commit.delete, message=commit.message or commit.id,
+                author=BASE_AUTHOR, when=when,
+            )
+        git(dest, "checkout", "-q", world.head_branch, env=env)
     others: dict[str, tuple[Path, str]] = {}
     for spec in world.other_repos:
         from .others import other_repo_dir
@@ -255,7 +273,8 @@ def build_world_repo(world_dir: str | Path, dest: str | Path) -> BuiltWorld:
         _overlay(world_dir / spec.dir, where)
         others[spec.repo] = (where, apply_change(where, message=f"{spec.repo} as the world's runners clone it",
                                                   author=BASE_AUTHOR, when=base_date))
-    return BuiltWorld(path=dest, base_sha=base_sha, shas=shas, head_sha=head, world=world, others=others)
+    return BuiltWorld(path=dest, base_sha=base_sha, shas=shas, head_sha=head, world=world, others=others,
+                      target_sha=target)
 
 
 class GitReader:

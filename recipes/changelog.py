@@ -47,6 +47,7 @@ class ChangelogEntry(Model):
     path: str
     line: int
     key_lines: dict[str, int] = Field(default_factory=dict)
+    description_lines: list[int] = Field(default_factory=list)  # the line of each description item
 
     def line_of(self, key: str) -> int:
         """Line of `key` (e.g. "pr-link") in this entry, else the entry's first line."""
@@ -164,6 +165,7 @@ def _entry(raw: Any, index: int, doc: YamlDoc, path: str, out: list[Finding]) ->
         path=path,
         line=line,
         key_lines=key_lines,
+        description_lines=[doc.line(index, KEY_DESCRIPTION, i) or kl(KEY_DESCRIPTION) for i in range(len(description))],
     )
 
 

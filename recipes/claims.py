@@ -8,6 +8,20 @@ what the PR runs). What a claim says about a *previous* state is marked `before=
   old state; only the right side is a claim about the head;
 - `from X to Y`: X is the old state.
 
+Precision claims (`extract_precision_claims`) read any of the three texts Check 15 compares
+(the PR body, the changelog entry, the sign-off's Additional detail section), line by line:
+
+- a component's dtype before and after: `X: A -> B`, `X A → B`, `X moves/goes/changes from A
+  to B`, and Markdown (or box-drawn) table rows whose header names an old and a new column
+  (`| Weight | Old pin | New pin | Changed? |`); a row whose new cell says "same dtype" or whose
+  changed-column says "no"/"layout only" records the component as unchanged;
+- a denial: "no precision change", "no data-type or precision change to the draft", "dtype
+  is unchanged" (a denial written inside quotes is someone else's text and is not read);
+- a count: "only one weight changes", "Two compute precisions change".
+
+A and B must both be dtype words (FP8, MXFP4, BF16, e4m3, ...), so an image bump `X → Y` is
+never a precision claim. Nothing in the text is acted upon.
+
 Spec 12 (Check 15): compare explicit claims with the code at the assessed SHA.
 """
 from __future__ import annotations
@@ -17,7 +31,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-ClaimKind = Literal["image", "points", "range", "setting", "flag", "al"]
+ClaimKind = Literal["image", "points", "range", "setting", "flag", "al", "precision", "no-precision-change", "change-count"]
 
 KIND_IMAGE: ClaimKind = "image"
 KIND_POINTS: ClaimKind = "points"
@@ -25,6 +39,11 @@ KIND_RANGE: ClaimKind = "range"
 KIND_SETTING: ClaimKind = "setting"
 KIND_FLAG: ClaimKind = "flag"
 KIND_AL: ClaimKind = "al"
+# Precision claims (module docstring, "Precision claims"): one component's dtype before and after,
+# a sentence denying any precision change, and a count of what changes.
+KIND_PRECISION: ClaimKind = "precision"
+KIND_NO_CHANGE: ClaimKind = "no-precision-change"
+KIND_COUNT: ClaimKind = "change-count"
 
 # Fragments that mark a file path rather than an image tag (`recipe.yaml:override_x`).
 _FILE_SUFFIXES = (".yaml", ".yml", ".py", ".sh", ".md", ".json", ".txt", ".j2", ".cjs", ".js")
@@ -91,6 +110,8 @@ class Claim:
     conc_range: tuple[int, int] | None = None
     image: str | None = None
     before: bool = False
+    old: str | None = None  # a precision claim's dtype before (`value` is the dtype after)
+    where: str | None = None  # where a claim not from the PR body was written (`perf-changelog.yaml:45`)
 
 
 def clean_value(value: str) -> str:
@@ -265,3 +286,191 @@ def extract_claims(body: str | None) -> list[Claim]:
 def head_claims(claims: list[Claim]) -> list[Claim]:
     """Only the claims about the head (old-state sides of `X → Y` dropped)."""
     return [c for c in claims if not c.before]
+
+
+# --- precision claims ------------------------------------------------------------------------
+_DTYPE = r"(?:mx|nv)?fp(?:4|6|8|16|32)|bf16|bfloat16|float(?:16|32)|int(?:4|8)|e4m3|e5m2"
+_DTYPE_RE = re.compile(rf"(?<![\w.])(?:{_DTYPE})(?![\w])", re.IGNORECASE)
+_DTYPE_SPELLINGS = {"bfloat16": "bf16", "float32": "fp32", "float16": "fp16"}
+_ARTICLE = r"(?:(?:a|an|the)\s+)?"
+_NOUN = r"(?:\s+[A-Za-z]\w*(?=\s+(?:to|→|->|=>)\b|\s*(?:→|->|=>)))?"  # `from a BF16 GEMM to ...`
+_PAREN = r"(?:\s*\([^)\n]{0,80}\))?"
+_PREC_ARROW_RE = re.compile(
+    rf"(?<![\w.])(?P<old>{_DTYPE})(?![\w]){_PAREN}\s*(?:→|->|=>|⟶)\s*{_ARTICLE}(?P<new>{_DTYPE})(?![\w])", re.IGNORECASE)
+_PREC_FROM_RE = re.compile(
+    rf"\bfrom\s+{_ARTICLE}(?P<old>{_DTYPE})(?![\w]){_NOUN}{_PAREN}\s+to\s+{_ARTICLE}(?P<new>{_DTYPE})(?![\w])",
+    re.IGNORECASE)
+_DENIAL_RE = re.compile(
+    r"\bno\s+(?:[\w-]+\s+(?:or|and|/)\s+)?(?:data[- ]?types?|dtypes?|precisions?)\s+changes?\b"
+    r"|\b(?:data[- ]?types?|dtypes?|precisions?)\s+(?:is|are|stays?|remains?)\s+(?:the\s+same|unchanged)\b"
+    r"|\b(?:does|do)\s+not\s+change\s+(?:the\s+|any\s+)?(?:data[- ]?types?|dtypes?|precisions?)\b",
+    re.IGNORECASE)
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_COUNT_RE = re.compile(
+    r"\b(?:only\s+)?(?P<n>one|two|three|four|five|six|\d+)\s+(?:draft\s+|compute\s+|\w+\s+)?"
+    r"(?P<what>weights?|tensors?|precisions?|dtypes?)\s+changes?\b", re.IGNORECASE)
+_QUOTED_RE = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|「[^」\n]*」")
+_COMPONENT_BREAKS = (". ", "; ", ": ", ", ", "(", " and ", "•", "|", "│", "* ", "- ")
+_LEADING_VERBS = re.compile(
+    r"\s+(?:now\s+)?(?:moves?|moved|goes|went|changes?|changed|switch(?:es|ed)?|is|are|was|were|runs?|ran|"
+    r"turns?|becomes?|became)(?:\s+(?:the\s+)?(?:its\s+)?(?:dtype|precision|data\s*type))?\s*$",
+    re.IGNORECASE)
+_COMPONENT_STOP = frozenset({
+    "the", "a", "an", "its", "their", "of", "so", "now", "then", "also", "draft", "draft's", "drafts", "one",
+    "change", "changes", "weight's", "with", "image", "bump", "new", "old", "pin", "at", "on", "in", "to", "from",
+    "compute", "precision", "precisions", "dtype", "data", "type", "and", "or", "both", "which", "that", "this",
+})
+_MARKUP_RE = re.compile(r"`|\*\*|(?<!\w)__|__(?!\w)")
+_BOX_RULE_RE = re.compile(r"[─━═┌┐└┘├┤┬┴┼╞╡╪ ]+")
+_TABLE_SPLIT_RE = re.compile(r"\s*[|│┃]\s*")
+_OLD_HEADER = re.compile(r"\b(old|before|previous|base|from)\b", re.IGNORECASE)
+_NEW_HEADER = re.compile(r"\b(new|after|head|now|to)\b", re.IGNORECASE)
+_CHANGED_HEADER = re.compile(r"\bchang", re.IGNORECASE)
+_SAME_RE = re.compile(r"\b(same|unchanged)\b", re.IGNORECASE)
+_NO_CHANGE_CELL = re.compile(r"^\s*(no|none|layout only|same|unchanged)\b", re.IGNORECASE)
+
+
+def dtype_word(text: str) -> str:
+    """A dtype as one spelling (`BF16`, `FP8`, `MXFP4`): `bfloat16` is BF16."""
+    low = text.strip().lower()
+    return _DTYPE_SPELLINGS.get(low, low).upper()
+
+
+def component_tokens(text: str) -> frozenset[str]:
+    """The words that name a component, for matching it across texts: lower case, plurals
+    folded, stop words dropped; a dotted name (`attn.wo_a`) also gives its last part."""
+    out: set[str] = set()
+    for word in re.findall(r"[A-Za-z0-9_.]+", text.lower().replace("-", " ").replace("/", " ")):
+        word = word.strip(".")
+        if not word or word in _COMPONENT_STOP or _DTYPE_RE.fullmatch(word):
+            continue
+        if "." in word:
+            out.add(word.rsplit(".", 1)[-1])
+        elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        out.add(word)
+    return frozenset(out)
+
+
+def same_component(a: str, b: str) -> bool:
+    """Whether two component names denote the same thing (one's words include the other's)."""
+    ta, tb = component_tokens(a), component_tokens(b)
+    return bool(ta and tb) and (ta <= tb or tb <= ta)
+
+
+def _component_before(line: str, start: int) -> str:
+    left = line[:start].rstrip(" :\t")  # `X: A -> B`
+    cut = max((left.rfind(sep) + len(sep) for sep in _COMPONENT_BREAKS if left.rfind(sep) >= 0), default=0)
+    words = _LEADING_VERBS.sub("", left[cut:]).strip(" :-\t").split()
+    while words and words[0].lower() in _COMPONENT_STOP:
+        words.pop(0)
+    text = " ".join(words)
+    return text if component_tokens(text) else ""
+
+
+def _quoted(line: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _QUOTED_RE.finditer(line)]
+
+
+def _table_cells(line: str) -> list[str] | None:
+    stripped = line.strip()
+    if not stripped or stripped[0] not in "|│┃":
+        return None
+    return [c.strip() for c in _TABLE_SPLIT_RE.split(stripped.strip("|│┃ "))]
+
+
+def _table_claims(lines: list[tuple[int, str]]) -> list[Claim]:
+    out: list[Claim] = []
+    header: tuple[int, int, int | None] | None = None  # (old column, new column, changed column)
+    for lineno, line in lines:
+        cells = _table_cells(line)
+        if cells is None:
+            if not _BOX_RULE_RE.fullmatch(line.strip()):
+                header = None  # a box-drawn rule line (`├───┼───┤`) stays inside the table
+            continue
+        if all(re.fullmatch(r"[:\-─━┼├┤┌┐└┘┬┴═ ]*", c) for c in cells):
+            continue  # a rule line
+        if header is None:
+            old = next((i for i, c in enumerate(cells) if i and _OLD_HEADER.search(c)), None)
+            new = next((i for i, c in enumerate(cells) if i and i != old and _NEW_HEADER.search(c)), None)
+            changed = next((i for i, c in enumerate(cells) if i and _CHANGED_HEADER.search(c)), None)
+            header = (old, new, changed) if old is not None and new is not None else (-1, -1, None)
+            continue
+        old_i, new_i, changed_i = header
+        if old_i < 0 or max(old_i, new_i) >= len(cells):
+            continue
+        component = _MARKUP_RE.sub("", cells[0])
+        old_m = _DTYPE_RE.search(cells[old_i])
+        if not component_tokens(component) or old_m is None:
+            continue
+        new_m = _DTYPE_RE.search(cells[new_i])
+        old = dtype_word(old_m.group(0))
+        if new_m is None or _SAME_RE.search(cells[new_i]) and not cells[new_i].lower().startswith(new_m.group(0).lower()):
+            new = old if _SAME_RE.search(cells[new_i]) else None
+        else:
+            new = dtype_word(new_m.group(0))
+        if changed_i is not None and changed_i < len(cells) and _NO_CHANGE_CELL.match(cells[changed_i]):
+            new = old
+        if new is None:
+            continue
+        out.append(Claim(KIND_PRECISION, line.strip(), lineno, line, name=component, value=new, old=old))
+    return out
+
+
+def extract_precision_claims(lines: list[tuple[int, str]]) -> list[Claim]:
+    """The precision claims of a text given as (line number, line), in text order (see the
+    module docstring). A claim's `text` is its sentence for quoting."""
+    out: list[Claim] = []
+    seen: set[tuple] = set()
+    for lineno, raw in lines:
+        line = _MARKUP_RE.sub("", raw)
+        if _table_cells(line) is not None:
+            continue
+        quoted = _quoted(line)
+        found: list[tuple[int, Claim]] = []
+        for rx in (_PREC_ARROW_RE, _PREC_FROM_RE):
+            for m in rx.finditer(line):
+                if _in(quoted, m.start(), m.end()):
+                    continue
+                component = _component_before(line, m.start())
+                if not component:
+                    continue
+                found.append((m.start(), Claim(KIND_PRECISION, _sentence_at(line, m.start()), lineno, raw,
+                                               name=component, value=dtype_word(m.group("new")),
+                                               old=dtype_word(m.group("old")))))
+        for m in _DENIAL_RE.finditer(line):
+            if _in(quoted, m.start(), m.end()):
+                continue
+            found.append((m.start(), Claim(KIND_NO_CHANGE, _sentence_at(line, m.start()), lineno, raw,
+                                           name=_scope_after(line, m.end()))))
+        for m in _COUNT_RE.finditer(line):
+            if _in(quoted, m.start(), m.end()):
+                continue
+            n = m.group("n").lower()
+            value = str(_NUMBER_WORDS.get(n, n))
+            found.append((m.start(), Claim(KIND_COUNT, _sentence_at(line, m.start()), lineno, raw,
+                                           name=m.group("what").lower(), value=value)))
+        for _, claim in sorted(found, key=lambda x: x[0]):
+            key = (claim.kind, claim.line, claim.name, claim.old, claim.value)
+            if key not in seen:
+                seen.add(key)
+                out.append(claim)
+    for claim in _table_claims([(n, _MARKUP_RE.sub("", line)) for n, line in lines]):
+        key = (claim.kind, claim.line, claim.name, claim.old, claim.value)
+        if key not in seen:
+            seen.add(key)
+            out.append(claim)
+    return out
+
+
+def _sentence_at(line: str, pos: int) -> str:
+    for offset, sentence in _sentences(line):
+        if offset <= pos < offset + len(sentence):
+            return sentence.strip().lstrip("-*•+ ").strip()
+    return line.strip()
+
+
+def _scope_after(line: str, end: int) -> str:
+    """What a denial is about: the words after it up to the end of its clause (`to the DSpark draft`)."""
+    rest = re.split(r"[.;:,()]", line[end:], maxsplit=1)[0]
+    return rest.strip()

@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from . import engines
 from .errors import Finding, RecipeError
@@ -51,6 +51,18 @@ class Paths(Model):
     codeowners: str = Field(".github/CODEOWNERS", description="The CODEOWNERS file that decides who may sign off (Check 0).")
 
 
+# `workflow_dispatch` takes at most 25 inputs, each declared by the workflow (REST "Create a
+# workflow dispatch event", https://docs.github.com/en/rest/actions/workflows#create-a-workflow-dispatch-event;
+# https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_dispatchinputs).
+# The bot sends these four itself (bot/handlers/sweep.py), so `dispatch_inputs` adds at most 21.
+DISPATCH_INPUTS_MAX = 25
+BOT_DISPATCH_INPUTS = ("ref", "pr-number", "config-keys", "fail-fast")
+MSG_TOO_MANY_INPUTS = ("sweep.dispatch_inputs: workflow_dispatch takes at most {max} inputs; the bot sends {own} "
+                       "({names}) and these {n} add {extra}, {total} in all")
+# A commit status context longer than this is refused (https://docs.github.com/en/rest/commits/statuses).
+STATUS_CONTEXT_MAX = 255
+
+
 class SweepPolicy(Model):
     """How benchmark sweeps are started and recognised."""
 
@@ -74,7 +86,18 @@ class SweepPolicy(Model):
     not_reusable_labels: list[str] = Field(["evals-only", "agentx-fast"], description=(
         "Labels of partial sweeps whose runs `/reuse-sweep-run` may not reuse (Check 4)."))
     dispatch_inputs: dict[str, str] = Field({}, description=(
-        "Extra inputs sent with workflow_dispatch in dispatch mode (names the sweep workflow declares)."))
+        "Extra inputs sent with workflow_dispatch in dispatch mode (names the sweep workflow declares; "
+        "with the bot's own four, at most 25)."))
+
+    @field_validator("dispatch_inputs")
+    @classmethod
+    def _bounded_inputs(cls, value: dict[str, str]) -> dict[str, str]:
+        total = len(set(value) | set(BOT_DISPATCH_INPUTS))
+        if total > DISPATCH_INPUTS_MAX:
+            raise ValueError(MSG_TOO_MANY_INPUTS.format(
+                max=DISPATCH_INPUTS_MAX, own=len(BOT_DISPATCH_INPUTS), names=", ".join(BOT_DISPATCH_INPUTS),
+                n=len(value), extra=total - len(BOT_DISPATCH_INPUTS), total=total))
+        return value
     reusable_artifacts: list[str] = Field(["results_bmk", "eval_results_all"], description=(
         "Artifacts a reused run must still hold (Check 4)."))
     reusable_artifact_prefixes: list[str] = Field(["bmk_agentic_"], description=(
@@ -133,6 +156,10 @@ class Policy(Model):
     benchmark_client_paths: list[str] = Field(["utils/"], description=(
         "Folders (relative to the layout root) of the benchmark client: a Python file there changes what is "
         "measured, not what is served, so editing it affects no point (its shell files still count)."))
+    trace_affected: bool = Field(True, description=(
+        "Whether a point reached only through a shared launch file (a runner, a sourced library) is judged by "
+        "its interpreted trace at the base against the head: affected only when what it runs changed. "
+        "Off: the textual reach rule alone decides."))
     draft_modules: dict[str, list[str]] = Field({
         "dsv41flash": ["model.layers.37", "model.layers.38", "model.layers.39"],
         "dsv4": ["mtp"],
@@ -234,7 +261,8 @@ class Policy(Model):
     append_only_inert_globs: list[str] = Field(["*.md"], description=(
         "Changed files (fnmatch patterns) that cannot alter any benchmark point (Check 12)."))
     signoff_phrase: str = Field("As a PR reviewer and CODEOWNER", description="The phrase that makes a comment a sign-off.")
-    status_context: str = Field("codeowner-signoff-verify", description="The commit status the bot sets (make it a required check).")
+    status_context: str = Field("codeowner-signoff-verify", min_length=1, max_length=STATUS_CONTEXT_MAX, description=(
+        "The commit status the bot sets (make it a required check); at most 255 characters."))
 
 
 class RepoConfig(Model):

@@ -1,6 +1,15 @@
-"""Golden acceptance-length curves and how a speculative config resolves to one (spec 5.1, 5.2)."""
+"""Golden acceptance-length curves and how a speculative config resolves to one (spec 5.1, 5.2).
+
+A curve is named by model prefix and method (the harness's lookup), but it was measured on one
+model, the file's single top-level key (`kimi-k2.5-nvfp4`). A lookup given the served model
+accepts the curve only when both name the same model (`model_identity`: organisation, precision
+and quantization words, a checkpoint date and a quantized checkpoint's revision set aside), so
+a curve measured on Kimi K2.5 is not K2.6's even when a config reuses the `kimik2.5` prefix:
+K2.6 has no curve of its own (code "other-model").
+"""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -32,7 +41,35 @@ DSV4_DSPARK = "dsv4-pro-0813-dspark"
 DSV41FLASH_PREFIX = "dsv41flash"
 DSV41FLASH_DSPARK = "dsv41flash_dspark"
 
-Reason = Literal["ok", "no-curve", "needs-sample-method", "no-thinking-mode", "no-k", "bad-k", "bad-curve"]
+Reason = Literal["ok", "no-curve", "needs-sample-method", "no-thinking-mode", "no-k", "bad-k", "bad-curve",
+                 "other-model"]
+
+# Words of a model name that say how it is stored, not which model it is.
+_PRECISION_WORD = re.compile(
+    r"^(?:(?:mx|nv)?fp(?:4|6|8|16|32)|bf16|int[48]|w\d+a\d+|attnfp8|awq|gptq|quant(?:ized)?|preview|dynamic)$")
+_REVISION_WORD = re.compile(r"^v\d+$")  # `-NVFP4-V2`: the quantized checkpoint's revision
+_DATE_WORD = re.compile(r"^\d{4}$")  # `-0813`, `-0528`: a checkpoint date
+
+
+def model_identity(name: str) -> tuple[str, ...]:
+    """The words that identify a model: `nvidia/Qwen3.5-397B-A17B-NVFP4-V2` and the curve key
+    `qwen3.5-397b-a17b-nvfp4` are both (qwen3.5, 397b, a17b); `Kimi-K2.6-NVFP4` is (kimi, k2.6)."""
+    base = name.strip().lower()
+    base = base[3:] if base.startswith("hf:") else base
+    base = base.rstrip("/").rsplit("/", 1)[-1]
+    out: list[str] = []
+    stored = False
+    for word in (w for w in re.split(r"[-_\s]+", base) if w):
+        if _PRECISION_WORD.match(word):
+            stored = True
+        elif not (_DATE_WORD.match(word) or stored and _REVISION_WORD.match(word)):
+            out.append(word)
+    return tuple(out)
+
+
+def same_model(a: str, b: str) -> bool:
+    ia = model_identity(a)
+    return bool(ia) and ia == model_identity(b)
 
 
 @dataclass
@@ -42,6 +79,7 @@ class GoldenCurve:
     model_name: str
     values: dict[ThinkingMode, dict[int, float]] = field(default_factory=dict)
     lines: dict[tuple[str, int], int] = field(default_factory=dict)
+    model_line: int | None = None  # the line of the measured-model key
 
     def line_of(self, mode: ThinkingMode, k: int) -> int | None:
         return self.lines.get((mode, k))
@@ -133,8 +171,10 @@ class GoldenSet:
         *,
         draft_model: str | None = None,
         draft_sample_method: str | None = None,
+        served_model: str | None = None,
     ) -> GoldenLookup:
-        """The golden AL for (model, method, thinking mode, K); the launch would fail without it."""
+        """The golden AL for (model, method, thinking mode, K); the launch would fail without it.
+        With `served_model`, a curve measured on another model is not this model's ("other-model")."""
         where = f"{model_prefix} {method}"
         if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
             return GoldenLookup(None, None, None, None, f"draft length K={k!r} is not a positive integer", "bad-k")
@@ -162,6 +202,12 @@ class GoldenSet:
                 f"{where}: no committed golden curve ({name} not in {self.directory})", "no-curve",
             )
         curve = self.curves[stem]
+        if served_model and not same_model(curve.model_name, served_model):
+            return GoldenLookup(
+                None, stem, curve.path, curve.model_line,
+                f"{curve.path} was measured on {curve.model_name}, not on the served {served_model}, which has no "
+                "golden curve of its own", "other-model",
+            )
         mode_values = curve.values.get(thinking_mode)
         if mode_values is None:
             have = ", ".join(sorted(curve.values)) or "none"
@@ -201,7 +247,7 @@ def parse_golden(data: bytes, path: str) -> tuple[GoldenCurve | None, list[Findi
                                 message="a golden curve file must hold exactly one model-name key"))
         return None, findings
     (model_name, modes), = doc.data.items()
-    curve = GoldenCurve(stem=stem, path=path, model_name=str(model_name))
+    curve = GoldenCurve(stem=stem, path=path, model_name=str(model_name), model_line=doc.line(model_name))
     if not isinstance(modes, dict):
         findings.append(Finding(path=path, line=doc.line(model_name), code="golden-shape",
                                 message=f"`{model_name}` must map thinking modes to curves"))

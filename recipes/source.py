@@ -113,25 +113,46 @@ class PathIndex:
         return self._sorted[lo:hi]
 
 
-class MemorySource:
-    """Files held in a dict (tests, snapshots)."""
+def links_of(src: object) -> dict[str, str]:
+    """Every symbolic link of a tree: path -> the link's target text as stored (`{}` for a
+    source that cannot tell, e.g. one without links). Links are read through by `read`; this
+    is for the questions about the links themselves (checks.two_readings)."""
+    links = getattr(src, "links", None)
+    return dict(links()) if callable(links) else {}
 
-    def __init__(self, files: dict[str, bytes | str]):
+
+def link_resolution(path: str, links: dict[str, str]) -> tuple[str | None, str | None]:
+    """`resolve_links` of `path` over a {link path: target text} map."""
+    return resolve_links(path, links.get)
+
+
+class MemorySource:
+    """Files held in a dict (tests, snapshots); `links` ({path: target text}) are symbolic
+    links, listed and followed like a checkout's (inside the tree only)."""
+
+    def __init__(self, files: dict[str, bytes | str], links: dict[str, str] | None = None):
         self._files = {
             _norm(k): (v.encode() if isinstance(v, str) else v) for k, v in files.items()
         }
+        self._links = {_norm(k): v for k, v in (links or {}).items()}
         self._index: PathIndex | None = None
 
     def read(self, path: str) -> bytes | None:
-        return self._files.get(_norm(path))
+        if not self._links:
+            return self._files.get(_norm(path))
+        resolved, problem = resolve_links(path, self._links.get)
+        return None if problem is not None or resolved is None else self._files.get(resolved)
 
     def list(self, directory: str) -> list[str]:
         if self._index is None:
-            self._index = PathIndex(self._files)
+            self._index = PathIndex([*self._files, *self._links])
         return self._index.under(directory)
 
     def paths(self) -> list[str]:
         return sorted(self._files)
+
+    def links(self) -> dict[str, str]:
+        return dict(self._links)
 
 
 class DirSource:
@@ -339,6 +360,10 @@ class GitSource:
         if resolved not in self._blobs or resolved in self._links:
             return None
         return self._blob(resolved)
+
+    def links(self) -> dict[str, str]:
+        """Every symbolic link of the commit: path -> its target text."""
+        return {p: self._link_text(p) or "" for p in sorted(self._links)}
 
     def link_problems(self) -> dict[str, str]:
         """Every symbolic link of the commit that leaves the repository or loops: path -> why."""

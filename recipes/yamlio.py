@@ -243,6 +243,10 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
     kp: tuple[Key, ...] = ()
     cline: int | None = None
     is_map = False
+    # Mappings built with a `<<` merge, and the line of the first merge that takes one in: such a
+    # nested merge is where PyYAML (srtctl's reader) and YAML's rules can disagree.
+    merged_ids: set[int] = set()
+    nested_merge: list[int] = []
     key: Any = _KEY
     kline = 0
     merged: dict | None = None
@@ -323,14 +327,17 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
             cont, kp, cline, is_map, key, merged = new, child_kp, child_line, kind is MappingStartEvent, _KEY, None
             continue
         elif kind is MappingEndEvent or kind is SequenceEndEvent:
-            if merged:
+            if merged is not None:
                 for k, v in merged.items():
                     cont.setdefault(k, v)
+                merged_ids.add(id(cont))
             done = cont
             cont, kp, cline, is_map, key, kline, merged, anchor, start = stack.pop()
             if anchor is not None:
                 anchors[anchor] = (done, count - start + 1, anchors[anchor][2])
             if key is _MERGE:
+                if any(id(s) in merged_ids for s in (done if isinstance(done, list) else [done])):
+                    nested_merge.append(kline)
                 merged = _merge(path, merged, done, kline)
             key = _KEY
             continue
@@ -342,6 +349,9 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
         if is_map:
             if key is _KEY:
                 if value is _MERGE:
+                    if merged is not None:
+                        raise RecipeError.at(path, line, "duplicate key '<<' (a mapping takes one merge key; "
+                                                         "list several sources in it)", "duplicate-key")
                     key, kline = _MERGE, line
                     continue
                 if value in cont:
@@ -352,6 +362,8 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
                     lines[kp + (value,)] = line
             else:
                 if key is _MERGE:
+                    if alias and id(value) in merged_ids:
+                        nested_merge.append(line)
                     merged = _merge(path, merged, value, line)
                 else:
                     cont[key] = value
@@ -364,7 +376,26 @@ def _compose(text: str, path: str, max_nodes: int) -> tuple[Any, dict[tuple[Key,
     if type(event) is not StreamEndEvent:
         raise ComposerError("expected a single document in the stream", document.start_mark,
                             "but found another document", event.start_mark)
+    if nested_merge and _pyyaml_reading(text) != holder[0]:
+        # srtctl reads recipes with PyYAML, whose merge of a mapping that itself merged differs
+        # from YAML's rules: two readings of one file, so the bot takes neither.
+        raise RecipeError.at(path, nested_merge[0], "this `<<` merges a mapping that has its own `<<`, which PyYAML "
+                                                   "(srtctl's reader) resolves differently from YAML's merge rules; "
+                                                   "write the keys out so that the file has one reading",
+                             "merge-ambiguous")
     return holder[0], lines
+
+
+def _pyyaml_reading(text: str) -> Any:
+    """The document as PyYAML's safe loader reads it (C loader where built)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError:
+        return _PYYAML_FAILED
+
+
+_PYYAML_FAILED = object()
 
 
 def _anchor(anchors: dict, event: Any, value: Any, size: int | None) -> None:

@@ -8,6 +8,9 @@
     head:   {path: text | null}               # overlay on base (null deletes); or
     head_tree: {path: text}                   # the complete head tree instead of an overlay
     target: {path: text}                      # tip of the target branch (defaults to base)
+    target_changes: {path: text | null}       # or: what reached the target branch after the PR
+                                              # branched, an overlay on base (null deletes)
+    # In any tree a value {link: "target text"} is a symbolic link (followed inside the tree).
     files:  [path | {path, status, previous_path, patch, additions, deletions}]
             # derived from base vs head when absent
     commits: [sha | {sha, message, parents}]  # default: one commit, the head
@@ -33,6 +36,8 @@ Any list- or dict-valued field may instead be `{unavailable: "reason"}`, giving 
 (checks.snapshot.SnapshotData): a login, team, run or link they do not hold is "not provided".
 """
 from __future__ import annotations
+
+import difflib
 
 import copy
 import threading
@@ -77,12 +82,24 @@ def inferencex_config() -> dict:
 # The keys build_snapshot reads (this module's docstring); case files and their bases are held to them.
 SNAPSHOT_KEYS = frozenset({
     "repo", "number", "title", "body", "author", "state", "draft", "base_ref", "html_url",
-    "base_sha", "head_sha", "current_head_sha", "base", "head", "head_tree", "target", "files",
+    "base_sha", "head_sha", "current_head_sha", "base", "head", "head_tree", "target", "target_changes", "files",
     "commits", "signoff", "comments", "labels", "check_runs", "runs", "reuse", "upstream", "users",
     "team_members", "review_date", "config", "unreadable",
 })
 # The snapshot keys that are trees ({path: text}); a `head` value of null deletes the file in the PR.
-TREE_KEYS = ("base", "head", "head_tree", "target")
+TREE_KEYS = ("base", "head", "head_tree", "target", "target_changes")
+LINK_KEY = "link"  # a tree value {link: "target text"} is a symbolic link
+
+
+def tree_source(tree: dict[str, Any]) -> MemorySource:
+    """A MemorySource of a builder tree: text values are files, {link: text} values links."""
+    files = {p: v for p, v in tree.items() if not isinstance(v, dict)}
+    links = {}
+    for p, v in tree.items():
+        if isinstance(v, dict):
+            assert set(v) == {LINK_KEY} and isinstance(v[LINK_KEY], str), f"{p}: a tree value is text or {{link: text}}"
+            links[p] = v[LINK_KEY]
+    return MemorySource(files, links)
 
 
 def read_yaml(text: str) -> Any:
@@ -113,16 +130,25 @@ def _deep_update(base: dict, override: dict) -> dict:
     return out
 
 
+def _patch(before: object, after: object) -> str | None:
+    """The unified diff GitHub shows for a text file (3 lines of context, no file header)."""
+    if not isinstance(before, str) or not isinstance(after, str):
+        return None
+    return "\n".join(list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=3))[2:])
+
+
 def diff_trees(base: dict[str, str], head: dict[str, str]) -> list[ChangedFile]:
-    """Changed files between two trees, in path order (no rename detection)."""
+    """Changed files between two trees, in path order (no rename detection), with their patches."""
     out = []
     for path in sorted(set(base) | set(head)):
         if path not in head:
-            out.append(ChangedFile(path=path, status="removed", deletions=str(base[path]).count("\n")))
+            out.append(ChangedFile(path=path, status="removed", deletions=str(base[path]).count("\n"),
+                                   patch=_patch(base[path], "")))
         elif path not in base:
-            out.append(ChangedFile(path=path, status="added", additions=str(head[path]).count("\n")))
+            out.append(ChangedFile(path=path, status="added", additions=str(head[path]).count("\n"),
+                                   patch=_patch("", head[path])))
         elif base[path] != head[path]:
-            out.append(ChangedFile(path=path, status="modified"))
+            out.append(ChangedFile(path=path, status="modified", patch=_patch(base[path], head[path])))
     return out
 
 
@@ -283,9 +309,9 @@ def build_snapshot(spec: dict | None = None, **overrides: Any) -> PRSnapshot:
         head_sha=head_sha,
         current_head_sha=spec.get("current_head_sha", head_sha),
         files=files,
-        base=MemorySource(base_files),
-        head=MemorySource(head_files),
-        target=MemorySource(spec["target"]) if "target" in spec else None,
+        base=tree_source(base_files),
+        head=tree_source(head_files),
+        target=_target_source(spec, base_files),
         commits=commits,
         signoff=signoff,
         comments=comments,
@@ -301,6 +327,23 @@ def build_snapshot(spec: dict | None = None, **overrides: Any) -> PRSnapshot:
         unreadable=dict(spec.get("unreadable", {})),
         html_url=spec.get("html_url", f"https://github.com/{repo}/pull/{number}"),
     )
+
+
+def _target_source(spec: dict, base_files: dict[str, Any]) -> MemorySource | None:
+    """The target tip: `target` in full, or base overlaid with `target_changes`; None (= the
+    merge base) when neither is given."""
+    assert not ("target" in spec and "target_changes" in spec), "give `target` or `target_changes`, not both"
+    if "target" in spec:
+        return tree_source(spec["target"])
+    if "target_changes" not in spec:
+        return None
+    tip = dict(base_files)
+    for path, text in spec["target_changes"].items():
+        if text is None:
+            tip.pop(path, None)
+        else:
+            tip[path] = text
+    return tree_source(tip)
 
 
 class FakeCheck:
@@ -535,3 +578,49 @@ def world_snapshot(world: str | Path, dest: str | Path, *, review_date: date | N
         team_members=dict(built.world.teams),
         review_date=review_date,
     )
+
+
+class PatchedSource:
+    """A file source with one file's text replaced (`old` must occur in it): a world's head
+    tree with the fix a test applies."""
+
+    def __init__(self, src: Any, path: str, old: str, new: str):
+        self._src, self._path, self._old, self._new = src, path, old, new
+
+    def read(self, path: str) -> bytes | None:
+        data = self._src.read(path)
+        if path == self._path and data is not None:
+            text = data.decode("utf-8")
+            assert self._old in text, f"{self._old!r} is not in {path}"
+            return text.replace(self._old, self._new).encode("utf-8")
+        return data
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._src, name)
+
+
+# The seed world's two findings (ghsim/worlds/README.md, Check 15) and the texts that fix them:
+# the body's interval value, and the draft precision the body and changelog state (the sign-off
+# records attn.wo_a BF16 -> FP8, which the body omits and the changelog denies).
+SEED_CHANGELOG = "inferencex-e2e/perf-changelog.yaml"
+SEED_FIXES_BODY = (
+    ("TP2 c64 = 4", "TP2 c64 = 8"),
+    ("Two compute precisions change with the image bump: routed-expert activations MXFP4 → MXFP8 and RoPE "
+     "cos/sin tables FP32 → BF16.",
+     "Three compute precisions change with the image bump: attn.wo_a BF16 → FP8, routed-expert activations "
+     "MXFP4 → MXFP8 and RoPE cos/sin tables FP32 → BF16."),
+)
+SEED_FIX_CHANGELOG = (
+    "No data-type or precision change to the DSpark draft.",
+    "attn.wo_a moves from BF16 to FP8, routed-expert activations from MXFP4 to MXFP8 and RoPE tables from FP32 to BF16.",
+)
+
+
+def fixed_seed(snap: PRSnapshot) -> PRSnapshot:
+    """The seed snapshot with both of its Check 15 findings fixed (a clean PASS)."""
+    body = snap.body
+    for old, new in SEED_FIXES_BODY:
+        assert old in body, old
+        body = body.replace(old, new)
+    head = PatchedSource(snap.head, SEED_CHANGELOG, *SEED_FIX_CHANGELOG)
+    return snap.model_copy(update={"body": body, "head": head})

@@ -28,6 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", help="benchmark repository checkout")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--ref", help="read this git ref instead of the working tree")
+    p.add_argument("--trace", metavar="POINT",
+                   help="print what a benchmark point runs, interpreted from its runner down: a config key "
+                        "(its first point) or a point id")
 
 
 def _count(obj: Any, *attrs: str) -> int:
@@ -67,6 +70,53 @@ def inspect_repository(repo: Repository) -> dict:
     }
 
 
+def point_trace(repo: Repository, src: Any, point: Any) -> Any:
+    """A point's trace at this tree (recipes.launch), from the runner scripts of its label."""
+    from checks.launch_path import runner_nodes, runner_scripts
+    from recipes.launch.point import Tracer, srt_hook
+
+    def variant(p: Any) -> Any:
+        try:
+            return repo.variant_for(p)
+        except Exception:
+            return None
+
+    def setup_text(p: Any, v: Any, ref: str) -> tuple[str, str] | None:
+        from checks.launch_path import resolve_ref, srt_config_script
+
+        path = resolve_ref(repo, ("/workspace",), ref, v.path) or srt_config_script(repo, ref, v.path)
+        data = src.read(path) if path else None
+        return (path, data.decode("utf-8", "replace")) if data is not None else None
+
+    tracer = Tracer(src, hooks={"srtctl": srt_hook(variant, setup_text)})
+    return tracer.trace(point, runner_scripts(repo, runner_nodes(repo, src), point.runner), symbolic=False)
+
+
+def print_trace(repo: Repository, src: Any, which: str, fmt: str, out: Any) -> int:
+    from recipes.launch.trace import show
+
+    points = [p for p in repo.points if which in (p.point_id, p.config_key)]
+    if not points:
+        print(f"no benchmark point or config key {which!r} in this repository", file=sys.stderr)
+        return EXIT_USAGE
+    point = points[0]
+    trace = point_trace(repo, src, point)
+    effects = [{"kind": e.kind, "where": e.where(), "what": e.describe(), "container": e.container,
+                "under": list(e.under), "client": e.client, "argv": [show(w) for w in e.argv],
+                "env": {k: show(v) for k, v in e.env}} for e in trace.effects()]
+    if fmt == "json":
+        print(json.dumps({"point": point.point_id, "config_key": point.config_key, "effects": effects}, indent=2),
+              file=out)
+    else:
+        print(f"point {point.point_id} ({point.config_key}): {len(effects)} effects, "
+              f"{sum(e['kind'] == 'unknown' for e in effects)} unknown", file=out)
+        for e in effects:
+            flags = (" [client]" if e["client"] else "") + (f" [under {len(e['under'])} undecided]" if e["under"] else "")
+            inside = f" in {e['container']}" if e["container"] else ""
+            print(f"  {e['kind']:11} {e['what']}{inside}{flags}\n              at {e['where']}", file=out)
+    return EXIT_CLEAN
+
+
 def _text(report: dict, out: Any) -> None:
     print(f"layout: {report['layout']}", file=out)
     for key in ("configs", "recipes", "points", "changelog_entries", "golden_curves"):
@@ -99,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
         where = f"{args.path} at {args.ref}" if args.ref else args.path
         print(MSG_NOT_BENCHMARK.format(path=where, markers=benchmark_markers(repo.layout)), file=sys.stderr)
         return EXIT_USAGE
+    if args.trace:
+        return print_trace(repo, src, args.trace, args.format, sys.stdout)
     try:
         report = inspect_repository(repo)
     except RecipeError as e:  # parsers return findings; this is the last line of defence

@@ -14,6 +14,8 @@ from bot.events import (
     ACTION_LABELED,
     EVENT_COMMENT,
     EVENT_PULL_REQUEST,
+    EVENT_REVIEW,
+    EVENT_REVIEW_COMMENT,
     EVENT_WORKFLOW_RUN,
     CommentEvent,
     Event,
@@ -22,7 +24,7 @@ from bot.events import (
 )
 from bot.dates import parse_time
 from bot.handlers.signoff import gate_problem, verify
-from bot.publisher import SIGNOFF_STAMP_RE
+from bot.publisher import SIGNOFF_STAMP_RE, signoff_digest
 from bot.router import Context, Router
 from bot.snapshot_builder import _comment, find_signoff
 from checks.render import MARKER
@@ -33,6 +35,9 @@ log = logging.getLogger(__name__)
 MSG_CURRENT = "%s: the newest sign-off %s on %s#%s has a current verdict"
 MSG_CATCH_UP = "%s: the newest sign-off %s on %s#%s has no current verdict (%s); verifying it now"
 MSG_GATE = "%s: not catching up on %s#%s: the PR is %s"
+MSG_NO_PR = "%s: could not list the PRs of %s:%s: %s"
+# Runs that follow a review on a fork PR (see bot/routing.py).
+REVIEW_EVENTS = (EVENT_REVIEW, EVENT_REVIEW_COMMENT)
 WHY_NONE = "no verdict comment"
 WHY_STALE = "the sign-off changed after its verdict"
 
@@ -49,8 +54,26 @@ def _numbers(event: Event, ctx: Context) -> tuple[int, ...]:
     if isinstance(event, PullRequestEvent):
         return (event.number,)
     if isinstance(event, WorkflowRunEvent):
-        return event.pr_numbers if event.workflow_path == ctx.config.sweep.workflow else ()
+        if event.workflow_path == ctx.config.sweep.workflow:
+            return event.pr_numbers
+        if event.run_event in REVIEW_EVENTS:
+            # The run that follows a review on a fork PR, which had a read-only token (bot/routing.py):
+            # this one has write access. GitHub lists no PR for a fork's head: found by that head.
+            return event.pr_numbers or _prs_with_head(ctx, event)
     return ()
+
+
+def _prs_with_head(ctx: Context, event: WorkflowRunEvent) -> tuple[int, ...]:
+    """The open PRs whose head is the run's (`owner:branch`, "List pull requests",
+    https://docs.github.com/en/rest/pulls/pulls#list-pull-requests)."""
+    if not event.head_owner or not event.head_branch:
+        return ()
+    try:
+        pulls = ctx.api.list(f"{ctx.r}/pulls", {"state": "open", "head": f"{event.head_owner}:{event.head_branch}"})
+    except Exception as exc:  # the next event for the PR catches up anyway
+        log.warning(MSG_NO_PR, ctx.delivery, event.head_owner, event.head_branch, exc)
+        return ()
+    return tuple(int(p["number"]) for p in pulls if p.get("number"))
 
 
 def is_current(verdict: dict | None, signoff: Comment) -> tuple[bool, str]:
@@ -60,7 +83,9 @@ def is_current(verdict: dict | None, signoff: Comment) -> tuple[bool, str]:
     m = SIGNOFF_STAMP_RE.search(verdict.get("body") or "")
     seen = signoff.updated_at or signoff.created_at
     if m:
-        return (parse_time(m.group(1)) == seen, WHY_STALE)
+        # An edited review keeps its date (reviews have no updated_at): the text digest tells.
+        same_text = m.group(2) is None or m.group(2) == signoff_digest(signoff.body or "")
+        return (parse_time(m.group(1)) == seen and same_text, WHY_STALE)
     # Verdicts without a stamp (an incomplete verification): current unless edited after it.
     written = parse_time(verdict.get("updated_at") or verdict.get("created_at"))
     return (written is None or seen is None or written >= seen, WHY_STALE)

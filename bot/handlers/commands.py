@@ -27,6 +27,7 @@ from checks.commands import COMMANDS as REUSE_COMMANDS
 from checks.commands import CommandHelp, ReuseCommand, is_authorized, parse_reuse_command
 from checks.snapshot import Comment, Unavailable
 from checks.text import join
+from recipes.config import SweepPolicy
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,11 @@ EXAMPLE_ONE = "Example"
 EXAMPLE_MANY = "Examples"
 TEXT_HELP_FOOTER = ("Commands count only as a whole line of their own, outside quotes and code blocks; "
                     "a sign-off is a comment holding `{phrase}`.")
+# The one name the bot knows the sweep workflow by (docs/install.md, step 4): whoever checks an
+# install with `/infx help` sees which file's runs count and which file the caller's
+# workflow_run filter must name by its `name:`.
+TEXT_HELP_SWEEP = ("Sweep workflow: `{workflow}` in `{mode}` mode (`sweep.workflow` and `sweep.mode` of "
+                   "`.github/infx-review.yml`); only its runs count.")
 
 MSG_ACCEPTED = "%s: %s accepted (run %s)"
 MSG_REFUSED = "%s: %s refused: %s"
@@ -90,7 +96,7 @@ def declarations() -> tuple[CommandHelp, ...]:
     return (*REUSE_COMMANDS, *SWEEP_COMMANDS, *HELP_COMMANDS)
 
 
-def help_markdown(link: str, phrase: str) -> str:
+def help_markdown(link: str, phrase: str, sweep: SweepPolicy | None = None) -> str:
     lines = [TEXT_HELP_TITLE.format(link=link), ""]
     for c in declarations():
         examples = ", ".join(f"`{e}`" for e in c.examples)
@@ -98,8 +104,10 @@ def help_markdown(link: str, phrase: str) -> str:
         description = c.description.rstrip(".").replace("<", "&lt;").replace(">", "&gt;") + "."
         lines.append(TEXT_HELP_ENTRY.format(usage=c.usage, description=description, who=c.who, examples=examples,
                                             example_word=EXAMPLE_ONE if len(c.examples) == 1 else EXAMPLE_MANY))
-    lines += ["", TEXT_HELP_FOOTER.format(phrase=phrase), ""]
-    return "\n".join(lines)
+    lines += ["", TEXT_HELP_FOOTER.format(phrase=phrase)]
+    if sweep is not None:
+        lines += ["", TEXT_HELP_SWEEP.format(workflow=sweep.workflow, mode=sweep.mode)]
+    return "\n".join(lines + [""])
 
 
 def asks_help(body: str) -> bool:
@@ -197,7 +205,7 @@ def on_comment(event: CommentEvent, ctx: Context) -> None:
     key = comment.key
     if asks_help(comment.body):
         ctx.upsert_marked(event.number, HELP_MARKER.format(key=key),
-                          help_markdown(comment_link(event), ctx.config.policy.signoff_phrase))
+                          help_markdown(comment_link(event), ctx.config.policy.signoff_phrase, ctx.config.sweep))
     command = parse_reuse_command(comment.body)
     marker = COMMAND_MARKER.format(key=key)
     if command is None:

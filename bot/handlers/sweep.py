@@ -14,6 +14,7 @@ from bot.events import ACTION_CREATED, ACTION_LABELED, EVENT_COMMENT, EVENT_PULL
 from bot.command_lines import parse_sweep_command
 from bot.dates import parse_time
 from bot.github_client import create_once, describe_error, fetch
+from bot.github_data import merge_base
 from bot.handlers import comment_link, quote_line
 from bot.remote_source import BlobStore, RemoteTree
 from bot.router import Context, Router
@@ -21,7 +22,7 @@ from checks.commands import CommandHelp
 from checks.snapshot import Unavailable
 from checks.text import escape_inline
 from recipes.changelog import diff_changelog, resolve_config_keys
-from recipes.config import RepoConfig
+from recipes.config import BOT_DISPATCH_INPUTS, RepoConfig
 from recipes.layout import detect_layout
 from recipes.master import SCENARIOS
 from recipes.repository import Repository
@@ -48,10 +49,9 @@ SWEEP_COMMANDS: tuple[CommandHelp, ...] = (
     ),
 )
 # Dispatch inputs the bot always sets; configured extras never replace them.
-INPUT_REF = "ref"
-INPUT_PR = "pr-number"
-INPUT_KEYS = "config-keys"
-INPUT_FAIL_FAST = "fail-fast"
+# The inputs the bot dispatches the sweep with (recipes.config.BOT_DISPATCH_INPUTS, which bounds
+# the configured extras by workflow_dispatch's 25).
+INPUT_REF, INPUT_PR, INPUT_KEYS, INPUT_FAIL_FAST = BOT_DISPATCH_INPUTS
 
 SWEEP_MARKER = "<!-- infx-review sweep head={head} labels={labels} -->"
 SWEEP_COMMAND_MARKER = "<!-- infx-review sweep-command comment={key} -->"
@@ -266,7 +266,10 @@ def start_sweep(ctx: Context, number: int, label: str, *, fail_fast: bool, trigg
         log.info(MSG_ALREADY, ctx.delivery, head[:12], labels)
         return ALREADY, str(earlier[0].get("html_url") or "")
     blobs = BlobStore(ctx.api, ctx.repo)
-    plan = plan_sweep(RemoteTree(ctx.api, ctx.repo, pr["base"]["sha"], blobs),
+    # The entries this PR appends: its head against its merge base, not the target tip (which
+    # holds entries other PRs appended since this one branched; checks.snapshot).
+    since = merge_base(ctx.api, ctx.repo, pr["base"]["sha"], head)
+    plan = plan_sweep(RemoteTree(ctx.api, ctx.repo, since, blobs),
                       RemoteTree(ctx.api, ctx.repo, head, blobs), ctx.config)
     if plan.is_empty:
         reply, _ = ctx.upsert_marked(number, marker, TEXT_NOTHING.format(sha=head[:12], changelog=plan.changelog,

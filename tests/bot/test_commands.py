@@ -212,6 +212,16 @@ def test_help_is_generated_from_every_declaration():
             assert f"`{example}`" in text
     assert "<run_id>" not in text.replace("`/use <run_id>`", "").replace("`/reuse-sweep-run [<run_id>]`", ""), \
         "descriptions escape angle brackets outside code spans"
+    assert "Sweep workflow" not in text
+
+
+def test_help_names_the_sweep_workflow_the_bot_counts():
+    from recipes.config import SweepPolicy
+
+    text = help_markdown("[c](https://example.invalid)", "As a PR reviewer and CODEOWNER",
+                         SweepPolicy(workflow=".github/workflows/bench.yml", mode="dispatch"))
+    assert text.endswith("Sweep workflow: `.github/workflows/bench.yml` in `dispatch` mode (`sweep.workflow` and "
+                         "`sweep.mode` of `.github/infx-review.yml`); only its runs count.\n")
 
 
 def _tree(*roots: Path) -> dict[str, bytes]:

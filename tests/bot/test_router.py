@@ -200,9 +200,11 @@ def test_review_workflow_never_checks_out_pr_code():
     for job in _workflow()["jobs"].values():
         for s in job["steps"]:
             if str(s.get("uses", "")).startswith("actions/checkout"):
-                # Only infx-review itself, at the pinned commit, without a stored token.
+                # Only infx-review itself, at the pinned commit, without a stored token; the token
+                # that reads it is the private copy's read token when given (docs/install.md).
                 assert s["with"] == {"repository": "${{ inputs.bot-repository }}", "ref": "${{ inputs.bot-ref }}",
-                                     "path": ".infx-review", "persist-credentials": False}
+                                     "path": ".infx-review", "persist-credentials": False,
+                                     "token": "${{ secrets.bot-repository-token || github.token }}"}
 
 
 def test_review_workflow_permissions_are_least_privilege():

@@ -1,4 +1,6 @@
-"""The affected-point rule (checks.launch_path): a point is affected only through its launch path."""
+"""The affected-point rule: a point is affected only through its launch path (checks.launch_path, the
+textual reach rule), and, when only files other points share reach it, only when its interpreted
+trace changed (checks.trace_affected): the first difference is then its reason."""
 from __future__ import annotations
 
 from tests.builders import build_snapshot, single_node_entry
@@ -63,11 +65,20 @@ def affected(head: dict[str, str]) -> dict[str, list[str]]:
     return {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
 
 
+def scopes(head: dict[str, str], tree: dict[str, str] | None = None) -> dict[str, str]:
+    snap = build_snapshot(base=tree or base_tree(), head=head)
+    return {p.config_key: p.scope for p in ReviewContext(snap).affected.points}
+
+
 def test_changed_library_function_affects_its_callers_only():
     head = {LIB: LIB_TEXT.replace("--tasks gsm8k", "--tasks gsm8k,mmlu")}
     got = affected(head)
     assert set(got) == {"dsr1-fp8-mi355x-sglang"}  # B only mentions the file
-    assert set(got["dsr1-fp8-mi355x-sglang"]) == {f"benchmark_lib.sh: `run_eval` changed (run by {A})"}
+    # `run_eval` starts lm_eval, the eval client: only what the client runs changed.
+    (reason,) = got["dsr1-fp8-mi355x-sglang"]
+    assert reason.startswith(f"what its benchmark client runs changed at runner:1 -> {A}:6 -> fn run_eval -> {LIB}:10")
+    assert "--tasks gsm8k,mmlu" in reason and "(was client `lm_eval --model local-completions --tasks gsm8k`" in reason
+    assert scopes(head) == {"dsr1-fp8-mi355x-sglang": "client"}
 
 
 def test_function_nobody_calls_affects_nothing():
@@ -84,7 +95,10 @@ def test_top_level_change_affects_every_caller():
     head = {LIB: LIB_TEXT.replace("PORT:-8888", "PORT:-9999")}
     got = affected(head)
     assert set(got) == {"dsr1-fp8-mi355x-sglang"}
-    assert got["dsr1-fp8-mi355x-sglang"] == [f"benchmark_lib.sh: top-level code changed (run by {A})"]
+    # The library exports PORT before the launcher starts its server: the server's environment.
+    assert got["dsr1-fp8-mi355x-sglang"] == [
+        f"what it runs changed at runner:1 -> {A}:3: server `python3 -m sglang.launch_server --model-path org/dsr1 "
+        "--tp 8` with PORT=9999 (was 8888)"]
 
 
 def test_launcher_run_through_bash_and_variables():
@@ -93,20 +107,35 @@ def test_launcher_run_through_bash_and_variables():
     tree = base_tree()
     tree.update({B: b_text, helper: "export VLLM_USE_V1=1\n"})
     snap = build_snapshot(base=tree, head={helper: "export VLLM_USE_V1=0\n"})
+    # `bash env.sh` runs it in a child shell: its export never reaches the launcher's server, so
+    # what the point runs is the same (the textual rule alone said affected).
+    assert ReviewContext(snap).affected.points == []
+    sourced = tree | {B: b_text.replace('bash "$SCRIPT_DIR', 'source "$SCRIPT_DIR')}
+    snap = build_snapshot(base=sourced, head={helper: "export VLLM_USE_V1=0\n"})
     got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
-    assert got == {"gptoss-fp4-mi355x-vllm": [f"env.sh: top-level code changed (run by {B})"]}
+    assert list(got) == ["gptoss-fp4-mi355x-vllm"] and got["gptoss-fp4-mi355x-vllm"][0].endswith(
+        "with VLLM_USE_V1=0 (was 1)")
 
 
 def test_runner_script_change_affects_points_of_its_nodes():
     tree = base_tree()
     tree["configs/runners.yaml"] = "labels:\n  mi355x:\n    - mi355x-amds_0\n    - mi355x-amds_1\n  b200:\n    - b200-nb_0\n"
-    tree["runners/launch_mi355x-amds.sh"] = "docker run --rm $IMAGE bash benchmarks/x.sh\n"
-    tree["runners/launch_b200-nb.sh"] = "docker run --rm $IMAGE bash benchmarks/y.sh\n"
-    snap = build_snapshot(base=tree, head={"runners/launch_mi355x-amds.sh": "docker run --rm --ipc=host $IMAGE bash x.sh\n"})
+    run = 'docker run --rm {opts}-v "$GITHUB_WORKSPACE":/workspace -w /workspace $IMAGE bash benchmarks/{script}\n'
+    tree["runners/launch_mi355x-amds.sh"] = run.format(opts="", script="x.sh")
+    tree["runners/launch_b200-nb.sh"] = run.format(opts="", script="y.sh")
+    tree["benchmarks/x.sh"] = "vllm serve $MODEL --tensor-parallel-size 8\n"
+    tree["benchmarks/z.sh"] = "vllm serve $MODEL --tensor-parallel-size 4\n"
+    # A container option that changes nothing the server sees: the same trace.
+    snap = build_snapshot(base=tree, head={"runners/launch_mi355x-amds.sh": run.format(opts="--ipc=host ", script="x.sh")})
+    assert ReviewContext(snap).affected.points == []
+    # Another script: what both points of the runner's label run changed.
+    snap = build_snapshot(base=tree, head={"runners/launch_mi355x-amds.sh": run.format(opts="", script="z.sh")})
     got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
     assert set(got) == {"dsr1-fp8-mi355x-sglang", "gptoss-fp4-mi355x-vllm"}
     assert got["gptoss-fp4-mi355x-vllm"] == [
-        "launch_mi355x-amds.sh: top-level code changed (runner for mi355x)"]
+        "what it runs changed at sweep job:1 -> runners/launch_mi355x-amds.sh:1: starts container "
+        "lmsysorg/sglang:v0.5.12-rocm700-mi35x running `bash benchmarks/z.sh` (was starts container "
+        "lmsysorg/sglang:v0.5.12-rocm700-mi35x running `bash benchmarks/x.sh` at runners/launch_mi355x-amds.sh:1)"]
     snap = build_snapshot(base=tree, head={"runners/launch_b200-nb.sh": "echo changed\n"})
     assert ReviewContext(snap).affected.points == []
 
@@ -203,12 +232,13 @@ else
     if [[ $FRAMEWORK == "vllm" ]]; then
         export VLLM_FLAG=1
     fi
-    docker run --rm "$IMAGE" bash "benchmarks/single_node/${EXP_NAME%%_*}.sh"
+    docker run --rm -e VLLM_FLAG -v "$GITHUB_WORKSPACE":/workspace -w /workspace "$IMAGE" bash "benchmarks/single_node/${EXP_NAME%%_*}.sh"
 fi
 """
     tree = base_tree()
     tree["configs/runners.yaml"] = "labels:\n  mi355x:\n    - mi355x-amds_0\n"
     tree["runners/launch_mi355x-amds.sh"] = runner
+    tree["benchmarks/single_node/dsr1.sh"] = tree["benchmarks/single_node/gptoss.sh"] = 'vllm serve "$MODEL"\n'
     r = "runners/launch_mi355x-amds.sh"
     # Only the multi-node branch changes: no single-node point takes it.
     snap = build_snapshot(base=tree, head={r: runner.replace('srtctl apply -f', 'srtctl apply --verbose -f')})
@@ -216,13 +246,15 @@ fi
     # The vLLM-only branch: only the vLLM point.
     snap = build_snapshot(base=tree, head={r: runner.replace("VLLM_FLAG=1", "VLLM_FLAG=2")})
     got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
-    assert got == {"gptoss-fp4-mi355x-vllm": ["launch_mi355x-amds.sh: top-level code changed (runner for mi355x)"]}
-    # The single-node branch everyone takes, and a changed test line: both points.
-    for head in (runner.replace("docker run --rm", "docker run --rm --ipc=host"),
-                 runner.replace('$FRAMEWORK == "vllm"', '$FRAMEWORK == "sglang"')):
-        snap = build_snapshot(base=tree, head={r: head})
-        assert {p.config_key for p in ReviewContext(snap).affected.points} == {
-            "dsr1-fp8-mi355x-sglang", "gptoss-fp4-mi355x-vllm"}
+    assert list(got) == ["gptoss-fp4-mi355x-vllm"] and got["gptoss-fp4-mi355x-vllm"][0].endswith(
+        "with VLLM_FLAG=2 (was 1)")
+    # A container option nothing inside sees: no point; a changed test line: both points,
+    # the flag now set for the one and no longer for the other.
+    snap = build_snapshot(base=tree, head={r: runner.replace("docker run --rm", "docker run --rm --ipc=host")})
+    assert ReviewContext(snap).affected.points == []
+    snap = build_snapshot(base=tree, head={r: runner.replace('$FRAMEWORK == "vllm"', '$FRAMEWORK == "sglang"')})
+    assert {p.config_key for p in ReviewContext(snap).affected.points} == {
+        "dsr1-fp8-mi355x-sglang", "gptoss-fp4-mi355x-vllm"}
 
 
 def test_a_test_line_inside_a_branch_the_point_does_not_take_affects_nothing():
@@ -295,8 +327,9 @@ def test_changed_library_function_called_through_a_helper_still_affects_the_poin
                'source "$(dirname "$0")/common/evals.sh"\nvllm serve $MODEL &\nmaybe_eval\n')
     snap = build_snapshot(base=tree, head={LIB: LIB_TEXT.replace("--tasks gsm8k", "--tasks gsm8k,mmlu")})
     got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
-    assert got == {"dsr1-fp8-mi355x-sglang": [f"benchmark_lib.sh: `run_eval` changed (run by {A})"],
-                   "gptoss-fp4-mi355x-vllm": [f"benchmark_lib.sh: `run_eval` changed (run by {B})"]}
+    assert set(got) == {"dsr1-fp8-mi355x-sglang", "gptoss-fp4-mi355x-vllm"}
+    assert got["gptoss-fp4-mi355x-vllm"][0].startswith(
+        f"what its benchmark client runs changed at runner:1 -> {B}:5 -> fn maybe_eval -> {helper}:3 -> fn run_eval -> {LIB}:10")
 
 
 def test_a_function_name_glued_from_a_variable_still_reaches_the_changed_function():
@@ -306,4 +339,5 @@ def test_a_function_name_glued_from_a_variable_still_reaches_the_changed_functio
                'what=eval\nvllm serve $MODEL &\nrun_${what}\n')
     snap = build_snapshot(base=tree, head={LIB: LIB_TEXT.replace("--tasks gsm8k", "--tasks gsm8k,mmlu")})
     got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
-    assert got.get("gptoss-fp4-mi355x-vllm") == [f"benchmark_lib.sh: `run_eval` changed (run by {B})"], got
+    assert got["gptoss-fp4-mi355x-vllm"][0].startswith(
+        f"what its benchmark client runs changed at runner:1 -> {B}:5 -> fn run_eval -> {LIB}:10"), got

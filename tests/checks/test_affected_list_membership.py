@@ -1,5 +1,7 @@
-"""A runner change confined to a list only tested for membership (checks.array_membership): the
-shape of launch_b300-nv.sh's STAGED_MODELS, whose element InferenceX #2227 removed."""
+"""A runner change confined to a list only tested for membership: the shape of launch_b300-nv.sh's
+STAGED_MODELS, whose element InferenceX #2227 removed. The runner is shared by every b300 point, so
+each point's trace decides (checks.trace_affected): only the points whose server changed are affected,
+however the list is read (checks.array_membership is the textual rule's narrower reading)."""
 from __future__ import annotations
 
 from tests.builders import build_snapshot, single_node_entry
@@ -63,41 +65,55 @@ def affected(head_runner: str, base_runner: str = RUNNER_TEXT) -> dict[str, list
     return {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
 
 
+def server_moved(script: str, model: str, line: int, old: str, new: str) -> list[str]:
+    return [f"what it runs changed at sweep job:1 -> {RUNNER}:{line} -> {SCRIPTS}/{script}:2: server `vllm serve "
+            f"{new}/{model} --tp 8` (was server `vllm serve {old}/{model} --tp 8` at {SCRIPTS}/{script}:2)"]
+
+
 def test_a_removed_element_affects_only_the_point_it_named():
     got = affected(RUNNER_TEXT.replace("        Kimi-K2.6-NVFP4\n", ""))
-    assert got == {"kimik2.6-fp4-b300-vllm": [
-        "launch_b300-nv.sh: `STAGED_MODELS` no longer lists this point's `MODEL_BASENAME`, Kimi-K2.6-NVFP4"
-        " (runner for b300)"]}
+    assert got == {"kimik2.6-fp4-b300-vllm": server_moved("kimik2.6_fp4_b300_vllm.sh", "Kimi-K2.6-NVFP4", 24,
+                                                          "/scratch/models", "/data/models")}
 
 
 def test_an_added_element_affects_only_the_point_it_names():
     got = affected(RUNNER_TEXT.replace("        MiniMax-M3\n", "        MiniMax-M3\n        GLM-5-FP8\n"))
-    assert got == {"glm5-fp8-b300-vllm": [
-        "launch_b300-nv.sh: `STAGED_MODELS` now lists this point's `MODEL_BASENAME`, GLM-5-FP8 (runner for b300)"]}
+    assert got == {"glm5-fp8-b300-vllm": server_moved("glm5_fp8_b300_vllm.sh", "GLM-5-FP8", 26,
+                                                      "/data/models", "/scratch/models")}
 
 
 def test_an_element_nobody_runs_affects_nothing():
     assert affected(RUNNER_TEXT.replace("        MiniMax-M3\n", "        MiniMax-M3\n        Qwen3.5-397B-A17B\n")) == {}
 
 
-def test_the_array_read_in_a_loop_keeps_every_point_affected():
+def test_the_array_read_in_a_loop_is_read_too():
+    # The textual rule gave up on a list read any other way (every point stayed affected); the
+    # trace runs the loop: it prints, and changes nothing the other points run.
     loop = RUNNER_TEXT.replace("    MODEL_BASENAME=", '    for m in "${STAGED_MODELS[@]}"; do echo "$m"; done\n'
                                                     "    MODEL_BASENAME=")
     got = affected(loop.replace("        Kimi-K2.6-NVFP4\n", ""), loop)
-    assert set(got) == EVERYONE and all(reasons == [TOP_LEVEL] for reasons in got.values())
+    assert set(got) == {"kimik2.6-fp4-b300-vllm"}
 
 
-def test_a_subject_the_bot_cannot_resolve_keeps_every_point_affected():
-    unknown = RUNNER_TEXT.replace('MODEL_BASENAME="${MODEL##*/}"', 'MODEL_BASENAME="$(basename "$MODEL")"')
+def test_a_subject_computed_by_a_command_is_read_too():
+    computed = RUNNER_TEXT.replace('MODEL_BASENAME="${MODEL##*/}"', 'MODEL_BASENAME="$(basename "$MODEL")"')
+    got = affected(computed.replace("        Kimi-K2.6-NVFP4\n", ""), computed)
+    assert set(got) == {"kimik2.6-fp4-b300-vllm"}
+
+
+def test_a_subject_the_bot_cannot_know_keeps_every_point_affected():
+    unknown = RUNNER_TEXT.replace('MODEL_BASENAME="${MODEL##*/}"', 'MODEL_BASENAME="$(lookup-model "$MODEL")"')
     got = affected(unknown.replace("        Kimi-K2.6-NVFP4\n", ""), unknown)
-    assert set(got) == EVERYONE and all(reasons == [TOP_LEVEL] for reasons in got.values())
+    assert set(got) == EVERYONE and all(reasons[0] == TOP_LEVEL and "could not rule it out" in reasons[1]
+                                        for reasons in got.values())
 
 
 def test_a_change_outside_the_array_keeps_the_rule():
     # Beside the element, a line every single-node point runs: all of them, as before.
+    # Beside the element, the folder every unstaged model is read from: the points that read it.
     head = RUNNER_TEXT.replace("        Kimi-K2.6-NVFP4\n", "").replace('"/data/models/"', '"/data/models2/"')
     got = affected(head)
-    assert set(got) == EVERYONE and all(reasons == [TOP_LEVEL] for reasons in got.values())
+    assert set(got) == {"kimik2.6-fp4-b300-vllm", "glm5-fp8-b300-vllm"}
     # Only the multi-node branch changes: no single-node point, as before.
     assert affected(RUNNER_TEXT.replace("srtctl apply -f", "srtctl apply --verbose -f")) == {}
 

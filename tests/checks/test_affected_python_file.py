@@ -55,6 +55,10 @@ _eval_patches_dir() {
 run_benchmark_serving() {
     python3 "$(_eval_patches_dir)/patch_client.py"
 }
+
+run_eval() {
+    :
+}
 """
 PATCHES = "utils/evals/patches/patch_client.py"
 

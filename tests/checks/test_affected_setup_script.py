@@ -1,6 +1,8 @@
 """A recipe's setup_script is on its points' launch path (checks.launch_path rule 3), however the
 recipe spells it. The affected rule skips parsing a recipe whose text names no changed file
-(`point_roots(names=...)`); a name a YAML escape spells must not slip through that filter."""
+(`point_roots(names=...)`); a name a YAML escape spells must not slip through that filter. The
+script runs in the recipe's container before the servers: an edit of what it does affects the
+points (checks.trace_affected), an edit of what it only prints does not."""
 from __future__ import annotations
 
 from checks.context import ReviewContext
@@ -12,10 +14,14 @@ OTHER = "benchmarks/multi_node/srt-slurm-recipes/configs/unrelated.sh"
 KEY = "kimik3-fp4-h200-dynamo-vllm"
 
 
-def _affected(recipe: str, changed: str = SETUP) -> list:
+READY = "#!/bin/bash\necho ready\npip install --no-deps 'transformers==4.57.1'\n"
+EDITED = "#!/bin/bash\necho ready\npip install --no-deps 'transformers==4.58.0'\n"
+
+
+def _affected(recipe: str, changed: str = SETUP, text: str = EDITED) -> list:
     base = {**RUNNERS, "configs/nvidia-master.yaml": MN_MASTER, RECIPE: recipe,
-            SETUP: "#!/bin/bash\necho ready\n", OTHER: "#!/bin/bash\necho other\n"}
-    head = {changed: "#!/bin/bash\necho changed\n"}
+            SETUP: READY, OTHER: READY}
+    head = {changed: text}
     return ReviewContext(build_snapshot(base=base, head=head)).affected.points
 
 
@@ -37,6 +43,10 @@ def test_a_script_the_recipe_does_not_run_affects_nothing():
     assert _affected(MN_RECIPE, changed=OTHER) == []
 
 
+def test_an_edit_of_what_the_setup_script_only_prints_affects_nothing():
+    assert _affected(MN_RECIPE, text=READY.replace("echo ready", "echo set up")) == []
+
+
 # A cloned recipe (read from the srt-slurm checkout) whose setup_script the runner copies in
 # with this repository's configs/ folder: an edit of that script affects the point; the same
 # script not copied in is not the one the recipe runs.
@@ -52,9 +62,8 @@ CLONED = srt.RECIPE.replace("name: ctx1_gen1\n", "name: ctx1_gen1\nsetup_script:
 
 def _cloned_affected(runner: str, changed: str) -> list:
     base = {"configs/nvidia-master.yaml": srt.MASTER, "configs/runners.yaml": srt.RUNNERS,
-            "runners/launch_gb200-nv.sh": runner, COPIED: "#!/bin/bash\necho ready\n",
-            OTHER: "#!/bin/bash\necho other\n"}
-    snap = build_snapshot(base=base, head={changed: "#!/bin/bash\necho changed\n"})
+            "runners/launch_gb200-nv.sh": runner, COPIED: READY, OTHER: READY}
+    snap = build_snapshot(base=base, head={changed: EDITED})
     reader = srt.Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {srt.CONFIG: CLONED}})
     return ReviewContext(snap.model_copy(update={"external": reader})).affected.points
 

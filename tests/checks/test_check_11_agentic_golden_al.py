@@ -54,7 +54,7 @@ def _seedlike_ctx(args: str, *, scenario: str = "agentic-coding", spec: str = "d
     recipe = ("model: {path: 'hf:deepseek-ai/DeepSeek-V4.1-Flash', container: 'rocm/atom-dev:n1', precision: fp4}\n"
               "engine: atom\nroles:\n  agg:\n    nodes: 1\n    workers: 1\n    gpus: 2\n    args:\n" + args +
               "benchmark:\n  type: custom\n  command: bash /infmax-workspace/benchmarks/srt_agentic.sh\n  env: {CONC: '1'}\n")
-    golden = "m:\n  thinking_on:\n    5: 3.51\n  thinking_off:\n    5: 3.2\n"
+    golden = "deepseek-v4.1-flash:\n  thinking_on:\n    5: 3.51\n  thinking_off:\n    5: 3.2\n"
     snap = build_snapshot({"head": {"inferencex-e2e/configs/amd-master.yaml": master, "inferencex-e2e/benchmarks/r.yaml": recipe,
                                     "inferencex-e2e/infx/golden_al_distribution/dsv41flash_dspark.yaml": golden}})
     return ReviewContext(snap)

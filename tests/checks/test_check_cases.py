@@ -24,14 +24,15 @@ def discover() -> list:
 
 
 def merge_snapshot(base: dict, over: dict) -> dict:
-    """`over` merged onto `base`, two snapshot dicts: trees (base, head, head_tree, target) path
-    by path, a null path deleting the file (in `head` the null stays: it is the overlay's own
-    "the PR deletes this file"); other mappings key by key; lists and scalars replace."""
+    """`over` merged onto `base`, two snapshot dicts: trees (base, head, head_tree, target,
+    target_changes) path by path, a null path deleting the file (in the overlays `head` and
+    `target_changes` the null stays: it is the overlay's own "this file is deleted"); other
+    mappings key by key; lists and scalars replace."""
     out = copy.deepcopy(base)
     for key, value in over.items():
         if key in TREE_KEYS and isinstance(value, dict) and isinstance(out.get(key), dict):
             for file, text in value.items():
-                if text is None and key != "head":
+                if text is None and key not in ("head", "target_changes"):
                     out[key].pop(file, None)
                 else:
                     out[key][file] = copy.deepcopy(text)

@@ -10,23 +10,18 @@ import pytest
 
 from checks.engine import evaluate
 from checks.render import render_comment, validate_comment
-from tests.builders import world_snapshot
+from tests.builders import fixed_seed, world_snapshot
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 REVIEW_DATE = date(2026, 10, 20)
-# The seed body's one contradiction (spec: Check 15 warns on it); restating the recipe's value
-# makes the same PR a clean PASS.
-CLAIM = "TP2 c64 = 4"
-FIXED_CLAIM = "TP2 c64 = 8"
+# The seed's Check 15 findings (the body's interval value; the draft precision the body omits
+# and the changelog denies): fixing both texts makes the same PR a clean PASS.
 
 
 def _snapshot(world: str, tmp_path: Path, fix_body: bool = False):
     snap = world_snapshot(world, tmp_path / world, review_date=REVIEW_DATE)
-    if fix_body:
-        assert CLAIM in snap.body
-        snap = snap.model_copy(update={"body": snap.body.replace(CLAIM, FIXED_CLAIM)})
-    return snap
+    return fixed_seed(snap) if fix_body else snap
 
 
 @pytest.mark.golden

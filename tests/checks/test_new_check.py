@@ -1,6 +1,7 @@
 """Adding a check touches the five places STYLE.md lists (module, registry entry, case files,
-README row, golden) and nothing else: a throwaway check is built from a template into a
-temporary directory, registered, run from its case files, rendered, and documented."""
+README row, golden) and nothing else but `make docs` (its page is generated from the module's
+docstring): a throwaway check is built from a template into a temporary directory, registered,
+run from its case files, rendered, and documented."""
 from __future__ import annotations
 
 import sys
@@ -11,7 +12,7 @@ import pytest
 import checks
 import checks.registry as registry
 from bot.commands.check import parse_only
-from checks.docs import docstring_problems, readme_row, readme_table_problems
+from checks.docs import PAGES_DIR, docstring_problems, readme_row, readme_table_problems, stale_pages, write_pages
 from checks.engine import evaluate
 from checks.render import ROW_RE, render_comment, validate_comment
 from tests.builders import build_snapshot
@@ -122,7 +123,20 @@ def test_the_new_check_needs_its_readme_row(new_check):
     assert any(f"check {check.number} (PR title) has no README row" in p for p in problems)
     # 4. The README row: appended after the last row of the table, the docs agree again.
     last = readme_row(registry.CHECKS[-2])
-    table_end = readme.index("\n", readme.index(f"| {registry.CHECKS[-2].number} | {registry.CHECKS[-2].name} |"))
+    table_end = readme.index("\n", readme.index(f"| {registry.CHECKS[-2].number} | [{registry.CHECKS[-2].name}]("))
     with_row = readme[:table_end] + "\n" + readme_row(check) + readme[table_end:]
-    assert last and readme_row(check) == f"| {check.number} | PR title | the pull request has a title. | PASS / FAIL |"
+    assert last and readme_row(check) == (
+        f"| {check.number} | [PR title](docs/checks/check_{check.number:02d}.md) | The pull request has a title. | PASS / FAIL |")
     assert readme_table_problems(with_row, registry.CHECKS) == []
+
+
+def test_the_new_checks_page_is_generated_from_its_docstring(new_check):
+    check, tmp = new_check
+    name = f"check_{check.number:02d}.md"
+    assert f"{PROJECT / PAGES_DIR / name}: missing" in stale_pages(PROJECT / PAGES_DIR, registry.CHECKS)
+    out = tmp / "pages"
+    assert name in write_pages(out, registry.CHECKS)
+    text = (out / name).read_text(encoding="utf-8")
+    assert text.startswith(f"# Check {check.number}: PR title\n")
+    assert "## How to fix\n\nGive the pull request a title.\n" in text and "- Gives: PASS / FAIL\n" in text
+    assert stale_pages(out, registry.CHECKS) == []

@@ -114,3 +114,27 @@ def test_a_policy_file_that_raises_is_not_an_absent_one():
     day = date(2026, 9, 1)
     assert why_not(rule, day, Target()) is None  # in force: Check 7 itself reports the read failure
     assert "which has none" in why_not(rule, day, Missing())
+
+
+def test_rules_newer_than_the_public_history_start_the_day_after_it_ends():
+    """The history's last commit is 2026-08-22 04:59:59 UTC (the 21st in -0700): its last day is
+    the 22nd, and a spec-only rule is not in force on it, only from the 23rd."""
+    from checks.policy import AFTER_PUBLIC_HISTORY, PUBLIC_HISTORY_END, SPEC
+
+    assert PUBLIC_HISTORY_END == date(2026, 8, 22) and AFTER_PUBLIC_HISTORY == date(2026, 8, 23)
+    assert "2026-08-22 UTC" in SPEC
+    for r in RULES:
+        if r.source == SPEC:
+            assert r.since == AFTER_PUBLIC_HISTORY, r.key
+            assert why_not(r, PUBLIC_HISTORY_END, None) is not None
+            assert why_not(r, AFTER_PUBLIC_HISTORY, None) is None
+
+
+@pytest.mark.parametrize("key, check, main", [
+    ("event-publication-not-disabled", 8, "no-arch-hacks"),
+    ("eval-real-acceptance", 11, "agentic-golden-al"),
+])
+def test_sub_rules_have_their_own_later_dates(key, check, main):
+    sub, parent = BY_KEY[key], BY_KEY[main]
+    assert sub.checks == (check,) and check in parent.checks
+    assert sub.since > parent.since and sub.source

@@ -47,8 +47,12 @@ def test_a_change_a_chain_can_reach_is_still_walked(monkeypatch):
             f"{U}/server_sglang.sh": SGLANG.format(patch="export SGLANG_X=1")}
     walks, points = _walks(monkeypatch, base, head)
     assert walks >= 1 and {p.config_key for p in points} == {"dsr1-fp8-mi355x-sglang-disagg-mtp"}
-    # The point's own runner script changing is walked too.
+    # The point's own runner script changing is walked too; its trace decides: a message it
+    # prints changes nothing the point runs, an install on the runner does.
     own = {**base, "runners/launch_mi355x-amds.sh": base["runners/launch_mi355x-amds.sh"] + "echo done\n"}
+    walks, points = _walks(monkeypatch, base, own)
+    assert walks >= 1 and points == []
+    own = {**base, "runners/launch_mi355x-amds.sh": base["runners/launch_mi355x-amds.sh"] + "pip install pyyaml\n"}
     walks, points = _walks(monkeypatch, base, own)
     assert walks >= 1 and points
 

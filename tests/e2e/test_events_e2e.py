@@ -345,6 +345,8 @@ def test_help_lists_every_declared_command(reuse_world, monkeypatch):
     assert len(replies) == 1
     for c in declarations():
         assert f"`{c.usage}`" in replies[0] and c.who in replies[0]
+    # The reuse world has no .github/infx-review.yml: the default sweep workflow, by path.
+    assert "Sweep workflow: `.github/workflows/run-sweep.yml` in `label` mode" in replies[0]
 
 
 def test_redelivered_refusal_adds_no_second_reply(reuse_world, monkeypatch):

@@ -162,8 +162,10 @@ def test_app_tokens_carry_only_their_jobs_permissions_and_a_refusal_is_not_retri
         api = GitHubApi(make_github(emu.url, env=_app_env(job), policy=RetryPolicy(clock=clock)))
         try:
             try:
+                # The inputs run-sweep.yml requires (GitHub refuses a dispatch without them).
                 api.post(f"/repos/{emu.world.repo}/actions/workflows/run-sweep.yml/dispatches",
-                         {"ref": emu.world.default_branch, "inputs": {}})
+                         {"ref": emu.world.default_branch, "inputs": {
+                             "ref": emu.head_sha, "pr-number": str(emu.world.pr.number), "config-keys": "x"}})
             except GithubException as exc:
                 assert exc.status == answer and "not accessible by integration" in str(exc.data)
         finally:

@@ -66,6 +66,20 @@ def test_the_bot_package_does_not_decide_what_checks_decide():
     assert not {path: names for path, names in found.items() if names}
 
 
+def _attribute_reads(path: Path, owner: str, name: str) -> list[int]:
+    """Lines of `<...>.owner.name` reads in a module (e.g. `ctx.snapshot.base`)."""
+    return [node.lineno for node in ast.walk(_tree(path)) if isinstance(node, ast.Attribute) and node.attr == name
+            and isinstance(node.value, ast.Attribute) and node.value.attr == owner]
+
+
+def test_checks_name_the_baseline_they_compare_with():
+    """Issue 31: "what did this PR change?" reads `merge_base_tree` (or `base_repo`), "what is the
+    rule?" `target_tree` (or `target_repo`); no check reads the raw field `snapshot.base`, so each
+    comparison says which question it asks."""
+    found = {_rel(p): _attribute_reads(p, "snapshot", "base") for p in _modules("checks")}
+    assert not {path: lines for path, lines in found.items() if lines}
+
+
 def test_handlers_do_not_import_the_cli():
     offenders = [_rel(p) for p in _modules("bot") if p.parent.name != "commands" and p.name != "cli.py"
                  and any(m.startswith("bot.commands") for m in _imports(p))]

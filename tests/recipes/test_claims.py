@@ -5,14 +5,19 @@ import pytest
 
 from recipes.claims import (
     KIND_AL,
+    KIND_COUNT,
     KIND_FLAG,
     KIND_IMAGE,
+    KIND_NO_CHANGE,
     KIND_POINTS,
+    KIND_PRECISION,
     KIND_RANGE,
     KIND_SETTING,
     extract_claims,
+    extract_precision_claims,
     head_claims,
     normalize_value,
+    same_component,
     values_equal,
 )
 from tests.conftest import SHARED
@@ -135,3 +140,66 @@ def test_real_seed_thread_body():
     assert {"kv_cache_dtype", "index-cache-dtype"} <= {c.name for c in heads if c.kind == KIND_FLAG}
     # The digest line pins the image it follows.
     assert any(i.endswith("@sha256:2f605a3e8b459a0385f784edb0335c11892277fee650fe42044e4af39e36dd01") for i in images)
+
+
+# --- precision claims ------------------------------------------------------------------------
+
+
+def _prec(text: str) -> list[tuple]:
+    lines = list(enumerate(text.splitlines(), start=1))
+    return [(c.kind, c.line, c.name, c.old, c.value) for c in extract_precision_claims(lines)]
+
+
+def test_precision_arrow_and_from_to_forms_name_their_component():
+    got = _prec("Two compute precisions change: routed-expert activations MXFP4 → MXFP8 and RoPE tables FP32 -> BF16.\n"
+                "- KV cache: FP8 -> bf16\n"
+                "The one change: `attn.wo_a` goes from BF16 (converted at load) to FP8.\n"
+                "So wo_a goes from a BF16 GEMM to an FP8 GEMM.")
+    assert (KIND_COUNT, 1, "precisions", None, "2") in got
+    assert (KIND_PRECISION, 1, "routed-expert activations", "MXFP4", "MXFP8") in got
+    assert (KIND_PRECISION, 1, "RoPE tables", "FP32", "BF16") in got
+    assert (KIND_PRECISION, 2, "KV cache", "FP8", "BF16") in got
+    assert (KIND_PRECISION, 3, "attn.wo_a", "BF16", "FP8") in got
+    assert (KIND_PRECISION, 4, "wo_a", "BF16", "FP8") in got
+
+
+def test_an_image_bump_or_a_before_note_is_not_a_precision_claim():
+    assert _prec("Image rocm/atom-dev:nightly_0925 → rocm/atom-dev:nightly_1007.\n"
+                 "`--index-cache-dtype fp4` (FP8 before), --kv_cache_dtype bf16.") == []
+
+
+def test_a_quoted_denial_is_someone_elses_text():
+    got = _prec('The changelog still says "no data-type or precision change to the DSpark draft".\n'
+                "No data-type or precision change to the DSpark draft.")
+    assert got == [(KIND_NO_CHANGE, 2, "to the DSpark draft", None, None)]
+
+
+def test_table_rows_read_old_and_new_columns_and_the_changed_column():
+    got = _prec("| Weight | Old pin | New pin | Changed? |\n"
+                "| --- | --- | --- | --- |\n"
+                "| attn.wq_b | FP8 + E8M0 | Same dtype, preshuffled | Layout only |\n"
+                "| attn.wo_a | BF16, converted at load | FP8 + E8M0 | Dtype changes |\n"
+                "│ routed experts │ MXFP4 (fp4x2) │ MXFP4, FP8 activations │ Layout only │\n"
+                "| norms | Unchanged | Unchanged | No |")
+    assert got == [(KIND_PRECISION, 3, "attn.wq_b", "FP8", "FP8"),
+                   (KIND_PRECISION, 4, "attn.wo_a", "BF16", "FP8"),
+                   (KIND_PRECISION, 5, "routed experts", "MXFP4", "MXFP4")]
+
+
+def test_components_match_across_spellings_but_not_across_kinds():
+    assert same_component("wo_a", "attn.wo_a")
+    assert same_component("RoPE tables", "RoPE cos/sin tables")
+    assert not same_component("routed-expert activations", "ffn.experts.w13_weight (routed experts)")
+    assert not same_component("KV cache", "index cache")
+
+
+def test_the_real_sign_off_records_attn_wo_a_in_prose_and_in_its_box_drawn_table():
+    if not SEED_THREAD.exists():
+        pytest.skip("shared seed thread not present")
+    text = SEED_THREAD.read_text(encoding="utf-8")
+    start = text.index("Additional detail section:")
+    section = text[start:text.index("Signed: seungrokj", start)]
+    got = _prec(section)
+    changes = {(name, old, new) for kind, _, name, old, new in got if kind == KIND_PRECISION and old != new}
+    assert changes == {("wo_a", "BF16", "FP8"), ("attn.wo_a", "BF16", "FP8")}
+    assert (KIND_COUNT, "weight", "1") in {(k, n, v) for k, _, n, _, v in got if k == KIND_COUNT}

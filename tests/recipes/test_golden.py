@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from recipes.golden import load_golden
+from recipes.golden import load_golden, model_identity, same_model
 from recipes.source import DirSource, MemorySource
 
 GD = "infx/golden_al_distribution"
@@ -114,7 +114,6 @@ def test_real_golden_curves(inferencex_dir):
 
 def test_a_malformed_curve_is_named_not_called_uncommitted():
     from recipes.golden import load_golden
-    from recipes.source import MemorySource
 
     gs = load_golden(MemorySource({"g/dsv41flash_dspark.yaml": "m:\n  thinking_on: {1: [\n"}), "g")
     found = gs.lookup("dsv41flash", "dspark", "thinking_on", 5)
@@ -124,7 +123,6 @@ def test_a_malformed_curve_is_named_not_called_uncommitted():
 
 def test_a_missing_variant_curve_is_not_replaced_by_its_sibling():
     from recipes.golden import load_golden
-    from recipes.source import MemorySource
 
     gs = load_golden(MemorySource({
         "g/kimik3_dspark.yaml": "kimi-k3:\n  thinking_on: {3: 2.5}\n",
@@ -137,3 +135,24 @@ def test_a_missing_variant_curve_is_not_replaced_by_its_sibling():
     assert gs.lookup("minimaxm3", "eagle3", "thinking_on", 3, draft_model="Inferact/MiniMax-M3-EAGLE3").al == 2.6
     gqa = gs.lookup("minimaxm3", "eagle3", "thinking_on", 3, draft_model="Inferact/MiniMax-M3-EAGLE3-GQA")
     assert gqa.al is None and gqa.code == "no-curve" and "minimaxm3_eagle3_gqa.yaml" in gqa.reason
+
+
+def test_model_identity_sets_aside_organisation_precision_and_checkpoint_date():
+    assert model_identity("nvidia/Qwen3.5-397B-A17B-NVFP4-V2") == ("qwen3.5", "397b", "a17b")
+    assert same_model("qwen3.5-397b-a17b-nvfp4", "amd/Qwen3.5-397B-A17B-MXFP4-AttnFP8-V2")
+    assert same_model("glm-5.2-fp8", "nvidia/GLM-5.2-NVFP4")
+    assert same_model("deepseek-v4-pro", "hf:deepseek-ai/DeepSeek-V4-Pro-0813")
+    assert same_model("kimi-k3", "moonshotai/Kimi-K3")
+    assert not same_model("kimi-k2.5-nvfp4", "nvidia/Kimi-K2.6-NVFP4")
+    assert not same_model("deepseek-v4-pro", "deepseek-ai/DeepSeek-V4.1-Flash")
+    assert not same_model("", "anything")
+
+
+def test_a_curve_measured_on_another_model_is_not_the_served_models():
+    gs = load_golden(MemorySource({"g/kimik2.5_eagle3.yaml": "# run\nkimi-k2.5-nvfp4:\n  thinking_on:\n    3: 2.88\n"}), "g")
+    assert gs.lookup("kimik2.5", "eagle3", "thinking_on", 3, served_model="nvidia/Kimi-K2.5-NVFP4").al == 2.88
+    miss = gs.lookup("kimik2.5", "eagle3", "thinking_on", 3, served_model="Kimi-K2.6-NVFP4")
+    assert miss.al is None and miss.code == "other-model" and miss.line == 2
+    assert "measured on kimi-k2.5-nvfp4, not on the served Kimi-K2.6-NVFP4" in miss.reason
+    # Without a served model the harness's own lookup (by prefix) is reproduced.
+    assert gs.lookup("kimik2.5", "eagle3", "thinking_on", 3).al == 2.88

@@ -1,0 +1,120 @@
+"""Affected = the trace changed: the points a PR reaches only through a shared launch file are
+judged by what they run, interpreted at the base and at the head (recipes.launch).
+
+`Context.affected` first finds the points whose launch path holds a changed file (the textual
+reach rule of checks.launch_path: cheap, and never too narrow). A point whose own entry or
+launcher changed stays affected. A point reached only through a file other points share (a
+runner script, benchmark_lib.sh, a server script) is traced at both trees with the point's
+values (recipes.launch.point.Tracer, one trace per arm and runner, shared):
+
+- the serving parts differ: affected, with the first difference as its reason;
+- only the client parts differ (`build_replay_cmd`, the client's flags): affected for the
+  client's check only (`AffectedPoint.scope == "client"`);
+- nothing differs: not affected (a new `elif` arm for another model, a `${X:-same}` default,
+  a partition or mount change on the runner);
+- either trace holds an unknown that may hide code (a command, a source, an eval the
+  interpreter could not read): the textual rule's answer stands, with that unknown named.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from recipes.launch.compare import CLIENT_ONLY, compare, opaque
+from recipes.launch.point import PointTrace, Tracer, is_client_install, srt_hook
+
+MEMO_TRACER = "trace:{side}"
+REASON_SAME = "its trace is the same at the base and the head"
+REASON_OPAQUE = "the trace could not rule it out: {what} at {where}"
+
+
+def tracer(ctx: Any, side: str) -> Tracer:
+    """The review's tracer of one tree ("base" or "head"), shared by every point."""
+    def build() -> Tracer:
+        repo = ctx.head_repo if side == "head" else ctx.base_repo
+        src = ctx.snapshot.head if side == "head" else ctx.snapshot.merge_base_tree
+        client = tuple(repo.layout.rel(d) for d in ctx.config.policy.benchmark_client_paths)
+
+        def variant(point: Any) -> Any:
+            from checks.srt_checkout import cloned_variant, is_cloned
+
+            try:
+                found = repo.variant_for(point)
+                # A recipe of the srt-slurm checkout the runner makes (the same checkout at both
+                # trees: what a PR changes there is what it copies in, read below).
+                return found if found is not None or not is_cloned(point.launcher) else cloned_variant(ctx, point)
+            except Exception:  # a recipe that does not bind is the hook's unknown
+                return None
+
+        def setup_text(point: Any, variant: Any, ref: str) -> tuple[str, str] | None:
+            from checks.launch_path import resolve_ref, srt_config_script
+            from checks.srt_checkout import cloned_script, is_cloned, point_checkout
+
+            path = None
+            if is_cloned(point.launcher):
+                found = point_checkout(ctx, point)
+                path = cloned_script(found.checkout if found is not None else None, ref)
+            path = path or resolve_ref(repo, ctx.config.policy.workspace_mounts, ref, variant.path) or \
+                srt_config_script(repo, ref, variant.path)
+            data = src.read(path) if path else None
+            return (path, data.decode("utf-8", "replace")) if data is not None else None
+
+        def deps(point: Any) -> tuple:
+            launcher = getattr(point, "launcher", None)
+            return (getattr(launcher, "path", None), getattr(launcher, "selector", None))
+
+        return Tracer(src, hooks={"srtctl": srt_hook(variant, setup_text)}, client_paths=client, point_deps=deps,
+                      mounts=tuple(ctx.config.policy.workspace_mounts))
+    return ctx.memo(MEMO_TRACER.format(side=side), build)
+
+
+def runners(ctx: Any, side: str, label: str | None) -> list[str]:
+    from checks.launch_path import label_runner_scripts, runner_nodes, runner_scripts
+
+    if side == "head":
+        return label_runner_scripts(ctx, label)
+    nodes = ctx.memo("trace:base-runner-nodes", lambda: runner_nodes(ctx.base_repo, ctx.snapshot.merge_base_tree))
+    return runner_scripts(ctx.base_repo, nodes, label)
+
+
+def point_traces(ctx: Any, point: Any) -> tuple[PointTrace, PointTrace]:
+    """The point's traces at the base and the head, both symbolic or both concrete."""
+    base_t, head_t = tracer(ctx, "base"), tracer(ctx, "head")
+    b_runners, h_runners = runners(ctx, "base", point.runner), runners(ctx, "head", point.runner)
+    head = head_t.trace(point, h_runners)
+    base = base_t.trace(point, b_runners, symbolic=head.symbolic)
+    if base.symbolic != head.symbolic:
+        head = head_t.trace(point, h_runners, symbolic=False)
+    return base, head
+
+
+def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
+    """The affected points with those reached through shared files re-judged by trace: `shared`
+    holds (index, number of the point's own reasons) for each. A point whose own entry or
+    launcher changed keeps those reasons; the shared-file ones are replaced by the trace's."""
+    from checks.context import AffectedPoint
+
+    packages = ctx.config.policy.benchmark_client_packages
+    out: dict[int, Any] = dict(enumerate(points))
+    for i, n_own in shared:
+        ap = points[i]
+        base, head = point_traces(ctx, ap.point)
+        hidden = next((e for e in head.effects() + base.effects() if opaque(e)), None)
+        if hidden is not None:
+            out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons + [
+                REASON_OPAQUE.format(what=hidden.detail, where=hidden.where())])
+            continue
+        diff = compare(base.effects(), head.effects(), lambda e: is_client_install(e, packages))
+        if diff is None:
+            if n_own:
+                out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons[:n_own])
+            else:
+                del out[i]
+            continue
+        out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons[:n_own] + [diff.reason()],
+                               scope=CLIENT_ONLY if diff.scope == CLIENT_ONLY and not n_own else "serving")
+    return [out[i] for i in sorted(out)]
+
+
+def head_trace(ctx: Any, point: Any) -> PointTrace:
+    """The point's trace at the head (shared by the points of its arm)."""
+    return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner))

@@ -1,0 +1,475 @@
+"""Words as bash expands them: quoting, parameters and their operators, arrays, indirection,
+command and arithmetic substitution, here-documents."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any, Optional
+
+from .fs import WORKSPACE
+from .outputs import _ENVIRONMENT_DEFAULTS
+from .state import (
+    _NAME,
+    _SKIP,
+    MAX_DEPTH,
+    MAX_FIELDS,
+    Budget,
+    Ctx,
+    Out,
+    State,
+    _Exit,
+    _intersperse,
+    _join_unknown,
+    _Loop,
+    _Return,
+    _scalar,
+    _short,
+    concrete,
+)
+from .text import (
+    _ansi_c,
+    _brace_expand,
+    _expansion_end,
+    _fields,
+    _replace,
+    _segments_text,
+    _trim,
+    _unescape_dq,
+    _unescape_word,
+)
+from .words import Unknown, Word
+
+
+class Expansion:
+    """Words as bash expands them: quoting, parameters and their operators, arrays, indirection,
+command and arithmetic substitution, here-documents."""
+
+    def word_text(self, node: Any, state: State, ctx: Ctx, *, quoted: bool = True) -> Word:
+        """A word's text without splitting (an assignment's value, a redirect target)."""
+        parts = self.segments(node, state, ctx, quoted=True)
+        out: list[Word] = []
+        for seg in parts:
+            if seg[0] == "fields":
+                out.append(" ".join(w for w in seg[1] if isinstance(w, str)) if all(isinstance(w, str) for w in seg[1])
+                           else next(w for w in seg[1] if isinstance(w, Unknown)))
+            else:
+                out.append(seg[1])
+        return _join_unknown(out)
+
+    def expand(self, node: Any, state: State, ctx: Ctx) -> list[Word]:
+        """A word's fields after expansion and splitting (an argument)."""
+        self.tick()
+        if node.type == "brace_expression" or (node.type in ("word", "concatenation") and "{" in ctx.text(node)
+                                               and (".." in ctx.text(node) or "," in ctx.text(node))):
+            braced = _brace_expand(ctx.text(node))
+            if braced is not None and len(braced) > 1 and "$" not in ctx.text(node) and "`" not in ctx.text(node):
+                if len(braced) > MAX_FIELDS:
+                    return [Unknown(f"a brace expansion of over {MAX_FIELDS:,} words")]
+                return [_unescape_word(b) for b in braced]
+        segs = self.segments(node, state, ctx, quoted=False)
+        return _fields(segs)
+
+    def expand_text(self, text: str, state: State, ctx: Ctx, node: Any) -> Word:
+        """The value of a word given as text (an associative array element, an alias)."""
+        words = self.expand_text_words(text, state, ctx, node)
+        if any(isinstance(w, Unknown) for w in words):
+            return next(w for w in words if isinstance(w, Unknown))
+        return " ".join(words)  # type: ignore[arg-type]
+
+    def expand_text_words(self, text: str, state: State, ctx: Ctx, node: Any) -> list[Word]:
+        tree, src = self.parse(": " + text)
+        cmd = tree.root_node.named_children[0] if tree.root_node.named_children else None
+        inner = replace(ctx, src=src)
+        if cmd is None or cmd.type != "command":
+            return [Unknown(f"`{_short(text)}` as words")]
+        out: list[Word] = []
+        for c in cmd.named_children[1:]:
+            if c.type not in _SKIP:
+                out += self.expand(c, state, inner)
+        return out
+
+    def pattern_text(self, node: Any, state: State, ctx: Ctx) -> Word:
+        """A glob pattern as written, with its expansions' text (quoted parts escaped)."""
+        if node.type in ("word", "extglob_pattern", "regex"):
+            text = ctx.text(node)
+            if "$" not in text and "`" not in text:
+                return text
+        segs = self.segments(node, state, ctx, quoted=False)
+        out: list[Word] = []
+        for kind, value in segs:
+            if kind == "fields":
+                value = " ".join(v for v in value if isinstance(v, str)) if all(isinstance(v, str) for v in value) \
+                    else Unknown("a pattern")
+            if isinstance(value, str) and kind == "q":
+                value = re.sub(r"([*?\[\]\\])", r"\\\1", value)
+            out.append(value)
+        return _join_unknown(out)
+
+    def segments(self, node: Any, state: State, ctx: Ctx, *, quoted: bool) -> list[tuple[str, Any]]:
+        """The parts of a word: ("q", text) quoted, ("u", text) unquoted (split later) and
+        ("fields", [words]) for `"$@"`/`"${a[@]}"`."""
+        t = node.type
+        if t in ("word", "number", "extglob_pattern"):
+            text = ctx.text(node)
+            return [("q" if quoted else "u_lit", _unescape_word(text) if not quoted else text)]
+        if t == "raw_string":
+            return [("q", ctx.text(node)[1:-1])]
+        if t == "ansi_c_string":
+            return [("q", _ansi_c(ctx.text(node)[2:-1]))]
+        if t in ("string", "translated_string"):
+            out: list[tuple[str, Any]] = []
+            pos = node.start_byte + (2 if t == "translated_string" else 1)
+            end = node.end_byte - 1
+            for child in node.named_children:
+                if child.start_byte > pos:
+                    # Text no child covers (the grammar leaves newlines between its pieces out).
+                    gap = ctx.src[pos:child.start_byte].decode("utf-8", "replace")
+                    if gap.strip('"'):
+                        out.append(("q", _unescape_dq(gap)))
+                if child.type == "string_content":
+                    out.append(("q", _unescape_dq(ctx.src[child.start_byte:child.end_byte].decode("utf-8", "replace"))))
+                else:
+                    # The grammar can start an expansion's node (and its `$` token) at the blanks
+                    # before the `$` inside a string (`"$A $B"`): those blanks are text.
+                    text = ctx.text(child)
+                    lead = len(text) - len(text.lstrip(" \t\n"))
+                    if lead:
+                        out.append(("q", text[:lead]))
+                    out += self.segments(child, state, ctx, quoted=True)
+                pos = child.end_byte
+            if end > pos:  # the text after the last part (or all of it): `" ${A[*]} "`'s last blank
+                out.append(("q", _unescape_dq(ctx.src[pos:end].decode("utf-8", "replace"))))
+            if not out:
+                out.append(("q", ""))
+            return out
+        if t == "concatenation":
+            out = []
+            for child in node.children:
+                if child.type in _SKIP:
+                    continue
+                if not child.is_named:
+                    out.append(("q" if quoted else "u_lit", ctx.text(child)))
+                    continue
+                out += self.segments(child, state, ctx, quoted=quoted)
+            return out
+        if t == "simple_expansion":
+            name_node = node.named_children[0] if node.named_children else None
+            name = ctx.text(name_node) if name_node is not None else ctx.text(node)[1:]
+            return self.param(name, None, state, ctx, node, quoted)
+        if t == "expansion":
+            return self.expansion(node, state, ctx, quoted)
+        if t == "command_substitution":
+            return [("q" if quoted else "u", self.substitute(node, state, ctx))]
+        if t == "process_substitution":
+            inner = state.copy()
+            self._compound(node, inner, ctx, None, Out())
+            return [("q", "/dev/fd/63")]
+        if t == "arithmetic_expansion":
+            inner = [c for c in node.named_children if c.type not in _SKIP]
+            value = None
+            for c in inner:
+                value = self.arith(ctx.text(c), state, ctx, c)
+            return [("q" if quoted else "u", str(value) if value is not None else
+                     Unknown(f"the arithmetic `{_short(ctx.text(node))}`"))]
+        if t == "brace_expression":
+            return [("q" if quoted else "u_lit", ctx.text(node))]
+        if t == "command_name":
+            return self.segments(node.named_children[0], state, ctx, quoted=quoted) if node.named_children else []
+        return [("q", Unknown(f"`{_short(ctx.text(node))}` ({t})"))]
+
+    def param(self, name: str, index: Optional[str], state: State, ctx: Ctx, node: Any, quoted: bool):
+        kind = "q" if quoted else "u"
+        if name in ("@", "*"):
+            words = list(state.positional)
+            if quoted and name == "@":
+                return [("fields", words)]
+            return [(kind, _join_unknown(_intersperse(words, " ")))]
+        if name == "#":
+            return [(kind, str(len(state.positional)))]
+        if name.isdigit():
+            i = int(name)
+            if i == 0:
+                return [(kind, state.argv0)]
+            return [(kind, state.positional[i - 1] if i <= len(state.positional) else "")]
+        if name == "?":
+            return [(kind, str(state.status) if state.status is not None else Unknown("the last command's status"))]
+        if name in ("$", "!"):
+            # A process id: one fixed number, so `/tmp/x.$$` is one path in every trace.
+            return [(kind, "4242" if name == "$" else "4243")]
+        if name in ("-", "_"):
+            return [(kind, Unknown(f"${name}"))]
+        self.note(name)
+        value = state.get(name)
+        if value is None and name in ("BASH_SOURCE", "FUNCNAME", "LINENO"):
+            value = self.special(name, ctx, node)
+            if index is not None:
+                return self.indexed(name, value, index, state, ctx, node, quoted)
+        if value is None:
+            special = _ENVIRONMENT_DEFAULTS.get(name)
+            if special is not None:
+                return [(kind, special(state))]
+            return [(kind, Unknown(f"${name} is not set on this path"))]
+        if index is not None:
+            return self.indexed(name, value, index, state, ctx, node, quoted)
+        return [(kind, _scalar(value))]
+
+    def special(self, name: str, ctx: Ctx, node: Any) -> Any:
+        """BASH_SOURCE (the file being run, as the host sees it), FUNCNAME, LINENO."""
+        if name == "LINENO":
+            return str(node.start_point[0] + 1) if node is not None else "0"
+        if name == "FUNCNAME":
+            return [ctx.function] if ctx.function else []
+        if ctx.local:
+            return [ctx.local]
+        path = ctx.path
+        if " (" in path or path.startswith("<"):
+            return [Unknown(f"BASH_SOURCE of {path}")]
+        return [path if path.startswith("/") else f"{WORKSPACE}/{path}"]
+
+    def indexed(self, name: str, value: Any, index: str, state: State, ctx: Ctx, node: Any, quoted: bool):
+        kind = "q" if quoted else "u"
+        if index in ("@", "*"):
+            words = list(value.values()) if isinstance(value, dict) else (
+                list(value) if isinstance(value, list) else [value])
+            if isinstance(value, Unknown):
+                return [(kind, value)]
+            if quoted and index == "@":
+                return [("fields", words)]
+            return [(kind, _join_unknown(_intersperse(words, " ")))]
+        if isinstance(value, dict):
+            key = self.expand_text(index, state, ctx, node) if "$" in index else index.strip("'\"")
+            if isinstance(key, Unknown):
+                return [(kind, key)]
+            return [(kind, value.get(key, ""))]
+        i = self.arith(index, state, ctx, node)
+        if i is None:
+            return [(kind, Unknown(f"{name}[{index}]"))]
+        seq = value if isinstance(value, list) else [value]
+        if i < 0:
+            i += len(seq)
+        return [(kind, seq[i] if 0 <= i < len(seq) else "")]
+
+    def expansion(self, node: Any, state: State, ctx: Ctx, quoted: bool):
+        """`${...}`: read from its text with the grammar's parts."""
+        kind = "q" if quoted else "u"
+        kids = [c for c in node.children if c.type not in ("${", "}")]
+        if not kids:
+            return [(kind, "")]
+        first = kids[0]
+        # ${#x}, ${#a[@]}
+        if not first.is_named and first.type == "#" and len(kids) == 2:
+            target = kids[1]
+            value = self._value_of(target, state, ctx)
+            if isinstance(value, Unknown):
+                return [(kind, value)]
+            if isinstance(value, tuple):
+                seq, index = value[1], value[2]
+                if isinstance(seq, Unknown):
+                    return [(kind, seq)]
+                if index in ("@", "*"):
+                    return [(kind, str(len(seq)) if isinstance(seq, (list, dict)) else "1")]
+                got = self.indexed(value[0], seq, index, state, ctx, node, True)[0][1]
+                return [(kind, str(len(got)) if isinstance(got, str) else got)]
+            return [(kind, str(len(value)) if isinstance(value, str) else Unknown("a length"))]
+        # ${!x}, ${!prefix*}, ${!a[@]}
+        if not first.is_named and first.type == "!":
+            target = kids[1] if len(kids) > 1 else None
+            if target is None:
+                return [(kind, Unknown("${!}"))]
+            text = ctx.text(node)
+            if text.endswith(("*}", "@}")) and target.type == "variable_name":
+                prefix = ctx.text(target)
+                names = sorted({k for f in state.frames for k in f if k.startswith(prefix)})
+                return [(kind, " ".join(names))]
+            if target.type == "subscript":
+                base = target.child_by_field_name("name")
+                value = state.get(ctx.text(base)) if base is not None else None
+                keys = list(value.keys()) if isinstance(value, dict) else [str(i) for i in range(len(value))] \
+                    if isinstance(value, list) else (["0"] if value is not None else [])
+                return [("fields", keys)] if quoted else [(kind, " ".join(keys))]
+            ref = self._value_of(target, state, ctx)
+            if isinstance(ref, Unknown) or isinstance(ref, tuple):
+                return [(kind, Unknown(f"the variable {ctx.text(target)} names"))]
+            if not _NAME.match(ref or ""):
+                m = re.fullmatch(r"([A-Za-z_]\w*)\[([^\]]*)\]", ref or "")
+                if m:
+                    value = state.get(m.group(1))
+                    if value is None:
+                        return [(kind, Unknown(f"${{{ref}}} is not set"))]
+                    return self.indexed(m.group(1), value, m.group(2), state, ctx, node, quoted)
+                return [(kind, Unknown(f"${{!{ctx.text(target)}}} names `{ref}`"))]
+            rest = kids[2:]
+            if rest:
+                return [(kind, Unknown(f"`{_short(ctx.text(node))}`"))]
+            return self.param(ref, None, state, ctx, node, quoted)
+        target = first
+        value = self._value_of(target, state, ctx)
+        name = ctx.text(target)
+        rest = kids[1:]
+        if not rest:
+            if isinstance(value, tuple):
+                return self.indexed(value[0], value[1], value[2], state, ctx, node, quoted)
+            return [(kind, value if value is not None else Unknown(f"${name} is not set on this path"))]
+        op_node = rest[0]
+        op = op_node.type if not op_node.is_named else ctx.text(op_node)
+        operands = rest[1:]
+        if isinstance(value, tuple):
+            got = self.indexed(value[0], value[1], value[2], state, ctx, node, True)
+            value = got[0][1] if got[0][0] != "fields" else _join_unknown(_intersperse(got[0][1], " "))
+        is_set = value is not None and not (isinstance(value, Unknown) and value.why.endswith("is not set on this path"))
+        if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
+            empty = (not is_set) or (op.startswith(":") and value == "")
+            if isinstance(value, Unknown) and is_set:
+                if op in (":-", "-", ":=", "="):
+                    return [(kind, value)]
+                if op in (":+", "+"):
+                    return [(kind, Unknown(f"whether {name} is set ({value.why})"))]
+            operand = self._operand(operands, state, ctx, quoted)
+            if op in (":-", "-"):
+                return operand if empty else [(kind, value)]
+            if op in (":=", "="):
+                if empty:
+                    state.set(name, _segments_text(operand))
+                    return operand
+                return [(kind, value)]
+            if op in (":+", "+"):
+                return [(kind, "")] if empty else operand
+            if empty:
+                return [(kind, Unknown(f"${{{name}{op}...}} fails: {name} is not set"))]
+            return [(kind, value)]
+        if not is_set:
+            value = ""
+        if isinstance(value, Unknown):
+            return [(kind, value)]
+        if op in ("#", "##", "%", "%%"):
+            pattern = self._pattern_operand(operands, state, ctx)
+            return [(kind, _trim(value, op, pattern))]
+        if op in ("/", "//", "/#", "/%"):
+            pats = [o for o in operands if o.is_named]
+            pattern = self.pattern_text(pats[0], state, ctx) if pats else ""
+            slashes = [o for o in operands if not o.is_named and o.type == "/"]
+            repl: Word = ""
+            if len(pats) > 1:
+                repl = self.word_text(pats[1], state, ctx)
+            elif slashes and len(pats) == 1 and pats[0].start_byte < slashes[0].start_byte:
+                repl = ""
+            anchor = ctx.text(op_node) if op_node.is_named else op
+            return [(kind, _replace(value, anchor, pattern, repl))]
+        concrete(value)
+        if op in ("^", "^^", ",", ",,"):
+            return [(kind, value.upper() if op == "^^" else value.lower() if op == ",," else
+                     (value[:1].upper() + value[1:]) if op == "^" else (value[:1].lower() + value[1:]))]
+        if op == ":":
+            nums = [ctx.text(o) for o in operands if o.is_named]
+            try:
+                off = self.arith(nums[0], state, ctx, node) if nums else 0
+                length = self.arith(nums[1], state, ctx, node) if len(nums) > 1 else None
+            except IndexError:
+                off, length = None, None
+            if off is None:
+                return [(kind, Unknown(f"`{_short(ctx.text(node))}`"))]
+            s = value[off:] if off >= 0 else value[len(value) + off:]
+            if length is not None:
+                s = s[:length] if length >= 0 else s[:len(s) + length]
+            return [(kind, s)]
+        if op == "@":
+            return [(kind, Unknown(f"`{_short(ctx.text(node))}`"))]
+        return [(kind, Unknown(f"`{_short(ctx.text(node))}`"))]
+
+    def _value_of(self, target: Any, state: State, ctx: Ctx) -> Any:
+        """A `${}` target's value: Word, None when unset, or (name, value, index) for a subscript."""
+        if target.type == "subscript":
+            base = target.child_by_field_name("name")
+            idx = target.child_by_field_name("index")
+            name = ctx.text(base) if base is not None else ""
+            self.note(name)
+            value = state.get(name)
+            if value is None and name in ("BASH_SOURCE", "FUNCNAME"):
+                value = self.special(name, ctx, target)
+            if value is None:
+                return None
+            index = ctx.text(idx) if idx is not None else "0"
+            if idx is not None and idx.type not in ("word", "number") and index not in ("@", "*"):
+                iv = self.word_text(idx, state, ctx)
+                if isinstance(iv, Unknown):
+                    return iv
+                index = iv
+            return (name, value, index)
+        name = ctx.text(target)
+        got = self.param(name, None, state, ctx, target, True)
+        if not got:
+            return ""
+        k, v = got[0]
+        if k == "fields":
+            return _join_unknown(_intersperse(v, " "))
+        if isinstance(v, Unknown) and v.why.endswith("is not set on this path"):
+            return None
+        return v
+
+    def _operand(self, operands: list[Any], state: State, ctx: Ctx, quoted: bool):
+        named = [o for o in operands if o.is_named]
+        if not named:
+            return [("q" if quoted else "u", "")]
+        out = []
+        for o in named:
+            out += self.segments(o, state, ctx, quoted=quoted)
+        return out
+
+    def _pattern_operand(self, operands: list[Any], state: State, ctx: Ctx) -> Word:
+        named = [o for o in operands if o.is_named]
+        return _join_unknown([self.pattern_text(o, state, ctx) for o in named]) if named else ""
+
+    def substitute(self, node: Any, state: State, ctx: Ctx) -> Word:
+        """`$(...)`/backticks: the statements run in a subshell; their output as far as known."""
+        inner = state.copy()
+        out = Out()
+        try:
+            self.depth_guard(ctx)
+            for child in node.named_children:
+                if child.type not in _SKIP:
+                    self.statement(child, inner, replace(ctx, depth=ctx.depth + 1), out=out)
+        except _Exit:
+            pass
+        except (_Return, _Loop):
+            pass
+        value = out.value()
+        if isinstance(value, str):
+            value = value.rstrip("\n")
+        state.status = inner.status
+        return value
+
+    def depth_guard(self, ctx: Ctx) -> None:
+        if ctx.depth + 1 > MAX_DEPTH:
+            raise Budget(f"substitutions nested over {MAX_DEPTH} deep")
+
+    def heredoc_text(self, body: Any, state: State, ctx: Ctx, quoted: bool) -> Word:
+        """A here-document's text: as written when its delimiter is quoted, else with its
+        expansions done. The grammar misses an expansion that starts a line after blanks, so the
+        body is scanned here, not read off the grammar's children."""
+        text = ctx.text(body)
+        if quoted:
+            return text
+        parts: list[Word] = []
+        i, n, plain = 0, len(text), []
+        while i < n:
+            c = text[i]
+            if c == "\\" and i + 1 < n and text[i + 1] in "$`\\\n":
+                if text[i + 1] != "\n":
+                    plain.append(text[i + 1])
+                i += 2
+                continue
+            end = _expansion_end(text, i) if c in "$`" else None
+            if end is None:
+                plain.append(c)
+                i += 1
+                continue
+            parts.append("".join(plain))
+            plain = []
+            snippet = text[i:end]
+            words = self.expand_text_words('"' + snippet.replace('"', '\\"') + '"' if snippet[0] == "$" and
+                                           not snippet.startswith(("$(", "${")) else '"' + snippet + '"',
+                                           state, ctx, body)
+            parts.append(words[0] if len(words) == 1 else _join_unknown(_intersperse(words, " ")))
+            i = end
+        parts.append("".join(plain))
+        return _join_unknown(parts)

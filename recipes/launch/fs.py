@@ -1,0 +1,114 @@
+"""The files a launch sees: the repository checked out at the workspace, what the launch itself
+wrote or downloaded (an overlay), and inside a container the mounts that map its paths to the
+host's.
+
+Paths are absolute inside the interpreter. The repository is checked out at `WORKSPACE` on the
+runner (the runners `cd` there and use relative paths, or `$GITHUB_WORKSPACE`); a container sees
+a host folder at the container path its mount names. A read goes to the overlay first (a file
+the launch wrote: its text when known, who wrote it), then to the repository. Nothing here
+touches the real disk: the repository is read through the `FileSource` it was given.
+"""
+from __future__ import annotations
+
+import hashlib
+import posixpath
+from dataclasses import dataclass
+from typing import Any
+
+from .trace import Site
+from .words import Unknown, Word
+
+WORKSPACE = "/github/workspace"
+MAX_OVERLAY_FILES = 2_000
+MAX_FILE_CHARS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Written:
+    """A file the launch wrote: its text when the interpreter knows it, and by what."""
+
+    text: Word
+    by: str        # "heredoc", "download", "copy", ...
+    site: Site
+
+
+def norm(path: str) -> str:
+    out = posixpath.normpath(path)
+    return "/" + out.lstrip("/") if out.startswith("//") else out
+
+
+class Files:
+    """The host's view: the repository under WORKSPACE plus the overlay of written files."""
+
+    def __init__(self, repo: Any):
+        self.repo = repo  # a recipes.source.FileSource: read(path) -> bytes | None, list(dir)
+        self.overlay: dict[str, Written] = {}
+        self.read_texts: dict[str, str] = {}  # repository path -> text, for what the trace read
+        self._missing: set[str] = set()
+
+    def repo_path(self, host_path: str) -> str | None:
+        """The repository path of a host path under the workspace, or None."""
+        p = norm(host_path)
+        if p == WORKSPACE:
+            return ""
+        if p.startswith(WORKSPACE + "/"):
+            return p[len(WORKSPACE) + 1:]
+        return None
+
+    def write(self, host_path: str, written: Written) -> bool:
+        """Record a write; False when the overlay is full (the caller reports it)."""
+        p = norm(host_path)
+        if p not in self.overlay and len(self.overlay) >= MAX_OVERLAY_FILES:
+            return False
+        if isinstance(written.text, str) and len(written.text) > MAX_FILE_CHARS:
+            written = Written(Unknown("the text written is over the size cap"), written.by, written.site)
+        self.overlay[p] = written
+        return True
+
+    def written(self, host_path: str) -> Written | None:
+        return self.overlay.get(norm(host_path))
+
+    def read(self, host_path: str) -> str | None:
+        """The repository file's text at a host path (not the overlay), or None."""
+        rel = self.repo_path(host_path)
+        if rel is None or rel == "":
+            return None
+        if rel in self.read_texts:
+            return self.read_texts[rel]
+        if rel in self._missing:
+            return None
+        try:
+            data = self.repo.read(rel)
+        except Exception:  # a FileSource raises on a folder, a link out, a file over its cap
+            return None
+        if data is None:
+            self._missing.add(rel)
+            return None
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        self.read_texts[rel] = text
+        return text
+
+    def exists(self, host_path: str) -> bool | None:
+        """Whether a host path exists: True/False for the overlay and the repository, None
+        elsewhere (the runner's own disk, the image: unknown)."""
+        p = norm(host_path)
+        if p in self.overlay:
+            return True
+        rel = self.repo_path(p)
+        if rel is None:
+            return None
+        if rel == "":
+            return True
+        if self.read(p) is not None:
+            return True
+        try:
+            return bool(self.repo.list(rel))
+        except Exception:
+            return None
+
+    def digest(self, host_path: str) -> str | None:
+        """A short digest of the repository file at a host path (None: not a repository file)."""
+        text = self.read(host_path)
+        if text is None:
+            return None
+        return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).hexdigest()

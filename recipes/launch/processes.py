@@ -1,0 +1,346 @@
+"""What external commands do: the vocabulary's answer followed into wrappers, shells, scripts,
+Python and containers, and paths as the host sees them."""
+from __future__ import annotations
+
+import posixpath
+from typing import Any, Optional
+
+from .effects import CommandEffects, Container, PythonRun
+from .fs import WORKSPACE, Written, norm
+from .outputs import _OUTPUT_MODELS, _PURE_QUIET
+from .state import _ABSENT, Ctx, Out, State, Var, _short
+from .text import _python_code_detail
+from .trace import (
+    CLIENT,
+    CONTAINER,
+    DOWNLOAD,
+    EXEC,
+    INSTALL,
+    PYTHON,
+    READ,
+    RUN_WRITTEN,
+    SOURCE,
+    WRITE,
+)
+from .words import Unknown, Word
+
+
+class Processes:
+    """What external commands do: the vocabulary's answer followed into wrappers, shells, scripts,
+Python and containers, and paths as the host sees them."""
+
+    def env_of(self, state: State, prefix: list[tuple[str, Word]]) -> tuple[tuple[str, Word], ...]:
+        """The environment a command sees, less what it inherits unchanged from the point's
+        inputs (the same in both trees of a comparison, and kept out so that points share)."""
+        env = state.exported()
+        for k, v in prefix:
+            env[k] = v
+        return tuple(sorted((k, v) for k, v in env.items() if self.inputs.get(k, _ABSENT) != v))
+
+    def external(self, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any, *,
+                 stdin: Word | None = None, out: Out | None = None) -> Optional[int]:
+        head = argv[0]
+        assert isinstance(head, str)
+        env = self.env_of(state, prefix)
+        role = self.classify(tuple(argv), self, state, ctx) if self.classify else None
+        if role is not None:
+            kind, what = role
+            self.emit(kind, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd, how=what,
+                      client=kind == CLIENT)
+            if kind == CLIENT:
+                return None
+        hook = self.hooks.get(head)
+        if hook is not None:
+            self.emit(EXEC, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd)
+            return hook(self, argv, state, ctx, node)
+        # A script of the repository run by path (`./x.sh`, `"$DIR/x.sh"`, `benchmarks/x.sh`).
+        if "/" in head:
+            return self.run_program(head, argv[1:], prefix, state, ctx, node, stdin, out)
+        try:
+            ce = self.vocabulary(tuple(argv), None)  # relative paths stay relative: host_path resolves them
+        except Exception as e:  # a vocabulary handler's fault is an unknown, never a crash
+            ce = CommandEffects(unknown=f"{head}: {type(e).__name__}")
+        model = _OUTPUT_MODELS.get(head)
+        if ce is None and model is None:
+            self.emit(EXEC, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd)
+            self.unknown(ctx, node, state, f"`{head}` is not a command the interpreter knows")
+            if out is not None:
+                out.write(Unknown(f"the output of {head}"))
+            return None
+        if role is None:
+            self.emit(EXEC, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd)
+        if ce is not None:
+            self.apply(ce, argv, prefix, state, ctx, node, stdin=stdin, out=out)
+        if model is not None:
+            text, status = model(self, argv, state, stdin)
+            if out is not None:
+                out.write(text)
+            return status
+        if out is not None and not _PURE_QUIET.get(head, False):
+            fetched = [d.url for d in (ce.downloads if ce is not None else []) if d.dest is None]
+            out.write(Unknown(f"the download of {fetched[0]}" if fetched and isinstance(fetched[0], str)
+                              else f"the output of {head}"))
+        return None
+
+    def apply(self, ce: CommandEffects, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any, *,
+              stdin: Word | None, out: Out | None) -> None:
+        head = argv[0]
+        if ce.unknown:
+            # What a command the vocabulary does not understand does is not known: it may run or
+            # write anything, so it hides code like an unknown command.
+            self.unknown(ctx, node, state, f"`{head}` is not understood: {ce.unknown}")
+        for path in ce.reads:
+            self.emit(READ, ctx, node, state, path=self.host_path(path, state))
+        for w in ce.writes:
+            target = self.host_path(w.path, state)
+            self.emit(WRITE, ctx, node, state, path=target, how=w.how)
+            if isinstance(target, str):
+                self.files.write(target, Written(Unknown(f"written by {head}"), f"{w.how} by {head}", ctx.site(node)))
+        for d in ce.downloads:
+            dest = self.host_path(d.dest, state) if d.dest is not None else None
+            self.emit(DOWNLOAD, ctx, node, state, argv=(d.url,), path=dest)
+            if isinstance(dest, str):
+                self.files.write(dest, Written(Unknown(f"downloaded from {d.url}"), "downloaded", ctx.site(node)))
+        for inst in ce.installs:
+            self.emit(INSTALL, ctx, node, state, argv=tuple(inst.packages) + tuple(inst.index), how=inst.manager,
+                      detail="editable" if inst.editable else "")
+        for sub_argv, env_add, cwd in ce.runs:
+            sub_prefix = list(prefix) + list(env_add)
+            inner = state.copy()
+            if getattr(ce, "clears_env", False):
+                # `env -i`, `srun --export=NONE`: nothing of this shell's environment goes along.
+                inner = State(cwd=state.cwd, container=state.container, mounts=state.mounts)
+            for name in getattr(ce, "unsets", ()):
+                inner.unset(name)
+            if cwd is not None:
+                inner.cwd = self.local_path(cwd, state)
+            self.run_argv(list(sub_argv), sub_prefix, inner, ctx, node, stdin=stdin, out=out, functions=False)
+        for text, args in ce.shell_text:
+            self.child_shell_text(text, args, prefix, state, ctx, node, out)
+        for path, args in ce.shell_files:
+            self.child_shell_file(path, args, prefix, state, ctx, node, out)
+        if ce.shell_stdin:
+            if isinstance(stdin, str):
+                self.child_shell_text(stdin, (), prefix, state, ctx, node, out)
+            else:
+                why = stdin.why if isinstance(stdin, Unknown) else "no input"
+                self.unknown(ctx, node, state, f"{head} runs shell code from its input, which is not known ({why})")
+        for py in ce.python:
+            self.python(py, argv, prefix, state, ctx, node)
+        for c in ce.containers:
+            self.container(c, prefix, state, ctx, node, out)
+        for prog, args in ce.programs:
+            if isinstance(prog, str) and "/" not in prog:
+                continue  # a program found on PATH (`vllm serve`): the image's, recorded as executed
+            self.run_program(prog, list(args), prefix, state, ctx, node, stdin, out, known_program=True)
+
+    def child_shell_text(self, text: Word, args: tuple[Word, ...], prefix, state: State, ctx: Ctx, node: Any,
+                         out: Out | None) -> None:
+        if isinstance(text, Unknown):
+            self.unknown(ctx, node, state, f"shell text that is not known ({text.why})")
+            return
+        child = state.child()
+        for k, v in prefix:
+            child.set(k, v, export=True)
+        if args:
+            child.argv0, child.positional = args[0], list(args[1:])
+        site = ctx.site(node)
+        self.emit(SOURCE, ctx, node, state, path=f"{site} (shell text)", how="shell text")
+        self.run_script(text, f"{site.path}:{site.line} (shell text)", child,
+                        ctx.deeper(site, "bash -c"))
+
+    def child_shell_file(self, path: Word, args: tuple[Word, ...], prefix, state: State, ctx: Ctx, node: Any,
+                         out: Out | None) -> None:
+        host = self.host_path(path, state)
+        text = self.script_text(host, state, ctx, node, "runs")
+        if text is None:
+            return
+        child = state.child()
+        for k, v in prefix:
+            child.set(k, v, export=True)
+        child.argv0, child.positional = self.local_path(path, state), list(args)
+        label = self.label(host)
+        self.run_script(text, label, child, ctx.deeper(ctx.site(node), f"bash {label}", local=child.argv0))
+
+    def label(self, host: Word) -> str:
+        if isinstance(host, Unknown):
+            return "<unknown>"
+        rel = self.files.repo_path(host)
+        return rel if rel else host
+
+    def script_text(self, host: Word, state: State, ctx: Ctx, node: Any, verb: str) -> Optional[str]:
+        """The text of a script the launch runs or sources, or None (reported)."""
+        if isinstance(host, Unknown):
+            found = self.root_relative(host, ctx)
+            if found is None:
+                self.unknown(ctx, node, state, f"{verb} a file whose path is not known ({host.why})")
+                return None
+            host = found
+        written = self.files.written(host)
+        if written is not None:
+            self.emit(RUN_WRITTEN, ctx, node, state, path=host,
+                      detail=f"the launch wrote at {written.site} ({written.by})")
+            if isinstance(written.text, str):
+                return written.text
+            self.unknown(ctx, node, state, f"{verb} {host}, whose text is not known ({written.text.why})")
+            return None
+        self.emit(SOURCE, ctx, node, state, path=host, how=verb)
+        text = self.files.read(host)
+        if text is None:
+            exists = self.files.exists(host)
+            where = "in the repository" if self.files.repo_path(host) is not None else "outside the repository"
+            self.unknown(ctx, node, state, f"{verb} {host}, {'a folder' if exists else 'not a file'} {where}")
+            return None
+        return text
+
+    def root_relative(self, path: Unknown, ctx: Ctx) -> Optional[str]:
+        """`"$ROOT/benchmarks/lib.sh"` with `$ROOT` unknown: a root folder variable naming a file
+        of the checkout, taken from the nearest ancestor of the running file that holds the
+        known tail (as the repository's own scripts are laid out); None when none does or the
+        tail is not a plain relative path."""
+        tail = path.suffix
+        if path.prefix or not tail.startswith("/") or len(tail) < 2 or ".." in tail:
+            return None
+        here = ctx.path if not ctx.path.startswith(("<", "/")) and " (" not in ctx.path else ""
+        folder = posixpath.dirname(here)
+        while True:
+            candidate = f"{WORKSPACE}/{posixpath.join(folder, tail.lstrip('/')) if folder else tail.lstrip('/')}"
+            if self.files.read(candidate) is not None:
+                return candidate
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
+
+    def run_program(self, prog: Word, args: list[Word], prefix, state: State, ctx: Ctx, node: Any,
+                    stdin: Word | None, out: Out | None, *, known_program: bool = False) -> Optional[int]:
+        host = self.host_path(prog, state)
+        env = self.env_of(state, prefix)
+        if isinstance(host, str):
+            written = self.files.written(host)
+            rel = self.files.repo_path(host)
+            if written is None and rel is None:
+                # A program of the image or the runner (`/usr/local/bin/atomesh`): as shipped.
+                base = posixpath.basename(host)
+                if not known_program:
+                    ce = self.vocabulary((base, *args), None)
+                    if ce is not None:
+                        self.emit(EXEC, ctx, node, state, argv=(host, *args), env=env, cwd=state.cwd)
+                        self.apply(ce, [base, *args], prefix, state, ctx, node, stdin=stdin, out=out)
+                        return None
+                self.emit(EXEC, ctx, node, state, argv=(host, *args), env=env, cwd=state.cwd)
+                if not known_program:
+                    self.unknown(ctx, node, state, f"runs {host}, a program outside the repository")
+                return None
+        self.emit(EXEC, ctx, node, state, argv=(host, *args), env=env, cwd=state.cwd)
+        text = self.script_text(host, state, ctx, node, "runs")
+        if text is None:
+            return None
+        first = text.split("\n", 1)[0]
+        if first.startswith("#!") and "python" in first:
+            self.emit(PYTHON, ctx, node, state, argv=(host, *args), env=env, cwd=state.cwd, how="script", path=host)
+            return None
+        child = state.child()
+        for k, v in prefix:
+            child.set(k, v, export=True)
+        child.argv0, child.positional = self.local_path(prog, state), list(args)
+        label = self.label(host)
+        return self.run_script(text, label, child, ctx.deeper(ctx.site(node), f"run {label}", local=child.argv0))
+
+    def python(self, py: PythonRun, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any) -> None:
+        env = self.env_of(state, prefix)
+        if py.script is not None:
+            host = self.host_path(py.script, state)
+            if isinstance(host, str) and self.files.written(host) is not None:
+                w = self.files.written(host)
+                self.emit(RUN_WRITTEN, ctx, node, state, path=host, detail=f"the launch wrote at {w.site} ({w.by})")
+            self.emit(PYTHON, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd, how="script", path=host)
+            if isinstance(host, Unknown):
+                self.unknown(ctx, node, state, f"runs a file whose path is not known: `{_short(ctx.text(node))}` "
+                                               f"({host.why})")
+            elif self.files.repo_path(host) and self.files.written(host) is None and self.files.read(host) is None:
+                self.unknown(ctx, node, state, f"runs {self.label(host)}, not a file in the repository: "
+                                               f"`{_short(ctx.text(node))}`")
+            return
+        if py.module is not None:
+            self.emit(PYTHON, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd, how="module",
+                      path=py.module)
+            return
+        self.emit(PYTHON, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd,
+                  how="code" if py.code is not None else "stdin", detail=_python_code_detail(py.code))
+
+    def container(self, c: Container, prefix, state: State, ctx: Ctx, node: Any, out: Out | None) -> None:
+        host_env = state.exported()
+        for k, v in prefix:
+            host_env[k] = v
+        env: dict[str, Word] = {}
+        for name, value in c.env:
+            env[name] = value
+        for name in c.env_from_host:  # `-e NAME`: the host's value, when the host has one
+            if name in host_env:
+                env[name] = host_env[name]
+            elif name in env and isinstance(env[name], Unknown):
+                del env[name]  # not set on the host: not set inside either
+        for f in c.env_files:
+            self.unknown(ctx, node, state, f"an env file {f} passed into the container")
+        mounts: list[tuple[str, Word]] = []
+        for host, inside in c.mounts:
+            h = self.host_path(host, state)
+            if isinstance(inside, str):
+                # A folder whose host side is not known: what is under it is not known either.
+                mounts.append((norm(inside), h if isinstance(h, str) else
+                               Unknown(f"a file under the container mount {inside}, whose host folder is not known")))
+            else:
+                self.unknown(ctx, node, state, "a container mount whose container folder is not known")
+        image = c.image if isinstance(c.image, str) else f"<unknown image: {c.image.why}>"
+        self.emit(CONTAINER, ctx, node, state, argv=tuple(c.argv), env=tuple(sorted(env.items())),
+                  cwd=c.workdir, how=image, path=c.entrypoint)
+        child = State(frames=[{k: Var(v, exported=True) for k, v in env.items()}],
+                      cwd=c.workdir if c.workdir is not None else "/", container=image,
+                      mounts=tuple(sorted(mounts, key=lambda m: -len(m[0]))))
+        argv = list(c.argv)
+        if c.entrypoint is not None:
+            argv = [c.entrypoint] + argv
+        if not argv:
+            return  # the image's own command, as shipped
+        site = ctx.site(node)
+        self.run_argv(argv, [], child, ctx.deeper(site, f"container {image}"), node, out=out, functions=False)
+
+    def local_path(self, word: Word | None, state: State) -> Word:
+        """A path as the process that names it sees it: absolute, relative to its working folder
+        (inside a container, the container's own path)."""
+        if word is None:
+            return Unknown("no path")
+        if isinstance(word, Unknown):
+            return word
+        path = word
+        if path.startswith("~"):
+            home = state.get("HOME")
+            path = (home if isinstance(home, str) else "/root") + path[1:]
+        if not path.startswith("/"):
+            if isinstance(state.cwd, Unknown):
+                return Unknown(f"{path} relative to a folder that is not known ({state.cwd.why})")
+            path = posixpath.join(state.cwd, path)
+        return norm(path)
+
+    def host_path(self, word: Word | None, state: State) -> Word:
+        """A path as the host sees it: relative to the cwd, through the container's mounts."""
+        path = self.local_path(word, state)
+        if isinstance(path, Unknown):
+            return path
+        if state.container:
+            for inside, host in state.mounts:
+                if path == inside or path.startswith(inside.rstrip("/") + "/"):
+                    if isinstance(host, Unknown):
+                        return host
+                    return norm(host + path[len(inside):]) if inside != "/" else norm(host + path)
+            return f"{state.container}:{path}"  # the image's own file
+        return path
+
+    def read_text(self, path: Word, state: State, ctx: Ctx, node: Any, *, quiet: bool = False) -> Word:
+        if isinstance(path, Unknown):
+            return path
+        written = self.files.written(path)
+        if written is not None:
+            return written.text
+        text = self.files.read(path)
+        return text if text is not None else Unknown(f"the text of {path}")

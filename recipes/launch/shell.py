@@ -1,0 +1,573 @@
+"""A bash interpreter over tree-sitter-bash's syntax tree that records effects instead of running.
+
+It evaluates what bash would: variables set by every builtin that assigns (`=`, `export`,
+`declare`/`typeset`/`local`/`readonly`, `printf -v`, `read`, `let`, `mapfile`/`readarray`,
+`(( ))`, env prefixes), expansions (defaults, trims, replacement, case, length, indirection,
+arrays, command and arithmetic substitution, brace expansion), word splitting, functions with
+dynamic scope, aliases (when `expand_aliases` is on), `eval` and `source` of text it knows,
+traps, here-documents and here-strings, subshells, pipelines and `&&`/`||` lists.
+
+What it cannot decide it does not guess:
+- a value it cannot know is an `Unknown` word carrying why;
+- a branch whose test it cannot decide runs both arms; effects inside carry the branch in
+  `under`, and variables the arms set differently become unknown after it;
+- a command it does not know (not a builtin, not a function, not in the vocabulary) is an
+  UNKNOWN effect naming the line.
+Every loop, value, call depth, file count and step count is capped; hitting a cap is an UNKNOWN
+effect and the interpretation of that script stops, never a hang.
+
+External commands are described by the vocabulary (`recipes.launch.vocabulary.effects`), which
+the interpreter follows into what they run: wrappers, `bash -c`, shell files, containers."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any, Callable, Iterable, Optional
+
+from .assign import Assignments
+from .builtins import _BUILTINS
+from .conditions import Conditions
+from .control import ControlFlow
+from .effects import CommandEffects
+from .expand import Expansion
+from .fs import Files, Written
+from .processes import Processes
+from .state import (
+    _FILE_SUFFIXES,
+    _NAMES_FILES,
+    _PARSED,
+    _SHELL_SUFFIXES,
+    _SKIP,
+    BUILTINS,
+    MAX_EFFECTS,
+    MAX_NAMED_WORDS,
+    MAX_PARSED,
+    MAX_SCRIPT_CHARS,
+    MAX_STEPS,
+    Budget,
+    Ctx,
+    Func,
+    NeedsConcrete,
+    Out,
+    State,
+    Var,
+    _assign_state,
+    _child,
+    _Exit,
+    _first_error,
+    _join_unknown,
+    _Loop,
+    _Return,
+    _short,
+    merge_states,
+)
+from .trace import READ, UNKNOWN, WRITE, Effect, Site, Trace
+from .words import Unknown, Word
+
+Vocabulary = Callable[..., Optional[CommandEffects]]
+
+
+Classifier = Callable[[tuple[Word, ...], "Interpreter", State, Ctx], Optional[tuple[str, str]]]
+
+
+class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
+    """Runs shell text for one trace. `vocabulary(argv, cwd)` describes external commands;
+`classify(argv, ...)` names an engine server or the benchmark client: (SERVER, engine) or
+(CLIENT, what), else None."""
+
+    def __init__(self, files: Files, *, vocabulary: Vocabulary | None = None,
+                 classify: Classifier | None = None, inputs: dict[str, str] | None = None,
+                 hooks: dict[str, Callable[..., Optional[int]]] | None = None):
+        if vocabulary is None:
+            from .vocabulary import effects as vocabulary
+        self.files = files
+        self.vocabulary = vocabulary
+        self.classify = classify
+        self.trace = Trace()
+        self.steps = 0
+        # The point's variables the launch starts with, and which of them it read: a trace is
+        # the same for every point that gives those names the same values (sharing).
+        self.inputs = dict(inputs or {})
+        self.read: set[str] = set()
+        self.deps: list[Any] = []   # other inputs a hook read (the recipe variant a point binds)
+        # Commands modelled by the caller (`srtctl`: what a recipe runs): name -> handler.
+        self.hooks = dict(hooks or {})
+
+    def note(self, name: str) -> None:
+        """A variable was read: when it is one of the inputs, the trace depends on its value."""
+        if name in self.inputs:
+            self.read.add(name)
+
+    def initial_state(self) -> State:
+        """A shell that starts with the inputs exported."""
+        state = State(frames=[{k: Var(v, exported=True) for k, v in self.inputs.items()}])
+        return state
+
+    def emit(self, kind: str, ctx: Ctx, node_or_site: Any, state: State, **kw: Any) -> None:
+        if len(self.trace.effects) >= MAX_EFFECTS:
+            raise Budget(f"over {MAX_EFFECTS:,} effects")
+        site = node_or_site if isinstance(node_or_site, Site) else ctx.site(node_or_site)
+        if kind in _NAMES_FILES and "files" not in kw:
+            kw["files"] = self.named_files(kw.get("argv", ()), kw.get("path"), state)
+        self.trace.effects.append(Effect(kind=kind, site=site, chain=ctx.chain, chain_names=ctx.names,
+                                         under=ctx.under, container=state.container,
+                                         client=ctx.client or kw.pop("client", False), **kw))
+
+    def named_files(self, argv: Iterable[Word], path: Any, state: State) -> tuple[tuple[str, str], ...]:
+        """The repository files a command names (an argument, `--opt=FILE`, the effect's path),
+        with a digest of each: a server's config file, a Python script, a file read."""
+        out: dict[str, str] = {}
+        words = [w for w in argv if isinstance(w, str)][:MAX_NAMED_WORDS]
+        if isinstance(path, str):
+            words.append(path)
+        for w in words:
+            w = w.split("=", 1)[1] if w.startswith("-") and "=" in w else w
+            if not w or w.startswith("-") or w.endswith(_SHELL_SUFFIXES) or (
+                    "/" not in w and not w.endswith(_FILE_SUFFIXES)):
+                continue
+            host = path if w is path else self.host_path(w, state)
+            if isinstance(host, str):
+                rel = self.files.repo_path(host)
+                digest = self.files.digest(host) if rel else None
+                if digest is not None:
+                    out[rel] = digest
+        return tuple(sorted(out.items()))
+
+    def unknown(self, ctx: Ctx, where: Any, state: State, why: str) -> None:
+        self.emit(UNKNOWN, ctx, where, state, detail=why)
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise Budget(f"over {MAX_STEPS:,} steps")
+
+    def parse(self, text: str) -> tuple[Any, bytes]:
+        from recipes.bash.walker import parse_bash
+
+        data = text.encode("utf-8", "replace")
+        hit = _PARSED.get(data)
+        if hit is None:
+            if len(_PARSED) >= MAX_PARSED:
+                _PARSED.pop(next(iter(_PARSED)))
+            hit = _PARSED[data] = parse_bash(data)
+        return hit
+
+    def run_text(self, text: str, path: str, state: State, ctx: Ctx | None = None, *, top: bool = False) -> None:
+        """Run shell text as a file of its own (a script, a sourced file, an eval'd string)."""
+        ctx = ctx or Ctx(path=path, src=b"")
+        if len(text) > MAX_SCRIPT_CHARS:
+            self.unknown(ctx, Site(path, 1), state, f"{path} is over {MAX_SCRIPT_CHARS:,} characters")
+            return
+        tree, src = self.parse(text)
+        inner = replace(ctx, path=path, src=src)
+        if tree.root_node.has_error:
+            bad = _first_error(tree.root_node)
+            self.unknown(inner, bad, state, f"could not parse line {bad.start_point[0] + 1} of {path}")
+        self.block(tree.root_node.children, state, inner)
+
+    def run_top(self, text: str, path: str, state: State, ctx: Ctx | None = None) -> Optional[int]:
+        """Run the launch's first script; a cap that is hit ends the trace with an unknown."""
+        ctx = ctx or Ctx(path=path, src=b"")
+        try:
+            return self.run_script(text, path, state, ctx)
+        except Budget as b:
+            self.trace.effects.append(Effect(kind=UNKNOWN, site=Site(path, 1), chain=ctx.chain, chain_names=ctx.names,
+                                             detail=f"the interpretation stopped: {b}"))
+            return None
+
+    def run_script(self, text: str, path: str, state: State, ctx: Ctx) -> Optional[int]:
+        """Run a script as a process: `exit` ends it, its EXIT trap runs, the status returns."""
+        try:
+            self.run_text(text, path, state, ctx)
+            status = state.status
+        except _Exit as e:
+            status = e.status
+        except (_Return, _Loop):
+            status = state.status
+        trap = state.traps.pop("EXIT", None)
+        if trap is not None:
+            text_, site = trap
+            if isinstance(text_, str):
+                try:
+                    self.run_text(text_, f"{site.path} (EXIT trap)", state, ctx.deeper(site, "trap EXIT"))
+                except (_Exit, _Return, _Loop):
+                    pass
+            else:
+                self.unknown(ctx, site, state, f"the EXIT trap's text is unknown ({text_.why})")
+        return status
+
+    def block(self, nodes: Iterable[Any], state: State, ctx: Ctx) -> None:
+        for node in nodes:
+            if node.is_named and node.type not in _SKIP:
+                self.statement(node, state, ctx)
+
+    def statement(self, node: Any, state: State, ctx: Ctx, *, stdin: Word | None = None,
+                  out: Out | None = None) -> Optional[int]:
+        self.tick()
+        t = node.type
+        handler = _STATEMENTS.get(t)
+        if handler is None:
+            if node.type == "ERROR":
+                return None  # reported once per file by run_text
+            self.unknown(ctx, node, state, f"`{_short(ctx.text(node))}` ({t}) is not interpreted")
+            state.status = None
+            return None
+        try:
+            status = handler(self, node, state, ctx, stdin, out)
+        except (_Exit, _Return, _Loop, Budget, NeedsConcrete):
+            raise
+        except RecursionError:
+            raise Budget(f"nesting too deep at {ctx.site(node)}")
+        except Exception as e:  # an interpreter fault is an unknown at this line, never a crash
+            self.unknown(ctx, node, state, f"internal error interpreting `{_short(ctx.text(node))}` "
+                                           f"({type(e).__name__}: {_short(str(e))})")
+            status = None
+        state.status = status
+        return status
+
+    def _program(self, node, state, ctx, stdin, out):
+        self.block(node.children, state, ctx)
+        return state.status
+
+    def _compound(self, node, state, ctx, stdin, out):
+        status = 0
+        for child in node.named_children:
+            if child.type in _SKIP:
+                continue
+            status = self.statement(child, state, ctx, stdin=stdin, out=out)
+        return status
+
+    def _subshell(self, node, state, ctx, stdin, out):
+        inner = state.copy()
+        try:
+            self._compound(node, inner, ctx, stdin, out)
+            return inner.status
+        except _Exit as e:
+            return e.status
+
+    def _list(self, node, state, ctx, stdin, out):
+        kids = [c for c in node.children if c.type not in _SKIP]
+        left = self.statement(kids[0], state, ctx, stdin=stdin, out=out)
+        for op, right in zip(kids[1::2], kids[2::2]):
+            run = {"&&": left == 0 if left is not None else None, "||": left != 0 if left is not None else None,
+                   ";": True, "&": True}.get(op.type, True)
+            if run is True:
+                left = self.statement(right, state, ctx, stdin=stdin, out=out)
+            elif run is None:
+                cond = f"`{_short(ctx.text(kids[0]))}` at {ctx.site(kids[0])}"
+                left = self._maybe(lambda s, c: self.statement(right, s, c, stdin=stdin, out=out), state, ctx, cond)
+        return left
+
+    def _maybe(self, body: Callable[[State, Ctx], Any], state: State, ctx: Ctx, cond: str) -> Optional[int]:
+        """Run `body` when it may or may not run: both outcomes, merged."""
+        return self.run_arms([(cond, body)], state, ctx, fallthrough=True, why=f"set only when {cond}")
+
+    def run_arms(self, arms: list[tuple[str, Callable[[State, Ctx], Any]]], state: State, ctx: Ctx, *,
+                 fallthrough: bool, why: str) -> Optional[int]:
+        """Arms of an undecided branch: each runs from a copy of the state with its test in
+        `under`; the states of the arms that go on (and, with `fallthrough`, of running none)
+        are merged. An arm that leaves (`exit`, `return`, `break`) does not go on; when none
+        goes on, the first way out is taken."""
+        results: list[State] = []
+        escape: Exception | None = None
+        for label, runner in arms:
+            arm = state.copy()
+            try:
+                runner(arm, replace(ctx, under=ctx.under + (label,)))
+                results.append(arm)
+            except (_Exit, _Return, _Loop) as e:
+                escape = escape or e
+        if fallthrough:
+            results.append(state.copy())
+        if not results:
+            assert escape is not None
+            raise escape
+        _assign_state(state, merge_states(results, why))
+        return None
+
+    def _negated(self, node, state, ctx, stdin, out):
+        status = self.statement(node.named_children[-1], state, ctx, stdin=stdin, out=out)
+        return None if status is None else int(status == 0)
+
+    def _pipeline(self, node, state, ctx, stdin, out):
+        kids = [c for c in node.named_children if c.type not in _SKIP]
+        feed: Word | None = stdin
+        status: Optional[int] = 0
+        for i, kid in enumerate(kids):
+            last = i == len(kids) - 1
+            sink = out if last else Out()
+            # Each part of a pipeline runs in a subshell (bash without lastpipe).
+            part = state.copy()
+            status = self.statement(kid, part, ctx, stdin=feed, out=sink)
+            if not last:
+                feed = sink.value()
+                if isinstance(feed, str) and not sink.parts:
+                    feed = Unknown("the output of a command the interpreter does not model")
+        return status
+
+    def _redirected(self, node, state, ctx, stdin, out):
+        body = node.child_by_field_name("body")
+        redirects = [c for c in node.named_children if c != body and c.type.endswith("redirect")]
+        sink = out
+        new_stdin = stdin
+        writes: list[tuple[Word, str, Any]] = []
+        for r in redirects:
+            got = self.redirect(r, state, ctx)
+            if got is None:
+                continue
+            kind, value = got
+            if kind == "stdin":
+                new_stdin = value
+            elif kind in ("write", "append"):
+                writes.append((value, kind, r))
+            elif kind == "devnull":
+                sink = None
+        if writes:
+            sink = Out()
+        status = None
+        if body is None:
+            return 0
+        status = self.statement(body, state, ctx, stdin=new_stdin, out=sink) if body.is_named else 0
+        for target, kind, r in writes:
+            text = sink.value() if sink is not None else Unknown("output")
+            self.write_file(target, text, "redirect" if kind == "write" else "append", state, ctx, r)
+        return status
+
+    def redirect(self, node: Any, state: State, ctx: Ctx) -> Optional[tuple[str, Word]]:
+        t = node.type
+        if t == "heredoc_redirect":
+            start = node.child_by_field_name("heredoc_start") or _child(node, "heredoc_start")
+            body = _child(node, "heredoc_body")
+            quoted = start is not None and bool(re.search(r"['\"\\]", ctx.text(start)))
+            text = self.heredoc_text(body, state, ctx, quoted) if body is not None else ""
+            # A heredoc may carry its own redirect (`cat <<EOF > file`).
+            for inner in node.named_children:
+                if inner.type == "file_redirect":
+                    got = self.redirect(inner, state, ctx)
+                    if got and got[0] in ("write", "append"):
+                        self.write_file(got[1], text, "heredoc", state, ctx, inner)
+                        # the command's output went to the file; what it printed is the heredoc
+                        # only for `cat`, which is the common case: written above.
+            return ("stdin", text)
+        if t == "herestring_redirect":
+            arg = [c for c in node.named_children]
+            value = self.word_text(arg[-1], state, ctx) if arg else ""
+            return ("stdin", _join_unknown([value, "\n"]) if isinstance(value, str) else value)
+        if t == "file_redirect":
+            op = next((c.type for c in node.children if not c.is_named), ">")
+            dest = node.child_by_field_name("destination")
+            if dest is None:
+                return None
+            target = self.word_text(dest, state, ctx)
+            if op in (">&", "<&", "&>&") or target in ("/dev/null",):
+                if op in (">&",) and isinstance(target, str) and target.isdigit():
+                    return None
+                return ("devnull", "") if target == "/dev/null" else None
+            if isinstance(target, str) and target in ("/dev/stdout", "/dev/stderr", "/dev/tty"):
+                return None
+            if op in ("<",):
+                path = self.host_path(target, state)
+                self.emit(READ, ctx, node, state, path=path)
+                return ("stdin", self.read_text(path, state, ctx, node, quiet=True))
+            if op in (">>", "&>>"):
+                return ("append", target)
+            return ("write", target)
+        return None
+
+    def write_file(self, target: Word, text: Word, how: str, state: State, ctx: Ctx, node: Any) -> None:
+        path = self.host_path(target, state)
+        self.emit(WRITE, ctx, node, state, path=path, how=how)
+        if isinstance(path, str):
+            old = self.files.written(path)
+            if how == "append" and old is not None:
+                text = _join_unknown([old.text, text])
+            if not self.files.write(path, Written(text, how, ctx.site(node))):
+                self.unknown(ctx, node, state, "over the cap of files written by one launch")
+
+    def _function_def(self, node, state, ctx, stdin, out):
+        name_node = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if name_node is not None and body is not None:
+            state.functions[ctx.text(name_node)] = Func(body, ctx.src, ctx.path)
+        return 0
+
+    def _test(self, node, state, ctx, stdin, out):
+        inner = [c for c in node.named_children if c.type not in _SKIP]
+        if not inner:
+            return 1
+        verdict = self.test_expr(inner[0], state, ctx)
+        return None if verdict is None else int(not verdict)
+
+    def _arith_statement(self, node, state, ctx, stdin, out):
+        inner = [c for c in node.named_children if c.type not in _SKIP]
+        value = None
+        for c in inner:
+            value = self.arith(ctx.text(c), state, ctx, c)
+        if value is None:
+            return None
+        return int(value == 0)
+
+    def _declaration(self, node, state, ctx, stdin, out):
+        head = node.children[0].type if node.children else "declare"
+        words: list[Any] = [c for c in node.children[1:] if c.is_named]
+        return self.declare(head, words, state, ctx, node)
+
+    def _unset(self, node, state, ctx, stdin, out):
+        for c in node.named_children:
+            for w in self.expand(c, state, ctx):
+                if isinstance(w, str) and not w.startswith("-"):
+                    state.unset(w.split("[", 1)[0])
+        return 0
+
+    def _assignments(self, node, state, ctx, stdin, out):
+        for c in node.named_children:
+            if c.type == "variable_assignment":
+                self.assign(c, state, ctx)
+        return 0
+
+    def _assignment(self, node, state, ctx, stdin, out):
+        self.assign(node, state, ctx)
+        return 0
+
+    def _command(self, node, state, ctx, stdin, out):
+        prefix: list[tuple[str, Word]] = []
+        argv: list[Word] = []
+        name_node = node.child_by_field_name("name")
+        redirects: list[Any] = []
+        for child in node.named_children:
+            if child.type == "variable_assignment" and name_node is not None and child.start_byte < name_node.start_byte:
+                n = child.child_by_field_name("name")
+                v = child.child_by_field_name("value")
+                prefix.append((ctx.text(n), self.word_text(v, state, ctx) if v is not None else ""))
+            elif child.type == "variable_assignment" and name_node is None:
+                self.assign(child, state, ctx)
+            elif child.type.endswith("redirect"):
+                redirects.append(child)
+            elif child.type == "command_name":
+                argv += self.expand(child.named_children[0] if child.named_children else child, state, ctx)
+            elif child.type not in _SKIP:
+                argv += self.expand(child, state, ctx)
+        if name_node is None:
+            return 0
+        sink, new_stdin, writes = out, stdin, []
+        for r in redirects:
+            got = self.redirect(r, state, ctx)
+            if got is None:
+                continue
+            if got[0] == "stdin":
+                new_stdin = got[1]
+            elif got[0] in ("write", "append"):
+                writes.append((got[1], got[0], r))
+            elif got[0] == "devnull":
+                sink = None
+        if writes:
+            sink = Out()
+        status = self.run_argv(argv, prefix, state, ctx, node, stdin=new_stdin, out=sink)
+        for target, kind, r in writes:
+            self.write_file(target, sink.value() if sink is not None else Unknown("output"),
+                            "redirect" if kind == "write" else "append", state, ctx, r)
+        return status
+
+    def run_argv(self, argv: list[Word], prefix: list[tuple[str, Word]], state: State, ctx: Ctx, node: Any,
+                 *, stdin: Word | None = None, out: Out | None = None, functions: bool = True) -> Optional[int]:
+        if not argv:
+            return 0
+        head = argv[0]
+        if isinstance(head, Unknown):
+            self.unknown(ctx, node, state, f"a command whose name is not known ({head.why})")
+            return None
+        if state.expand_aliases and head in state.aliases and functions:
+            text = state.aliases[head]
+            if isinstance(text, Unknown):
+                self.unknown(ctx, node, state, f"alias {head} of unknown text")
+                return None
+            words = self.expand_text_words(text, state, ctx, node)
+            argv = words + argv[1:]
+            head = argv[0]
+            if isinstance(head, Unknown):
+                self.unknown(ctx, node, state, f"a command whose name is not known ({head.why})")
+                return None
+        if functions and head in state.functions:
+            return self.call_function(head, argv, prefix, state, ctx, node, stdin, out)
+        if head in BUILTINS:
+            saved = self._apply_prefix(prefix, state) if prefix else None
+            try:
+                # A builtin with no model here (`kill`, `wait`, `ulimit`, ...) changes no variable
+                # the launch reads; its status is the running system's: unknown.
+                return _BUILTINS[head](self, argv, state, ctx, node, stdin, out) if head in _BUILTINS else None
+            finally:
+                if saved is not None:
+                    self._restore_prefix(saved, state)
+        return self.external(argv, prefix, state, ctx, node, stdin=stdin, out=out)
+
+    def _apply_prefix(self, prefix: list[tuple[str, Word]], state: State) -> list[tuple[str, Optional[Var]]]:
+        saved = []
+        for name, value in prefix:
+            var = state.frames[-1].get(name)
+            saved.append((name, None if var is None else Var(var.value, var.exported, var.readonly)))
+            state.frames[-1][name] = Var(value, exported=True)
+        return saved
+
+    def _restore_prefix(self, saved, state: State) -> None:
+        for name, var in reversed(saved):
+            if var is None:
+                state.frames[-1].pop(name, None)
+            else:
+                state.frames[-1][name] = var
+
+    def call_function(self, name: str, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any,
+                      stdin: Word | None, out: Out | None) -> Optional[int]:
+        fn = state.functions[name]
+        site = ctx.site(node)
+        inner = ctx.deeper(site, f"fn {name}", path=fn.path, src=fn.src, function=name)
+        saved_pos = state.positional
+        state.positional = list(argv[1:])
+        state.frames.append({})
+        for k, v in prefix:
+            state.frames[-1][k] = Var(v, exported=True)
+        try:
+            status = self.statement(fn.node, state, inner, stdin=stdin, out=out)
+        except _Return as r:
+            status = r.status
+        finally:
+            state.frames.pop()
+            state.positional = saved_pos
+        return status
+
+
+_STATEMENTS: dict[str, Callable[..., Optional[int]]] = {
+    "program": Interpreter._program,
+    "compound_statement": Interpreter._compound,
+    "do_group": Interpreter._compound,
+    "subshell": Interpreter._subshell,
+    "list": Interpreter._list,
+    "negated_command": Interpreter._negated,
+    "pipeline": Interpreter._pipeline,
+    "redirected_statement": Interpreter._redirected,
+    "if_statement": Interpreter._if,
+    "case_statement": Interpreter._case,
+    "for_statement": Interpreter._for,
+    "c_style_for_statement": Interpreter._c_for,
+    "while_statement": Interpreter._while,
+    "function_definition": Interpreter._function_def,
+    "test_command": Interpreter._test,
+    "declaration_command": Interpreter._declaration,
+    "unset_command": Interpreter._unset,
+    "variable_assignment": Interpreter._assignment,
+    "variable_assignments": Interpreter._assignments,
+    "command": Interpreter._command,
+}
+
+
+
+
+def _arith_stmt(self, node, state, ctx, stdin, out):
+    return Interpreter._arith_statement(self, node, state, ctx, stdin, out)
+
+
+# `(( ... ))` parses as a compound statement holding an arithmetic expression.
+def _compound_or_arith(self, node, state, ctx, stdin, out):
+    if node.children and node.children[0].type == "((":
+        return Interpreter._arith_statement(self, node, state, ctx, stdin, out)
+    return Interpreter._compound(self, node, state, ctx, stdin, out)
+_STATEMENTS["compound_statement"] = _compound_or_arith

@@ -1,0 +1,378 @@
+"""Bash's text rules as pure functions: quoting and escapes, word splitting, glob patterns
+(case arms, `[[ == ]]`, trims and replacements), brace expansion and `printf`."""
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from .state import (
+    MAX_FIELDS,
+    MAX_TRIM_CHARS,
+    _intersperse,
+    _join_unknown,
+    _short,
+    concrete,
+)
+from .words import Unknown, Word
+
+
+def _expansion_end(text: str, i: int) -> Optional[int]:
+    """Where an expansion starting at text[i] (`$x`, `${...}`, `$(...)`, `$((...))`, `` `...` ``)
+    ends, or None when text[i] starts none."""
+    n = len(text)
+    if text[i] == "`":
+        j = i + 1
+        while j < n and text[j] != "`":
+            j += 2 if text[j] == "\\" else 1
+        return j + 1 if j < n else None
+    if i + 1 >= n:
+        return None
+    nxt = text[i + 1]
+    if nxt in "({":
+        close = ")" if nxt == "(" else "}"
+        depth, j = 0, i + 1
+        while j < n:
+            ch = text[j]
+            if ch == "\\":
+                j += 2
+                continue
+            if ch == nxt:
+                depth += 1
+            elif ch == close:
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+            j += 1
+        return None
+    if nxt.isdigit() or nxt in "@*#?$!-":
+        return i + 2
+    m = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text[i + 1:])
+    return i + 1 + m.end() if m else None
+
+
+_WORD_ESC = re.compile(r"\\(.)", re.S)
+
+
+_DQ_ESC = re.compile(r'\\([\\"$`\n])')
+
+
+def _unescape_word(text: str) -> str:
+    return _WORD_ESC.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def _unescape_dq(text: str) -> str:
+    return _DQ_ESC.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def _unescape_heredoc(text: str) -> str:
+    return re.sub(r"\\([\\$`])|\\\n", lambda m: m.group(1) or "", text)
+
+
+_ANSI = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "e": "\x1b", "E": "\x1b", "a": "\a",
+         "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+
+
+def _ansi_c(text: str) -> str:
+    def sub(m: re.Match) -> str:
+        s = m.group(1)
+        if s[0] == "x":
+            try:
+                return chr(int(s[1:], 16))
+            except ValueError:
+                return m.group(0)
+        if s[0] in "01234567" and len(s) > 1:
+            try:
+                return chr(int(s, 8))
+            except ValueError:
+                return m.group(0)
+        return _ANSI.get(s, "\\" + s)
+    return re.sub(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)", sub, text)
+
+
+def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
+    """Split an argument's segments into fields as bash does (IFS whitespace on unquoted
+    expansions; quoted parts and literals never split; `"$@"` makes a field per word)."""
+    fields: list[list[Word]] = []
+    current: list[Word] = []
+    have = False  # whether the current field exists (a quoted empty string makes one)
+    for kind, value in segs:
+        if kind == "fields":
+            words = list(value)
+            if not words:
+                continue
+            current.append(words[0])
+            have = True
+            for w in words[1:]:
+                fields.append(current)
+                current = [w]
+            continue
+        if kind in ("q", "u_lit"):
+            current.append(value)
+            have = have or kind == "q" or value != ""
+            continue
+        # unquoted expansion: split on whitespace
+        if isinstance(value, Unknown):
+            current.append(value)
+            have = True
+            continue
+        if value == "":
+            continue
+        pieces = re.split(r"[ \t\n]+", value)
+        if pieces[0] == "":
+            if have:
+                fields.append(current)
+                current, have = [], False
+            pieces = pieces[1:]
+        for j, p in enumerate(pieces):
+            if j > 0:
+                if have:
+                    fields.append(current)
+                current, have = [], False
+            if p:
+                current.append(p)
+                have = True
+        if len(fields) > MAX_FIELDS:
+            return [Unknown(f"an expansion of over {MAX_FIELDS:,} words")]
+    if have:
+        fields.append(current)
+    return [_join_unknown(f) for f in fields]
+
+
+def _segments_text(segs: list[tuple[str, Any]]) -> Word:
+    parts: list[Word] = []
+    for kind, value in segs:
+        if kind == "fields":
+            parts.append(_join_unknown(_intersperse(list(value), " ")))
+        else:
+            parts.append(value)
+    return _join_unknown(parts)
+
+
+def _split(text: str, ifs: str, maxsplit: int = -1) -> list[str]:
+    if ifs == "":
+        return [text]
+    ws = "".join(c for c in ifs if c in " \t\n")
+    other = "".join(c for c in ifs if c not in " \t\n")
+    pattern = f"[{re.escape(ws)}]*[{re.escape(other)}][{re.escape(ws)}]*|[{re.escape(ws)}]+" if other \
+        else f"[{re.escape(ws)}]+"
+    text = text.strip(ws) if ws else text
+    if not text:
+        return []
+    return re.split(pattern, text, maxsplit=maxsplit if maxsplit >= 0 else 0)
+
+
+def _glob_regex(pattern: str) -> Optional[str]:
+    """A bash glob (case patterns, `==` in `[[ ]]`, trims) as a Python regex; None for extglob."""
+    out = []
+    i = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        if c in "?*+@!" and i + 1 < n and pattern[i + 1] == "(":
+            return None  # extglob
+        if c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            j = pattern.find("]", i + 2 if i + 1 < n and pattern[i + 1] in "!^" else i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:j]
+                if body.startswith(("!", "^")):
+                    body = "^" + body[1:]
+                body = body.replace("\\", "\\\\")
+                body = re.sub(r"\[:(\w+):\]", lambda m: _CLASSES.get(m.group(1), ""), body)
+                out.append(f"[{body}]")
+                i = j + 1
+                continue
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+_CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "space": " \\t\\n\\r\\f\\v", "upper": "A-Z",
+            "lower": "a-z", "xdigit": "0-9a-fA-F", "punct": "!-/:-@\\[-`{-~"}
+
+
+def _glob_match(value: Word, pattern: Word) -> Optional[bool]:
+    concrete(value, pattern)
+    if isinstance(value, Unknown) or isinstance(pattern, Unknown):
+        return None
+    rx = _glob_regex(pattern)
+    if rx is None:
+        return None
+    try:
+        return re.fullmatch(rx, value, re.S) is not None
+    except re.error:
+        return None
+
+
+def _trim(value: str, op: str, pattern: Word) -> Word:
+    concrete(value, pattern)
+    if isinstance(pattern, Unknown):
+        return pattern
+    if len(value) > MAX_TRIM_CHARS:
+        return Unknown(f"a trim of a value over {MAX_TRIM_CHARS:,} characters")
+    rx = _glob_regex(pattern)
+    if rx is None:
+        return Unknown(f"the pattern `{pattern}`")
+    try:
+        c = re.compile(rx, re.S)
+    except re.error:
+        return Unknown(f"the pattern `{pattern}`")
+    n = len(value)
+    if op in ("#", "##"):
+        rng = range(0, n + 1) if op == "#" else range(n, -1, -1)
+        for k in rng:
+            if c.fullmatch(value, 0, k):
+                return value[k:]
+        return value
+    rng = range(n, -1, -1) if op == "%" else range(0, n + 1)
+    for k in rng:
+        if c.fullmatch(value, k, n):
+            return value[:k]
+    return value
+
+
+def _replace(value: str, op: str, pattern: Word, repl: Word) -> Word:
+    concrete(value, pattern)
+    if isinstance(pattern, Unknown):
+        return pattern
+    if isinstance(repl, Unknown):
+        return repl
+    if len(value) > MAX_TRIM_CHARS:
+        return Unknown(f"a replacement in a value over {MAX_TRIM_CHARS:,} characters")
+    rx = _glob_regex(pattern)
+    if rx is None or pattern == "":
+        return value if pattern == "" else Unknown(f"the pattern `{pattern}`")
+    try:
+        c = re.compile(rx, re.S)
+    except re.error:
+        return Unknown(f"the pattern `{pattern}`")
+    if op == "/#":
+        for k in range(len(value), -1, -1):
+            if c.fullmatch(value, 0, k):
+                return repl + value[k:]
+        return value
+    if op == "/%":
+        for k in range(0, len(value) + 1):
+            if c.fullmatch(value, k):
+                return value[:k] + repl
+        return value
+    out = []
+    i = 0
+    n = len(value)
+    done = False
+    while i < n:
+        hit = None
+        if not done:
+            for k in range(n, i, -1):  # longest match at i
+                if c.fullmatch(value, i, k):
+                    hit = k
+                    break
+        if hit is not None:
+            out.append(repl)
+            i = hit
+            if op == "/":
+                done = True
+            continue
+        out.append(value[i])
+        i += 1
+    return "".join(out)
+
+
+def _brace_expand(text: str) -> Optional[list[str]]:
+    """Brace expansion of a literal word (`{a,b}`, `{1..3}`), capped; None when there is none."""
+    m = re.search(r"(?<!\$)\{([^{}]*)\}", text)
+    if m is None:
+        return None
+    body = m.group(1)
+    pre, post = text[:m.start()], text[m.end():]
+    seq = re.fullmatch(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?", body)
+    if seq:
+        a, b = int(seq.group(1)), int(seq.group(2))
+        step = abs(int(seq.group(3) or 1)) or 1
+        count = abs(b - a) // step + 1
+        if count > MAX_FIELDS:
+            return [""] * (MAX_FIELDS + 1)
+        items = [str(x) for x in (range(a, b + 1, step) if a <= b else range(a, b - 1, -step))]
+    elif "," in body:
+        items = body.split(",")
+    else:
+        return None
+    out: list[str] = []
+    for item in items:
+        tail = _brace_expand(post)
+        for t in (tail if tail is not None else [post]):
+            out.append(pre + item + t)
+            if len(out) > MAX_FIELDS:
+                return out
+    return out
+
+
+def _printf(args: list[Word]) -> Word:
+    fmt = args[0]
+    if isinstance(fmt, Unknown):
+        return fmt
+    rest = list(args[1:])
+    out: list[Word] = []
+    spec = re.compile(r"%(%|[-+ 0#]*\d*(?:\.\d+)?[sdiqbxXfgeuoc])")
+    rounds = 0
+    while True:
+        pos = 0
+        used = False
+        for m in spec.finditer(fmt):
+            out.append(_ansi_c(fmt[pos:m.start()]))
+            pos = m.end()
+            conv = m.group(1)
+            if conv == "%":
+                out.append("%")
+                continue
+            used = True
+            arg = rest.pop(0) if rest else ""
+            if isinstance(arg, Unknown):
+                out.append(arg)
+                continue
+            kind = conv[-1]
+            width = conv[:-1]
+            if kind in "sqb":
+                if kind == "b":
+                    arg = _ansi_c(arg)
+                if re.search(r"\d{5,}", width):
+                    return Unknown("a printf width over the cap")
+                out.append(("%" + width + "s") % arg)
+            elif kind in "diuxXoc":
+                try:
+                    n = int(arg, 0) if arg.strip() else 0
+                    if re.search(r"\d{5,}", width):
+                        return Unknown("a printf width over the cap")
+                    out.append(("%" + width + ("d" if kind in "iu" else kind)) % n)
+                except (ValueError, TypeError):
+                    out.append(Unknown(f"printf of `{arg}` as a number"))
+            else:
+                try:
+                    if re.search(r"\d{5,}", width):
+                        return Unknown("a printf width over the cap")
+                    out.append(("%" + conv) % float(arg))
+                except ValueError:
+                    out.append(Unknown(f"printf of `{arg}` as a number"))
+        out.append(_ansi_c(fmt[pos:]))
+        rounds += 1
+        if not rest or not used or rounds > MAX_FIELDS:
+            break
+    return _join_unknown(out)
+
+
+def _python_code_detail(code: Word | None) -> str:
+    if code is None:
+        return "reads its program from standard input"
+    if isinstance(code, Unknown):
+        return f"inline code that is not known ({code.why})"
+    return _short(code, 200)

@@ -1,0 +1,172 @@
+"""The product of the interpreter: a trace of what one benchmark point runs.
+
+A `Trace` is an ordered list of `Effect`s. Each effect says what happened (a command executed,
+a file written, read, sourced or run, a download, an install, a container started, a server or
+the benchmark client launched, or an unknown), where (`site`: file and line) and how the launch
+got there (`chain`: the runner line, the script lines, the functions, the container that led to
+it). Effects reached under a branch the interpreter could not decide carry that branch in
+`under`: both arms of such a branch are run, so nothing is missed because a value was unknown.
+
+`Trace.key()` is the trace as a comparison sees it: every effect without line numbers (a line
+that only moved is no change) in order, so "did the PR change what this point runs" is
+`base.key() != head.key()`, and `first_difference` says where.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from .words import Unknown, Word
+
+# Effect kinds.
+EXEC = "exec"            # an external command executed (argv, env, cwd)
+WRITE = "write"          # a file or folder written (path, how)
+READ = "read"            # a file read by a command
+SOURCE = "source"        # a shell file sourced or run, or shell text evaluated
+RUN_WRITTEN = "run-written"  # a file the launch path wrote or downloaded, then run or imported
+DOWNLOAD = "download"
+INSTALL = "install"
+CONTAINER = "container"  # a container started (image, env, mounts, workdir)
+SERVER = "server"        # an engine server process (engine, argv, env)
+CLIENT = "client"        # the benchmark client (argv, env)
+PYTHON = "python"        # other Python run (module, script or inline code)
+UNKNOWN = "unknown"      # a value, a branch or a command the interpreter could not resolve
+
+KINDS = (EXEC, WRITE, READ, SOURCE, RUN_WRITTEN, DOWNLOAD, INSTALL, CONTAINER, SERVER, CLIENT, PYTHON, UNKNOWN)
+
+
+def show(word: Word | None) -> str:
+    """A word as a reviewer reads it: its text, or `<unknown: why>`."""
+    if word is None:
+        return ""
+    return word if isinstance(word, str) else f"<unknown: {word.why}>"
+
+
+@dataclass(frozen=True)
+class Site:
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Effect:
+    kind: str
+    site: Site
+    chain: tuple[Site, ...] = ()            # outermost first; the effect's own site is not in it
+    chain_names: tuple[str, ...] = ()       # the same hops as the reviewer reads them ("fn start_server")
+    argv: tuple[Word, ...] = ()
+    env: tuple[tuple[str, Word], ...] = ()  # the environment the command sees (exported names)
+    cwd: Word | None = None
+    path: Word | None = None                # write/read/source/run-written/download target
+    how: str = ""                           # write: how; install: manager; server: engine; python: mode
+    detail: str = ""                        # unknown: why; run-written: who wrote it
+    container: str = ""                     # the image the effect runs inside ("" on the host)
+    under: tuple[str, ...] = ()             # undecided branches around it ("if [[ ... ]] at f:12")
+    client: bool = False                    # reached through the benchmark client
+    # Repository files the command reads by naming them (a Python script, a config file):
+    # (repository path, digest of its text), so an edit of such a file changes the effect.
+    files: tuple[tuple[str, str], ...] = ()
+
+    def where(self) -> str:
+        """`runner:12 -> script:40 -> fn start_server -> script:88`, for evidence: each hop's
+        line, and the function a hop called."""
+        hops: list[str] = []
+        for i, s in enumerate(self.chain):
+            if not hops or hops[-1] != str(s):  # a container and the command run in it share a line
+                hops.append(str(s))
+            name = self.chain_names[i] if i < len(self.chain_names) else ""
+            if name.startswith("fn "):
+                hops.append(name)
+        if hops[-1:] != [str(self.site)]:
+            hops.append(str(self.site))
+        return " -> ".join(hops)
+
+    def key(self) -> tuple:
+        """The effect without line numbers: what a comparison of two trees looks at."""
+        return (self.kind, tuple(map(_word_key, self.argv)), tuple((k, _word_key(v)) for k, v in self.env),
+                _word_key(self.cwd), _word_key(self.path), self.how, self.detail if self.kind != RUN_WRITTEN else "",
+                self.container, tuple(s.path for s in self.chain), self.chain_names, self.under, self.client,
+                self.site.path)
+
+    def shown_path(self) -> str:
+        """The effect's path as the process that has it sees it (an image's own file without the
+        image's name before it)."""
+        path = show(self.path)
+        prefix = f"{self.container}:"
+        return path[len(prefix):] if self.container and path.startswith(prefix) else path
+
+    def describe(self) -> str:
+        """One line for a reviewer: what happened, without the chain."""
+        if self.kind in (EXEC, SERVER, CLIENT, PYTHON):
+            text = " ".join(show(w) for w in self.argv)
+            return f"{self.kind} `{_clip(text)}`"
+        if self.kind == UNKNOWN:
+            return f"could not interpret: {self.detail}"
+        if self.kind == RUN_WRITTEN:
+            return f"runs {show(self.path)}, which {self.detail}"
+        if self.kind == INSTALL:
+            return f"{self.how} installs {_clip(' '.join(show(w) for w in self.argv))}"
+        if self.kind == CONTAINER:
+            runs = " ".join(show(w) for w in self.argv)
+            return f"starts container {self.how or self.container}" + (f" running `{_clip(runs)}`" if runs else "")
+        return f"{self.kind} {show(self.path)}{f' ({self.how})' if self.how else ''}"
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _word_key(word: Word | None) -> object:
+    if word is None or isinstance(word, str):
+        return word
+    return ("?", word.why)
+
+
+@dataclass
+class Trace:
+    """What one benchmark point runs at one tree."""
+
+    effects: list[Effect] = field(default_factory=list)
+    # Files whose text the trace read (repository path -> text read), so a comparison can tell a
+    # changed file the point really reads from one it does not.
+    files: dict[str, str] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[Effect]:
+        return iter(self.effects)
+
+    def of(self, *kinds: str) -> list[Effect]:
+        return [e for e in self.effects if e.kind in kinds]
+
+    @property
+    def unknowns(self) -> list[Effect]:
+        return self.of(UNKNOWN)
+
+    def serving(self) -> list[Effect]:
+        """The effects that decide what is served: everything not reached through the client."""
+        return [e for e in self.effects if not e.client]
+
+    def client(self) -> list[Effect]:
+        return [e for e in self.effects if e.client]
+
+    def key(self, effects: Iterable[Effect] | None = None) -> tuple:
+        return tuple(e.key() for e in (self.effects if effects is None else effects))
+
+
+def first_difference(base: Iterable[Effect], head: Iterable[Effect]) -> tuple[Effect | None, Effect | None] | None:
+    """The first place two effect lists differ, as (base effect, head effect); one side is None
+    when the other has more effects. None when they are the same."""
+    b, h = list(base), list(head)
+    for x, y in zip(b, h):
+        if x.key() != y.key():
+            return x, y
+    if len(b) != len(h):
+        n = min(len(b), len(h))
+        return (b[n] if n < len(b) else None), (h[n] if n < len(h) else None)
+    return None
+
+
+def unknown_word(why: str) -> Unknown:
+    return Unknown(why)

@@ -1,0 +1,38 @@
+"""A shell word's value as the interpreter knows it: text, or an explicit unknown with its reason.
+
+A `Word` is either `str` (the exact text bash would produce) or `Unknown` (a value the
+interpreter could not resolve: a variable nobody set, a command substitution of a program it
+does not model, a value over a cap). Unknowns carry why, so a row that depends on one can say
+"could not verify" naming the cause instead of guessing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value the interpreter could not resolve, and why (shown to the reviewer). `prefix` is
+    the known text before the first unknown part (`--jobid=` of `--jobid=$(...)`): a word that
+    starts with a known `-x` is that option, one that starts with other known text is no option."""
+
+    why: str
+    prefix: str = ""
+    suffix: str = ""  # the known text after the last unknown part (`/lib.sh` of `$ROOT/lib.sh`)
+
+    def __str__(self) -> str:  # pragma: no cover - for debugging output only
+        return f"<unknown: {self.why}>"
+
+
+Word = Union[str, Unknown]
+
+
+def known(word: Word) -> bool:
+    """Whether the word's text is known."""
+    return isinstance(word, str)
+
+
+def text_or(word: Word, default: str = "") -> str:
+    """The word's text, or `default` when it is unknown."""
+    return word if isinstance(word, str) else default

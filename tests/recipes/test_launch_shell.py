@@ -1,0 +1,231 @@
+"""The launch interpreter's bash semantics (recipes.launch.shell), one construct class per test.
+
+A small command table stands in for the vocabulary here so each test names exactly the
+commands it relies on; the real table is tested in tests/recipes/test_vocabulary.py and the two
+together in tests/recipes/test_launch_point.py.
+"""
+from __future__ import annotations
+
+import resource
+import time
+
+import pytest
+
+from recipes.launch.effects import CommandEffects, Container, PythonRun, Write
+from recipes.launch.fs import WORKSPACE, Files
+from recipes.launch.shell import Ctx, Interpreter
+from recipes.launch.trace import EXEC, PYTHON, RUN_WRITTEN, SOURCE, UNKNOWN, WRITE
+from recipes.launch.words import Unknown
+from recipes.source import MemorySource
+
+
+def table(argv, cwd=None):
+    """A few commands, described as the real vocabulary describes them."""
+    head = argv[0]
+    if head in ("run", "serve", "sleep", "hostname"):
+        return CommandEffects()
+    if head == "sed":
+        ce = CommandEffects()
+        if any(isinstance(a, str) and a.startswith("-i") for a in argv[1:]):
+            ce.writes.append(Write(argv[-1], "in-place edit"))
+        return ce
+    if head == "cp":
+        return CommandEffects(reads=[argv[1]], writes=[Write(argv[-1], "copy")])
+    if head == "bash":
+        args = list(argv[1:])
+        if args and args[0] == "-c":
+            return CommandEffects(shell_text=[(args[1], tuple(args[2:]))])
+        return CommandEffects(shell_files=[(args[0], tuple(args[1:]))]) if args else CommandEffects(shell_stdin=True)
+    if head == "python3":
+        args = list(argv[1:])
+        if args and args[0] == "-m":
+            return CommandEffects(python=[PythonRun(module=args[1], argv=tuple(args[2:]))])
+        return CommandEffects(python=[PythonRun(script=args[0], argv=tuple(args[1:]))])
+    if head == "docker":
+        # docker run -e A=1 -e B -v SRC:DST -w DIR IMAGE CMD...
+        args, env, passed, mounts, workdir = list(argv[2:]), [], [], [], None
+        while args and isinstance(args[0], str) and args[0].startswith("-"):
+            opt, val = args[0], args[1]
+            args = args[2:]
+            if opt == "-e":
+                if "=" in val:
+                    k, _, v = val.partition("=")
+                    env.append((k, v))
+                else:
+                    passed.append(val)
+            elif opt == "-v":
+                src, _, dst = val.partition(":")
+                mounts.append((src, dst))
+            elif opt == "-w":
+                workdir = val
+        return CommandEffects(containers=[Container(image=args[0], env=tuple(env), env_from_host=tuple(passed),
+                                                    mounts=tuple(mounts), workdir=workdir, argv=tuple(args[1:]))])
+    return None
+
+
+def run(text, env=None, files=None, path="launch.sh"):
+    repo = MemorySource({path: text, **(files or {})})
+    it = Interpreter(Files(repo), vocabulary=table, inputs=env or {})
+    state = it.initial_state()
+    state.argv0 = f"{WORKSPACE}/{path}"
+    it.run_top(text, path, state)
+    return it.trace, state
+
+
+def argvs(trace, kind=EXEC):
+    return [" ".join(w if isinstance(w, str) else "?" for w in e.argv) for e in trace.of(kind)]
+
+
+def test_every_builtin_that_assigns_reaches_the_command():
+    trace, _ = run(
+        'A=1\nexport B=2\ndeclare C=3\ntypeset -x D=4\nprintf -v E "%s-%d" e 5\nread -r F G <<< "f g"\n'
+        'let "H = 2 * 4"\nmapfile -t I <<< $\'i1\\ni2\'\n(( J = H + 1 ))\nf() { local K=k; run "$K"; }\n'
+        'run "$A" "$B" "$C" "$D" "$E" "$F" "$G" "$H" "${I[1]}" "$J"\nf\nL=l run "$L"\n')
+    assert argvs(trace) == ["run 1 2 3 4 e-5 f g 8 i2 9", "run k", "run ?"]
+
+
+def test_expansions_read_as_bash_reads_them():
+    trace, _ = run(
+        'P=/a/b/c.tar.gz\nN=MODEL\nMODEL=m\narr=(x "y z")\n'
+        'run "${P##*/}" "${P%%.*}" "${P#*/}" "${P%.*}" "${P//a/A}" "${U:-dflt}" "${V:=set}" "$V" '
+        '"${N,,}" "${MODEL^^}" "${#P}" "${!N}" "${#arr[@]}" "${arr[@]}" $((3 + 4 * 2)) {1..3} "$(echo sub)"\n')
+    assert argvs(trace)[0] == ("run c.tar.gz /a/b/c a/b/c.tar.gz /a/b/c.tar /A/b/c.tAr.gz dflt set set model M 13 "
+                              "m 2 x y z 11 1 2 3 sub")
+
+
+def test_word_splitting_and_quoting():
+    trace, _ = run('X="a  b"\nrun $X "$X" \'$X\' "" ${EMPTY_UNSET:-}\n')
+    assert [e.argv for e in trace.of(EXEC)][0] == ("run", "a", "b", "a  b", "$X", "")
+
+
+def test_a_value_nobody_set_is_unknown_and_says_why():
+    trace, _ = run('run "--model=$MODEL_PATH"\n')
+    word = trace.of(EXEC)[0].argv[1]
+    assert isinstance(word, Unknown) and "$MODEL_PATH is not set" in word.why
+
+
+def test_functions_locals_positional_and_an_option_parsing_loop():
+    trace, state = run(
+        'parse() {\n  local port="" model=""\n  while [[ $# -gt 0 ]]; do\n    case $1 in\n'
+        '      --port) port="$2"; shift 2 ;;\n      --model) model="$2"; shift 2 ;;\n'
+        '      *) echo "bad $1"; return 1 ;;\n    esac\n  done\n  serve --port "$port" --model "$model"\n}\n'
+        'parse --model m --port 8000\n')
+    assert argvs(trace) == ["serve --port 8000 --model m"]
+    assert state.get("port") is None  # the function's locals are gone after it returns
+
+
+def test_an_undecided_branch_runs_both_arms_and_says_so():
+    trace, state = run('if [[ "$GPU" == mi355x ]]; then X=amd; run amd; else X=nv; run nv; fi\nrun "$X"\n')
+    runs = trace.of(EXEC)
+    assert [e.argv[1] for e in runs[:2]] == ["amd", "nv"]
+    assert all(e.under for e in runs[:2])
+    assert isinstance(runs[2].argv[1], Unknown)
+
+
+def test_a_decided_branch_runs_one_arm():
+    trace, _ = run('if [[ "$GPU" == mi355x ]]; then run amd; elif [ "$GPU" = b200 ]; then run nv; fi\n',
+                   env={"GPU": "b200"})
+    assert argvs(trace) == ["run nv"]
+    assert not trace.of(EXEC)[0].under
+
+
+def test_an_arm_that_exits_does_not_go_on():
+    trace, _ = run('if [[ -z "$X" ]]; then echo missing; exit 1; fi\nrun after\n')
+    assert argvs(trace) == ["run after"]  # reached when X is set, which the point may do
+
+
+def test_unknown_command_is_an_unknown_naming_its_line():
+    trace, _ = run('run ok\nfrobnicate --all\n')
+    unknowns = trace.of(UNKNOWN)
+    assert len(unknowns) == 1 and unknowns[0].site.line == 2 and "frobnicate" in unknowns[0].detail
+
+
+def test_an_alias_is_what_it_stands_for():
+    trace, _ = run('shopt -s expand_aliases\nalias edit="sed -i s/a/b/"\nedit /opt/engine/model.py\n')
+    writes = trace.of(WRITE)
+    assert [(w.path, w.how) for w in writes] == [("/opt/engine/model.py", "in-place edit")]
+
+
+def test_eval_of_known_text_is_interpreted_and_unknown_text_is_not_guessed():
+    trace, _ = run('CMD="sed -i s/x/y/ /opt/a.py"\neval "$CMD"\neval "$FROM_OUTSIDE"\n')
+    assert [w.path for w in trace.of(WRITE)] == ["/opt/a.py"]
+    assert any("eval of text that is not known" in u.detail for u in trace.of(UNKNOWN))
+
+
+def test_a_file_the_launch_writes_then_runs_is_run_written_and_interpreted():
+    trace, _ = run('cat > /tmp/fix.sh <<EOF\nsed -i s/a/b/ /opt/engine/x.py\nEOF\nbash /tmp/fix.sh\n'
+                   'printf "import os\\n" > /tmp/p.py\npython3 /tmp/p.py\n')
+    ran = trace.of(RUN_WRITTEN)
+    assert [e.path for e in ran] == ["/tmp/fix.sh", "/tmp/p.py"]
+    assert "/opt/engine/x.py" in [w.path for w in trace.of(WRITE)]
+
+
+def test_a_sourced_repository_file_runs_in_the_same_shell():
+    trace, state = run('source "$(dirname "$0")/lib.sh"\nhelper\n',
+                       files={"lib.sh": 'LIBVAR=1\nhelper() { run "from-lib-$LIBVAR"; }\n'})
+    assert argvs(trace) == ["dirname /github/workspace/launch.sh", "run from-lib-1"]
+    assert [e.path for e in trace.of(SOURCE)] == [f"{WORKSPACE}/lib.sh"]
+    assert trace.of(EXEC)[1].chain_names == ("fn helper",)
+
+
+def test_an_exit_trap_runs_when_the_script_ends():
+    trace, _ = run("trap 'run cleanup' EXIT\nrun main\nexit 0\nrun never\n")
+    assert argvs(trace) == ["run main", "run cleanup"]
+
+
+def test_bash_c_gets_its_positional_words_and_only_exported_variables():
+    trace, _ = run('export E=exp\nL=loc\nbash -c \'run "$0" "$1" "$E" "${L:-none}"\' zero one\n')
+    assert argvs(trace)[-1] == "run zero one exp none"
+
+
+def test_environment_set_on_the_way_into_a_container_reaches_the_server():
+    trace, _ = run('export HOSTVAR=h\ndocker run -e SGLANG_HACK=1 -e HOSTVAR -v "$PWD":/ws -w /ws img '
+                   'python3 -m sglang.launch_server --port 1\n')
+    py = trace.of(PYTHON)[0]
+    assert py.container == "img"
+    assert dict(py.env) == {"SGLANG_HACK": "1", "HOSTVAR": "h"}
+
+
+def test_a_container_path_under_a_mount_is_the_repository_file():
+    trace, _ = run('docker run -v "$GITHUB_WORKSPACE":/ws -w /ws img bash bench.sh\n',
+                   env={"GITHUB_WORKSPACE": WORKSPACE}, files={"bench.sh": "run inside\n"})
+    assert "run inside" in argvs(trace)
+    assert trace.of(EXEC)[-1].container == "img"
+
+
+def test_subshells_and_pipelines_do_not_leak_variables():
+    _, state = run('X=outer\n( X=sub )\necho hi | read X\n')
+    assert state.get("X") == "outer"
+
+
+@pytest.mark.parametrize("text", [
+    'x=a\nfor i in $(seq 64); do x="$x$x"; done\nrun "$x"\n',                  # a value that doubles
+    'run {1..99999999}\n',                                                      # a huge brace expansion
+    'f() { f; }\nf\n',                                                          # endless recursion
+    'E=\'eval "$E"\'\neval "$E"\n',                                             # eval of itself
+    'while true; do run; done\n',                                               # a loop that never ends
+    'source "$0"\n',                                                            # a script sourcing itself
+    'a=(); for i in $(seq 100000); do a+=("$i"); done\n',                       # an array that grows
+    'printf -v X "%099999999d" 1\nrun "$X"\n',                                  # a printf width bomb
+    'x=${x:-${x:-${x:-${x:-${x:-${x:-${x:-${x:-${x:-${x:-${x:-${x:-y}}}}}}}}}}}}\nrun "$x"\n',
+])
+def test_every_input_is_bounded(text):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.process_time()
+    trace, _ = run(text)
+    assert time.process_time() - start < 2.0
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 300 * 1024  # KiB on Linux
+    assert trace.effects  # the cap or the value shows as an effect, never a silent end
+
+
+def test_text_tools_over_known_input_are_computed():
+    trace, state = run('IMAGE=rocm/sgl:v0.5@sha256:ab\nSQ="/squash/$(echo "$IMAGE" | sed \'s/[\\/:@#]/_/g\').sqsh"\n'
+                       'A=$(echo "a.b.c" | cut -d. -f2)\nB=$(echo HeLLo | tr A-Z a-z)\nC=$(printf "x\\ny\\n" | head -n1)\n'
+                       'run "$SQ" "$A" "$B" "$C"\n')
+    assert argvs(trace)[-1] == "run /squash/rocm_sgl_v0.5_sha256_ab.sqsh b hello x"
+
+
+def test_an_unknown_part_keeps_the_known_text_before_it():
+    trace, _ = run('run --jobid=$(squeue -h | head -n1)\n')
+    word = trace.of(EXEC)[-1].argv[1]
+    assert isinstance(word, Unknown) and word.prefix == "--jobid="
