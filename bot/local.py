@@ -37,8 +37,9 @@ from checks.snapshot import (
     UpstreamRef,
     UserAccess,
 )
-from recipes.config import RepoConfig, read_repo_config
+from recipes.config import CONFIG_PATH, RepoConfig, load_config_file, read_repo_config
 from recipes.errors import RecipeError
+from recipes.layout import benchmark_markers, detect_layout, is_benchmark_repository
 from recipes.source import GitSource
 from recipes.yamlio import YamlDoc, load_yaml
 
@@ -48,6 +49,40 @@ _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "
 _GITHUB_REMOTE_RE = re.compile(r"github\.com[:/]([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 # Ids for comments the PR file leaves without one; far from ids people write by hand.
 _FIRST_SYNTHETIC_ID = 900_000_001
+
+
+MSG_CONFIG_UNREADABLE = "cannot read the configuration file {path}: {error}"
+
+
+def read_config_file(path: str | Path) -> bytes:
+    """The bytes of a `--config` file, which must be valid: a file given explicitly that cannot
+    be applied is a usage error naming every problem, not a note in a verdict."""
+    try:
+        data, findings = load_config_file(path)
+    except OSError as e:
+        raise LocalModeError(MSG_CONFIG_UNREADABLE.format(path=path, error=e.strerror or e)) from None
+    if findings:
+        raise LocalModeError("\n".join(str(f) for f in findings))
+    return data
+
+
+class ConfiguredTree(GitSource):
+    """The target branch as the bot reads it, with `--config`'s bytes in place of its own
+    `.github/infx-review.yml` (a repository without one, such as InferenceX, reviewed with the
+    settings it would have)."""
+
+    def __init__(self, repo: str | Path, sha: str, config: bytes):
+        super().__init__(repo, sha, resolved=True)
+        self.config_bytes = config
+
+    def read(self, path: str) -> bytes | None:
+        if path.strip("/") == CONFIG_PATH:
+            return self.config_bytes
+        return super().read(path)
+
+
+MSG_NOT_BENCHMARK = ("{path} is not an InferenceX-style benchmark repository: neither --base {base} nor --head {head} "
+                     "has {markers}; give the root of a benchmark checkout (or set paths: in .github/infx-review.yml)")
 
 
 class LocalModeError(Exception):
@@ -252,11 +287,11 @@ def load_pr_file(path: str | Path) -> tuple[PRFile, YamlDoc]:
     try:
         return PRFile.model_validate(raw), doc
     except ValidationError as e:
-        err = e.errors()[0]
-        loc = tuple(err["loc"])
-        line = doc.line(*loc) or 1
-        more = f" (and {len(e.errors()) - 1} more)" if len(e.errors()) > 1 else ""
-        raise LocalModeError(f"{p}:{line}: {'.'.join(map(str, loc))}: {err['msg']}{more}") from None
+        problems = []  # every problem, one line each, in the order of the file
+        for err in e.errors():
+            loc = tuple(err["loc"])
+            problems.append((doc.line(*loc) or 1, f"{'.'.join(map(str, loc))}: {err['msg']}"))
+        raise LocalModeError("\n".join(f"{p}:{line}: {msg}" for line, msg in sorted(problems, key=lambda x: x[0]))) from None
 
 
 def _comment(c: PRComment, cid: int, repo: str, number: int) -> Comment:
@@ -386,13 +421,15 @@ def build_local_snapshot(
     pr_dir: str | Path | None = None,
     team_members: dict[str, list[str]] | None = None,
     external: dict[str, str] | None = None,
+    config_file: str | Path | None = None,
 ) -> PRSnapshot:
     """The snapshot of "a PR from BASE to HEAD" in a local repository.
 
     The PR description comes from `pr_file`, or already parsed as `pr` (e.g. a sandbox world's
     `pr:`; then `pr_dir` anchors its artifacts_dir). `commit_aliases` maps extra names used in
     it (a world's commit ids) to SHAs. `external` maps other repositories a runner clones
-    (owner/name) to local clones of them (`external_repos`)."""
+    (owner/name) to local clones of them (`external_repos`). `config_file` (`--config`) is the
+    configuration applied instead of the target branch's `.github/infx-review.yml`."""
     repo_path = str(repo_path)
     if not Path(repo_path).is_dir():
         raise LocalModeError(f"{repo_path} is not a directory")
@@ -407,10 +444,18 @@ def build_local_snapshot(
     except LocalModeError:
         raise LocalModeError(f"--base {base!r} and --head {head!r} share no history") from None
 
-    target_tree = GitSource(repo_path, base_tip, resolved=True)
-    base_tree = target_tree if merge_base == base_tip else GitSource(repo_path, merge_base, resolved=True)
+    if config_file is None:
+        target_tree = GitSource(repo_path, base_tip, resolved=True)
+        base_tree = target_tree if merge_base == base_tip else GitSource(repo_path, merge_base, resolved=True)
+    else:  # the base keeps its own file: only the policy comes from --config
+        target_tree = ConfiguredTree(repo_path, base_tip, read_config_file(config_file))
+        base_tree = GitSource(repo_path, merge_base, resolved=True)
     head_tree = GitSource(repo_path, head_sha, resolved=True)
-    config, _ = read_repo_config(target_tree)
+    config, _ = read_repo_config(target_tree)  # its problems reach the verdict (Verdict.configuration)
+    layout = detect_layout(target_tree, config.paths)
+    if not is_benchmark_repository(target_tree, layout) and not is_benchmark_repository(head_tree, layout):
+        raise LocalModeError(MSG_NOT_BENCHMARK.format(path=repo_path, base=base, head=head,
+                                                      markers=benchmark_markers(layout)))
 
     doc, pr_path = None, "(no --pr file)"
     if pr_file is not None:

@@ -31,6 +31,7 @@ STAGE_SNAPSHOT = "building the snapshot"
 STAGE_EVALUATE = "evaluating the checks"
 STAGE_RENDER = "rendering the verdict"
 FORMAT_JSON = "json"
+MSG_CONFIGURATION = "%s (this file is not applied: the default policy is)"
 
 
 # Start-up: local mode and `--help` never import PyGithub, the publisher or jinja2; these
@@ -85,10 +86,21 @@ class Review:
     code: int
     error: str | None = None
     snapshot: object | None = field(default=None, repr=False)
+    # The request failure behind `error` when the PR could not be read (bot/diagnose.py).
+    cause: BaseException | None = field(default=None, repr=False)
 
     @cached_property
     def rendered(self) -> Rendered | None:
         return Rendered(self.verdict) if self.verdict is not None else None
+
+
+def _evaluate(snapshot, only: set[int] | None) -> Verdict:
+    """The checks' verdict; a configuration file that could not be applied is also said on
+    standard error, one `file:line: problem` each (the verdict carries a short note)."""
+    verdict = evaluate(snapshot, only=only)
+    for problem in verdict.configuration:
+        log.warning(MSG_CONFIGURATION, problem)
+    return verdict
 
 
 def exit_code(status: VerdictStatus) -> int:
@@ -96,21 +108,22 @@ def exit_code(status: VerdictStatus) -> int:
 
 
 def review_local(path: str, base: str, head: str, *, pr_file: str | None = None, review_date: date | None = None,
-                 repo: str | None = None, only: set[int] | None = None, external: list[str] | None = None) -> Review:
+                 repo: str | None = None, only: set[int] | None = None, external: list[str] | None = None,
+                 config_file: str | None = None) -> Review:
     """Local mode: the snapshot from a git checkout (and the PR file), evaluated; nothing is
     published (the caller prints `review.rendered`)."""
     from bot.local import LocalModeError, external_repos
 
     try:
         snapshot = build_local_snapshot(path, base, head, pr_file=pr_file, review_date=review_day(review_date),
-                                        repo=repo, external=external_repos(external or ()))
+                                        repo=repo, external=external_repos(external or ()), config_file=config_file)
     except LocalModeError as e:
         return Review(None, None, EXIT_ERROR, str(e))
     except Exception:  # a bug reading the inputs is exit 2, never a verdict (issue 12)
         log.exception("building the local snapshot of %s failed", path)
         return Review(None, None, EXIT_ERROR, MSG_LOCAL_INTERNAL)
     try:
-        verdict = evaluate(snapshot, only=only)
+        verdict = _evaluate(snapshot, only)
     except Exception:  # an internal error is exit 2, never a verdict
         log.exception("evaluating %s failed", snapshot.repo)
         return Review(None, None, EXIT_ERROR, MSG_INTERNAL.format(stage=STAGE_EVALUATE), snapshot)
@@ -145,13 +158,15 @@ def review_pr(
                                   progress=progress, pin_head=pin_head)
         publisher.context = snapshot.config.policy.status_context
         stage = STAGE_EVALUATE
-        verdict = evaluate(snapshot, only=only)
+        verdict = _evaluate(snapshot, only)
         review = Review(verdict, None, exit_code(verdict.status), None, snapshot)
         stage = STAGE_RENDER
         if post:
             review.rendered.comment  # rendered once, here: a failure stops before any write
     except SnapshotError as exc:
-        return _incomplete(api, publisher, repo, number, str(exc), snapshot, post, signoff_ref, pin_head)
+        failed = _incomplete(api, publisher, repo, number, str(exc), snapshot, post, signoff_ref, pin_head)
+        failed.cause = exc.cause
+        return failed
     except Exception as exc:  # a bug: logged with its traceback; the PR still gets a status
         log.exception("%s failed for %s#%s", stage, repo, number)
         reason = f"{stage} failed ({type(exc).__name__})"

@@ -75,7 +75,13 @@ Progress = Callable[[str], None]
 
 
 class SnapshotError(Exception):
-    """The PR itself (or a requested sign-off or pinned head) could not be resolved: no verdict."""
+    """The PR itself (or a requested sign-off or pinned head) could not be resolved: no verdict.
+    `cause` is the failed request's exception, when one was (the CLI tells repository, PR, token
+    and network apart by it)."""
+
+    def __init__(self, message: str, cause: BaseException | None = None):
+        super().__init__(message)
+        self.cause = cause
 
 
 def _login(user: Any) -> str:
@@ -195,7 +201,7 @@ class _Builder:
         try:
             pr = f_pr.result()
         except Exception as exc:
-            raise SnapshotError(MSG_PR.format(repo=self.repo, number=n, error=describe_error(exc))) from None
+            raise SnapshotError(MSG_PR.format(repo=self.repo, number=n, error=describe_error(exc)), exc) from None
         current_head = pr["head"]["sha"]
         target_sha = pr["base"]["sha"]
         head_sha = pin_head or current_head
@@ -410,10 +416,8 @@ class _Builder:
         return derive
 
     def _config(self, target: RemoteTree) -> RepoConfig:
-        config, findings = read_repo_config(target)
-        for f in findings:
-            log.warning("%s", f)
-        return config
+        # Its problems are said once, by the pipeline, from the verdict (Verdict.configuration).
+        return read_repo_config(target)[0]
 
     def _comments(self, futures: dict[str, Future]) -> tuple[list[Comment] | Unavailable, dict[str, list[Comment] | Unavailable]]:
         by_kind: dict[str, list[Comment] | Unavailable] = {}

@@ -199,12 +199,9 @@ class ReviewContext:
     # --- configuration -------------------------------------------------------------------
     @cached_property
     def _config_and_findings(self) -> tuple[RepoConfig, list[Finding]]:
-        # An absent or unreadable file leaves the snapshot's configuration in force.
-        config, findings = read_repo_config(self.snapshot.target_tree, default=self.snapshot.config)
-        for f in findings:
-            if f.line is None:
-                log.warning("%s: %s", f.path, f.message)
-        return config, findings
+        # An absent or unreadable file leaves the snapshot's configuration in force; its problems
+        # reach the verdict (`Verdict.configuration`) and, through the pipeline, standard error.
+        return read_repo_config(self.snapshot.target_tree, default=self.snapshot.config)
 
     @cached_property
     def config(self) -> RepoConfig:

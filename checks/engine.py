@@ -90,6 +90,9 @@ class Verdict(Model):
     partial: bool = False
     # Handles the verdict mentions when an escalating check (`escalates`) warns (spec 11.2).
     escalation: list[str] = Field(default_factory=list)
+    # Problems of the repository's configuration file ("path:line: message"): the file was not
+    # applied, the default policy was (issue 30: never silently).
+    configuration: list[str] = Field(default_factory=list)
     # The benchmark points the PR affects, each with its scope and reasons (the first
     # difference of its trace among them), when a check worked them out.
     affected: list[dict] = Field(default_factory=list)
@@ -121,6 +124,8 @@ class Verdict(Model):
         }
         if self.partial:
             out["partial"] = True
+        if self.configuration:
+            out["configuration"] = list(self.configuration)
         if self.affected:
             out["affected"] = self.affected
         return out
@@ -242,6 +247,7 @@ def evaluate_context(
         head_moved=HeadMoved(current_head_sha=snap.current_head_sha) if snap.head_moved else None,
         partial=only is not None and set(only) != known,
         escalation=list(ctx.config.policy.pareto_escalation),
+        configuration=[str(f) for f in ctx.config_findings],
         affected=affected_json(ctx),
     )
 

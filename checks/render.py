@@ -40,6 +40,10 @@ ESCALATION_LINE = (
     "{handles} {checks} {verb} on this PR: please review {whose} evidence. "
     "This advisory comment does not grant or enforce a bypass."
 )
+# A configuration file that could not be applied (issue 30): said once, short, above the rows.
+CONFIGURATION_LINE = ("**Configuration:** {problems}; the default policy applied instead. "
+                      "Fix the file on the default branch (`infx-review config-schema --check FILE` names every problem).")
+MAX_CONFIGURATION_PROBLEMS = 3
 HEAD_MOVED_LINE = "Note: the PR head moved to `{sha}` during this review; that newer commit was not assessed."
 DETAILS_SUMMARY = "Check {number} ({name}) details"
 RULES_SUMMARY = "Rules applied ({n})"
@@ -164,6 +168,13 @@ def _render(verdict: Verdict, reason_max: int, with_details: bool) -> str:
     if verdict.status is VerdictStatus.REJECTED:
         who = f"{_mention(verdict.signoff.author)}:" if verdict.signoff else "Blocking:"
         blocking = BLOCKING_LINE.format(who=who, checks=join(_check_label(r) for r in verdict.failed))
+    configuration = ""
+    if verdict.configuration:
+        shown = [escape_inline(p, 200) for p in verdict.configuration[:MAX_CONFIGURATION_PROBLEMS]]
+        rest = len(verdict.configuration) - len(shown)
+        if rest:
+            shown.append(MORE_EVIDENCE.format(n=rest))
+        configuration = CONFIGURATION_LINE.format(problems="; ".join(shown))
     head_moved = ""
     if verdict.head_moved is not None:
         sha = verdict.head_moved.current_head_sha
@@ -175,6 +186,7 @@ def _render(verdict: Verdict, reason_max: int, with_details: bool) -> str:
         escalation=escalation,
         blocking=blocking,
         head_moved=head_moved,
+        configuration=configuration,
         expanded=[_row_view(r, verdict, reason_max, with_details) for r in expanded],
         grouped=[_row_view(r, verdict, reason_max, with_details) for r in grouped],
         group_summary=GROUP_SUMMARY,

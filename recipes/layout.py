@@ -88,3 +88,14 @@ def detect_layout(src: FileSource, paths: Paths | None = None) -> Layout:
         if override:
             d[field] = override.strip("/")
     return Layout(root=root, codeowners=paths.codeowners, **d)
+
+
+def is_benchmark_repository(src: FileSource, layout: Layout) -> bool:
+    """Whether a tree is an InferenceX-style benchmark repository: it holds a master config
+    (`<configs>/*-master.yaml`) or a perf changelog where its layout puts them."""
+    return bool(layout.master_configs(src)) or src.read(layout.changelog) is not None
+
+
+def benchmark_markers(layout: Layout) -> str:
+    """Where `is_benchmark_repository` looked, for a message saying a tree is not one."""
+    return f"{layout.configs_dir}/*-master.yaml or {layout.changelog}"

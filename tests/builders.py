@@ -70,6 +70,16 @@ BASE_SHA = "ba5e" + "0" * 36
 HEAD_SHA = "feed" + "1" * 36
 REPO = "SemiAnalysisAI/InferenceX"
 T0 = datetime(2026, 10, 8, 12, 0, tzinfo=timezone.utc)
+# InferenceX's own settings (its maintainers, teams, bot account and srt-slurm forks), which the
+# package's defaults no longer carry: a test about InferenceX passes them as `config`.
+INFERENCEX_CONFIG_FILE = Path(__file__).resolve().parents[1] / "examples" / "inferencex" / "infx-review.yml"
+
+
+def inferencex_config() -> dict:
+    """The example config of InferenceX (examples/inferencex/infx-review.yml), as a `config` value."""
+    return yaml.safe_load(INFERENCEX_CONFIG_FILE.read_text(encoding="utf-8"))
+
+
 # The keys build_snapshot reads (this module's docstring); case files and their bases are held to them.
 SNAPSHOT_KEYS = frozenset({
     "repo", "number", "title", "body", "author", "state", "draft", "base_ref", "html_url",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -18,6 +19,8 @@ HELP = "evaluate a PR and print its verdict (GitHub: PR# --repo OWNER/NAME; loca
 REPO_ENV = "GITHUB_REPOSITORY"
 MSG_NEED_PR = "give a PR number (GitHub mode) or --local PATH --base REF --head REF (local mode)"
 MSG_NEED_REPO = f"GitHub mode needs --repo OWNER/NAME (or {REPO_ENV})"
+MSG_CONFIG_LOCAL_ONLY = ("--config applies to local mode only; in GitHub mode the bot reads .github/infx-review.yml "
+                         "from the default branch")
 MSG_PARTIAL_POST = "--only gives a partial verdict, which is never posted; drop --post or --only"
 MSG_PUBLISHED = "published: comment {action} {url}; status {state}: {description}"
 FORMATS = ("markdown", "json")
@@ -41,6 +44,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
                    help="local mode: a clone of a repository the runners clone (e.g. NVIDIA/srt-slurm=../srt-slurm), "
                         "to read the multi-node recipes they name from it; repeatable")
+    p.add_argument("--config", metavar="FILE",
+                   help="local mode: apply this configuration instead of the target branch's .github/infx-review.yml "
+                        "(e.g. examples/inferencex/infx-review.yml for an InferenceX checkout)")
     p.add_argument("--fix", action="store_true",
                    help="local mode: apply the mechanical fixes findings offer to the working tree of PATH")
 
@@ -62,8 +68,45 @@ def parse_only(text: str | None) -> set[int] | None:
     return numbers
 
 
+class HeldWarnings(logging.Filter):
+    """While active, log records wait instead of reaching standard error; on leaving they are
+    written, unless `discard()` was called (later records are then dropped too: the requests a
+    failed build left running fail the same way)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+        self.dropping = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.dropping:
+            self.records.append(record)
+        return False
+
+    def discard(self) -> None:
+        self.dropping = True
+        self.records.clear()
+
+    def __enter__(self) -> "HeldWarnings":
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.dropping:
+            return
+        for handler in logging.getLogger().handlers:
+            handler.removeFilter(self)
+            for record in self.records:
+                if handler.filter(record) and record.levelno >= handler.level:
+                    handler.handle(record)
+        self.records.clear()
+
+
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    """`error: ...` on stderr, one line per problem (a `--pr` file can have several), exit 2."""
+    for line in message.splitlines() or [""]:
+        print(f"error: {line}", file=sys.stderr)
     return EXIT_ERROR
 
 
@@ -71,7 +114,7 @@ def run_local(args: argparse.Namespace, only: set[int] | None) -> int:
     if not args.base or not args.head:
         return _fail("--local needs --base REF and --head REF")
     review = review_local(args.local, args.base, args.head, pr_file=args.pr, review_date=args.review_date,
-                          repo=args.repo, only=only, external=args.external_repo)
+                          repo=args.repo, only=only, external=args.external_repo, config_file=args.config)
     if review.verdict is None:
         return _fail(review.error or "no verdict")
     print(review.rendered.text(args.format))
@@ -121,17 +164,30 @@ def run_github(args: argparse.Namespace, only: set[int] | None) -> int:
     review_date = args.review_date
     if only is not None and args.post:
         return _fail(MSG_PARTIAL_POST)
+    from bot.diagnose import check_arguments, explain
     from bot.github_client import ClientError, GitHubApi, make_github
 
+    wrong = check_arguments(repo, args.pr_number)
+    if wrong:
+        return _fail(wrong)
     try:
         api = GitHubApi(make_github(args.github_url))
     except ClientError as e:
         return _fail(str(e))
+    held = None if args.verbose else HeldWarnings()
     try:
-        review = review_pr(api, repo, args.pr_number, post=args.post, signoff_ref=args.signoff,
-                           review_date=review_date, only=only, progress=progress_printer())
+        with held or contextlib.nullcontext():
+            review = review_pr(api, repo, args.pr_number, post=args.post, signoff_ref=args.signoff,
+                               review_date=review_date, only=only, progress=progress_printer())
+            # The PR could not be read: one line saying whether the repository, the PR, the token
+            # or the network is wrong, instead of a warning per request that failed the same way.
+            reason = explain(api, repo, args.pr_number, review.cause) if review.verdict is None else None
+            if reason and held is not None:
+                held.discard()
     finally:
         api.close()
+    if reason:
+        return _fail(reason)
     if review.verdict is not None:
         print(review.rendered.text(args.format))
     if review.published is not None and review.published.status_state:
@@ -148,6 +204,8 @@ def run(args: argparse.Namespace) -> int:
         only = parse_only(args.only)  # parsed once, for either mode
     except ValueError as e:
         return _fail(str(e))
+    if args.config and not args.local:
+        return _fail(MSG_CONFIG_LOCAL_ONLY)
     if args.local:
         return run_local(args, only)
     return run_github(args, only)

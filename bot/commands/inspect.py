@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from recipes.errors import Finding, RecipeError
+from recipes.layout import benchmark_markers, is_benchmark_repository
 from recipes.repository import Repository
 from recipes.source import DirSource, GitSource
 
@@ -17,8 +18,10 @@ EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
-MSG_BAD_REF = "cannot read {ref} in {path}: {error}"
-MSG_NO_DIR = "not a directory: {path}"
+MSG_BAD_REF = "error: cannot read {ref} in {path}: {error}; give a branch, tag or commit of that repository"
+MSG_NO_DIR = "error: not a directory: {path}"
+MSG_NOT_BENCHMARK = ("error: {path} is not an InferenceX-style benchmark repository: it has no {markers}; "
+                     "give the root of a benchmark checkout (or set paths: in .github/infx-review.yml)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -133,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         except Exception as e:  # git missing, not a repository, unknown ref
             detail = getattr(e, "stderr", None)
             detail = detail.decode("utf-8", "replace").strip() if isinstance(detail, bytes) and detail else str(e)
+            detail = (detail.splitlines() or [type(e).__name__])[0]  # one line: git's first says what
             print(MSG_BAD_REF.format(ref=args.ref, path=args.path, error=detail), file=sys.stderr)
             return EXIT_USAGE
     else:
@@ -140,10 +144,15 @@ def run(args: argparse.Namespace) -> int:
         if not src.root.is_dir():
             print(MSG_NO_DIR.format(path=args.path), file=sys.stderr)
             return EXIT_USAGE
+    repo = Repository(src)
+    if not is_benchmark_repository(src, repo.layout):
+        where = f"{args.path} at {args.ref}" if args.ref else args.path
+        print(MSG_NOT_BENCHMARK.format(path=where, markers=benchmark_markers(repo.layout)), file=sys.stderr)
+        return EXIT_USAGE
     if args.trace:
-        return print_trace(Repository(src), src, args.trace, args.format, sys.stdout)
+        return print_trace(repo, src, args.trace, args.format, sys.stdout)
     try:
-        report = inspect_repository(Repository(src))
+        report = inspect_repository(repo)
     except RecipeError as e:  # parsers return findings; this is the last line of defence
         report = {"layout": "", "configs": 0, "recipes": 0, "points": 0, "changelog_entries": 0,
                   "golden_curves": 0, "errors": [_finding_json(e.finding)], "warnings": []}

@@ -73,3 +73,52 @@ def test_a_label_with_a_mistyped_mode_starts_nothing_and_says_why(tmp_path, monk
     body = effects[0]["body"]
     assert body.startswith("<!-- infx-review config-error head=") and "No sweep was started" in body
     assert ".github/infx-review.yml:4: sweep.mode: Input should be 'label' or 'dispatch'" in body
+
+
+# --- the published schema and its descriptions (issue 30) ---------------------------------------
+def _properties(schema: dict):
+    """(where, name, property) of every property of the schema and of each of its definitions."""
+    for name, prop in schema.get("properties", {}).items():
+        yield "(root)", name, prop
+    for def_name, definition in schema.get("$defs", {}).items():
+        for name, prop in definition.get("properties", {}).items():
+            yield def_name, name, prop
+
+
+def test_the_schema_is_committed_at_the_path_its_id_names():
+    from recipes.config import SCHEMA_FILE, SCHEMA_ID
+
+    schema = config_json_schema()
+    assert schema["$id"] == SCHEMA_ID and SCHEMA_ID.endswith("/" + SCHEMA_FILE)
+    committed = (PROJECT / SCHEMA_FILE).read_text(encoding="utf-8")
+    # Byte for byte what `config-schema` prints: regenerate with
+    # `python -m bot config-schema > docs/infx-review.schema.json` after changing the models.
+    assert committed == json.dumps(schema, indent=2, sort_keys=True) + "\n", \
+        f"{SCHEMA_FILE} is stale: run `python -m bot config-schema > {SCHEMA_FILE}`"
+
+
+def test_every_field_of_the_schema_has_a_description():
+    schema = config_json_schema()
+    props = list(_properties(schema))
+    assert len(props) > 70  # paths, policy and sweep, all of them
+    missing = [f"{where}.{name}" for where, name, prop in props if len(str(prop.get("description", "")).strip()) < 10]
+    assert missing == []
+    for definition in schema["$defs"].values():
+        assert definition.get("description"), definition.get("title")
+
+
+def test_the_configuration_page_lists_every_key_as_the_schema_describes_it(capsys):
+    page = (PROJECT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    start, end = "<!-- generated: config-schema --markdown -->\n", "<!-- end generated -->"
+    section = page[page.index(start) + len(start):page.index(end)]
+    assert main(["config-schema", "--markdown"]) == 0
+    generated = capsys.readouterr().out
+    assert section == generated, "docs/configuration.md is stale: paste `infx-review config-schema --markdown`"
+    schema = config_json_schema()
+    for _, name, prop in _properties(schema):
+        if "$ref" not in prop:
+            assert f"| `{name}` |" in generated
+    assert generated.count("\n| `") == sum(1 for _, _, p in _properties(schema) if "$ref" not in p)
+    from recipes.config import SCHEMA_ID
+
+    assert "examples/inferencex/infx-review.yml" in page and SCHEMA_ID in page

@@ -19,7 +19,7 @@ from checks.render import (
 )
 from checks.result import CheckResult, Evidence
 from checks.text import COMMENT_MAX, STATUS_DESCRIPTION_MAX, escape_inline, status_description
-from tests.builders import HEAD_SHA, build_snapshot, fake_checks
+from tests.builders import HEAD_SHA, build_snapshot, fake_checks, inferencex_config
 from checks.registry import CHECK_NUMBERS, ADVISORY_NUMBERS
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -31,6 +31,7 @@ RECIPE = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/ato
 def verdict_of(overrides=None, **snap):
     snap.setdefault("signoff", SIGNOFF)
     snap.setdefault("number", 3603)
+    snap.setdefault("config", inferencex_config())  # its maintainers are the Check 14 escalation
     return evaluate(build_snapshot(**snap), checks=fake_checks(overrides))
 
 

@@ -45,9 +45,9 @@ RULES = {
                                      {"checks/text.py", "checks/result.py", "checks/check_11_agentic_golden_al.py",
                                       "checks/check_13_draft_runs_as_shipped.py"} | NOT_CHECKS),
     "repository config readers": (re.compile(r"\bload_repo_config\("),
-                                  # The reader itself, the router's read through the contents API,
-                                  # and `config-schema --check FILE`, which validates a file by name.
-                                  {"recipes/config.py", "bot/router.py", "bot/commands/config_schema.py"}),
+                                  # The reader itself (with load_config_file, a file named by the user)
+                                  # and the router's read through the contents API.
+                                  {"recipes/config.py", "bot/router.py"}),
 }
 
 
