@@ -78,6 +78,8 @@ class Replayed:
     # CPU seconds (user + system) of the verdict process and the git processes it waited for:
     # unlike wall time, barely moved by other work sharing the machine.
     cpu: float | None = None
+    # The benchmark points the verdict's JSON lists as affected (None: a bot that lists none).
+    affected: int | None = None
 
 
 def git(repo: str, *args: str, check: bool = True) -> str:
@@ -164,7 +166,7 @@ def pr_file(repo: str, sha: str, subject: str, date: str) -> dict:
 
 
 def verdict_command(repo: str, sha: str, date: str, subject: str, workdir: str,
-                    external: list[str] = ()) -> tuple[list[str], dict]:
+                    external: list[str] = (), config: str | None = None) -> tuple[list[str], dict]:
     """The `check --local` command that replays one commit, and the PR file it reads (written
     into `workdir`)."""
     pr = pr_file(repo, sha, subject, date)
@@ -174,12 +176,14 @@ def verdict_command(repo: str, sha: str, date: str, subject: str, workdir: str,
            "--pr", path, "--review-date", date[:10], "--format", "json"]
     for spec in external:
         cmd += ["--external-repo", spec]
+    if config:
+        cmd += ["--config", config]
     return cmd, pr
 
 
 def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str, bot: Path = PROJECT,
-               external: list[str] = ()) -> Replayed:
-    cmd, pr = verdict_command(repo, sha, date, subject, workdir, external)
+               external: list[str] = (), config: str | None = None) -> Replayed:
+    cmd, pr = verdict_command(repo, sha, date, subject, workdir, external, config)
     start = time.perf_counter()
     code, stdout, stderr, cpu = run_measured(cmd, bot, TIMEOUT_S)
     wall = time.perf_counter() - start
@@ -187,14 +191,17 @@ def replay_one(repo: str, sha: str, date: str, subject: str, workdir: str, bot: 
         return Replayed(sha, date, pr["number"], -1, wall, error="timeout", cpu=cpu)
     rows: list[dict] = []
     error = ""
+    affected = None
     if code in (0, 1):
         try:
-            rows = json.loads(stdout)["checks"]
+            doc = json.loads(stdout)
+            rows = doc["checks"]
+            affected = len(doc["affected"]) if "affected" in doc else None
         except (ValueError, KeyError) as e:
             error = f"unreadable output: {e}"
     else:
         error = stderr.strip()[-800:]
-    return Replayed(sha, date, pr["number"], code, wall, rows, error, cpu)
+    return Replayed(sha, date, pr["number"], code, wall, rows, error, cpu, affected)
 
 
 # The packages a verdict imports. A deployed bot imports them from bytecode (pip compiles what
@@ -303,6 +310,7 @@ def summarize(repo: str, results: list[Replayed]) -> dict:
                    for r in results if r.code not in (0, 1)],
         "wall_s": _spread(walls),
         "cpu_s": _spread(cpus),
+        "affected_points": _spread([float(r.affected) for r in results if r.affected is not None]),
         "slowest": [{"sha": r.sha[:10], "pr": r.pr, "wall_s": round(r.wall, 2),
                      "cpu_s": round(r.cpu, 2) if r.cpu is not None else None} for r in slowest],
     }
@@ -410,6 +418,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="also write every verdict's rows here, one JSON file per commit")
     ap.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
                     help="a clone of a repository the runners clone (NVIDIA/srt-slurm=DIR), passed to each verdict")
+    ap.add_argument("--config", metavar="FILE",
+                    help="the repository config every verdict applies (check --local --config), e.g. "
+                         "examples/inferencex/infx-review.yml: InferenceX's own settings, not the neutral defaults")
     ap.add_argument("--commits", metavar="FILE", help="only the commits listed in FILE (one SHA per line)")
     ap.add_argument("--no-compile", action="store_true",
                     help="do not byte-compile the bot's packages first (each verdict then compiles them)")
@@ -439,8 +450,9 @@ def main(argv: list[str] | None = None) -> int:
         bot = Path(args.bot).resolve()
         if not args.no_compile:
             compile_bot(bot)
+        config = str(Path(args.config).resolve()) if args.config else None
         results = list(pool.map(lambda c: replay_one(repo, c[0], c[1], c[2], workdir, bot,
-                                                           args.external_repo), commits))
+                                                           args.external_repo, config), commits))
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
