@@ -9,6 +9,8 @@ import re
 import shlex
 from typing import Any
 
+from .model import MAX_PRINTF_WIDTH, MAX_TRIM_CHARS, Bound
+
 # `$X`, `${X}`, `${X:-default}`; the default may hold one level of braces (`${A:-${B}/x}`).
 _PARAM = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=])((?:[^{}]|\{[^{}]*\})*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _ARRAY_REF = re.compile(r'^"?\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}"?$')
@@ -75,8 +77,12 @@ _TRIM = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(##|#|%%|%)([^}]*)\}")
 
 def trim_pattern(value: str, op: str, pattern: str) -> str:
     """bash `${v#p}` / `${v##p}` (shortest / longest prefix matching glob p removed) and
-    `${v%p}` / `${v%%p}` (suffix)."""
+    `${v%p}` / `${v%%p}` (suffix). Each possible cut is one glob match, so the work grows with
+    the square of the value: over MAX_TRIM_CHARS it raises Bound."""
     import fnmatch
+
+    if len(value) > MAX_TRIM_CHARS:
+        raise Bound("MAX_TRIM_CHARS", MAX_TRIM_CHARS, f"a {len(value):,}-character value trimmed by a pattern")
 
     rx = re.compile(fnmatch.translate(pattern), re.S)
     cuts = range(len(value) + 1)
@@ -118,6 +124,10 @@ def _literal_printf(text: str) -> str:
     # path); a number conversion of one is unknown.
     if any(("$" in a or "`" in a) and (x.group("conv") != "s" or '"' in a) for x, a in zip(specs, args)):
         return text
+    for x in specs:
+        size = max(int(x.group("width") or 0), int((x.group("prec") or ".0")[1:] or 0))
+        if size > MAX_PRINTF_WIDTH:
+            raise Bound("MAX_PRINTF_WIDTH", MAX_PRINTF_WIDTH, f"a printf width or precision of {size:,}")
     values = iter(args)
 
     def conv(x: re.Match) -> str:
