@@ -13,7 +13,7 @@ from .model import MSG_OPAQUE, MSG_OPAQUE_EVAL, MSG_OPAQUE_RUN, Bound, Finding, 
 
 SETTERS = {"export", "declare", "typeset", "local", "readonly"}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-MAX_NESTING = 3
+MAX_NESTING = 3  # wrappers, `exec`, `eval` and `bash -c` strings followed inside each other (docs/bounds.md)
 PARSE_BOUNDS = frozenset({"MAX_BRACKET_DEPTH", "MAX_LIST_OPERATORS", "MAX_SEPARATORS"})  # bounds of one text's parse
 WRAPPERS = {
     "command": frozenset({"-p"}), "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
@@ -53,6 +53,12 @@ class Commands(Detectors):
                                 raw=self._raw_for(cmd, name) or arg, function=cmd.function)
                 elif head == "export" and name in self.out.exports:
                     self.out.assignments.append((name, self.out.exports[name], True))
+            return
+        if ctx.depth >= MAX_NESTING and (head in WRAPPERS or head in ("exec", "eval") or
+                                         (head in ("bash", "sh") and len(argv) > 1)):
+            # `eval "$e"` where e holds `eval "$e"`, `sudo sudo sudo sudo sed -i ...`: what runs
+            # is past the depth the analysis follows, so it is not known.
+            self.bound(Bound("MAX_NESTING", MAX_NESTING, f"the nesting of `{head}` in wrappers, `eval` and `bash -c`"))
             return
         if head in ("source", ".") and len(argv) > 1 and argv[1].startswith(("<(", "/dev/fd/", "/proc/self/fd/")):
             self.opaque(cmd.line, MSG_OPAQUE_RUN.format(text=_short(cmd.text)))

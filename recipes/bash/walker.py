@@ -20,7 +20,6 @@ from .model import (
 )
 from .values import _ARRAY_REF, _PARAM, _SIMPLE_REF, _TRIM, _literal_arithmetic, _literal_printf, trim_pattern
 
-MAX_NESTING = 3
 MAX_RESOLVED_HEREDOC = 100_000  # characters of an unquoted heredoc body expanded line by line
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 
