@@ -30,29 +30,18 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.test_hostile import CASES, CHILD_MODULE  # noqa: E402
+from tests.e2e.test_hostile import CASES, CASES_DIR, CHILD_MODULE, load_case  # noqa: E402
 
 MAX_CPU_SECONDS = 2.0
 MAX_RSS_MB = 300
 ADDRESS_SPACE = 1 << 30
 TIMEOUT = 60.0
 
-SCRIPT = "benchmarks/single_node/fixed_seq_len/dsv4_fp8_mi300x_sglang.sh"
-MASTER = """dsv4-fp8-mi300x-sglang:
-  image: lmsysorg/sglang:v0.5.12-rocm700-mi30x
-  model: deepseek-ai/DeepSeek-V4-Pro
-  model-prefix: dsv4
-  runner: mi300x
-  precision: fp8
-  framework: sglang
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 8192
-      osl: 1024
-      search-space:
-      - { tp: 8, ep: 1, conc-start: 4, conc-end: 4 }
-"""
+# The probes' launcher scripts go where the corpus's script cases put theirs: the launcher of one
+# point of a one-entry master config (the case's snapshot, its script replaced).
+_SCRIPT_CASE = load_case(CASES_DIR / "script-6000-statements.yaml")["snapshot"]
+SCRIPT = next(p for p in _SCRIPT_CASE["head"] if p.endswith(".sh"))
+MASTER = _SCRIPT_CASE["head"]["configs/amd-master.yaml"]
 LAUNCH = "python3 -m sglang.launch_server --model-path $MODEL --tp 8 &\n"
 RECIPE = "inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsv41flash/atom/mi355x-fp4-mtp/agentic.yaml"
 
@@ -113,7 +102,7 @@ def _probe_cases() -> dict[str, dict]:
     for name, body in _shell_probes().items():
         out[f"probe-script-{name}"] = {
             "description": f"bench probe: launcher script {name}",
-            "snapshot": {"base": {"configs/runners.yaml": "labels: {}\n"},
+            "snapshot": {"base": _SCRIPT_CASE["base"],
                          "head": {"configs/amd-master.yaml": MASTER, SCRIPT: "#!/usr/bin/env bash\n" + body + LAUNCH}},
             "only": [8, 9, 10, 11, 13], "expect": expect_any}
     base = "base:\n  schema: 2"
