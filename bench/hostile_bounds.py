@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -141,8 +142,11 @@ def _limit_memory() -> None:
 
 def run_one(path: Path, timeout: float) -> dict:
     try:
+        # Two malloc arenas: glibc reserves 64 MB of address space per thread's arena, and the
+        # emulator cases' HTTP threads would spend the limit on reservations, not on memory.
         proc = subprocess.run([sys.executable, "-m", CHILD_MODULE, str(path)], capture_output=True, text=True,
-                              timeout=timeout, cwd=ROOT, preexec_fn=_limit_memory)
+                              timeout=timeout, cwd=ROOT, preexec_fn=_limit_memory,
+                              env={**os.environ, "MALLOC_ARENA_MAX": "2"})
     except subprocess.TimeoutExpired:
         return {"case": path.stem, "error": f"timeout after {timeout:.0f} s"}
     if proc.returncode != 0:
