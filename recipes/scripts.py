@@ -56,7 +56,8 @@ from .bash.model import (
 )
 from .bash.model import _Ctx
 from .bash.values import _eval_number, _literal_arithmetic, _literal_printf, trim_pattern
-from .bash.walker import _Analyzer, _captures, parse_bash
+from .bash.parse import _captures, parse_bash
+from .bash.walker import _Analyzer
 from .errors import Finding
 
 # Engine vocabulary of the analysis (pip targets that are the serving stack: the engine

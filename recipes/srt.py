@@ -43,10 +43,8 @@ MSG_ZIP_EMPTY = "empty list in {block} at {key}"
 MSG_NOT_MAPPING = "{block} must be a mapping"
 MSG_BASE_NOT_MAPPING = "recipe must be a mapping"
 MSG_UNKNOWN_TOP = "unknown top-level key {key!r} in a recipe bundle"
-# Variants one recipe file may expand to (the base, each override, each zip slice): each is the
-# base merged with its block, so the work and memory grow with variants times the base. The
-# largest real bundle (srt-slurm recipes/gb300-fp8/glm5.yaml) has 29. Over it, the recipe is an
-# error finding with no variants: every point reading it cannot be verified (docs/bounds.md).
+# Variants of one recipe file (base, overrides, zip slices; each a merged copy of the base). The
+# largest real bundle has 29. Over it: an error finding and no variants (docs/bounds.md).
 MAX_VARIANTS = 1_000
 MSG_TOO_MANY_VARIANTS = ("expands to {n:,} variants (the base, {overrides:,} override blocks and {slices:,} zip "
                          "slices), over the {cap:,}-variant bound (MAX_VARIANTS); it was not expanded")

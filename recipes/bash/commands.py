@@ -174,7 +174,8 @@ class Commands(Detectors):
         return m.group(0) if m else None
 
     def nested(self, inner: str, line: int, ctx: _Ctx) -> None:
-        from .walker import _Analyzer, parse_bash  # the walker is built on this mixin
+        from .parse import parse_bash
+        from .walker import _Analyzer  # the walker is built on this mixin
 
         sub = _Analyzer(inner, self.path, line - 1)
         sub.budget = self.budget  # one budget for the script and every string it runs
