@@ -36,7 +36,8 @@ from typing import Any
 
 from checks.conditions import evaluate_condition
 from checks.shell_scope import RootLookup, Scope, Stop
-from recipes.bash.walker import _captures, parse_bash
+from recipes.bash.model import Bound
+from recipes.bash.parse import _captures, parse_bash
 
 # One element, or a subject's value, that the membership test compares as written.
 PLAIN_WORD = re.compile(r"[A-Za-z0-9_.+\-/:@%,=]+")
@@ -140,7 +141,7 @@ def _read(text: str) -> _Script | None:
     src = text.encode("utf-8", "surrogatepass")
     try:
         root = parse_bash(src, same_bytes=True)[0].root_node
-    except (RecursionError, ValueError, TypeError, AttributeError):  # as recipes.scripts.code_units
+    except (Bound, RecursionError, ValueError, TypeError, AttributeError):  # as recipes.scripts.code_units
         return None
     if root.has_error:
         return None

@@ -53,7 +53,7 @@ MSG_MISSING = "{n} template {items} missing from the sign-off: {which}"
 MSG_UNCHECKED = "{n} {items} unchecked without an explanation in the Additional detail section: {which}"
 MSG_FIX = "copy the current {path} into the sign-off and check every item (explain any you cannot)"
 
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\[\]]*)\]\([^)]*\)")  # no `[` in the text: linear on `[[[...`
 _MARKUP = re.compile(r"[`*_]")
 
 

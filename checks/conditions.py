@@ -10,7 +10,9 @@ import re
 
 _TEST = re.compile(r"(\[\[?)\s+(.*?)\s+\]\]?")
 _CMP = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s*(==|=|!=)\s*(.+?)\s*$""")
-_MATCHES = re.compile(r"""(\S+) matches (\S+)""")
+# The subject starts a run of non-blanks (the lookbehind): without it each position of a long
+# run was tried, and each try read the rest of the run (quadratic).
+_MATCHES = re.compile(r"""(?<!\S)(\S+) matches (\S+)""")
 # `[ "$N" -gt 0 ]`: an integer test of a variable against a written integer.
 _NUM = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s+-(eq|ne|gt|ge|lt|le)\s+(["']?)(-?\d+)\3\s*$""")
 _INT = re.compile(r"^[+-]?\d+$")

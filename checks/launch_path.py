@@ -140,7 +140,23 @@ class LaunchPath:
 
 
 # The plain path after the last dynamic part of a reference: `.../pwd)/benchmarks/lib.sh` -> `benchmarks/lib.sh`.
-_PLAIN_TAIL = re.compile(r"""[)}`'"]?/([A-Za-z0-9_.+\-]+(?:/[A-Za-z0-9_.+\-]+)*)["']?$""")
+_PATH_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-/")
+
+
+def _plain_tail(ref: str) -> str | None:
+    """The plain path after the last non-path character of `ref`, from its first `/` that
+    starts one (`$WS_PATH/env.sh` -> `env.sh`, `"${ROOT}"/benchmarks/x.sh` -> `benchmarks/x.sh`),
+    a closing quote dropped; None when it does not end in one. Read from the end once (a regex
+    anchored at `$` tried every `/` of a long word, each to the end: quadratic)."""
+    body = ref[:-1] if ref.endswith(("'", '"')) else ref
+    start = len(body)
+    while start > 0 and body[start - 1] in _PATH_CHARS:
+        start -= 1
+    tail = body[start:]
+    if not tail or tail.endswith("/"):
+        return None
+    slash = tail.find("/", tail.rfind("//") + 1)  # the path after it has no empty segment
+    return tail[slash + 1:] if slash >= 0 else None
 
 
 def _is_dynamic(ref: str) -> bool:
@@ -181,10 +197,9 @@ def _sibling(repo: Any, ref: str, referrer: str) -> str | None:
     variable names the checkout). Only an existing file counts; anything else stays unresolved."""
     if not _is_dynamic(ref):
         return None
-    m = _PLAIN_TAIL.search(ref.strip())
-    if m is None:
+    tail = _plain_tail(ref.strip())
+    if tail is None:
         return None
-    tail = m.group(1)
     here = posixpath.dirname(referrer)
     while True:
         candidate = posixpath.normpath(posixpath.join(here, tail)) if here else posixpath.normpath(tail)
@@ -195,7 +210,7 @@ def _sibling(repo: Any, ref: str, referrer: str) -> str | None:
         here = posixpath.dirname(here)
 
 
-_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(\S.*?)\s*$", re.M)
+_SUBMODULE_PATH = re.compile(r"^[ \t]*path[ \t]*=[ \t]*(\S.*?)\s*$", re.M)  # `[ \t]*`: `\s*` ran over blank lines
 GITMODULES = ".gitmodules"
 
 

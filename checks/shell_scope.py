@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 from checks.conditions import NAME_REF, conjuncts, evaluate_condition, reads_only_variables
 from checks.text import join
 from recipes.identity import by_identity
-from recipes.scripts import ScriptAnalysis, trim_pattern
+from recipes.scripts import Bound, ScriptAnalysis, trim_pattern
 
 # What `Scope.expand` may change in a word: a word without any of these is itself.
 _SPECIAL_CHARS = frozenset("$'\"\\`")
@@ -361,7 +361,10 @@ class Scope:
         pattern = self.expand(arg, line, seen) if arg else ""
         if value is None or pattern is None:
             return None
-        return trim_pattern(value, kind, pattern)
+        try:
+            return trim_pattern(value, kind, pattern)
+        except Bound:
+            return None  # over the trim bound: not a value the chain can know
 
     def _command_sub(self, text: str, i: int, line: int, seen: frozenset) -> tuple[str | None, int]:
         """`$(dirname "$0")`, `$(pwd)` and `$(cd "DIR" && pwd)`: the only substitutions that
@@ -533,4 +536,7 @@ def projection(name: str, value: Any, texts: list[str] | None) -> tuple[str | No
 
 
 def seen_as(value: Any, trim: str | None) -> Any:
-    return trim_pattern(value, "%%", trim) if trim is not None and isinstance(value, str) else value
+    try:
+        return trim_pattern(value, "%%", trim) if trim is not None and isinstance(value, str) else value
+    except Bound:
+        return value  # over the trim bound: told apart by the whole value

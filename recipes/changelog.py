@@ -9,7 +9,7 @@ from pydantic import ConfigDict, Field
 
 from .errors import Finding, RecipeError
 from .model import Model
-from .yamlio import YamlDoc, decode_text, load_chunk, load_yaml, top_level_chunks
+from .yamlio import MAX_YAML_VALUES, YamlDoc, decode_text, load_chunk, load_yaml, top_level_chunks
 
 KEY_CONFIG_KEYS = "config-keys"
 KEY_DESCRIPTION = "description"
@@ -324,7 +324,7 @@ def diff_changelog(base: bytes | None, head: bytes | None, path: str) -> Changel
     if not diff.changed:
         return diff
     try:
-        decode_text(head, path)
+        decode_text(head, path, max_values=MAX_YAML_VALUES)  # its items are parsed one by one: bound them all
     except RecipeError as e:
         diff.findings.append(e.finding)
         diff.prefix_ok = head.startswith(base_bytes)

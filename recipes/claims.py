@@ -58,7 +58,9 @@ _PROSE_WORDS = frozenset({
 # (bilingual bodies write `=16。` with no space).
 _STOP = "\\s,;)`'\"\u3000-\u303f\uff00-\uffef"
 _BARE = rf"[^{_STOP}]+"
-_ARROW_RE = re.compile(r"\s*(?:→|->|=>|⟶)\s*")
+# The arrow alone: a leading `\s*` made each blank of a long run start a try that read the whole
+# run (quadratic); the blanks before an arrow are stepped over by `_before_spans`.
+_ARROW_RE = re.compile(r"(?:→|->|=>|⟶)")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 _SENTENCE_RE = re.compile(r"(?<=[.;!?])\s+(?=[A-Z`*(\[-])")
 _INLINE_CODE_RE = re.compile(r"`([^`\n]+)`")
@@ -146,10 +148,18 @@ def values_equal(a: object, b: object) -> bool:
 def _before_spans(line: str) -> list[tuple[int, int]]:
     """Character spans of a line that describe an old state (left of an arrow, `from X`)."""
     spans = []
+    start, searched, done = -1, 0, 0  # the last clause break before `searched`; end of the last arrow
     for m in _ARROW_RE.finditer(line):
-        # The old side starts after the last clause break before the arrow.
-        start = max(line.rfind(sep, 0, m.start()) for sep in _CLAUSE_BREAKS)
-        spans.append((max(start, 0), m.start()))
+        at = m.start()
+        while at > done and line[at - 1].isspace():
+            at -= 1  # the blanks before the arrow are part of it
+        # The old side starts after the last clause break before the arrow (each part of the
+        # line is searched once: a break found before an earlier arrow stays the last one).
+        start = max([start] + [line.rfind(sep, max(0, searched - len(sep)), at) for sep in _CLAUSE_BREAKS])
+        searched, done = at, m.end()
+        while done < len(line) and line[done].isspace():
+            done += 1  # and the blanks after it
+        spans.append((max(start, 0), at))
     for m in _FROM_TO_RE.finditer(line):
         spans.append((m.start(1), m.end(1)))
     return spans

@@ -19,7 +19,8 @@ _BOLD_TITLE = re.compile(r"^ {0,3}(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*:?[ \t]*$")
 
 # Markdown links and autolinks first, then bare URLs; the order keeps the closing
 # parenthesis of `[t](url)` out of the URL.
-_MD_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?(https?://[^\s)>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+# No `[` in the link text: from each `[` of `[[[...` the text ran to the next `]` (quadratic).
+_MD_LINK = re.compile(r"\[[^\[\]\n]*\]\(\s*<?(https?://[^\s)>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _AUTOLINK = re.compile(r"<(https?://[^\s>]+)>")
 _BARE_URL = re.compile(r"https?://[^\s<>\"'`\]\[]+")
 _TRAILING = ".,;:!?'\"*_"

@@ -23,7 +23,7 @@ _LONG_DATE = re.compile(
 _LAST_DAY = re.compile(r"is the last day", re.IGNORECASE)
 _EFFECTIVE_WORDS = re.compile(r"\b(removed|retired|deprecated since|since)\s+(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
 _LIMITED_TO = re.compile(r"limited to\s+([A-Za-z0-9/ ,]+)", re.IGNORECASE)
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\[\]]*)\]\([^)]*\)")  # no `[` in the text: linear on `[[[...`
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 H2_DEPRECATION = "deprecation notice"
@@ -139,7 +139,26 @@ class DeprecatedItem:
         return not hit if self.negated else hit
 
 
-_ARM = re.compile(r"\b(non-)?([a-z][a-z0-9.+]*)\s+arm\b", re.IGNORECASE)
+# `\b(non-)?([a-z][a-z0-9.+]*)\s+arm\b` (case-insensitive), found by `_arm`: the regex itself
+# tried each position of a long run of name characters, each to the end of the run (quadratic).
+_ARM_WORD = re.compile(r"(?<!\s)\s+arm\b", re.IGNORECASE)
+_ARM_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+")
+
+
+def _arm(text: str) -> tuple[str | None, str] | None:
+    """(`non-` or None, the name) of the first `NAME arm` in `text`, as the regex above reads it;
+    each `arm` and the run of name characters before it is read once."""
+    for m in _ARM_WORD.finditer(text):
+        start = m.start()
+        while start > 0 and text[start - 1] in _ARM_NAME:
+            start -= 1
+        for p in range(start, m.start()):
+            # A name starts with a letter at a word boundary (after a non-word character).
+            if text[p].isascii() and text[p].isalpha() and (p == 0 or not (text[p - 1].isalnum() or text[p - 1] == "_")):
+                non = text[p - 4:p] if p >= 4 and text[p - 4:p].lower() == "non-" and \
+                    (p == 4 or not (text[p - 5].isalnum() or text[p - 5] == "_")) else None
+                return non, text[p:m.start()]
+    return None
 
 
 @dataclass(frozen=True)
@@ -312,10 +331,10 @@ def _deprecated_items(cell: str) -> tuple[DeprecatedItem, ...]:
             for p in precisions:
                 out.append(DeprecatedItem(EVERY_SCENARIO, p, eff, item))
             continue
-        arm = _ARM.search(head)
+        arm = _arm(head)
         for s in scenarios:
-            out.append(DeprecatedItem(s, None, eff, item, arm=arm.group(2).lower() if arm else None,
-                                      negated=bool(arm and arm.group(1))))
+            out.append(DeprecatedItem(s, None, eff, item, arm=arm[1].lower() if arm else None,
+                                      negated=bool(arm and arm[0])))
     return tuple(out)
 
 

@@ -45,6 +45,10 @@ from .bash.commands import SETTERS, WRAPPERS
 from .bash.detect import _PY_FLAGS as PY_FLAGS, _PY_VALUE_FLAGS as PY_VALUE_FLAGS, _PYTHON as _PY_INTERPRETER
 from .bash.detect import PIP_VALUE_OPTIONS, _py_writes, _python_module, flag_words
 from .bash.model import (
+    MAX_ARRAY_ITEMS, MAX_BRACKET_DEPTH, MAX_COMMANDS, MAX_CONDITION_CHARS, MAX_LIST_OPERATORS, MAX_PRINTF_WIDTH,
+    MAX_ELEMENTS, MAX_RESOLVED_CHARS, MAX_SEPARATORS, MAX_TRIM_CHARS, MAX_VALUE_CHARS, MSG_BOUND, Bound,
+)
+from .bash.model import (
     EVAL_GUARD, MAX_SCRIPT_CHARS, MSG_CAP, MSG_INTERNAL, MSG_JSON_FLAG, MSG_OPAQUE, MSG_OPAQUE_EVAL, MSG_OPAQUE_RUN,
     MSG_PARSE, MSG_UNCLOSED_HEREDOC, PATCH_KINDS, UNREADABLE_CODES, CodeUnit, Flag, FunctionDef, Heredoc, Located,
     PatchOp, PipInstall, ScriptAnalysis, ServerLaunch, ShellCommand, eval_branch, normalise_flag, package_name,
@@ -52,7 +56,8 @@ from .bash.model import (
 )
 from .bash.model import _Ctx
 from .bash.values import _eval_number, _literal_arithmetic, _literal_printf, trim_pattern
-from .bash.walker import _Analyzer, _captures, parse_bash
+from .bash.parse import _captures, parse_bash
+from .bash.walker import _Analyzer
 from .errors import Finding
 
 # Engine vocabulary of the analysis (pip targets that are the serving stack: the engine
@@ -62,6 +67,8 @@ from .engines import ENGINE_PACKAGES  # noqa: E402
 BENCHMARK_TOOLING = {"aiperf", "lm-eval", "lm_eval", "genai-perf", "evalscope", "datasets"}
 
 __all__ = [
+    "MAX_ARRAY_ITEMS", "MAX_BRACKET_DEPTH", "MAX_COMMANDS", "MAX_CONDITION_CHARS", "MAX_LIST_OPERATORS",
+    "MAX_PRINTF_WIDTH", "MAX_ELEMENTS", "MAX_SEPARATORS", "MAX_RESOLVED_CHARS", "MAX_TRIM_CHARS", "MAX_VALUE_CHARS", "MSG_BOUND", "Bound",
     "BENCHMARK_TOOLING", "ENGINE_PACKAGES", "EVAL_GUARD",
     "MAX_SCRIPT_CHARS", "MSG_CAP", "MSG_INTERNAL", "MSG_JSON_FLAG", "MSG_OPAQUE", "MSG_OPAQUE_EVAL", "MSG_OPAQUE_RUN",
     "MSG_PARSE", "MSG_UNCLOSED_HEREDOC", "PATCH_KINDS", "PIP_VALUE_OPTIONS", "SETTERS", "UNREADABLE_CODES", "WRAPPERS",
@@ -173,7 +180,7 @@ def code_units(text: str) -> CodeUnits | None:
             blanked[a:b] = b" " * (b - a)
         lines = tuple(ln.strip() for ln in blanked.decode("utf-8", "replace").split("\n"))
         return CodeUnits(top=top, functions=bodies, lines=lines)
-    except (RecursionError, ValueError, TypeError, AttributeError):
+    except (Bound, RecursionError, ValueError, TypeError, AttributeError):
         return None
 
 

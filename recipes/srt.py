@@ -43,6 +43,11 @@ MSG_ZIP_EMPTY = "empty list in {block} at {key}"
 MSG_NOT_MAPPING = "{block} must be a mapping"
 MSG_BASE_NOT_MAPPING = "recipe must be a mapping"
 MSG_UNKNOWN_TOP = "unknown top-level key {key!r} in a recipe bundle"
+# Variants of one recipe file (base, overrides, zip slices; each a merged copy of the base). The
+# largest real bundle has 29. Over it: an error finding and no variants (docs/bounds.md).
+MAX_VARIANTS = 1_000
+MSG_TOO_MANY_VARIANTS = ("expands to {n:,} variants (the base, {overrides:,} override blocks and {slices:,} zip "
+                         "slices), over the {cap:,}-variant bound (MAX_VARIANTS); it was not expanded")
 
 _ZIP_SELECTOR = re.compile(r"^(zip_override_[^\[\]]+)(?:\[(\d+)\])?$")
 
@@ -640,6 +645,16 @@ def recipe_from_doc(doc: YamlDoc) -> Recipe:
                          origins_of=lines.of_base)]
     overrides = sorted(k for k in raw if isinstance(k, str) and k.startswith(OVERRIDE_PREFIX))
     zips = sorted(k for k in raw if isinstance(k, str) and k.startswith(ZIP_PREFIX))
+    slices = 0
+    for key in zips:
+        try:
+            slices += zip_length(raw[key], key) if isinstance(raw[key], dict) else 0
+        except ValueError:
+            pass  # reported below, with the block
+    if 1 + len(overrides) + slices > MAX_VARIANTS:
+        findings.append(Finding(path=path, line=doc.line(BASE), code="too-large", message=MSG_TOO_MANY_VARIANTS.format(
+            n=1 + len(overrides) + slices, overrides=len(overrides), slices=slices, cap=MAX_VARIANTS)))
+        return Recipe(path=path, is_bundle=True, base_name=base_name, findings=findings)
     for k in raw:
         if k not in (BASE, SCHEMA_KEY) and k not in overrides and k not in zips:
             findings.append(Finding(path=path, line=doc.line(k), severity="warning", code="unknown-key",

@@ -38,9 +38,10 @@ _LABEL = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?([A-Za-z][A-Za-z0-9 /'’()&-]{1,80}?)\s*(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:|:)\s*(.*)$"
 )
 _PLACEHOLDER = re.compile(r"^(tbd|todo|n/?a|none|-+|\.\.\.|fill[ _]in.*)$", re.IGNORECASE)
-_PROSE_REMOVAL = re.compile(
-    r"[^.]*\b(remove|retire|delete|drop)\b[^.]*\b(once|when|after|until)\b[^.]*\.?", re.IGNORECASE
-)
+# A sentence that says when the patch goes: a removal word, then a time word (`_prose_removal`;
+# one regex `[^.]*\b(remove..)\b[^.]*\b(once..)\b[^.]*` took minutes on a long text without `.`).
+_REMOVAL_WORD = re.compile(r"\b(remove|retire|delete|drop)\b", re.IGNORECASE)
+_REMOVAL_TIME = re.compile(r"\b(once|when|after|until)\b", re.IGNORECASE)
 _PR_NUMBER = re.compile(r"(\d+)\.md$")
 # The benchmark repository's own links (runs, files) are evidence, not upstream references.
 _OWN_REPO = re.compile(r"https?://github\.com/SemiAnalysisAI/InferenceX(?:[/#?]|$)", re.IGNORECASE)
@@ -61,6 +62,22 @@ class Waiver:
     def is_complete(self) -> bool:
         return not self.missing
 
+
+
+def _prose_removal(text: str) -> str | None:
+    """The first sentence (text between periods, its period kept) holding a removal word and,
+    after it, a time word ("remove this once upstream merges X."), stripped; None if none."""
+    start = 0
+    while start <= len(text):
+        end = text.find(".", start)
+        stop = len(text) if end < 0 else end
+        word = _REMOVAL_WORD.search(text, start, stop)
+        if word and _REMOVAL_TIME.search(text, word.end(), stop):
+            return text[start:stop + (end >= 0)].strip()
+        if end < 0:
+            return None
+        start = end + 1
+    return None
 
 def waiver_path(waiver_dir: str, pr_number: int) -> str:
     """Where the waiver for the PR that introduces a patch lives: `<waiver_dir>/<PR>.md`."""
@@ -124,9 +141,9 @@ def parse_waiver(text: str, path: str) -> Waiver:
     if not w.upstream_links:
         w.upstream_links = [u for u in links(text) if not _OWN_REPO.match(u)]
     if not _is_filled(w.removal_plan):
-        prose = _PROSE_REMOVAL.search(text)
+        prose = _prose_removal(text)
         if prose:
-            w.removal_plan = prose.group(0).strip()
+            w.removal_plan = prose
     if not _is_filled(w.what):
         w.missing.append(PART_WHAT)
     if not _is_filled(w.why):

@@ -24,6 +24,12 @@ from yaml.nodes import ScalarNode
 from .errors import RecipeError
 
 MAX_YAML_BYTES = 8 * 1024 * 1024
+# Values bound (docs/bounds.md): commas plus lines, counted before parsing, an upper bound of the
+# nodes of any form but a deep one (MAX_DEPTH). Composing costs about 9 us a node, so 8 MB of
+# `k: v` lines took 11 s; the largest real files hold 11,634 (nvidia-master.yaml) and 8,468
+# (perf-changelog.yaml). recipes.master counts the same for a master config (MAX_MASTER_VALUES).
+MAX_YAML_VALUES = 60_000
+MSG_TOO_MANY_VALUES = "holds {n} values (commas and lines), over the {limit}-value limit; it was not parsed"
 # Alias expansion bound ("billion laughs"): nodes reachable once aliases are followed.
 MAX_EXPANDED_NODES = 2_000_000
 # Nesting bound: real files nest < 20 deep; consumers of the data recurse, so a deeper
@@ -82,12 +88,15 @@ class YamlDoc:
             k = k[:-1]
 
 
-def decode_text(data: bytes, path: str, *, max_bytes: int = MAX_YAML_BYTES) -> str:
-    """Bytes to text, refusing oversized, binary and non-UTF-8 files with a finding."""
+def decode_text(data: bytes, path: str, *, max_bytes: int = MAX_YAML_BYTES, max_values: int | None = None) -> str:
+    """Bytes to text, refusing oversized, binary and non-UTF-8 files with a finding (and, given
+    `max_values`, files holding more values than that: `check_values`)."""
     if len(data) > max_bytes:
         raise RecipeError.at(
             path, None, f"file is {len(data)} bytes, over the {max_bytes}-byte limit", "too-large"
         )
+    if max_values is not None:
+        check_values(data, path, max_values)
     if b"\0" in data[:8192] or b"\0" in data:
         raise RecipeError.at(path, None, "binary file (contains NUL bytes)", "binary")
     try:
@@ -95,6 +104,15 @@ def decode_text(data: bytes, path: str, *, max_bytes: int = MAX_YAML_BYTES) -> s
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise RecipeError.at(path, line, f"not UTF-8 text ({e.reason})", "encoding") from None
+
+
+def check_values(data: bytes | str, path: str, limit: int = MAX_YAML_VALUES) -> None:
+    """Raise a "too-large" RecipeError when `data` holds more than `limit` values (commas plus
+    lines, counted in C before anything is parsed)."""
+    comma, line = (b",", b"\n") if isinstance(data, bytes) else (",", "\n")
+    n = data.count(comma) + data.count(line)  # type: ignore[arg-type]
+    if n > limit:
+        raise RecipeError.at(path, None, MSG_TOO_MANY_VALUES.format(n=n, limit=limit), "too-large")
 
 
 _SCALARS: dict[tuple[str, str], Any] = {}
@@ -418,6 +436,7 @@ def load_yaml(
     text = decode_text(data, path, max_bytes=max_bytes) if isinstance(data, bytes) else data
     if isinstance(data, str) and len(data) > max_bytes:
         raise RecipeError.at(path, None, f"file is over the {max_bytes}-byte limit", "too-large")
+    check_values(text, path)
     try:
         value, lines = _compose(text, path, max_nodes)
     except yaml.YAMLError as e:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 
 from .detect import Detectors
-from .model import MSG_OPAQUE, MSG_OPAQUE_EVAL, MSG_OPAQUE_RUN, Finding, Located, ShellCommand, _Ctx, _short
+from .model import MSG_OPAQUE, MSG_OPAQUE_EVAL, MSG_OPAQUE_RUN, Bound, Finding, Located, ShellCommand, _Ctx, _short
 
 SETTERS = {"export", "declare", "typeset", "local", "readonly"}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-MAX_NESTING = 3
+MAX_NESTING = 3  # wrappers, `exec`, `eval` and `bash -c` strings followed inside each other (docs/bounds.md)
+PARSE_BOUNDS = frozenset({"MAX_BRACKET_DEPTH", "MAX_LIST_OPERATORS", "MAX_SEPARATORS"})  # bounds of one text's parse
 WRAPPERS = {
     "command": frozenset({"-p"}), "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
     "sudo": frozenset({"-u", "-g", "-U", "-C", "-h", "-p", "-r", "-t", "-D"}), "nohup": frozenset(),
@@ -52,6 +53,12 @@ class Commands(Detectors):
                                 raw=self._raw_for(cmd, name) or arg, function=cmd.function)
                 elif head == "export" and name in self.out.exports:
                     self.out.assignments.append((name, self.out.exports[name], True))
+            return
+        if ctx.depth >= MAX_NESTING and (head in WRAPPERS or head in ("exec", "eval") or
+                                         (head in ("bash", "sh") and len(argv) > 1)):
+            # `eval "$e"` where e holds `eval "$e"`, `sudo sudo sudo sudo sed -i ...`: what runs
+            # is past the depth the analysis follows, so it is not known.
+            self.bound(Bound("MAX_NESTING", MAX_NESTING, f"the nesting of `{head}` in wrappers, `eval` and `bash -c`"))
             return
         if head in ("source", ".") and len(argv) > 1 and argv[1].startswith(("<(", "/dev/fd/", "/proc/self/fd/")):
             self.opaque(cmd.line, MSG_OPAQUE_RUN.format(text=_short(cmd.text)))
@@ -167,9 +174,11 @@ class Commands(Detectors):
         return m.group(0) if m else None
 
     def nested(self, inner: str, line: int, ctx: _Ctx) -> None:
-        from .walker import _Analyzer, parse_bash  # the walker is built on this mixin
+        from .parse import parse_bash
+        from .walker import _Analyzer  # the walker is built on this mixin
 
         sub = _Analyzer(inner, self.path, line - 1)
+        sub.budget = self.budget  # one budget for the script and every string it runs
         sub.vars = dict(self.vars)
         sub.tainted = set(self.tainted)
         sub.out.arrays = dict(self.out.arrays)
@@ -179,11 +188,22 @@ class Commands(Detectors):
         try:
             tree, sub.src = parse_bash(sub.src)
             sub.walk(tree.root_node, _Ctx(ctx.conditions, ctx.depth + 1, ctx.function))
+        except Bound as b:
+            b.line = None  # reported at the line running the string
+            if b.stop and b.name not in PARSE_BOUNDS:
+                raise  # the shared budget is spent: the rest of the outer script is not read either
+            b.stop = False  # only the string is unreadable
+            self.bound(b)
+            return
         except (RecursionError, ValueError, TypeError, IndexError, KeyError, AttributeError):
             return  # a string that is not shell: nothing runtime to report
+        for f in sub.out.findings:
+            if f.code == "shell-cap":  # a bound reached inside the string holds for its line here
+                self.out.findings.append(f)
+                self.out.partial = True
         for c in sub.out.commands:
             c.conditional = c.conditional or bool(ctx.conditions)
-            c.condition = c.condition or (" && ".join(ctx.conditions) or None)
+            c.condition = c.condition or ctx.joined
         self.out.commands.extend(sub.out.commands)
         self.out.patches.extend(sub.out.patches)
         self.out.pip_installs.extend(sub.out.pip_installs)

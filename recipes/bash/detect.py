@@ -39,7 +39,9 @@ _PY_WRITE = re.compile(
     r"|os\.(?:replace|rename)\(|inplace\s*=\s*True"
 )
 _PY_LITERAL_PATH = re.compile(r"['\"](/[^'\"\s]+)['\"]")
-_PY_IMPORTED = re.compile(r"(?:^|;)\s*(?:import|from)\s+([A-Za-z_][\w., ]*)", re.M)
+# `[ \t]*`, not `\s*`, after the line start: `\s*` runs over the blank lines below, so a run of
+# them was read again from each of its lines (quadratic).
+_PY_IMPORTED = re.compile(r"(?:^|;)[ \t]*(?:import|from)\s+([A-Za-z_][\w., ]*)", re.M)
 _FIND_SPEC = re.compile(r"(?:find_spec|import_module)\(\s*['\"]([\w.]+)")
 IMPORT_LOOKUP_TARGET = "<path from an import lookup>"
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")

@@ -20,11 +20,31 @@ PATCH_KINDS = (
     "redirect-write", "python-c-write", "sitecustomize", "copy-overwrite",
 )
 # Module or executable -> engine. Matched after wrappers such as nohup/numactl/mpirun.
-MAX_SCRIPT_CHARS = 1_000_000
+MAX_SCRIPT_CHARS = 262_144  # 2.9 times the largest script of the history (benchmark_lib.sh, 88,945)
+# Bounds of one analysis (docs/bounds.md). Hitting one is a "shell-cap" finding naming the line and
+# the bound: the script is then unreadable for the checks ("could not verify"), never a hang.
+# The real history's scripts (313 in /work/ix and /work/srt) reach at most: 823 commands, a
+# 2,721-character value, 138 array elements, a 1,754-character branch condition.
+MAX_VALUE_CHARS = 65_536  # one expanded value or word
+MAX_RESOLVED_CHARS = 4_000_000  # every expanded value of one analysis together
+MAX_ARRAY_ITEMS = 10_000  # elements of one array, and words of one expanded command
+MAX_ELEMENTS = 100_000  # array elements, expanded words and word parts of one analysis together
+MAX_COMMANDS = 5_000  # statements walked (nested `bash -c`/`eval` strings included)
+MAX_CONDITION_CHARS = 20_000  # the if/elif/case conditions around one statement, as text
+MAX_TRIM_CHARS = 4_096  # a value `${v#glob}`/`${v%glob}` trims (each cut is one glob match)
+MAX_PRINTF_WIDTH = 4_096  # width or precision of one `printf` conversion
+MAX_BRACKET_DEPTH = 500  # `(`/`{` nesting, read before parsing (tree-sitter's queries slow down
+#                          with depth: 40,000 nested `$(` took over 20 s)
+MAX_SEPARATORS = 30_000  # newlines and `;` in one script, read before parsing (each can end a
+#                          statement the parse and its queries visit: 100,000 `a;` took 1.8 s)
+MAX_LIST_OPERATORS = 20_000  # `|`, `&&`, `||` in one script, read before parsing (each nests the
+#                              parse tree one level deeper; past 65,535 one query took 76 s)
 UNREADABLE_CODES = frozenset({"shell-parse", "shell-cap", "shell-opaque"})
 
 MSG_PARSE = "could not read line {line} of {path} ({what}); the rest of the script was analysed"
 MSG_CAP = "could not read {path}: {size:,} characters is over the {cap:,}-character cap for a script"
+MSG_BOUND = "could not verify line {line} of {path}: {what} is over the {cap:,} bound ({name}){rest}"
+MSG_BOUND_REST = "; the rest of the script was not read"
 MSG_INTERNAL = "could not read {path} ({error})"
 MSG_OPAQUE = "could not read what line {line} of {path} runs: {what}"
 MSG_OPAQUE_RUN = "a script it downloads or reads from a pipe (`{text}`)"
@@ -343,6 +363,41 @@ class _Ctx:
     conditions: tuple[str, ...] = ()
     depth: int = 0
     function: str | None = None
+
+    @property
+    def joined(self) -> str | None:
+        """The conditions as one text (`a && b`), or None; built once and shared by every
+        statement under them (a statement keeps it, so copies would grow with the nesting)."""
+        if "_joined" not in self.__dict__:
+            self.__dict__["_joined"] = " && ".join(self.conditions) or None
+        return self.__dict__["_joined"]
+
+
+@dataclass
+class Budget:
+    """What one analysis has spent (shared with the analyses of its nested `bash -c`/`eval`
+    strings): statements walked and characters of expanded values."""
+
+    statements: int = 0
+    elements: int = 0
+    chars: int = 0
+    spent: bool = False  # MAX_RESOLVED_CHARS was reached: nothing more is expanded
+
+
+    def spend(self, elements: int) -> None:
+        """Count `elements` array elements, words or word parts; raise Bound past MAX_ELEMENTS."""
+        self.elements += elements
+        if self.elements > MAX_ELEMENTS:
+            raise Bound("MAX_ELEMENTS", MAX_ELEMENTS, "the array elements, words and word parts", stop=True)
+
+
+class Bound(Exception):
+    """A bound of the analysis was reached (see the MAX_* constants): `name` is the constant,
+    `cap` its value, `what` the thing over it. `stop`: the rest of the script is not read."""
+
+    def __init__(self, name: str, cap: int, what: str, *, stop: bool = False, line: int | None = None):
+        super().__init__(f"{what} is over the {cap:,} bound ({name})")
+        self.name, self.cap, self.what, self.stop, self.line = name, cap, what, stop, line
 
 
 def _vocabulary() -> Any:

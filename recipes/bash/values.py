@@ -9,6 +9,8 @@ import re
 import shlex
 from typing import Any
 
+from .model import MAX_PRINTF_WIDTH, MAX_TRIM_CHARS, Bound
+
 # `$X`, `${X}`, `${X:-default}`; the default may hold one level of braces (`${A:-${B}/x}`).
 _PARAM = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=])((?:[^{}]|\{[^{}]*\})*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _ARRAY_REF = re.compile(r'^"?\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}"?$')
@@ -73,11 +75,21 @@ def _literal_arithmetic(text: str, names: dict[str, str] | None = None) -> str:
 _TRIM = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(##|#|%%|%)([^}]*)\}")
 
 
+_GLOB = frozenset("*?[\\")
+
+
 def trim_pattern(value: str, op: str, pattern: str) -> str:
     """bash `${v#p}` / `${v##p}` (shortest / longest prefix matching glob p removed) and
-    `${v%p}` / `${v%%p}` (suffix)."""
+    `${v%p}` / `${v%%p}` (suffix). A literal, `*LITERAL` or `LITERAL*` pattern (the ones scripts
+    write: `${x##*/}`, `${x%%_*}`, `${x%/}`) is cut at once; any other glob tries each cut, one
+    glob match each (quadratic), so over MAX_TRIM_CHARS it raises Bound."""
+    fast = _trim_simple(value, op, pattern)
+    if fast is not None:
+        return fast
     import fnmatch
 
+    if len(value) > MAX_TRIM_CHARS:
+        raise Bound("MAX_TRIM_CHARS", MAX_TRIM_CHARS, f"a {len(value):,}-character value trimmed by a pattern")
     rx = re.compile(fnmatch.translate(pattern), re.S)
     cuts = range(len(value) + 1)
     if op in ("#", "##"):
@@ -91,6 +103,32 @@ def trim_pattern(value: str, op: str, pattern: str) -> str:
             if rx.match(value[i:]):
                 return value[:i]
     return value
+
+
+def _trim_simple(value: str, op: str, pattern: str) -> str | None:
+    """`trim_pattern` of a literal, `*LITERAL` or `LITERAL*` pattern, or None for another glob."""
+    prefix = op in ("#", "##")
+    if not _GLOB & set(pattern):
+        if prefix:
+            return value[len(pattern):] if value.startswith(pattern) else value
+        return value[:len(value) - len(pattern)] if value.endswith(pattern) else value
+    if pattern.startswith("*") and not _GLOB & set(pattern[1:]):
+        lit = pattern[1:]
+        if prefix:  # the prefix runs to the first (shortest) or last (longest) LITERAL
+            at = value.find(lit) if op == "#" else value.rfind(lit)
+            return value if at < 0 else value[at + len(lit):]
+        if not value.endswith(lit):
+            return value
+        return value[:len(value) - len(lit)] if op == "%" else ""
+    if pattern.endswith("*") and not pattern.endswith("\\*") and not _GLOB & set(pattern[:-1]):
+        lit = pattern[:-1]
+        if not prefix:  # the suffix starts at the last (shortest) or first (longest) LITERAL
+            at = value.rfind(lit) if op == "%" else value.find(lit)
+            return value if at < 0 else value[:at]
+        if not value.startswith(lit):
+            return value
+        return value[len(lit):] if op == "#" else ""
+    return None
 
 
 _PRINTF_SUB = re.compile(r"^\$\(\s*printf\s+(?P<args>.+)\)$", re.S)
@@ -118,6 +156,10 @@ def _literal_printf(text: str) -> str:
     # path); a number conversion of one is unknown.
     if any(("$" in a or "`" in a) and (x.group("conv") != "s" or '"' in a) for x, a in zip(specs, args)):
         return text
+    for x in specs:
+        size = max(int(x.group("width") or 0), int((x.group("prec") or ".0")[1:] or 0))
+        if size > MAX_PRINTF_WIDTH:
+            raise Bound("MAX_PRINTF_WIDTH", MAX_PRINTF_WIDTH, f"a printf width or precision of {size:,}")
     values = iter(args)
 
     def conv(x: re.Match) -> str:

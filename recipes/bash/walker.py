@@ -1,4 +1,4 @@
-"""The bash walker: tree-sitter-bash reads the script (error tolerant), and the walk records what
+"""The bash walker: tree-sitter-bash reads the script (error tolerant; recipes.bash.parse), and the walk records what
 runs, in order, with the if/case conditions around it: assignments and exports (the value the
 benchmark run serves when a branch is eval-only: recipes.bash.model.eval_branch), arrays
 (nested expansion included), commands with their words expanded, heredocs, functions, and the
@@ -14,131 +14,21 @@ from typing import Any
 from .commands import WRAPPERS, Commands
 from .detect import _IMPORT_LOOKUP
 from .model import (
-    MSG_OPAQUE_RUN, MSG_PARSE, MSG_UNCLOSED_HEREDOC, Finding, FunctionDef, Heredoc, Located, ScriptAnalysis,
-    ShellCommand, _Ctx, _short, eval_branch, point_branch,
+    MAX_ARRAY_ITEMS, MAX_COMMANDS, MAX_CONDITION_CHARS, MAX_RESOLVED_CHARS, MAX_VALUE_CHARS, MSG_BOUND, MSG_BOUND_REST, MSG_OPAQUE_RUN, MSG_PARSE, MSG_UNCLOSED_HEREDOC, Bound, Budget,
+    Finding, FunctionDef, Heredoc, Located, ScriptAnalysis, ShellCommand, _Ctx, _short, eval_branch, point_branch,
 )
+from .parse import parse_bash
 from .values import _ARRAY_REF, _PARAM, _SIMPLE_REF, _TRIM, _literal_arithmetic, _literal_printf, trim_pattern
 
-MAX_NESTING = 3
 MAX_RESOLVED_HEREDOC = 100_000  # characters of an unquoted heredoc body expanded line by line
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
-
-# --------------------------------------------------------------------------- parsing
-
-_PARSER: Any = None
-
-
-def _parser() -> Any:
-    """The tree-sitter bash parser, built on first use (the grammar is a compiled extension)."""
-    global _PARSER
-    if _PARSER is None:
-        import tree_sitter
-        import tree_sitter_bash
-
-        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-    return _PARSER
-
-
-# tree-sitter-bash (0.25.1 as well) has no `<>`, the redirect that opens a file for reading and
-# writing: `exec 3<>"/dev/tcp/$host/$port"` gives an ERROR at the `>`. Where the grammar failed
-# on exactly that operator, it is read as `> ` instead (it does open the file for writing; the
-# same length keeps every position) and the text is parsed again.
-_READ_WRITE = b"<>"
-_AS_WRITE = b"> "
-
-
-def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
-    """(tree, the bytes it was parsed from): `src`, or `src` with each `<>` the grammar could not
-    read spelled `> `, and (unless `same_bytes`: every byte offset kept) with a `;` ending each line
-    where the grammar ran a command on past an unescaped newline (`_run_on_lines`); every line
-    keeps its number."""
-    tree = _parser().parse(src)
-    if tree.root_node.has_error and _READ_WRITE in src:
-        spots = [n.start_byte for n in _errors(tree.root_node)
-                 if src[n.start_byte - 1:n.start_byte + 1] == _READ_WRITE]
-        if spots:
-            patched = bytearray(src)
-            for at in spots:
-                patched[at - 1:at + 1] = _AS_WRITE
-            src = bytes(patched)
-            tree = _parser().parse(src)
-    for _ in range(0 if same_bytes else MAX_RUN_ON_REPAIRS):
-        ends = _run_on_lines(tree.root_node, src)
-        if not ends:
-            break
-        patched = bytearray(src)
-        for at in sorted(ends, reverse=True):
-            patched[at:at] = b";"
-        src = bytes(patched)
-        tree = _parser().parse(src)
-    return tree, src
-
-
-# A silent misparse of the grammar (no error node): in the AMD job.slurm (#2216 era, and its
-# job_agentic.slurm) the `sed 's/^/  - /'` closing a pipeline at line 48 took the next 27 lines
-# (`fi`, `RUN_FILE="server.sh"`, ...) as its arguments, so the `if` at line 45 ran to line 82.
-# bash ends a command at a newline that no backslash escapes, so a `;` there changes nothing.
-MAX_RUN_ON_REPAIRS = 8
-_ARGUMENT_NODES = frozenset({
-    "word", "string", "raw_string", "concatenation", "number", "simple_expansion", "expansion",
-    "command_substitution", "ansi_c_string", "translated_string", "arithmetic_expansion", "comment",
-})
-
-
-def _run_on_lines(root: Any, src: bytes) -> list[int]:
-    """Byte offsets just after the last argument of a line where a command's next argument sits
-    on a later line with no backslash-newline between (and only blanks or a comment after it)."""
-    ends: list[int] = []
-    for node in _captures(root, "(command) @c").get("c", ()):
-        if node.end_point[0] == node.start_point[0]:
-            continue
-        kids = node.named_children
-        for prev, nxt in zip(kids, kids[1:]):
-            if nxt.start_point[0] == prev.end_point[0] or prev.type not in _ARGUMENT_NODES \
-                    or nxt.type not in _ARGUMENT_NODES or prev.type == "comment":
-                continue
-            between = src[prev.end_byte:nxt.start_byte].replace(b"\\\n", b"")
-            newline = between.find(b"\n")
-            if newline < 0:
-                continue
-            rest = between[:newline].strip()
-            if not rest or rest.startswith(b"#"):
-                ends.append(prev.end_byte)
-                break  # the rest of this command is read again after the repair
-    return ends
-
-
-def _errors(node: Any) -> list[Any]:
-    out, stack = [], [node]
-    while stack:
-        n = stack.pop()
-        if n.type == "ERROR" and n.start_byte > 0:
-            out.append(n)
-        stack.extend(c for c in n.children if c.has_error or c.type == "ERROR")
-    return out
-
-
-_QUERIES: dict[str, Any] = {}
-
-
-def _captures(node: Any, source: str) -> dict[str, list[Any]]:
-    """The nodes a tree-sitter query captures under `node`, by capture name (found in C, not
-    by visiting every node from Python)."""
-    import tree_sitter
-
-    query = _QUERIES.get(source)
-    if query is None:
-        query = _QUERIES[source] = tree_sitter.Query(_parser().language, source)
-    if hasattr(tree_sitter, "QueryCursor"):  # 0.25 moved running a query onto a cursor
-        return tree_sitter.QueryCursor(query).captures(node)
-    return query.captures(node)
-
 
 _DQ_ESCAPE = re.compile(r'\\([\\"$`])|\\\n')
 _WORD_ESCAPE = re.compile(r"\\(.)|\\\n", re.S)
 _ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "e": "\x1b", "a": "\a"}
 _QUOTED_DELIM = re.compile(r"""['"\\]""")
 _REDIRECT_NODES = ("file_redirect", "heredoc_redirect", "herestring_redirect")
+_STATEMENTS = frozenset({"command", "redirected_statement", "variable_assignment", "declaration_command"})
 _STATEMENT_SKIP = ("comment", "heredoc_body", "heredoc_start", "heredoc_end", "regex")
 
 
@@ -161,6 +51,9 @@ class _Analyzer(Commands):
         self._heredoc_by_line: dict[int, list[Heredoc]] = {}
         self._lines: list[bytes] | None = None
         self._function: str | None = None  # of the command being handled
+        self.budget = Budget()  # shared with the analyses of nested `bash -c`/`eval` strings
+        self._at = 1 + line_offset  # the line being walked (where a bound is reported)
+        self._bounds: set[tuple[str, int | None]] = set()
         self._stdin_heredoc: Heredoc | None = None  # a heredoc fed to the command being handled
 
     # ----- positions and text
@@ -204,11 +97,14 @@ class _Analyzer(Commands):
 
     # ----- entry
     def run(self) -> ScriptAnalysis:
-        tree, self.src = parse_bash(self.src)
-        root = tree.root_node
-        if root.has_error:
-            self.report_error(root)
-        self.walk(root, _Ctx())
+        try:
+            tree, self.src = parse_bash(self.src)
+            root = tree.root_node
+            if root.has_error:
+                self.report_error(root)
+            self.walk(root, _Ctx())
+        except Bound as b:
+            self.bound(b)
         self._heredoc_patches()
         if self.out.server_launches:
             self.out.server_launch = self.out.server_launches[0]
@@ -232,9 +128,37 @@ class _Analyzer(Commands):
         self.out.findings.append(Finding(path=self.path, line=line, code="shell-parse", severity="warning",
                                          message=MSG_PARSE.format(line=line, path=self.path, what=what)))
 
+    def bound(self, b: Bound) -> None:
+        """A bound was reached: one "shell-cap" finding per bound and line (the checks read the
+        script as unreadable there). A bound that stops the walk has no line: whatever follows
+        is unread, so it holds wherever the script runs."""
+        line = (b.line + self.offset if b.line is not None else self._at)
+        key = (b.name, None if b.stop else line)
+        if key in self._bounds:
+            return
+        self._bounds.add(key)
+        self.out.partial = True
+        message = MSG_BOUND.format(line=line, path=self.path, what=b.what, cap=b.cap, name=b.name,
+                                   rest=MSG_BOUND_REST if b.stop else "")
+        self.out.findings.append(Finding(path=self.path, line=None if b.stop else line, code="shell-cap",
+                                         severity="warning", message=message))
+
+    def inner(self, ctx: _Ctx, cond: str | None) -> _Ctx:
+        """The context of a branch body: `ctx` with `cond` added (within MAX_CONDITION_CHARS)."""
+        conditions = ctx.conditions + ((cond,) if cond else ())
+        size = sum(len(c) + 4 for c in conditions)
+        if size > MAX_CONDITION_CHARS:
+            raise Bound("MAX_CONDITION_CHARS", MAX_CONDITION_CHARS, f"a {size:,}-character branch condition", stop=True)
+        return _Ctx(conditions, ctx.depth, ctx.function)
+
     # ----- tree walk
     def walk(self, node: Any, ctx: _Ctx) -> None:
         t = node.type
+        if t in _STATEMENTS:
+            self._at = self.line(node)
+            self.budget.statements += 1
+            if self.budget.statements > MAX_COMMANDS:
+                raise Bound("MAX_COMMANDS", MAX_COMMANDS, "the number of statements", stop=True)
         if t == "command":
             self.command(node, ctx, [], None)
         elif t == "redirected_statement":
@@ -375,14 +299,21 @@ class _Analyzer(Commands):
         named = False
         line = self.line(node)
         joined_end = -1  # end byte of the last argument, to join one that follows it unspaced
+        joins: dict[int, tuple[list[str], list[str]]] = {}  # word index -> its parts (values, raws)
+        self.budget.spend(node.named_child_count)
         for c in node.named_children:
             t = c.type
             if named and c.start_byte == joined_end and words and t not in _REDIRECT_NODES and t != "comment":
                 # The grammar leaves `"a"\${B}"c"` as a string then a concatenation, side by
                 # side; with no blank between them the shell passes them as one word (the
-                # AMD job.slurm's srun script string around `\${RDMA_MOUNTS[@]+"..."}`).
-                value, wline, raw = words[-1]
-                words[-1] = (value + self.value(c), wline, raw + self.raw(c))
+                # AMD job.slurm's srun script string around `\${RDMA_MOUNTS[@]+"..."}`). The
+                # parts are joined once at the end (joining at each part is quadratic).
+                at = len(words) - 1
+                parts = joins.get(at)
+                if parts is None:
+                    parts = joins[at] = ([words[at][0]], [words[at][2]])
+                parts[0].append(self.value(c))
+                parts[1].append(self.raw(c))
                 self.substitutions(c, ctx)
                 joined_end = c.end_byte
                 continue
@@ -409,6 +340,8 @@ class _Analyzer(Commands):
                 words.append((self.value(c), self.line(c), self.raw(c)))
                 self.substitutions(c, ctx)
                 joined_end = c.end_byte
+        for at, (values, raws) in joins.items():
+            words[at] = ("".join(values), words[at][1], "".join(raws))
         if gap and gap.strip():  # words the grammar leaves between the command and a heredoc
             try:
                 parts = shlex.split(gap, comments=True)
@@ -423,7 +356,7 @@ class _Analyzer(Commands):
             text = self.src[stmt.start_byte:first_body].decode("utf-8", "replace").strip()
         else:
             text = self.raw(stmt if stmt is not None else node).strip()
-        cond = " && ".join(ctx.conditions) or None
+        cond = ctx.joined
         argv = [w for w, _, _ in words]
         env: dict[str, Located] = {}
         for p in prefix:
@@ -455,7 +388,7 @@ class _Analyzer(Commands):
         name = self.raw(name_node)
         value_node = node.child_by_field_name("value")
         append = any(c.type == "+=" for c in node.children)
-        cond = " && ".join(ctx.conditions) or None
+        cond = ctx.joined
         line = self.line(node)
         if value_node is not None:
             self.substitutions(value_node, ctx)
@@ -487,7 +420,7 @@ class _Analyzer(Commands):
             else:
                 argv.append(self.value(c))
                 self.substitutions(c, ctx)
-        cond = " && ".join(ctx.conditions) or None
+        cond = ctx.joined
         self.out.commands.append(ShellCommand(argv=argv, line=line, text=self.raw(node).strip(),
                                               conditional=bool(cond), condition=cond, expanded=list(argv),
                                               arg_lines=[line] * len(argv), function=ctx.function))
@@ -506,6 +439,9 @@ class _Analyzer(Commands):
                         in_cond = False
                         cond = "; ".join(self.raw(x).strip() for x in conds).strip().rstrip(";").strip()
                         current = " && ".join([f"! ( {p} )" for p in previous] + [cond])
+                        if len(current) > MAX_CONDITION_CHARS:
+                            raise Bound("MAX_CONDITION_CHARS", MAX_CONDITION_CHARS,
+                                        f"the condition of an arm after {len(previous):,} arms", stop=True)
                         previous.append(cond)
                     continue
                 if c.type in ("elif_clause", "else_clause"):
@@ -516,7 +452,7 @@ class _Analyzer(Commands):
                     continue
                 if self.point_env is not None and point_branch(current, self._known_ints()) is False:
                     continue  # this point never takes the branch
-                inner = _Ctx(ctx.conditions + ((current,) if current else ()), ctx.depth, ctx.function)
+                inner = self.inner(ctx, current)
                 self.branch(c, inner)
                 self.walk(c, inner)
 
@@ -530,7 +466,7 @@ class _Analyzer(Commands):
     def branch(self, node: Any, ctx: _Ctx) -> None:
         """Record that the lines of a statement in a branch body run under the branch's condition."""
         if ctx.conditions and node.type != "comment":
-            self.out.branches.append((self.line(node), node.end_point[0] + 1 + self.offset, " && ".join(ctx.conditions)))
+            self.out.branches.append((self.line(node), node.end_point[0] + 1 + self.offset, ctx.joined))
 
     def _known_ints(self) -> dict[str, int]:
         """The integer values known here (assigned literals, then the point's matrix values)."""
@@ -548,7 +484,7 @@ class _Analyzer(Commands):
                 continue
             patterns = [self.raw(p) for p in item.children_by_field_name("value")]
             cond = f"{subject} matches {'|'.join(patterns)}"
-            inner = _Ctx(ctx.conditions + (cond,), ctx.depth, ctx.function)
+            inner = self.inner(ctx, cond)
             values = {p.id for p in item.children_by_field_name("value")}
             for c in item.named_children:
                 if c.id not in values:
@@ -567,22 +503,48 @@ class _Analyzer(Commands):
 
 
     def resolve(self, value: str) -> str:
-        if "$" not in value:
+        """`value` with the variables known here expanded; as written when the expansion would be
+        over MAX_VALUE_CHARS or past MAX_RESOLVED_CHARS in all, or a trim or printf is over its
+        bound (each a "shell-cap" finding at the line being walked)."""
+        if "$" not in value or self.budget.spent:
             return value  # every expansion below starts with `$`
+        try:
+            out = self._expand(value)
+        except Bound as b:
+            self.bound(b)
+            return value
+        self.budget.chars += len(out)
+        if self.budget.chars > MAX_RESOLVED_CHARS:
+            self.budget.spent = True
+            self.bound(Bound("MAX_RESOLVED_CHARS", MAX_RESOLVED_CHARS, "the characters of the expanded values",
+                             stop=True))
+            return value
+        return out
+
+    def _expand(self, value: str) -> str:
+        size = [len(value)]
+
         def sub(m: re.Match) -> str:
             name = m.group(1) or m.group(4)
             if name in self.vars:
-                return self.vars[name]
-            if m.group(2) and m.group(3) is not None:
+                got = self.vars[name]
+            elif m.group(2) and m.group(3) is not None:
                 # The default is expanded like any word (`${A:-${ROOT}/x}`, `${A:-$ROOT/x}`).
-                return self.resolve(m.group(3)) if "$" in m.group(3) else m.group(3)
-            return m.group(0)
+                got = self._expand(m.group(3)) if "$" in m.group(3) else m.group(3)
+            else:
+                return m.group(0)
+            size[0] += len(got)
+            if size[0] > MAX_VALUE_CHARS:
+                raise Bound("MAX_VALUE_CHARS", MAX_VALUE_CHARS, "the characters of an expanded value")
+            return got
         out = _TRIM.sub(self._trim, value) if "${" in value else value
         out = _PARAM.sub(sub, out)
         if "$((" in out or "awk" in out:
             out = _literal_arithmetic(out, self.vars)
         if "printf" in out:
             out = _literal_printf(out)
+        if len(out) > MAX_VALUE_CHARS:
+            raise Bound("MAX_VALUE_CHARS", MAX_VALUE_CHARS, "the characters of an expanded value")
         return out
 
     def _trim(self, m: re.Match) -> str:
@@ -623,14 +585,20 @@ class _Analyzer(Commands):
         return " && ".join(conds) or None
 
     def array_assign(self, name: str, append: bool, node: Any, cond: str | None) -> None:
-        items: list[Located] = []
+        items: list[Located] = self.out.arrays.get(name, [])[:] if append else []
+        self.budget.spend(node.named_child_count)
         for el in node.named_children:
+            if len(items) > MAX_ARRAY_ITEMS:
+                self.bound(Bound("MAX_ARRAY_ITEMS", MAX_ARRAY_ITEMS, f"the elements of array {name}"))
+                del items[MAX_ARRAY_ITEMS:]
+                break
             if el.type == "comment":
                 continue
             raw = self.raw(el)
             ref = _ARRAY_REF.match(raw.strip())
             if ref and ref.group(1) in self.out.arrays:
                 # `"${SPEC_ARGS[@]}"` inside another array: its elements, with their own lines.
+                self.budget.spend(len(self.out.arrays[ref.group(1)]))
                 for item in self.out.arrays[ref.group(1)]:
                     where = " && ".join(c for c in (cond, item.condition) if c) or None
                     items.append(Located(value=item.value, line=item.line, conditional=bool(where), condition=where,
@@ -646,8 +614,11 @@ class _Analyzer(Commands):
             where = " && ".join(c for c in (cond, self.value_condition(raw)) if c) or None
             items.append(Located(value=value, line=self.line(el), conditional=bool(where), condition=where,
                                  resolved=self.resolve(value)))
+        if len(items) > MAX_ARRAY_ITEMS:
+            self.bound(Bound("MAX_ARRAY_ITEMS", MAX_ARRAY_ITEMS, f"the elements of array {name}"))
+            del items[MAX_ARRAY_ITEMS:]
         if append:
-            self.out.arrays.setdefault(name, []).extend(items)
+            self.out.arrays[name] = items
         elif eval_branch(cond) is not True or name not in self.out.arrays:
             self.out.arrays[name] = items  # an eval-only branch does not replace the served array
 
@@ -656,6 +627,9 @@ class _Analyzer(Commands):
         lines: list[int] = []
         conds: list[str | None] = []  # condition under which an array element was added
         for word, line, raw in words:
+            if len(out) > MAX_ARRAY_ITEMS:
+                self.bound(Bound("MAX_ARRAY_ITEMS", MAX_ARRAY_ITEMS, "the words of an expanded command"))
+                break
             if "$" not in raw:  # no reference to expand (both patterns below need `$`)
                 out.append(self.resolve(word))
                 lines.append(line)
@@ -663,6 +637,7 @@ class _Analyzer(Commands):
                 continue
             m = _ARRAY_REF.match(raw.strip())
             if m and m.group(1) in self.out.arrays:
+                self.budget.spend(len(self.out.arrays[m.group(1)]))
                 for item in self.out.arrays[m.group(1)]:
                     out.append(item.resolved or item.value)
                     lines.append(item.line)

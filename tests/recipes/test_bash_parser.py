@@ -116,7 +116,7 @@ def test_functions_and_sources_know_their_enclosing_function():
 
 
 def test_a_read_write_redirect_is_read_as_the_write_it_also_is():
-    from recipes.bash.walker import parse_bash
+    from recipes.bash.parse import parse_bash
 
     src = b'until (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; do sleep 5; done\necho "a<>b"\n'
     tree, read = parse_bash(src)
@@ -171,7 +171,7 @@ fi
 
 
 def test_a_command_the_grammar_runs_on_past_an_unescaped_newline_is_ended_there():
-    from recipes.bash.walker import _parser, parse_bash
+    from recipes.bash.parse import _parser, parse_bash
 
     raw = _parser().parse(RUN_ON.encode())
     first = raw.root_node.named_children[0]

@@ -1,0 +1,150 @@
+"""Parsing a bash script with tree-sitter-bash: the parser, the repairs of two grammar gaps (`<>`
+and a command run on past a newline), the nesting bounds checked before a parse, and running a
+query on a tree. The walk over the tree is recipes.bash.walker.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .model import MAX_BRACKET_DEPTH, MAX_LIST_OPERATORS, MAX_SEPARATORS, Bound
+
+# --------------------------------------------------------------------------- parsing
+
+_PARSER: Any = None
+
+
+def _parser() -> Any:
+    """The tree-sitter bash parser, built on first use (the grammar is a compiled extension)."""
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter
+        import tree_sitter_bash
+
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return _PARSER
+
+
+# tree-sitter-bash (0.25.1 as well) has no `<>`, the redirect that opens a file for reading and
+# writing: `exec 3<>"/dev/tcp/$host/$port"` gives an ERROR at the `>`. Where the grammar failed
+# on exactly that operator, it is read as `> ` instead (it does open the file for writing; the
+# same length keeps every position) and the text is parsed again.
+_READ_WRITE = b"<>"
+_AS_WRITE = b"> "
+
+
+_BRACKETS = re.compile(rb"[(){}]")
+
+
+def check_nesting(src: bytes) -> None:
+    """Raise Bound when `src` is more than a parse and its queries stay fast on: more than
+    MAX_SEPARATORS statement ends, more than MAX_BRACKET_DEPTH open `(`/`{` at one point, or
+    more than MAX_LIST_OPERATORS `|`,
+    `&&` and `||` (counted in the bytes, quotes included: an upper bound, read in C but for
+    the brackets of a script that has many)."""
+    separators = src.count(b"\n") + src.count(b";")
+    if separators > MAX_SEPARATORS:
+        raise Bound("MAX_SEPARATORS", MAX_SEPARATORS, f"{separators:,} newlines and `;`", stop=True, line=1)
+    operators = src.count(b"|") + src.count(b"&&")
+    if operators > MAX_LIST_OPERATORS:
+        raise Bound("MAX_LIST_OPERATORS", MAX_LIST_OPERATORS, f"{operators:,} `|`, `&&` and `||` operators",
+                    stop=True, line=1)
+    if src.count(b"(") + src.count(b"{") <= MAX_BRACKET_DEPTH:
+        return
+    depth = 0
+    for m in _BRACKETS.finditer(src):
+        if m.group() in (b"(", b"{"):
+            depth += 1
+            if depth > MAX_BRACKET_DEPTH:
+                line = src.count(b"\n", 0, m.start()) + 1
+                raise Bound("MAX_BRACKET_DEPTH", MAX_BRACKET_DEPTH, "the nesting of `(` and `{`", stop=True, line=line)
+        elif depth:
+            depth -= 1
+
+
+def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
+    """(tree, the bytes it was parsed from): `src`, or `src` with each `<>` the grammar could not
+    read spelled `> `, and (unless `same_bytes`: every byte offset kept) with a `;` ending each line
+    where the grammar ran a command on past an unescaped newline (`_run_on_lines`); every line
+    keeps its number. Raises Bound when `src` nests too deep to parse in bounded time."""
+    check_nesting(src)
+    tree = _parser().parse(src)
+    if tree.root_node.has_error and _READ_WRITE in src:
+        spots = [n.start_byte for n in _errors(tree.root_node)
+                 if src[n.start_byte - 1:n.start_byte + 1] == _READ_WRITE]
+        if spots:
+            patched = bytearray(src)
+            for at in spots:
+                patched[at - 1:at + 1] = _AS_WRITE
+            src = bytes(patched)
+            tree = _parser().parse(src)
+    for _ in range(0 if same_bytes else MAX_RUN_ON_REPAIRS):
+        ends = _run_on_lines(tree.root_node, src)
+        if not ends:
+            break
+        patched = bytearray(src)
+        for at in sorted(ends, reverse=True):
+            patched[at:at] = b";"
+        src = bytes(patched)
+        tree = _parser().parse(src)
+    return tree, src
+
+
+# A silent misparse of the grammar (no error node): in the AMD job.slurm (#2216 era, and its
+# job_agentic.slurm) the `sed 's/^/  - /'` closing a pipeline at line 48 took the next 27 lines
+# (`fi`, `RUN_FILE="server.sh"`, ...) as its arguments, so the `if` at line 45 ran to line 82.
+# bash ends a command at a newline that no backslash escapes, so a `;` there changes nothing.
+MAX_RUN_ON_REPAIRS = 8
+_ARGUMENT_NODES = frozenset({
+    "word", "string", "raw_string", "concatenation", "number", "simple_expansion", "expansion",
+    "command_substitution", "ansi_c_string", "translated_string", "arithmetic_expansion", "comment",
+})
+
+
+def _run_on_lines(root: Any, src: bytes) -> list[int]:
+    """Byte offsets just after the last argument of a line where a command's next argument sits
+    on a later line with no backslash-newline between (and only blanks or a comment after it)."""
+    ends: list[int] = []
+    for node in _captures(root, "(command) @c").get("c", ()):
+        if node.end_point[0] == node.start_point[0]:
+            continue
+        kids = node.named_children
+        for prev, nxt in zip(kids, kids[1:]):
+            if nxt.start_point[0] == prev.end_point[0] or prev.type not in _ARGUMENT_NODES \
+                    or nxt.type not in _ARGUMENT_NODES or prev.type == "comment":
+                continue
+            between = src[prev.end_byte:nxt.start_byte].replace(b"\\\n", b"")
+            newline = between.find(b"\n")
+            if newline < 0:
+                continue
+            rest = between[:newline].strip()
+            if not rest or rest.startswith(b"#"):
+                ends.append(prev.end_byte)
+                break  # the rest of this command is read again after the repair
+    return ends
+
+
+def _errors(node: Any) -> list[Any]:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "ERROR" and n.start_byte > 0:
+            out.append(n)
+        stack.extend(c for c in n.children if c.has_error or c.type == "ERROR")
+    return out
+
+
+_QUERIES: dict[str, Any] = {}
+
+
+def _captures(node: Any, source: str) -> dict[str, list[Any]]:
+    """The nodes a tree-sitter query captures under `node`, by capture name (found in C, not
+    by visiting every node from Python)."""
+    import tree_sitter
+
+    query = _QUERIES.get(source)
+    if query is None:
+        query = _QUERIES[source] = tree_sitter.Query(_parser().language, source)
+    if hasattr(tree_sitter, "QueryCursor"):  # 0.25 moved running a query onto a cursor
+        return tree_sitter.QueryCursor(query).captures(node)
+    return query.captures(node)
