@@ -93,10 +93,10 @@ class HeldWarnings(logging.Filter):
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.dropping:
-            return
         for handler in logging.getLogger().handlers:
-            handler.removeFilter(self)
+            handler.removeFilter(self)  # always: a filter left behind would drop every later record
+            if self.dropping:
+                continue
             for record in self.records:
                 if handler.filter(record) and record.levelno >= handler.level:
                     handler.handle(record)
