@@ -88,19 +88,28 @@ class HeldWarnings(logging.Filter):
         self.records.clear()
 
     def __enter__(self) -> "HeldWarnings":
+        clear_held()
         for handler in logging.getLogger().handlers:
             handler.addFilter(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.dropping:
+            return  # stays, dropping what the failed build's threads still log (until the next run)
         for handler in logging.getLogger().handlers:
-            handler.removeFilter(self)  # always: a filter left behind would drop every later record
-            if self.dropping:
-                continue
+            handler.removeFilter(self)
             for record in self.records:
                 if handler.filter(record) and record.levelno >= handler.level:
                     handler.handle(record)
         self.records.clear()
+
+
+def clear_held() -> None:
+    """Take off the log handlers a dropping HeldWarnings an earlier run in this process left (a
+    later command, or a test after it, logs as usual)."""
+    for handler in logging.getLogger().handlers:
+        for f in [f for f in handler.filters if isinstance(f, HeldWarnings)]:
+            handler.removeFilter(f)
 
 
 def _fail(message: str) -> int:
@@ -174,6 +183,7 @@ def run_github(args: argparse.Namespace, only: set[int] | None) -> int:
         api = GitHubApi(make_github(args.github_url))
     except ClientError as e:
         return _fail(str(e))
+    clear_held()
     held = None if args.verbose else HeldWarnings()
     try:
         with held or contextlib.nullcontext():
