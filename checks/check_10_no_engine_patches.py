@@ -255,8 +255,16 @@ def _merge_readings(scripted: list[Patch], traced: list[Patch]) -> list[Patch]:
 
 
 def _install_origin(words: list[str]) -> str | None:
-    """Where an install takes packages from when it is not the image's own index, else None."""
-    for i, w in enumerate(words):
+    """Where an install takes packages from when it is not the image's own index, else None (a
+    requirements or constraints file `-r`/`-c` names packages of the index)."""
+    skip = False
+    for w in words:
+        if skip:
+            skip = False
+            continue
+        if w in ("-r", "--requirement", "-c", "--constraint"):
+            skip = True
+            continue
         if w in ("-i", "--index-url", "--extra-index-url", "-f", "--find-links") or \
                 w.startswith(("--index-url=", "--extra-index-url=", "--find-links=")):
             return "another package index"
@@ -269,6 +277,20 @@ def _install_origin(words: list[str]) -> str | None:
         if w == ".":
             return "a source tree"
     return None
+
+
+# Where an image keeps code: Python's package folders, engine source trees, and code files
+# anywhere. A write elsewhere in the image (a model, a dataset, a log, a marker) is the job's data.
+_CODE_PATH = re.compile(
+    r"/(?:site|dist)-packages/|^/usr(?:/local)?/lib/python|^/(?:sgl|vllm)-workspace(?:/|$)|^/opt/(?:sglang|vllm|"
+    r"tensorrt_llm|atom|dynamo|rocm)(?:/|$)|\.(?:py|pth|so|pyc)$|(?:^|/)(?:sitecustomize|usercustomize)\.py$")
+
+
+def _code_path(path: str, engine_packages: frozenset[str]) -> bool:
+    """A path of the image that holds code: a package folder, an engine's tree, a code file."""
+    if _CODE_PATH.search(path):
+        return True
+    return any(dist_name(part) in engine_packages for part in path.split("/") if part)
 
 
 def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
@@ -285,6 +307,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
 
     policy = ctx.config.policy
     hooks = set(policy.patch_env_hooks)
+    engine_pkgs = _dists(tuple(policy.engine_packages))
     out: dict[tuple, Patch] = {}
     done: set[int] = set()
     hidden: CheckResult | None = None
@@ -314,14 +337,16 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                     MSG_TRACE_HIDDEN.format(key=v.config_key, where=where, detail=e.detail),
                     Evidence(path=e.site.path, line=e.site.line, unavailable=True))
                 continue
-            if e.kind == RUN_WRITTEN:
+            if e.kind == RUN_WRITTEN and e.container:
+                # Where the server runs (the runner's own scripts it writes and runs, such as a
+                # result collector, change nothing the engine serves).
                 out.setdefault(site, Patch(MSG_TRACE_RUN_WRITTEN.format(where=where, path=e.shown_path(), detail=e.detail),
                                            e.site.path, e.site.line, e.shown_path()))
             elif e.kind == WRITE and e.container and e.how not in HARMLESS_WRITES:
                 if isinstance(e.path, Unknown):
                     # A redirect writes a command's output (a log) somewhere the bot cannot know:
                     # not code. Any other write to an unknown path may be a patch.
-                    if e.how not in ("delete", "redirect", "append", "create") and id(e) in early:
+                    if e.how not in ("delete", "redirect", "append", "create", "download") and id(e) in early:
                         hidden = hidden or CheckResult.failed(
                             MSG_TRACE_HIDDEN.format(key=v.config_key, where=where,
                                                     detail=f"{e.how} of a path it cannot know: {e.path.why}"),
@@ -329,11 +354,11 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                     continue
                 prefix = f"{e.container}:"
                 inside = e.path[len(prefix):] if e.path.startswith(prefix) else None
-                if inside is not None and not SCRATCH.match(inside):
+                if inside is not None and not SCRATCH.match(inside) and _code_path(inside, engine_pkgs):
                     out.setdefault(site, Patch(MSG_TRACE_WRITE.format(where=where, how=e.how, path=inside,
                                                                       image=e.container),
                                                e.site.path, e.site.line, inside))
-            elif e.kind == INSTALL:
+            elif e.kind == INSTALL and e.container:  # the runner's own tooling is not the engine
                 words = [w for w in e.argv if isinstance(w, str)]
                 origin = _install_origin(words)
                 if origin and not _client_only(ctx, " ".join(words)):
