@@ -2,6 +2,7 @@
 (case arms, `[[ == ]]`, trims and replacements), brace expansion and `printf`."""
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Optional
 
@@ -161,6 +162,7 @@ def _split(text: str, ifs: str, maxsplit: int = -1) -> list[str]:
     return re.split(pattern, text, maxsplit=maxsplit if maxsplit >= 0 else 0)
 
 
+@functools.lru_cache(maxsize=4096)
 def _glob_regex(pattern: str) -> Optional[str]:
     """A bash glob (case patterns, `==` in `[[ ]]`, trims) as a Python regex; None for extglob."""
     out = []
@@ -206,11 +208,17 @@ def _glob_match(value: Word, pattern: Word) -> Optional[bool]:
         return None
     if isinstance(value, Unknown) or isinstance(pattern, Unknown):
         return None
+    compiled = _glob_compiled(pattern)
+    return None if compiled is None else compiled.fullmatch(value) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _glob_compiled(pattern: str) -> Optional[re.Pattern]:
     rx = _glob_regex(pattern)
     if rx is None:
         return None
     try:
-        return re.fullmatch(rx, value, re.S) is not None
+        return re.compile(rx, re.S)
     except re.error:
         return None
 
