@@ -331,8 +331,10 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
             if e.kind in (WRITE, RUN_WRITTEN) and (_client_only(ctx, e.shown_path(), text)
                                                    or _applies_client_patch(ctx, text, e.site.path)):
                 continue  # the eval/benchmark client, not the serving stack
-            if opaque(e) and id(e) in early and not any(f"the download of {t}" in e.detail
-                                                        for t in policy.trusted_installers):
+            # Inside the container the server runs in (or the recipe's, for its setup script):
+            # the runner's own tooling on the host (its venv, its installers) is not the engine.
+            if opaque(e) and e.container and id(e) in early and not any(f"the download of {t}" in e.detail
+                                                                        for t in policy.trusted_installers):
                 hidden = hidden or CheckResult.failed(
                     MSG_TRACE_HIDDEN.format(key=v.config_key, where=where, detail=e.detail),
                     Evidence(path=e.site.path, line=e.site.line, unavailable=True))

@@ -2,6 +2,7 @@
 process, the merge of undecided branches, and the context of the file being run."""
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Optional
@@ -232,8 +233,20 @@ def _join_unknown(parts: Iterable[Word]) -> Word:
 
 
 def _merge_values(a: Any, b: Any, why: str) -> Any:
+    """Two arms' values of one variable: the same value, else what both arms agree on: the
+    words an array starts with (`PIP=(python3 -m pip install)` and `PIP+=(--flag)` in one arm
+    keep the command), the text a string starts and ends with."""
     if a == b:
         return a
+    if isinstance(a, list) and isinstance(b, list):
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return a[:n] + [Unknown(why)]
+    if isinstance(a, str) and isinstance(b, str):
+        head = posixpath.commonprefix([a, b])
+        tail = posixpath.commonprefix([a[len(head):][::-1], b[len(head):][::-1]])[::-1]
+        return Unknown(why, head[:256], tail[-256:])
     return Unknown(why)
 
 

@@ -229,3 +229,13 @@ def test_an_unknown_part_keeps_the_known_text_before_it():
     trace, _ = run('run --jobid=$(squeue -h | head -n1)\n')
     word = trace.of(EXEC)[-1].argv[1]
     assert isinstance(word, Unknown) and word.prefix == "--jobid="
+
+
+def test_what_the_arms_of_an_undecided_branch_agree_on_is_kept():
+    trace, _ = run('CMD=(python3 -m pip install)\nif pip --help | grep -q break; then CMD+=(--break-system-packages); fi\n'
+                   'NAME=m\nM=/models/$NAME/x.safetensors\nif [[ -n "$FAST" ]]; then M=/scratch/$NAME/x.safetensors; fi\n'
+                   '"${CMD[@]}" aiperf\nrun "$M"\n')
+    pip = trace.of(PYTHON)[-1]
+    assert pip.argv[:4] == ("python3", "-m", "pip", "install") and isinstance(pip.argv[4], Unknown)
+    model = trace.of(EXEC)[-1].argv[1]
+    assert isinstance(model, Unknown) and (model.prefix, model.suffix) == ("/", "/m/x.safetensors")
