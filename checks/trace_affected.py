@@ -17,12 +17,19 @@ values (recipes.launch.point.Tracer, one trace per arm and runner, shared):
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from recipes.launch.compare import CLIENT_ONLY, compare, opaque
-from recipes.launch.point import PointTrace, Tracer, is_client_install, srt_hook
+from recipes.launch.point import Budget, PointTrace, Tracer, is_client_install, srt_hook
 
 MEMO_TRACER = "trace:{side}"
+MEMO_BUDGET = "trace:budget"
+# Interpreter steps one review spends on launches (both trees, the affected rule and Check 10
+# together; recipes.launch.point.Budget): about 1.2 s of CPU here. A PR that reaches thousands
+# of points through a shared file would otherwise take tens of seconds; past the budget, a point
+# is judged as without traces (the reach rule, the script reading).
+TRACE_BUDGET_STEPS = 100_000
+REASON_BUDGET = "not traced: the review's {steps:,} interpreter steps were spent"
 REASON_SAME = "its trace is the same at the base and the head"
 REASON_OPAQUE = "the trace could not rule it out: {what} at {where}"
 
@@ -63,7 +70,8 @@ def tracer(ctx: Any, side: str) -> Tracer:
             return (getattr(launcher, "path", None), getattr(launcher, "selector", None))
 
         return Tracer(src, hooks={"srtctl": srt_hook(variant, setup_text)}, client_paths=client, point_deps=deps,
-                      mounts=tuple(ctx.config.policy.workspace_mounts))
+                      mounts=tuple(ctx.config.policy.workspace_mounts),
+                      budget=ctx.memo(MEMO_BUDGET, lambda: Budget(TRACE_BUDGET_STEPS)))
     return ctx.memo(MEMO_TRACER.format(side=side), build)
 
 
@@ -76,8 +84,9 @@ def runners(ctx: Any, side: str, label: str | None) -> list[str]:
     return runner_scripts(ctx.base_repo, nodes, label)
 
 
-def point_traces(ctx: Any, point: Any) -> tuple[PointTrace, PointTrace]:
-    """The point's traces at the base and the head (its concurrency a symbol in both)."""
+def point_traces(ctx: Any, point: Any) -> tuple[Optional[PointTrace], Optional[PointTrace]]:
+    """The point's traces at the base and the head (its concurrency a symbol in both); None for
+    one the review's budget leaves unmade."""
     base_t, head_t = tracer(ctx, "base"), tracer(ctx, "head")
     b_runners, h_runners = runners(ctx, "base", point.runner), runners(ctx, "head", point.runner)
     head = head_t.trace(point, h_runners)
@@ -96,10 +105,15 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
     for i, n_own in shared:
         ap = points[i]
         head = head_trace(ctx, ap.point)
-        hidden = next((e for e in head.effects() if opaque(e)), None)
-        if hidden is None:  # an unknown at the head keeps the point: the base need not be traced
+        hidden = None if head is None else next((e for e in head.effects() if opaque(e)), None)
+        base = None
+        if head is not None and hidden is None:  # an unknown at the head keeps the point
             base, head = point_traces(ctx, ap.point)
-            hidden = next((e for e in head.effects() + base.effects() if opaque(e)), None)
+            if base is not None and head is not None:
+                hidden = next((e for e in head.effects() + base.effects() if opaque(e)), None)
+        if head is None or (hidden is None and base is None):
+            out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons + [REASON_BUDGET.format(steps=TRACE_BUDGET_STEPS)])
+            continue
         if hidden is not None:
             out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons + [
                 REASON_OPAQUE.format(what=hidden.detail, where=hidden.where())])
@@ -116,6 +130,7 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
     return [out[i] for i in sorted(out)]
 
 
-def head_trace(ctx: Any, point: Any) -> PointTrace:
-    """The point's trace at the head (shared by the points of its arm)."""
+def head_trace(ctx: Any, point: Any) -> Optional[PointTrace]:
+    """The point's trace at the head (shared by the points of its arm); None when the review's
+    budget is spent before it is made."""
     return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner))

@@ -168,6 +168,26 @@ class _Cached:
     trace: Trace
 
 
+# What starting one interpretation costs, in interpreter steps (its files, its parse lookups):
+# measured on the InferenceX history, a run of few steps costs about 200 steps' time.
+RUN_COST = 200
+
+
+class Budget:
+    """Interpreter steps a review may spend, shared by its tracers (steps, not seconds: the same
+    review decides the same on any machine). Spent, a trace that is not already made is not
+    made (`Tracer.trace` answers None): the caller falls back to what it decided without traces,
+    never to a pass."""
+
+    def __init__(self, steps: int):
+        self.steps = steps
+        self.spent = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.spent >= self.steps
+
+
 class Tracer:
     """Traces points at one tree, sharing a trace between points that read the same values.
 
@@ -178,9 +198,10 @@ class Tracer:
                  hooks: dict[str, Callable[..., Optional[int]]] | None = None,
                  client_paths: tuple[str, ...] = ("utils/",),
                  point_deps: Callable[[Any], tuple] | None = None,
-                 mounts: tuple[str, ...] = ("/workspace",)):
+                 mounts: tuple[str, ...] = ("/workspace",), budget: Budget | None = None):
         self.src = src
         self.mounts = mounts
+        self.budget = budget
         self.vocabulary = vocabulary
         self.hooks = hooks or {}
         self.client_paths = client_paths
@@ -188,17 +209,21 @@ class Tracer:
         self._cache: dict[str, list[_Cached]] = {}
         self.runs = 0   # traces interpreted (the rest were shared)
 
-    def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True) -> PointTrace:
+    def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True) -> Optional[PointTrace]:
         """The point's trace from each runner script; with none (a repository without
-        runners.yaml, a label no node serves) from its launcher, as a runner would start it."""
+        runners.yaml, a label no node serves) from its launcher, as a runner would start it.
+        None when the review's budget is spent and a trace it needs is not made yet."""
         out = PointTrace(symbolic=symbolic)
         runner_paths = list(runner_paths) or [LAUNCHER_ROOT]
         for path in runner_paths:
             node = posixpath.basename(path).removeprefix("launch_").removesuffix(".sh")
-            out.runners[path] = self.runner_trace(point, path, node, symbolic)
+            trace = self.runner_trace(point, path, node, symbolic)
+            if trace is None:
+                return None
+            out.runners[path] = trace
         return out
 
-    def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True) -> Trace:
+    def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True) -> Optional[Trace]:
         env = job_env(point, node)
         if symbolic:
             env.update({k: symbol(k) for k in SYMBOLIC if k in env})
@@ -206,11 +231,15 @@ class Tracer:
         for cached in self._cache.get(path, ()):
             if cached.deps == deps and all(env.get(k) == v for k, v in cached.read.items()):
                 return cached.trace
-        trace, read = self._interpret(point, path, env)
+        if self.budget is not None and self.budget.exhausted:
+            return None
+        trace, read, steps = self._interpret(point, path, env)
+        if self.budget is not None:
+            self.budget.spent += steps + RUN_COST
         self._cache.setdefault(path, []).append(_Cached({k: env.get(k) for k in read}, deps, trace))
         return trace
 
-    def _interpret(self, point: Any, path: str, env: dict[str, str]) -> tuple[Trace, set[str]]:
+    def _interpret(self, point: Any, path: str, env: dict[str, str]) -> tuple[Trace, set[str], int]:
         self.runs += 1
         files = Files(self.src)
         it = Interpreter(files, vocabulary=self.vocabulary, inputs=env, hooks=self.hooks,
@@ -222,7 +251,7 @@ class Tracer:
         if path == LAUNCHER_ROOT:
             text = launcher_command(point)
             if text is None:
-                return it.trace, set()
+                return it.trace, set(), 0
             state.argv0 = "bash"
             launcher = getattr(point, "launcher", None)
             if launcher is not None and launcher.kind == "script":
@@ -243,7 +272,7 @@ class Tracer:
             else:
                 it.run_top(text, path, state, ctx.deeper(site, f"bash {path}"))
         it.trace.files = dict(files.read_texts)
-        return it.trace, set(it.read)
+        return it.trace, set(it.read), it.steps
 
 def is_client_install(effect: Effect, client_packages: Iterable[str]) -> bool:
     """An install of the benchmark client's or eval tooling's packages only."""

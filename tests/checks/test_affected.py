@@ -341,3 +341,15 @@ def test_a_function_name_glued_from_a_variable_still_reaches_the_changed_functio
     got = {p.config_key: p.reasons for p in ReviewContext(snap).affected.points}
     assert got["gptoss-fp4-mi355x-vllm"][0].startswith(
         f"what its benchmark client runs changed at runner:1 -> {B}:5 -> fn run_eval -> {LIB}:10"), got
+
+
+def test_past_the_trace_budget_a_point_keeps_the_reach_rules_answer(monkeypatch):
+    import checks.trace_affected as ta
+
+    monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", 0)
+    got = affected({LIB: LIB_TEXT.replace("# Shared helpers", "# Shared bash helpers").replace(
+        "PORT:-8888", "PORT:-8888}${EMPTY:-")})
+    # The reach rule's reason stays, and the row says the trace was not made (never dropped).
+    assert got == {"dsr1-fp8-mi355x-sglang": [
+        f"benchmark_lib.sh: top-level code changed (run by {A})",
+        "not traced: the review's 0 interpreter steps were spent"]}
