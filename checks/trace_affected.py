@@ -25,10 +25,10 @@ from recipes.launch.point import Budget, PointTrace, Tracer, is_client_install, 
 MEMO_TRACER = "trace:{side}"
 MEMO_BUDGET = "trace:budget"
 # Interpreter steps one review spends on launches (both trees, the affected rule and Check 10
-# together; recipes.launch.point.Budget): about 1.2 s of CPU here. A PR that reaches thousands
+# together; recipes.launch.point.Budget): about 0.6 s of CPU here. A PR that reaches thousands
 # of points through a shared file would otherwise take tens of seconds; past the budget, a point
 # is judged as without traces (the reach rule, the script reading).
-TRACE_BUDGET_STEPS = 100_000
+TRACE_BUDGET_STEPS = 50_000
 REASON_BUDGET = "not traced: the review's {steps:,} interpreter steps were spent"
 REASON_SAME = "its trace is the same at the base and the head"
 REASON_OPAQUE = "the trace could not rule it out: {what} at {where}"
