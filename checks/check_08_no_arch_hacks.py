@@ -83,6 +83,36 @@ def _hack_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
     return out
 
 
+def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
+    """Architecture-override flags on a server's command line as the point's interpreted trace
+    has it (recipes.launch), however the words were built: `printf -v`, arrays, `eval`, a
+    variable set on the way into a container."""
+    from checks.trace_affected import head_trace
+    from recipes.launch.trace import EXEC, PYTHON, SERVER
+
+    trace = head_trace(ctx, v.point)
+    if trace is None:
+        return []
+    wanted = {norm_name(f) for f in ctx.config.policy.arch_hack_flags}
+    out: list[tuple[str, Evidence]] = []
+    for e in trace.serving_effects():
+        if e.kind not in (SERVER, PYTHON, EXEC) or e.client:
+            continue
+        words = list(e.argv)
+        for k, w in enumerate(words):
+            if not isinstance(w, str) or not w.startswith("--"):
+                continue
+            name, eq, value = w[2:].partition("=")
+            if norm_name(name) not in wanted:
+                continue
+            if not eq:
+                nxt = words[k + 1] if k + 1 < len(words) else ""
+                value = nxt if isinstance(nxt, str) else f"<{nxt.why}>"
+            out.append((MSG_HACK_FLAG.format(where=f"{e.site}", setting=f"--{name}={value}"),
+                        Evidence(path=e.site.path, line=e.site.line)))
+    return out
+
+
 def _script_items(use, model_files) -> list[tuple[str, Evidence]]:
     """Model-file edits in one script's executed code (checks.launch_path), computed once per
     (script, path, executed functions) and shared by every point that runs it."""
@@ -126,7 +156,7 @@ class NoArchHacksCheck:
         hacks: list[tuple[str, Evidence]] = []
         hack_keys: list[str] = []
         for v in views:
-            items = _hack_items(ctx, v)
+            items = _hack_items(ctx, v) + _trace_items(ctx, v)
             if items:
                 hack_keys.append(v.config_key)
                 hacks.extend(items)

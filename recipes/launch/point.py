@@ -134,6 +134,12 @@ class PointTrace:
     def effects(self) -> list[Effect]:
         return [e for t in self.runners.values() for e in t.effects]
 
+    def serving_effects(self) -> list[Effect]:
+        """The effects that decide what is served (recipes.launch.compare.serving_part)."""
+        from .compare import serving_part
+
+        return serving_part(self.effects())
+
     def before_serving(self) -> list[Effect]:
         """The effects up to the last server each runner's launch starts (all of them when it
         starts none): what can change the code a server runs. After that come the client, the
