@@ -5,7 +5,8 @@ What it checks:
     (checks.serving: recipe args/env at any role, JSON-valued flags, old-layout launchers,
     srt `setup_script`s, `benchmark.command` strings and the helpers they source):
     (a) no architecture-override knob from policy `arch_hack_flags` (`--hf-overrides`,
-    `hf_overrides`, `--json-model-override-args`) is set; (b) no override trims layers,
+    `hf_overrides`, `--json-model-override-args`) is set, read also on the servers' command
+    lines of the point's interpreted trace (recipes.launch), however the words were built; (b) no override trims layers,
     experts or heads (a key from policy `arch_trim_keys`, e.g. `num_hidden_layers`, inside any
     JSON-valued flag); (c) no `sed -i`/`jq`/redirect edits a model file (policy
     `model_file_patterns`, e.g. `config.json`); (d) `publish_events_and_metrics` (policy
