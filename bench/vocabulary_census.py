@@ -10,8 +10,11 @@ shell runs, as the vocabulary itself reads it (`env A=1 X`, `timeout 5 X`, `sudo
 walked history are script functions, not commands, and are left out, as are names that cannot be
 a command's literal name (a `$`, a glob, an assignment: `NAME_RE`).
 
-    python bench/vocabulary_census.py --repo /work/ix --repo /work/srt \
+    python bench/vocabulary_census.py --repo IX --repo SRT \
         --write tests/fixtures/history_commands.txt
+
+(IX a clone of the InferenceX history, SRT one of NVIDIA/srt-slurm: DEVELOPERS.md says how to get
+them.)
 
 prints the counts (blobs, distinct names, names per vocabulary class) and, with `--write`, the
 sorted names, one a line, after a header naming this command.

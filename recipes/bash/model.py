@@ -23,7 +23,7 @@ PATCH_KINDS = (
 MAX_SCRIPT_CHARS = 262_144  # 2.9 times the largest script of the history (benchmark_lib.sh, 88,945)
 # Bounds of one analysis (docs/bounds.md). Hitting one is a "shell-cap" finding naming the line and
 # the bound: the script is then unreadable for the checks ("could not verify"), never a hang.
-# The real history's scripts (313 in /work/ix and /work/srt) reach at most: 823 commands, a
+# The real history's scripts (313 in the InferenceX and srt-slurm histories) reach at most: 823 commands, a
 # 2,721-character value, 138 array elements, a 1,754-character branch condition.
 MAX_VALUE_CHARS = 65_536  # one expanded value or word
 MAX_RESOLVED_CHARS = 4_000_000  # every expanded value of one analysis together

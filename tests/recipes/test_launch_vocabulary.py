@@ -56,7 +56,7 @@ def test_paths_to_scripts_and_programs():
     assert effects(["rebuild-deepep.sh"]).shell_files == [("rebuild-deepep.sh", ())]
     assert effects(["./tool.py", "x"]).python == [PythonRun(script="./tool.py", argv=("x",))]
     assert effects(["/opt/bin/server", "--port", "1"]).programs == [("/opt/bin/server", ("--port", "1"))]
-    assert effects(["./run.sh"], cwd="/work").shell_files == [("/work/run.sh", ())]
+    assert effects(["./run.sh"], cwd="/ws").shell_files == [("/ws/run.sh", ())]
 
 
 # --------------------------------------------------------------------------- in-place editors
