@@ -30,7 +30,6 @@ MEMO_BUDGET = "trace:budget"
 # is judged as without traces (the reach rule, the script reading).
 TRACE_BUDGET_STEPS = 50_000
 REASON_BUDGET = "not traced: the review's {steps:,} interpreter steps were spent"
-REASON_SAME = "its trace is the same at the base and the head"
 REASON_OPAQUE = "the trace could not rule it out: {what} at {where}"
 
 

@@ -139,10 +139,3 @@ def compare(base: Iterable[Effect], head: Iterable[Effect],
     if d is not None:
         return Difference(CLIENT_ONLY, *d)
     return None
-
-
-def describe_effects(effects: Iterable[Effect]) -> list[str]:
-    """One line per effect, for `inspect` and debugging."""
-    return [f"{e.kind:11} {e.where()}  {e.describe()}" + (f"  [under {len(e.under)}]" if e.under else "")
-            for e in effects]
-

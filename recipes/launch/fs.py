@@ -43,7 +43,7 @@ class Files:
     def __init__(self, repo: Any):
         self.repo = repo  # a recipes.source.FileSource: read(path) -> bytes | None, list(dir)
         self.overlay: dict[str, Written] = {}
-        self.read_texts: dict[str, str] = {}  # repository path -> text, for what the trace read
+        self.read_texts: dict[str, str] = {}  # repository path -> text read (each file is read once)
         self._missing: set[str] = set()
 
     def repo_path(self, host_path: str) -> str | None:

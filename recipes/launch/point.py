@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Optional
 from .fs import WORKSPACE, Files
 from .shell import Interpreter
 from .state import Ctx, State, symbol
-from .trace import CLIENT, READ, SERVER, UNKNOWN, Effect, Site, Trace
+from .trace import CLIENT, READ, SERVER, Effect, Site, Trace
 from .words import Word
 
 # What the job exports that no point field gives: fixed, so that traces compare and share.
@@ -150,20 +150,9 @@ class PointTrace:
             out += t.effects[:last + 1]
         return out
 
-    @property
-    def unknowns(self) -> list[Effect]:
-        return [e for e in self.effects() if e.kind == UNKNOWN]
-
-    @property
-    def files(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for t in self.runners.values():
-            out.update(t.files)
-        return out
-
 
 # The point's values that differ between the points of one arm and that launch scripts pass
-# along rather than decide on: traced as symbols first (recipes.launch.shell.SYMBOL).
+# along rather than decide on: traced as symbols (recipes.launch.state.SYMBOL).
 SYMBOLIC = ("CONC", "CONC_LIST", "RESULT_FILENAME")
 
 
@@ -277,7 +266,6 @@ class Tracer:
                 it.unknown(ctx, site, state, f"the runner script {path} is not in the repository")
             else:
                 it.run_top(text, path, state, ctx.deeper(site, f"bash {path}"))
-        it.trace.files = dict(files.read_texts)
         return it.trace, set(it.read), it.steps
 
 def is_client_install(effect: Effect, client_packages: Iterable[str]) -> bool:

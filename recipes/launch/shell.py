@@ -568,10 +568,6 @@ _STATEMENTS: dict[str, Callable[..., Optional[int]]] = {
 
 
 
-def _arith_stmt(self, node, state, ctx, stdin, out):
-    return Interpreter._arith_statement(self, node, state, ctx, stdin, out)
-
-
 # `(( ... ))` parses as a compound statement holding an arithmetic expression.
 def _compound_or_arith(self, node, state, ctx, stdin, out):
     if node.children and node.children[0].type == "((":

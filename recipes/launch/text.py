@@ -65,10 +65,6 @@ def _unescape_dq(text: str) -> str:
     return _DQ_ESC.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
-def _unescape_heredoc(text: str) -> str:
-    return re.sub(r"\\([\\$`])|\\\n", lambda m: m.group(1) or "", text)
-
-
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "e": "\x1b", "E": "\x1b", "a": "\a",
          "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
 

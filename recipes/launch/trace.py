@@ -7,16 +7,15 @@ got there (`chain`: the runner line, the script lines, the functions, the contai
 it). Effects reached under a branch the interpreter could not decide carry that branch in
 `under`: both arms of such a branch are run, so nothing is missed because a value was unknown.
 
-`Trace.key()` is the trace as a comparison sees it: every effect without line numbers (a line
-that only moved is no change) in order, so "did the PR change what this point runs" is
-`base.key() != head.key()`, and `first_difference` says where.
+How two traces are compared (the serving part, the client part, no line numbers) is
+`recipes.launch.compare`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterator
 
-from .words import Unknown, Word
+from .words import Word
 
 # Effect kinds.
 EXEC = "exec"            # an external command executed (argv, env, cwd)
@@ -31,8 +30,6 @@ SERVER = "server"        # an engine server process (engine, argv, env)
 CLIENT = "client"        # the benchmark client (argv, env)
 PYTHON = "python"        # other Python run (module, script or inline code)
 UNKNOWN = "unknown"      # a value, a branch or a command the interpreter could not resolve
-
-KINDS = (EXEC, WRITE, READ, SOURCE, RUN_WRITTEN, DOWNLOAD, INSTALL, CONTAINER, SERVER, CLIENT, PYTHON, UNKNOWN)
 
 
 def show(word: Word | None) -> str:
@@ -84,13 +81,6 @@ class Effect:
             hops.append(str(self.site))
         return " -> ".join(hops)
 
-    def key(self) -> tuple:
-        """The effect without line numbers: what a comparison of two trees looks at."""
-        return (self.kind, tuple(map(_word_key, self.argv)), tuple((k, _word_key(v)) for k, v in self.env),
-                _word_key(self.cwd), _word_key(self.path), self.how, self.detail if self.kind != RUN_WRITTEN else "",
-                self.container, tuple(s.path for s in self.chain), self.chain_names, self.under, self.client,
-                self.site.path)
-
     def shown_path(self) -> str:
         """The effect's path as the process that has it sees it (an image's own file without the
         image's name before it)."""
@@ -119,54 +109,14 @@ def _clip(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _word_key(word: Word | None) -> object:
-    if word is None or isinstance(word, str):
-        return word
-    return ("?", word.why)
-
-
 @dataclass
 class Trace:
     """What one benchmark point runs at one tree."""
 
     effects: list[Effect] = field(default_factory=list)
-    # Files whose text the trace read (repository path -> text read), so a comparison can tell a
-    # changed file the point really reads from one it does not.
-    files: dict[str, str] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[Effect]:
         return iter(self.effects)
 
     def of(self, *kinds: str) -> list[Effect]:
         return [e for e in self.effects if e.kind in kinds]
-
-    @property
-    def unknowns(self) -> list[Effect]:
-        return self.of(UNKNOWN)
-
-    def serving(self) -> list[Effect]:
-        """The effects that decide what is served: everything not reached through the client."""
-        return [e for e in self.effects if not e.client]
-
-    def client(self) -> list[Effect]:
-        return [e for e in self.effects if e.client]
-
-    def key(self, effects: Iterable[Effect] | None = None) -> tuple:
-        return tuple(e.key() for e in (self.effects if effects is None else effects))
-
-
-def first_difference(base: Iterable[Effect], head: Iterable[Effect]) -> tuple[Effect | None, Effect | None] | None:
-    """The first place two effect lists differ, as (base effect, head effect); one side is None
-    when the other has more effects. None when they are the same."""
-    b, h = list(base), list(head)
-    for x, y in zip(b, h):
-        if x.key() != y.key():
-            return x, y
-    if len(b) != len(h):
-        n = min(len(b), len(h))
-        return (b[n] if n < len(b) else None), (h[n] if n < len(h) else None)
-    return None
-
-
-def unknown_word(why: str) -> Unknown:
-    return Unknown(why)

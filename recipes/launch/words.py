@@ -26,13 +26,3 @@ class Unknown:
 
 
 Word = Union[str, Unknown]
-
-
-def known(word: Word) -> bool:
-    """Whether the word's text is known."""
-    return isinstance(word, str)
-
-
-def text_or(word: Word, default: str = "") -> str:
-    """The word's text, or `default` when it is unknown."""
-    return word if isinstance(word, str) else default
