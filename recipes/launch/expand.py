@@ -37,7 +37,7 @@ from .text import (
     _unescape_dq,
     _unescape_word,
 )
-from .words import Unknown, Word
+from .words import Rest, Unknown, Word
 
 
 class Expansion:
@@ -265,6 +265,8 @@ command and arithmetic substitution, here-documents."""
         if i is None:
             return [(kind, Unknown(f"{name}[{index}]"))]
         seq = value if isinstance(value, list) else [value]
+        if seq and isinstance(seq[-1], Rest) and (i < 0 or i >= len(seq) - 1):
+            return [(kind, seq[-1])]  # past the part the arms agree on
         if i < 0:
             i += len(seq)
         return [(kind, seq[i] if 0 <= i < len(seq) else "")]
@@ -287,6 +289,8 @@ command and arithmetic substitution, here-documents."""
                 if isinstance(seq, Unknown):
                     return [(kind, seq)]
                 if index in ("@", "*"):
+                    if isinstance(seq, list) and seq and isinstance(seq[-1], Rest):
+                        return [(kind, Unknown(f"the length of {value[0]}: {seq[-1].why}"))]
                     return [(kind, str(len(seq)) if isinstance(seq, (list, dict)) else "1")]
                 got = self.indexed(value[0], seq, index, state, ctx, node, True)[0][1]
                 return [(kind, str(len(got)) if isinstance(got, str) else got)]
@@ -319,13 +323,15 @@ command and arithmetic substitution, here-documents."""
                     return self.indexed(m.group(1), value, m.group(2), state, ctx, node, quoted)
                 return [(kind, Unknown(f"${{!{ctx.text(target)}}} names `{ref}`"))]
             rest = kids[2:]
-            if rest:
-                return [(kind, Unknown(f"`{_short(ctx.text(node))}`"))]
-            return self.param(ref, None, state, ctx, node, quoted)
-        target = first
-        value = self._value_of(target, state, ctx)
-        name = ctx.text(target)
-        rest = kids[1:]
+            if not rest:
+                return self.param(ref, None, state, ctx, node, quoted)
+            # `${!x:-default}`, `${!x#pat}`: the operator applies to the variable x names.
+            name, value = ref, self._named_value(ref, state, ctx, target)
+        else:
+            target = first
+            value = self._value_of(target, state, ctx)
+            name = ctx.text(target)
+            rest = kids[1:]
         if not rest:
             if isinstance(value, tuple):
                 return self.indexed(value[0], value[1], value[2], state, ctx, node, quoted)
@@ -416,8 +422,11 @@ command and arithmetic substitution, here-documents."""
                     return iv
                 index = iv
             return (name, value, index)
-        name = ctx.text(target)
-        got = self.param(name, None, state, ctx, target, True)
+        return self._named_value(ctx.text(target), state, ctx, target)
+
+    def _named_value(self, name: str, state: State, ctx: Ctx, node: Any) -> Any:
+        """A plain variable's value: Word, or None when it is unset."""
+        got = self.param(name, None, state, ctx, node, True)
         if not got:
             return ""
         k, v = got[0]

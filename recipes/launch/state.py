@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .fs import WORKSPACE
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
-from .words import Unknown, Word
+from .words import Rest, Unknown, Word
 
 MAX_STEPS = 300_000          # nodes evaluated per trace
 
@@ -239,10 +239,12 @@ def _merge_values(a: Any, b: Any, why: str) -> Any:
     if a == b:
         return a
     if isinstance(a, list) and isinstance(b, list):
+        if len(a) == len(b) and not (a and isinstance(a[-1], Rest)) and not (b and isinstance(b[-1], Rest)):
+            return [x if x == y else Unknown(why) for x, y in zip(a, b)]
         n = 0
-        while n < min(len(a), len(b)) and a[n] == b[n]:
+        while n < min(len(a), len(b)) and a[n] == b[n] and not isinstance(a[n], Rest):
             n += 1
-        return a[:n] + [Unknown(why)]
+        return a[:n] + [Rest(why)]
     if isinstance(a, str) and isinstance(b, str):
         head = posixpath.commonprefix([a, b])
         tail = posixpath.commonprefix([a[len(head):][::-1], b[len(head):][::-1]])[::-1]

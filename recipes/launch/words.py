@@ -25,4 +25,9 @@ class Unknown:
         return f"<unknown: {self.why}>"
 
 
+class Rest(Unknown):
+    """The unknown end of an array whose undecided branch arms left it with different elements:
+    how many elements it holds is unknown too (`m+=(x)` in one arm only)."""
+
+
 Word = Union[str, Unknown]

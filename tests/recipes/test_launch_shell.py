@@ -239,3 +239,21 @@ def test_what_the_arms_of_an_undecided_branch_agree_on_is_kept():
     assert pip.argv[:4] == ("python3", "-m", "pip", "install") and isinstance(pip.argv[4], Unknown)
     model = trace.of(EXEC)[-1].argv[1]
     assert isinstance(model, Unknown) and (model.prefix, model.suffix) == ("/", "/m/x.safetensors")
+
+
+def test_an_array_the_arms_grow_differently_has_an_unknown_length():
+    # benchmark_lib.sh's check_env_vars: `missing+=("$v")` under a test the point does not
+    # decide, then `exit 1` when the array is not empty. The length is unknown, so the exit is
+    # an arm that may run, and the launch goes on after it.
+    trace, _ = run('m=()\nif [[ -z "$X" ]]; then m+=(X); fi\n'
+                   'if [[ ${#m[@]} -gt 0 ]]; then run "${m[0]}"; exit 1; fi\nserve\n', env={"X": Unknown("X")})
+    assert argvs(trace)[-1] == "serve"
+    assert trace.of(EXEC)[0].under and isinstance(trace.of(EXEC)[0].argv[1], Unknown)
+    # Arms that grow an array to the same length keep it, with the element they disagree on unknown.
+    trace, _ = run('a=(x y)\nif [[ -n "$X" ]]; then a[1]=z; fi\nrun "${#a[@]}" "${a[0]}"\n', env={"X": Unknown("X")})
+    assert argvs(trace) == ["run 2 x"]
+
+
+def test_an_operator_applies_to_the_variable_an_indirection_names():
+    trace, _ = run('for v in A B; do run "${!v:-unset}" "${!v#a}"; done\n', env={"A": "abc"})
+    assert argvs(trace) == ["run abc bc", "run unset "]
