@@ -8,8 +8,9 @@ What it checks:
     `hf_overrides`, `--json-model-override-args`) is set, read also on the servers' command
     lines of the point's interpreted trace (recipes.launch), however the words were built; (b) no override trims layers,
     experts or heads (a key from policy `arch_trim_keys`, e.g. `num_hidden_layers`, inside any
-    JSON-valued flag); (c) no `sed -i`/`jq`/redirect edits a model file (policy
-    `model_file_patterns`, e.g. `config.json`); (d) `publish_events_and_metrics` (policy
+    JSON-valued flag); (c) nothing on the serving path of the point's trace writes a model file
+    (policy `model_file_patterns`, e.g. `config.json`), whatever the command (`sed -i`, `jq ... >`,
+    `cp`, `perl -pi`, a here-document) and however its path was built; (d) `publish_events_and_metrics` (policy
     `event_publication_key`) is not disabled anywhere (`false`/`0` in YAML, JSON, CLI or a
     script). For frameworks that have the setting (policy `event_publication_frameworks`) it
     must be effectively enabled; an absent key means srtctl's default, false in the pinned
@@ -78,67 +79,48 @@ def _hack_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
     for h in v.hits(*policy.arch_trim_keys):
         if h.parent is not None:
             out.append((MSG_TRIM.format(where=h.where, key=h.name, parent=h.parent), h.evidence()))
-    model_files = model_file_regex(ctx)
-    for use in v.scripts:
-        out.extend(_script_items(use, model_files))
     return out
 
 
 def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
-    """Architecture-override flags on a server's command line as the point's interpreted trace
-    has it (recipes.launch), however the words were built: `printf -v`, arrays, `eval`, a
-    variable set on the way into a container."""
+    """What the point's interpreted trace (recipes.launch) shows, however the words were built
+    (`printf -v`, arrays, `eval`, a variable set on the way into a container): architecture-override
+    flags on a server's command line, and any write to a model file (policy `model_file_patterns`)
+    on the serving path, whatever command does it (`sed -i`, `jq ... >`, `cp`, `perl -pi`, a heredoc)."""
     from checks.trace_affected import head_trace
-    from recipes.launch.trace import EXEC, PYTHON, SERVER
+    from recipes.launch.trace import EXEC, PYTHON, SERVER, WRITE, show
 
     trace = head_trace(ctx, v.point)
     if trace is None:
         return []
     wanted = {norm_name(f) for f in ctx.config.policy.arch_hack_flags}
+    model_files = model_file_regex(ctx)
     out: list[tuple[str, Evidence]] = []
-    for e in trace.serving_effects():
+    effects = trace.serving_effects()
+    for k, e in enumerate(effects):
+        if e.kind == WRITE and e.how != "delete":
+            target = e.shown_path()
+            if isinstance(e.path, str) and model_files.search(target):
+                # The command that wrote it is the effect just before, at the same site.
+                by = next((p for p in reversed(effects[:k]) if p.site == e.site and p.kind in (EXEC, PYTHON)), None)
+                command = " ".join(show(w) for w in by.argv)[:80] if by is not None else e.how
+                out.append((MSG_MODEL_EDIT.format(where=e.where(), target=target, command=command),
+                            Evidence(path=e.site.path, line=e.site.line, note=e.where())))
+            continue
         if e.kind not in (SERVER, PYTHON, EXEC) or e.client:
             continue
         words = list(e.argv)
-        for k, w in enumerate(words):
+        for k2, w in enumerate(words):
             if not isinstance(w, str) or not w.startswith("--"):
                 continue
             name, eq, value = w[2:].partition("=")
             if norm_name(name) not in wanted:
                 continue
             if not eq:
-                nxt = words[k + 1] if k + 1 < len(words) else ""
+                nxt = words[k2 + 1] if k2 + 1 < len(words) else ""
                 value = nxt if isinstance(nxt, str) else f"<{nxt.why}>"
             out.append((MSG_HACK_FLAG.format(where=f"{e.site}", setting=f"--{name}={value}"),
-                        Evidence(path=e.site.path, line=e.site.line)))
-    return out
-
-
-def _script_items(use, model_files) -> list[tuple[str, Evidence]]:
-    """Model-file edits in one script's executed code (checks.launch_path), computed once per
-    (script, path, executed functions) and shared by every point that runs it."""
-    memo = use.analysis.__dict__.setdefault("_check08_items", {})
-    key = (use.path, use.executed, model_files.pattern)
-    if key in memo:
-        return memo[key]
-    out: list[tuple[str, Evidence]] = []
-    for p in use.patches:
-        if p.target and model_files.search(p.target):
-            out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{p.line}", target=p.target,
-                                              command=p.text.strip().split("\n")[0][:80]),
-                        Evidence(path=use.path, line=p.line)))
-    for cmd in use.analysis.commands:
-        if not use.runs(cmd.function):
-            continue
-        argv = cmd.expanded or cmd.argv
-        if argv and argv[0].rsplit("/", 1)[-1] == "jq":
-            targets = [t for _, t in cmd.redirects] + [a for a in argv[1:] if model_files.search(a)]
-            hit = next((t for t in targets if model_files.search(t)), None)
-            if hit:
-                out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{cmd.line}", target=hit,
-                                                  command=cmd.text.strip()[:80]),
-                            Evidence(path=use.path, line=cmd.line)))
-    memo[key] = out
+                        Evidence(path=e.site.path, line=e.site.line, note=e.where())))
     return out
 
 

@@ -48,3 +48,13 @@ def test_old_layout_plain_launcher_passes_and_names_vllm_exempt():
     row = _row("#!/usr/bin/env bash\nvllm serve $MODEL --tensor-parallel-size 8 --kv-cache-dtype fp8\n")
     assert row.status.value == "PASS", row.reason
     assert "vLLM does not support" in row.reason
+
+
+def test_a_model_file_written_by_any_command_is_read_from_the_trace():
+    # No `sed -i`/`jq` names the file: the path is built by printf -v and the write is a copy
+    # and a here-document, which only interpreting the launch shows.
+    row = _row('#!/usr/bin/env bash\nprintf -v CFG "%s/%s" "$MODEL" "config.json"\n'
+               'cat > /tmp/cfg.json <<EOF\n{"num_hidden_layers": 40}\nEOF\ncp /tmp/cfg.json "$CFG"\n'
+               "vllm serve $MODEL --tensor-parallel-size 8\n")
+    assert row.status.value == "FAIL", row.reason
+    assert "config.json" in row.reason and f"{SCRIPT}:6" in row.reason and "cp /tmp/cfg.json" in row.reason
