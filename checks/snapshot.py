@@ -31,22 +31,12 @@ from pydantic import ConfigDict, Field, PrivateAttr, SkipValidation
 
 from checks.signoff_keys import signoff_key
 from recipes.config import RepoConfig
+from recipes.evidence import Unavailable  # noqa: F401 (re-exported)
 from recipes.model import Model
 from recipes.source import FileSource, MemorySource
 
 CommentKind = Literal["issue_comment", "review", "review_comment"]
 FileStatus = Literal["added", "modified", "removed", "renamed", "copied", "changed", "unchanged"]
-
-
-class Unavailable(Model):
-    """Evidence that could not be obtained, and why."""
-
-    model_config = ConfigDict(frozen=True)
-
-    reason: str
-
-    def __bool__(self) -> bool:  # so `if snapshot.comments:` never treats it as data
-        return False
 
 
 class _Frozen(Model):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from typing import Iterable
+from recipes.wording import LIST_MORE, join  # noqa: F401 (re-exported)
 
 # GitHub rejects a commit-status description over 140 characters and an issue comment body
 # over 65536 characters (REST API validation errors, not truncation).
@@ -103,28 +104,6 @@ def cap_comment(text: str, notice: str = "\n\n(Output truncated to fit GitHub's 
     if len(text) <= COMMENT_MAX:
         return text
     return text[: COMMENT_MAX - len(notice)] + notice
-
-
-# --- lists and plurals: every reason's "a, b and c" and "1 file / 2 files" is built here --------
-LIST_MORE = "and {n} more"
-
-
-def join(items: Iterable[object], conj: str | None = "and", *, sep: str = ", ", limit: int | None = None,
-         unique: bool = False, more_sep: str | None = None) -> str:
-    """`a`, `a and b`, `a, b and c` (`conj="or"`: `a, b or c`; `conj=None`: `a, b, c`). Over
-    `limit` items: the first `limit`, then `and N more` (`a, b, c and 2 more`; with `sep="; "`:
-    `x; y; z; and 2 more`, unless `more_sep` says what comes before `and`). `unique` drops
-    repeats, keeping the first."""
-    words = [str(i) for i in items]
-    if unique:
-        words = list(dict.fromkeys(words))
-    if limit is not None and len(words) > limit:
-        if more_sep is None:
-            more_sep = " " if sep == ", " else sep
-        return sep.join(words[:limit]) + more_sep + LIST_MORE.format(n=len(words) - limit)
-    if conj is None or len(words) < 2:
-        return sep.join(words)
-    return sep.join(words[:-1]) + f" {conj} " + words[-1]
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:
