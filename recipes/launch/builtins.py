@@ -199,12 +199,12 @@ def _b_exec(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out):
     while args and isinstance(args[0], str) and args[0] in ("-c", "-l", "-a"):
         args = args[2:] if args[0] == "-a" else args[1:]
     status = self.run_argv(args, [], state, ctx, node, stdin=stdin, out=out, functions=False)
-    raise _Exit(status)
+    raise _Exit(status, ctx.site(node))
 
 
 def _b_exit(self, argv, state, ctx, node, stdin, out):
     code = self.arith(argv[1], state, ctx, node) if len(argv) > 1 else state.status
-    raise _Exit(code)
+    raise _Exit(code, ctx.site(node))
 
 
 def _b_return(self, argv, state, ctx, node, stdin, out):

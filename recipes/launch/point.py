@@ -23,7 +23,7 @@ from .fs import WORKSPACE, Files
 from .shell import Interpreter
 from .state import Ctx, State, symbol
 from .trace import CLIENT, READ, SERVER, Effect, Site, Trace
-from .words import Word
+from .words import Unknown, Word
 
 # What the job exports that no point field gives: fixed, so that traces compare and share.
 JOB_CONSTANTS = {
@@ -50,12 +50,50 @@ def launcher_command(point: Any) -> Optional[str]:
     return f"srtctl apply -f ./{launcher.path}\n"
 
 
-def job_env(point: Any, node: str) -> dict[str, str]:
-    """The variables the sweep's job exports before it runs the runner (benchmark-tmpl.yml).
-    `RUN_EVAL`/`EVAL_ONLY` are left unset: a point is run both ways, so both arms are traced."""
+# What the workflow templates (`benchmark-tmpl.yml`, `benchmark-multinode-tmpl.yml`) export as
+# fixed text, beside the point's values.
+_TEMPLATE_CONSTANTS = {
+    "AIPERF_FAILED_REQUEST_THRESHOLD": "0.10", "RESULT_DIR": "/workspace/results", "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONPYCACHEPREFIX": "/tmp/inferencex-pycache", "SWEBENCH_USE_MODAL": "true",
+    "MODAL_TOKEN_ID": "<secret MODAL_TOKEN_ID>", "MODAL_TOKEN_SECRET": "<secret MODAL_TOKEN_SECRET>",
+}
+# What they export from a sweep input no point field gives (the sweep's generator, the run's
+# options): set, with a value the bot does not know, so a test on one is undecided.
+_UNKNOWN_INPUTS = {
+    "RECIPE_FINGERPRINT": "recipe-fingerprint", "MAX_MODEL_LEN": "max-model-len", "RUN_EVAL": "run-eval",
+    "EVAL_ONLY": "eval-only", "KV_OFFLOAD_BACKEND_METADATA": "kv-offload-backend-metadata",
+    "ROUTER_METADATA": "router", "KV_P2P_TRANSFER": "kv-p2p-transfer", "TOTAL_CPU_DRAM_GB": "total-cpu-dram-gb",
+    "DURATION": "duration", "REQUIRE_POWER": "require-power", "AIPERF_EXPERIMENTAL_FAST": "agentx-fast",
+    "EVAL_LIMIT": "eval-limit", "SWEBENCH_GEN_MODE": "swebench-gen-mode",
+}
+_UNKNOWN_MULTINODE_INPUTS = {
+    "PREFILL_HARDWARE": "prefill-hardware", "DECODE_HARDWARE": "decode-hardware", "EVAL_CONC": "eval-conc",
+    "POWER_PRODUCER_SHA": "power-producer-sha",
+}
+# The multi-node template's per-role variables: name suffix -> the key of the point's role block.
+_ROLE_FIELDS = {"NUM_WORKERS": "num-worker", "TP": "tp", "PP_SIZE": "pp", "DCP_SIZE": "dcp-size",
+                "PCP_SIZE": "pcp-size", "EP": "ep", "DP_ATTN": "dp-attn"}
+# The single-node template's topology variables (the multi-node one exports per-role ones).
+_SINGLE_NODE_ONLY = ("TP", "PP_SIZE", "DCP_SIZE", "PCP_SIZE", "EP_SIZE", "DP_ATTENTION", "GPU_COUNT")
+
+
+def sweep_input(name: str) -> Unknown:
+    """A variable the workflow sets from a sweep input the bot does not know."""
+    return Unknown(f"the sweep's input `{name}`, which the bot does not know")
+
+
+def job_env(point: Any, node: str) -> dict[str, Word]:
+    """The variables the sweep's job exports before it runs the runner (`benchmark-tmpl.yml`,
+    `benchmark-multinode-tmpl.yml` for a multi-node point): the point's values where the point
+    has them; a variable set from an input the point does not give (`DURATION`, `MAX_MODEL_LEN`,
+    `RUN_EVAL`, `EVAL_ONLY`, ...) is set to an unknown value, never left unset, so a test on it
+    is undecided and both arms are traced (a point is run with and without evals)."""
     from recipes.launch.env import point_env
 
-    env = dict(JOB_CONSTANTS)
+    multinode = bool(getattr(point, "multinode", False))
+    env: dict[str, Word] = dict(JOB_CONSTANTS)
+    env.update(_TEMPLATE_CONSTANTS)
+    env.update({k: sweep_input(v) for k, v in _UNKNOWN_INPUTS.items()})
     env.update(point_env(point))
     fields = {
         "MODEL": point.model, "MODEL_PREFIX": point.model_prefix, "IMAGE": point.image, "FRAMEWORK": point.framework,
@@ -68,12 +106,29 @@ def job_env(point: Any, node: str) -> dict[str, str]:
         "RUNNER_TYPE": point.runner, "RUNNER_NAME": f"{node}_0",
     }
     for k, v in fields.items():
-        if v is not None:
-            env[k] = str(v)
+        env[k] = str(v) if v is not None else sweep_input(k.lower().replace("_", "-"))
     if point.conc_list:
         env["CONC_LIST"] = " ".join(str(c) for c in point.conc_list)
     if point.tp:
         env["GPU_COUNT"] = str(point.tp * point.pp * point.pcp_size)
+    if multinode:
+        # The multi-node template exports each role's topology, not the single-node one.
+        for k in _SINGLE_NODE_ONLY:
+            env.pop(k, None)
+        env.pop("HF_HUB_CACHE", None)
+        env.pop("RESULT_DIR", None)
+        env.pop("AIPERF_FAILED_REQUEST_THRESHOLD", None)
+        env.update({k: sweep_input(v) for k, v in _UNKNOWN_MULTINODE_INPUTS.items()})
+        workers = getattr(point, "workers", None) or {}
+        for role in ("prefill", "decode"):
+            block = workers.get(role) or {}
+            for suffix, key in _ROLE_FIELDS.items():
+                value = block.get(key)
+                name = f"{role.upper()}_{suffix}"
+                env[name] = (str(value).lower() if isinstance(value, bool) else str(value)) if value is not None \
+                    else sweep_input(f"{role}-{key}")
+        # The role's additional-settings come last (`export ...` in the job's step).
+        env.update({k: v for k, v in point_env(point).items() if k not in fields})
     env["RESULT_FILENAME"] = f"{env.get('EXP_NAME', 'exp')}_{point.precision}_{point.framework}_result"
     return env
 
@@ -257,6 +312,7 @@ class Tracer:
                 state.cwd = (self.mounts[0].rstrip("/") or "/") if self.mounts else WORKSPACE
             ctx = Ctx(path=site.path, src=b"")
             it.run_top(text, RUNNER_LABEL, state, ctx)
+            no_server(it, RUNNER_LABEL, text, ctx, state)
         else:
             host = f"{WORKSPACE}/{path}"
             state.argv0 = host
@@ -266,7 +322,33 @@ class Tracer:
                 it.unknown(ctx, site, state, f"the runner script {path} is not in the repository")
             else:
                 it.run_top(text, path, state, ctx.deeper(site, f"bash {path}"))
+                no_server(it, path, text, ctx.deeper(site, f"bash {path}"), state)
         return it.trace, set(it.read), it.steps
+
+
+def no_server(it: Interpreter, path: str, text: str, ctx: Ctx, state: State) -> None:
+    """Fail closed on a launch that ends before any server starts: the sweep's job always starts
+    one, so a trace without one is a trace the interpreter did not follow (a value it took for
+    another, a test it decided wrongly). An UNKNOWN effect names where and how the launch ended;
+    it may hide code (`recipes.launch.compare.opaque`), so nothing is judged on such a trace."""
+    from .compare import NO_SERVER_MARK
+
+    effects = it.trace.effects
+    if any(e.kind == SERVER for e in effects) or it.ending is None:
+        return  # a server started, or the interpretation stopped (already an unknown)
+    site, status = it.ending
+    if site is not None:
+        why = f"the launch ends at {site} ({_exit_words(status)}) {NO_SERVER_MARK}"
+    else:
+        site = Site(path, max(1, text.count("\n")))
+        why = f"the launch runs to the end of {path} {NO_SERVER_MARK}"
+        if it.last_exit is not None:
+            why += f" (the last script to exit did so at {it.last_exit[0]}, {_exit_words(it.last_exit[1])})"
+    it.unknown(ctx, site, state, why)
+
+
+def _exit_words(status: Optional[int]) -> str:
+    return "exit with a status it cannot know" if status is None else f"exit {status}"
 
 def is_client_install(effect: Effect, client_packages: Iterable[str]) -> bool:
     """An install of the benchmark client's or eval tooling's packages only."""
