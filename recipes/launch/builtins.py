@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from .state import (
     _KEEP,
     _NAME,
+    BUILTINS,
     MAX_ARRAY,
     Ctx,
     State,
@@ -18,7 +19,7 @@ from .state import (
     _scalar,
 )
 from .text import _ansi_c, _printf, _split
-from .words import Unknown, Word
+from .words import Installed, Unknown, Word
 
 if TYPE_CHECKING:
     from .shell import Interpreter
@@ -341,11 +342,20 @@ def _b_test(self, argv, state, ctx, node, stdin, out):
     return None if v is None else int(not v)
 
 
+_PROGRAM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+
+
 def _b_command(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out):
     args = list(argv[1:])
     if args and args[0] in ("-v", "-V"):
+        name = args[1] if len(args) > 1 else None
         if out is not None:
-            out.write(Unknown("where a command is installed"))
+            if isinstance(name, str) and args[0] == "-v" and (name in state.functions or name in BUILTINS):
+                out.write(f"{name}\n")  # a function or a builtin: bash prints its name
+            elif isinstance(name, str) and _PROGRAM.fullmatch(name):
+                out.write(Installed(f"where {name} is installed", "", f"/{name}"))
+            else:
+                out.write(Unknown("where a command is installed"))
         return None  # whether a program is installed is the image's business
     while args and args[0] == "-p":
         args = args[1:]

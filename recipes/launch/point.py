@@ -77,12 +77,78 @@ _ROLE_FIELDS = {"NUM_WORKERS": "num-worker", "TP": "tp", "PP_SIZE": "pp", "DCP_S
 _SINGLE_NODE_ONLY = ("TP", "PP_SIZE", "DCP_SIZE", "PCP_SIZE", "EP_SIZE", "DP_ATTENTION", "GPU_COUNT")
 
 
+# The workflow templates, by the kind of point they run; their `env:` block is what the job
+# exports at that tree (it changed over the history: `SCENARIO_SUBDIR` was `''` for fixed-length
+# points before June 2026, `fixed_seq_len/` after).
+TEMPLATES = {False: ".github/workflows/benchmark-tmpl.yml", True: ".github/workflows/benchmark-multinode-tmpl.yml"}
+MAX_TEMPLATE_BYTES = 200_000
+# Every name the templates' `env:` blocks have set: one a tree's template does not set is not
+# exported at that tree.
+_TEMPLATE_NAMES = frozenset({
+    *_TEMPLATE_CONSTANTS, *_UNKNOWN_INPUTS, *_UNKNOWN_MULTINODE_INPUTS, "RANDOM_RANGE_RATIO", "HF_TOKEN",
+    "HF_HUB_CACHE", "EXP_NAME", "MODEL", "MODEL_PREFIX", "ISL", "OSL", "IMAGE", "FRAMEWORK", "PRECISION", "TP",
+    "PP_SIZE", "DCP_SIZE", "PCP_SIZE", "EP_SIZE", "DP_ATTENTION", "CONC", "CONC_LIST", "SPEC_DECODING", "DISAGG",
+    "SCENARIO_TYPE", "SCENARIO_SUBDIR", "IS_AGENTIC", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND", "SALLOC_EXCLUDE",
+    *(f"{role}_{suffix}" for role in ("PREFILL", "DECODE") for suffix in ("NUM_WORKERS", "TP", "PP_SIZE", "DCP_SIZE",
+                                                                          "PCP_SIZE", "EP", "DP_ATTN")),
+})
+_EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}\Z", re.S)
+_INPUT = re.compile(r"inputs\.([\w-]+)\Z")
+_SECRET = re.compile(r"secrets\.(\w+)\Z")
+# `inputs.x == 'a' && 'b' || 'c'`: the one conditional form the templates use for a value.
+_CHOICE = re.compile(r"inputs\.([\w-]+)\s*==\s*'([^']*)'\s*&&\s*'([^']*)'\s*\|\|\s*'([^']*)'\Z")
+
+
+def read_template(src: Any, multinode: bool) -> Optional[dict[str, str]]:
+    """The `env:` block of the tree's workflow template for the kind of point, as written
+    (None without one: a repository that is not laid out like InferenceX)."""
+    import yaml
+
+    try:
+        data = src.read(TEMPLATES[multinode])
+    except Exception:
+        return None
+    if data is None or len(data) > MAX_TEMPLATE_BYTES:
+        return None
+    try:
+        doc = yaml.safe_load(data)
+    except yaml.YAMLError:
+        return None
+    env = doc.get("env") if isinstance(doc, dict) else None
+    if not isinstance(env, dict):
+        return None
+    return {str(k): "" if v is None else str(v).lower() if isinstance(v, bool) else str(v) for k, v in env.items()}
+
+
+def _template_value(name: str, text: str, env: dict[str, Word], inputs: dict[str, str]) -> Optional[Word]:
+    """One `env:` value of the template: its text, the point's value of the input it names, or
+    unknown (an input or an expression the bot cannot evaluate). None: keep `env`'s value."""
+    m = _EXPR.match(text.strip())
+    if m is None:
+        return text if "${{" not in text else Unknown(f"the workflow's value of {name}: {text.strip()[:80]}")
+    expr = m.group(1)
+    if _INPUT.match(expr):
+        key = _INPUT.match(expr).group(1)
+        return None if name in env else inputs.get(key, sweep_input(key))
+    if _SECRET.match(expr):
+        return f"<secret {_SECRET.match(expr).group(1)}>"
+    c = _CHOICE.match(expr)
+    if c and c.group(1) in inputs:
+        return c.group(3) if inputs[c.group(1)] == c.group(2) and c.group(3) else c.group(4)
+    return Unknown(f"the workflow's value of {name}: {expr[:80]}")
+
+
+# The names point_env gives from the point's own fields (the rest are its `additional-settings`).
+_POINT_ENV_NAMES = frozenset({"EXP_NAME", "SCENARIO_SUBDIR", "FRAMEWORK", "PRECISION", "MODEL", "MODEL_PREFIX",
+                              "SPEC_DECODING", "IS_MULTINODE", "IS_AGENTIC"})
+
+
 def sweep_input(name: str) -> Unknown:
     """A variable the workflow sets from a sweep input the bot does not know."""
     return Unknown(f"the sweep's input `{name}`, which the bot does not know")
 
 
-def job_env(point: Any, node: str) -> dict[str, Word]:
+def job_env(point: Any, node: str, template: Optional[dict[str, str]] = None) -> dict[str, Word]:
     """The variables the sweep's job exports before it runs the runner (`benchmark-tmpl.yml`,
     `benchmark-multinode-tmpl.yml` for a multi-node point): the point's values where the point
     has them; a variable set from an input the point does not give (`DURATION`, `MAX_MODEL_LEN`,
@@ -91,6 +157,7 @@ def job_env(point: Any, node: str) -> dict[str, Word]:
     from recipes.launch.env import point_env
 
     multinode = bool(getattr(point, "multinode", False))
+    settings = {k: v for k, v in point_env(point).items() if k not in _POINT_ENV_NAMES}
     env: dict[str, Word] = dict(JOB_CONSTANTS)
     env.update(_TEMPLATE_CONSTANTS)
     env.update({k: sweep_input(v) for k, v in _UNKNOWN_INPUTS.items()})
@@ -128,8 +195,19 @@ def job_env(point: Any, node: str) -> dict[str, Word]:
                 env[name] = (str(value).lower() if isinstance(value, bool) else str(value)) if value is not None \
                     else sweep_input(f"{role}-{key}")
         # The role's additional-settings come last (`export ...` in the job's step).
-        env.update({k: v for k, v in point_env(point).items() if k not in fields})
-    env["RESULT_FILENAME"] = f"{env.get('EXP_NAME', 'exp')}_{point.precision}_{point.framework}_result"
+        env.update(settings)
+    if template is not None:
+        # The tree's own template: what it sets, as it sets it; a name it does not set is not
+        # exported at this tree.
+        inputs = {"scenario-type": str(fields["SCENARIO_TYPE"])}
+        for name in [n for n in env if n in _TEMPLATE_NAMES and n not in template and n not in settings]:
+            del env[name]
+        for name, text in template.items():
+            value = _template_value(name, text, env, inputs)
+            if value is not None and name not in settings:
+                env[name] = value
+    name = env.get("EXP_NAME")
+    env["RESULT_FILENAME"] = f"{name if isinstance(name, str) else 'exp'}_{point.precision}_{point.framework}_result"
     return env
 
 
@@ -257,6 +335,7 @@ class Tracer:
         self.client_paths = client_paths
         self.point_deps = point_deps or (lambda point: ())
         self._cache: dict[str, list[_Cached]] = {}
+        self._templates: dict[bool, Optional[dict[str, str]]] = {}
         self.runs = 0   # traces interpreted (the rest were shared)
 
     def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True) -> Optional[PointTrace]:
@@ -273,8 +352,13 @@ class Tracer:
             out.runners[path] = trace
         return out
 
+    def template(self, multinode: bool) -> Optional[dict[str, str]]:
+        if multinode not in self._templates:
+            self._templates[multinode] = read_template(self.src, multinode)
+        return self._templates[multinode]
+
     def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True) -> Optional[Trace]:
-        env = job_env(point, node)
+        env = job_env(point, node, self.template(bool(getattr(point, "multinode", False))))
         if symbolic:
             env.update({k: symbol(k) for k in SYMBOLIC if k in env})
         deps = self.point_deps(point)

@@ -61,7 +61,7 @@ from .state import (
     merge_states,
 )
 from .trace import READ, UNKNOWN, WRITE, Effect, Site, Trace
-from .words import Unknown, Word
+from .words import Installed, Unknown, Word
 
 Vocabulary = Callable[..., Optional[CommandEffects]]
 
@@ -490,6 +490,9 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         if not argv:
             return 0
         head = argv[0]
+        if isinstance(head, Installed):
+            # `"$(command -v python3)" -m ...`: the program a PATH look-up finds, not a function.
+            return self.external([head.program, *argv[1:]], prefix, state, ctx, node, stdin=stdin, out=out)
         if isinstance(head, Unknown):
             self.unknown(ctx, node, state, f"a command whose name is not known ({head.why})")
             return None

@@ -118,3 +118,16 @@ def test_a_launch_that_runs_to_its_end_without_a_server_names_the_last_exit():
 def test_a_launch_that_starts_a_server_has_no_such_unknown():
     trace = trace_of('if [[ "$DURATION" == 0 ]]; then\n  exit 1\nfi\n' + SERVE)
     assert trace.of(SERVER) and not [e for e in trace.effects if e.kind == UNKNOWN and NO_SERVER_MARK in e.detail]
+
+
+def test_a_server_started_through_the_path_command_v_prints_is_that_program():
+    trace = trace_of('PY="$(command -v python3)"\nCMD=("$PY" -m sglang.launch_server --port 8888)\n'
+                     '"${CMD[@]}" > server.log 2>&1 &\n')
+    [server] = trace.of(SERVER)
+    assert server.argv[:3] == ("python3", "-m", "sglang.launch_server")
+    assert not [e for e in trace.effects if e.kind == UNKNOWN]
+
+
+def test_command_v_of_a_function_prints_its_name_and_of_an_odd_word_stays_unknown():
+    it = run('f() { :; }\nA="$(command -v f)"\nB="$(command -v "a b")"\nhostname "$A"\n', {})
+    assert execs(it) == ["hostname f"]
