@@ -135,6 +135,8 @@ def _template_value(name: str, text: str, env: dict[str, Word], inputs: dict[str
     c = _CHOICE.match(expr)
     if c and c.group(1) in inputs:
         return c.group(3) if inputs[c.group(1)] == c.group(2) and c.group(3) else c.group(4)
+    if name in env:
+        return None  # worked out from the point (`CONC_LIST` joins its conc-list)
     return Unknown(f"the workflow's value of {name}: {expr[:80]}")
 
 

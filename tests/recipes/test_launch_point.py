@@ -131,3 +131,29 @@ def test_a_server_started_through_the_path_command_v_prints_is_that_program():
 def test_command_v_of_a_function_prints_its_name_and_of_an_odd_word_stays_unknown():
     it = run('f() { :; }\nA="$(command -v f)"\nB="$(command -v "a b")"\nhostname "$A"\n', {})
     assert execs(it) == ["hostname f"]
+
+
+TEMPLATE = """env:
+  RANDOM_RANGE_RATIO: 0.8
+  MODEL: ${{ inputs.model }}
+  DURATION: ${{ inputs.duration }}
+  CONC_LIST: ${{ join(fromJson(inputs.conc-list), ' ') }}
+  SCENARIO_SUBDIR: ${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || '' }}
+  HF_TOKEN: ${{ secrets.HF }}
+  NEW_KNOB: ${{ inputs.new-knob }}
+"""
+
+
+def test_the_trees_own_template_decides_what_the_job_exports():
+    from recipes.launch.point import read_template
+
+    src = MemorySource({".github/workflows/benchmark-multinode-tmpl.yml": TEMPLATE})
+    env = job_env(MULTI, "gb200-nv", read_template(src, True))
+    # This era's template sets SCENARIO_SUBDIR to '' for a fixed-length point, not `fixed_seq_len/`.
+    assert env["SCENARIO_SUBDIR"] == "" and env["MODEL"] == "deepseek-ai/DeepSeek-R1"
+    assert env["CONC_LIST"] == "4 8" and env["HF_TOKEN"] == "<secret HF>" and env["RANDOM_RANGE_RATIO"] == "0.8"
+    assert isinstance(env["DURATION"], Unknown) and isinstance(env["NEW_KNOB"], Unknown)
+    # A name the latest templates set and this one does not is not exported at this tree.
+    assert "RESULT_DIR" not in env and "MAX_MODEL_LEN" not in env and "PREFILL_TP" not in env
+    assert env["CONFIG_FILE"] == "recipes/a.yaml"  # the arm's additional-settings stay
+    assert read_template(MemorySource({}), True) is None
