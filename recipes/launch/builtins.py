@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from .state import (
     _KEEP,
     _NAME,
+    BUILTINS,
     MAX_ARRAY,
     Ctx,
     State,
@@ -18,7 +19,7 @@ from .state import (
     _scalar,
 )
 from .text import _ansi_c, _printf, _split
-from .words import Unknown, Word
+from .words import Installed, Unknown, Word
 
 if TYPE_CHECKING:
     from .shell import Interpreter
@@ -199,12 +200,12 @@ def _b_exec(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out):
     while args and isinstance(args[0], str) and args[0] in ("-c", "-l", "-a"):
         args = args[2:] if args[0] == "-a" else args[1:]
     status = self.run_argv(args, [], state, ctx, node, stdin=stdin, out=out, functions=False)
-    raise _Exit(status)
+    raise _Exit(status, ctx.site(node))
 
 
 def _b_exit(self, argv, state, ctx, node, stdin, out):
     code = self.arith(argv[1], state, ctx, node) if len(argv) > 1 else state.status
-    raise _Exit(code)
+    raise _Exit(code, ctx.site(node))
 
 
 def _b_return(self, argv, state, ctx, node, stdin, out):
@@ -341,11 +342,20 @@ def _b_test(self, argv, state, ctx, node, stdin, out):
     return None if v is None else int(not v)
 
 
+_PROGRAM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+
+
 def _b_command(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out):
     args = list(argv[1:])
     if args and args[0] in ("-v", "-V"):
+        name = args[1] if len(args) > 1 else None
         if out is not None:
-            out.write(Unknown("where a command is installed"))
+            if isinstance(name, str) and args[0] == "-v" and (name in state.functions or name in BUILTINS):
+                out.write(f"{name}\n")  # a function or a builtin: bash prints its name
+            elif isinstance(name, str) and _PROGRAM.fullmatch(name):
+                out.write(Installed(f"where {name} is installed", "", f"/{name}"))
+            else:
+                out.write(Unknown("where a command is installed"))
         return None  # whether a program is installed is the image's business
     while args and args[0] == "-p":
         args = args[1:]

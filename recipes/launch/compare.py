@@ -33,6 +33,9 @@ OPAQUE_MARKS = (
     "shell text that is not known", "runs shell code from its input", "the interpretation stopped",
     "could not parse", "a command whose name is not known", "whose text is not known", "not a file",
 )
+# A launch that ends before any server starts: what it serves is not known at all.
+NO_SERVER_MARK = "before any server starts"
+OPAQUE_MARKS += (NO_SERVER_MARK,)
 _LINE_REF = re.compile(r"(\S+?):\d+\b")
 
 

@@ -68,6 +68,18 @@ class Files:
     def written(self, host_path: str) -> Written | None:
         return self.overlay.get(norm(host_path))
 
+    def inside_written(self, host_path: str) -> bool:
+        """Whether a folder above the path is one the launch wrote (`git clone`, `tar -x`,
+        `mkdir`, a download unpacked): what else is in it is not known."""
+        if not self.overlay:
+            return False
+        p = posixpath.dirname(norm(host_path))
+        while p not in ("/", ""):
+            if p in self.overlay:
+                return True
+            p = posixpath.dirname(p)
+        return False
+
     def read(self, host_path: str) -> str | None:
         """The repository file's text at a host path (not the overlay), or None."""
         rel = self.repo_path(host_path)
@@ -94,6 +106,8 @@ class Files:
         p = norm(host_path)
         if p in self.overlay:
             return True
+        if self.inside_written(p):
+            return None  # in a folder the launch cloned, unpacked or made: its contents are not known
         rel = self.repo_path(p)
         if rel is None:
             return None

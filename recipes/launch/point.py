@@ -23,7 +23,7 @@ from .fs import WORKSPACE, Files
 from .shell import Interpreter
 from .state import Ctx, State, symbol
 from .trace import CLIENT, READ, SERVER, Effect, Site, Trace
-from .words import Word
+from .words import Unknown, Word
 
 # What the job exports that no point field gives: fixed, so that traces compare and share.
 JOB_CONSTANTS = {
@@ -50,12 +50,119 @@ def launcher_command(point: Any) -> Optional[str]:
     return f"srtctl apply -f ./{launcher.path}\n"
 
 
-def job_env(point: Any, node: str) -> dict[str, str]:
-    """The variables the sweep's job exports before it runs the runner (benchmark-tmpl.yml).
-    `RUN_EVAL`/`EVAL_ONLY` are left unset: a point is run both ways, so both arms are traced."""
+# What the workflow templates (`benchmark-tmpl.yml`, `benchmark-multinode-tmpl.yml`) export as
+# fixed text, beside the point's values.
+_TEMPLATE_CONSTANTS = {
+    "AIPERF_FAILED_REQUEST_THRESHOLD": "0.10", "RESULT_DIR": "/workspace/results", "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONPYCACHEPREFIX": "/tmp/inferencex-pycache", "SWEBENCH_USE_MODAL": "true",
+    "MODAL_TOKEN_ID": "<secret MODAL_TOKEN_ID>", "MODAL_TOKEN_SECRET": "<secret MODAL_TOKEN_SECRET>",
+}
+# What they export from a sweep input no point field gives (the sweep's generator, the run's
+# options): set, with a value the bot does not know, so a test on one is undecided.
+_UNKNOWN_INPUTS = {
+    "RECIPE_FINGERPRINT": "recipe-fingerprint", "MAX_MODEL_LEN": "max-model-len", "RUN_EVAL": "run-eval",
+    "EVAL_ONLY": "eval-only", "KV_OFFLOAD_BACKEND_METADATA": "kv-offload-backend-metadata",
+    "ROUTER_METADATA": "router", "KV_P2P_TRANSFER": "kv-p2p-transfer", "TOTAL_CPU_DRAM_GB": "total-cpu-dram-gb",
+    "DURATION": "duration", "REQUIRE_POWER": "require-power", "AIPERF_EXPERIMENTAL_FAST": "agentx-fast",
+    "EVAL_LIMIT": "eval-limit", "SWEBENCH_GEN_MODE": "swebench-gen-mode",
+}
+_UNKNOWN_MULTINODE_INPUTS = {
+    "PREFILL_HARDWARE": "prefill-hardware", "DECODE_HARDWARE": "decode-hardware", "EVAL_CONC": "eval-conc",
+    "POWER_PRODUCER_SHA": "power-producer-sha",
+}
+# The multi-node template's per-role variables: name suffix -> the key of the point's role block.
+_ROLE_FIELDS = {"NUM_WORKERS": "num-worker", "TP": "tp", "PP_SIZE": "pp", "DCP_SIZE": "dcp-size",
+                "PCP_SIZE": "pcp-size", "EP": "ep", "DP_ATTN": "dp-attn"}
+# The single-node template's topology variables (the multi-node one exports per-role ones).
+_SINGLE_NODE_ONLY = ("TP", "PP_SIZE", "DCP_SIZE", "PCP_SIZE", "EP_SIZE", "DP_ATTENTION", "GPU_COUNT")
+
+
+# The workflow templates, by the kind of point they run; their `env:` block is what the job
+# exports at that tree (it changed over the history: `SCENARIO_SUBDIR` was `''` for fixed-length
+# points before June 2026, `fixed_seq_len/` after).
+TEMPLATES = {False: ".github/workflows/benchmark-tmpl.yml", True: ".github/workflows/benchmark-multinode-tmpl.yml"}
+MAX_TEMPLATE_BYTES = 200_000
+# Every name the templates' `env:` blocks have set: one a tree's template does not set is not
+# exported at that tree.
+_TEMPLATE_NAMES = frozenset({
+    *_TEMPLATE_CONSTANTS, *_UNKNOWN_INPUTS, *_UNKNOWN_MULTINODE_INPUTS, "RANDOM_RANGE_RATIO", "HF_TOKEN",
+    "HF_HUB_CACHE", "EXP_NAME", "MODEL", "MODEL_PREFIX", "ISL", "OSL", "IMAGE", "FRAMEWORK", "PRECISION", "TP",
+    "PP_SIZE", "DCP_SIZE", "PCP_SIZE", "EP_SIZE", "DP_ATTENTION", "CONC", "CONC_LIST", "SPEC_DECODING", "DISAGG",
+    "SCENARIO_TYPE", "SCENARIO_SUBDIR", "IS_AGENTIC", "KV_OFFLOADING", "KV_OFFLOAD_BACKEND", "SALLOC_EXCLUDE",
+    *(f"{role}_{suffix}" for role in ("PREFILL", "DECODE") for suffix in ("NUM_WORKERS", "TP", "PP_SIZE", "DCP_SIZE",
+                                                                          "PCP_SIZE", "EP", "DP_ATTN")),
+})
+_EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}\Z", re.S)
+_INPUT = re.compile(r"inputs\.([\w-]+)\Z")
+_SECRET = re.compile(r"secrets\.(\w+)\Z")
+# `inputs.x == 'a' && 'b' || 'c'`: the one conditional form the templates use for a value.
+_CHOICE = re.compile(r"inputs\.([\w-]+)\s*==\s*'([^']*)'\s*&&\s*'([^']*)'\s*\|\|\s*'([^']*)'\Z")
+
+
+def read_template(src: Any, multinode: bool) -> Optional[dict[str, str]]:
+    """The `env:` block of the tree's workflow template for the kind of point, as written
+    (None without one: a repository that is not laid out like InferenceX)."""
+    import yaml
+
+    try:
+        data = src.read(TEMPLATES[multinode])
+    except Exception:
+        return None
+    if data is None or len(data) > MAX_TEMPLATE_BYTES:
+        return None
+    try:
+        doc = yaml.safe_load(data)
+    except yaml.YAMLError:
+        return None
+    env = doc.get("env") if isinstance(doc, dict) else None
+    if not isinstance(env, dict):
+        return None
+    return {str(k): "" if v is None else str(v).lower() if isinstance(v, bool) else str(v) for k, v in env.items()}
+
+
+def _template_value(name: str, text: str, env: dict[str, Word], inputs: dict[str, str]) -> Optional[Word]:
+    """One `env:` value of the template: its text, the point's value of the input it names, or
+    unknown (an input or an expression the bot cannot evaluate). None: keep `env`'s value."""
+    m = _EXPR.match(text.strip())
+    if m is None:
+        return text if "${{" not in text else Unknown(f"the workflow's value of {name}: {text.strip()[:80]}")
+    expr = m.group(1)
+    if _INPUT.match(expr):
+        key = _INPUT.match(expr).group(1)
+        return None if name in env else inputs.get(key, sweep_input(key))
+    if _SECRET.match(expr):
+        return f"<secret {_SECRET.match(expr).group(1)}>"
+    c = _CHOICE.match(expr)
+    if c and c.group(1) in inputs:
+        return c.group(3) if inputs[c.group(1)] == c.group(2) and c.group(3) else c.group(4)
+    if name in env:
+        return None  # worked out from the point (`CONC_LIST` joins its conc-list)
+    return Unknown(f"the workflow's value of {name}: {expr[:80]}")
+
+
+# The names point_env gives from the point's own fields (the rest are its `additional-settings`).
+_POINT_ENV_NAMES = frozenset({"EXP_NAME", "SCENARIO_SUBDIR", "FRAMEWORK", "PRECISION", "MODEL", "MODEL_PREFIX",
+                              "SPEC_DECODING", "IS_MULTINODE", "IS_AGENTIC"})
+
+
+def sweep_input(name: str) -> Unknown:
+    """A variable the workflow sets from a sweep input the bot does not know."""
+    return Unknown(f"the sweep's input `{name}`, which the bot does not know")
+
+
+def job_env(point: Any, node: str, template: Optional[dict[str, str]] = None) -> dict[str, Word]:
+    """The variables the sweep's job exports before it runs the runner (`benchmark-tmpl.yml`,
+    `benchmark-multinode-tmpl.yml` for a multi-node point): the point's values where the point
+    has them; a variable set from an input the point does not give (`DURATION`, `MAX_MODEL_LEN`,
+    `RUN_EVAL`, `EVAL_ONLY`, ...) is set to an unknown value, never left unset, so a test on it
+    is undecided and both arms are traced (a point is run with and without evals)."""
     from recipes.launch.env import point_env
 
-    env = dict(JOB_CONSTANTS)
+    multinode = bool(getattr(point, "multinode", False))
+    settings = {k: v for k, v in point_env(point).items() if k not in _POINT_ENV_NAMES}
+    env: dict[str, Word] = dict(JOB_CONSTANTS)
+    env.update(_TEMPLATE_CONSTANTS)
+    env.update({k: sweep_input(v) for k, v in _UNKNOWN_INPUTS.items()})
     env.update(point_env(point))
     fields = {
         "MODEL": point.model, "MODEL_PREFIX": point.model_prefix, "IMAGE": point.image, "FRAMEWORK": point.framework,
@@ -68,13 +175,41 @@ def job_env(point: Any, node: str) -> dict[str, str]:
         "RUNNER_TYPE": point.runner, "RUNNER_NAME": f"{node}_0",
     }
     for k, v in fields.items():
-        if v is not None:
-            env[k] = str(v)
+        env[k] = str(v) if v is not None else sweep_input(k.lower().replace("_", "-"))
     if point.conc_list:
         env["CONC_LIST"] = " ".join(str(c) for c in point.conc_list)
     if point.tp:
         env["GPU_COUNT"] = str(point.tp * point.pp * point.pcp_size)
-    env["RESULT_FILENAME"] = f"{env.get('EXP_NAME', 'exp')}_{point.precision}_{point.framework}_result"
+    if multinode:
+        # The multi-node template exports each role's topology, not the single-node one.
+        for k in _SINGLE_NODE_ONLY:
+            env.pop(k, None)
+        env.pop("HF_HUB_CACHE", None)
+        env.pop("RESULT_DIR", None)
+        env.pop("AIPERF_FAILED_REQUEST_THRESHOLD", None)
+        env.update({k: sweep_input(v) for k, v in _UNKNOWN_MULTINODE_INPUTS.items()})
+        workers = getattr(point, "workers", None) or {}
+        for role in ("prefill", "decode"):
+            block = workers.get(role) or {}
+            for suffix, key in _ROLE_FIELDS.items():
+                value = block.get(key)
+                name = f"{role.upper()}_{suffix}"
+                env[name] = (str(value).lower() if isinstance(value, bool) else str(value)) if value is not None \
+                    else sweep_input(f"{role}-{key}")
+        # The role's additional-settings come last (`export ...` in the job's step).
+        env.update(settings)
+    if template is not None:
+        # The tree's own template: what it sets, as it sets it; a name it does not set is not
+        # exported at this tree.
+        inputs = {"scenario-type": str(fields["SCENARIO_TYPE"])}
+        for name in [n for n in env if n in _TEMPLATE_NAMES and n not in template and n not in settings]:
+            del env[name]
+        for name, text in template.items():
+            value = _template_value(name, text, env, inputs)
+            if value is not None and name not in settings:
+                env[name] = value
+    name = env.get("EXP_NAME")
+    env["RESULT_FILENAME"] = f"{name if isinstance(name, str) else 'exp'}_{point.precision}_{point.framework}_result"
     return env
 
 
@@ -202,6 +337,7 @@ class Tracer:
         self.client_paths = client_paths
         self.point_deps = point_deps or (lambda point: ())
         self._cache: dict[str, list[_Cached]] = {}
+        self._templates: dict[bool, Optional[dict[str, str]]] = {}
         self.runs = 0   # traces interpreted (the rest were shared)
 
     def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True) -> Optional[PointTrace]:
@@ -218,8 +354,13 @@ class Tracer:
             out.runners[path] = trace
         return out
 
+    def template(self, multinode: bool) -> Optional[dict[str, str]]:
+        if multinode not in self._templates:
+            self._templates[multinode] = read_template(self.src, multinode)
+        return self._templates[multinode]
+
     def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True) -> Optional[Trace]:
-        env = job_env(point, node)
+        env = job_env(point, node, self.template(bool(getattr(point, "multinode", False))))
         if symbolic:
             env.update({k: symbol(k) for k in SYMBOLIC if k in env})
         deps = self.point_deps(point)
@@ -257,6 +398,7 @@ class Tracer:
                 state.cwd = (self.mounts[0].rstrip("/") or "/") if self.mounts else WORKSPACE
             ctx = Ctx(path=site.path, src=b"")
             it.run_top(text, RUNNER_LABEL, state, ctx)
+            no_server(it, RUNNER_LABEL, text, ctx, state)
         else:
             host = f"{WORKSPACE}/{path}"
             state.argv0 = host
@@ -266,7 +408,33 @@ class Tracer:
                 it.unknown(ctx, site, state, f"the runner script {path} is not in the repository")
             else:
                 it.run_top(text, path, state, ctx.deeper(site, f"bash {path}"))
+                no_server(it, path, text, ctx.deeper(site, f"bash {path}"), state)
         return it.trace, set(it.read), it.steps
+
+
+def no_server(it: Interpreter, path: str, text: str, ctx: Ctx, state: State) -> None:
+    """Fail closed on a launch that ends before any server starts: the sweep's job always starts
+    one, so a trace without one is a trace the interpreter did not follow (a value it took for
+    another, a test it decided wrongly). An UNKNOWN effect names where and how the launch ended;
+    it may hide code (`recipes.launch.compare.opaque`), so nothing is judged on such a trace."""
+    from .compare import NO_SERVER_MARK
+
+    effects = it.trace.effects
+    if any(e.kind == SERVER for e in effects) or it.ending is None:
+        return  # a server started, or the interpretation stopped (already an unknown)
+    site, status = it.ending
+    if site is not None:
+        why = f"the launch ends at {site} ({_exit_words(status)}) {NO_SERVER_MARK}"
+    else:
+        site = Site(path, max(1, text.count("\n")))
+        why = f"the launch runs to the end of {path} {NO_SERVER_MARK}"
+        if it.last_exit is not None:
+            why += f" (the last script to exit did so at {it.last_exit[0]}, {_exit_words(it.last_exit[1])})"
+    it.unknown(ctx, site, state, why)
+
+
+def _exit_words(status: Optional[int]) -> str:
+    return "exit with a status it cannot know" if status is None else f"exit {status}"
 
 def is_client_install(effect: Effect, client_packages: Iterable[str]) -> bool:
     """An install of the benchmark client's or eval tooling's packages only."""

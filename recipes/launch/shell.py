@@ -61,7 +61,7 @@ from .state import (
     merge_states,
 )
 from .trace import READ, UNKNOWN, WRITE, Effect, Site, Trace
-from .words import Unknown, Word
+from .words import Installed, Unknown, Word
 
 Vocabulary = Callable[..., Optional[CommandEffects]]
 
@@ -91,6 +91,10 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         self.deps: list[Any] = []   # other inputs a hook read (the recipe variant a point binds)
         # Commands modelled by the caller (`srtctl`: what a recipe runs): name -> handler.
         self.hooks = dict(hooks or {})
+        # How the first script ended (`ending`) and the last `exit` that ended any script
+        # (`last_exit`): (site, status); the site is None for a script that ran to its end.
+        self.ending: Optional[tuple[Optional[Site], Optional[int]]] = None
+        self.last_exit: Optional[tuple[Site, Optional[int]]] = None
 
     def note(self, name: str) -> None:
         """A variable was read: when it is one of the inputs, the trace depends on its value."""
@@ -168,21 +172,27 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         """Run the launch's first script; a cap that is hit ends the trace with an unknown."""
         ctx = ctx or Ctx(path=path, src=b"")
         try:
-            return self.run_script(text, path, state, ctx)
+            return self.run_script(text, path, state, ctx, top=True)
         except Budget as b:
             self.trace.effects.append(Effect(kind=UNKNOWN, site=Site(path, 1), chain=ctx.chain, chain_names=ctx.names,
                                              detail=f"the interpretation stopped: {b}"))
             return None
 
-    def run_script(self, text: str, path: str, state: State, ctx: Ctx) -> Optional[int]:
-        """Run a script as a process: `exit` ends it, its EXIT trap runs, the status returns."""
+    def run_script(self, text: str, path: str, state: State, ctx: Ctx, *, top: bool = False) -> Optional[int]:
+        """Run a script as a process: `exit` ends it, its EXIT trap runs, the status returns.
+        `top`: the launch's first script, whose ending is kept in `ending`."""
+        site: Optional[Site] = None
         try:
             self.run_text(text, path, state, ctx)
             status = state.status
         except _Exit as e:
-            status = e.status
+            status, site = e.status, e.site
+            if site is not None:
+                self.last_exit = (site, status)
         except (_Return, _Loop):
             status = state.status
+        if top:
+            self.ending = (site, status)
         trap = state.traps.pop("EXIT", None)
         if trap is not None:
             text_, site = trap
@@ -480,6 +490,9 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         if not argv:
             return 0
         head = argv[0]
+        if isinstance(head, Installed):
+            # `"$(command -v python3)" -m ...`: the program a PATH look-up finds, not a function.
+            return self.external([head.program, *argv[1:]], prefix, state, ctx, node, stdin=stdin, out=out)
         if isinstance(head, Unknown):
             self.unknown(ctx, node, state, f"a command whose name is not known ({head.why})")
             return None

@@ -77,8 +77,9 @@ def symbol(name: str) -> str:
 
 
 class _Exit(Exception):
-    def __init__(self, status: Optional[int]):
+    def __init__(self, status: Optional[int], site: Optional[Site] = None):
         self.status = status
+        self.site = site  # the `exit` (or `exec`) that ends the script
 
 
 class _Return(Exception):

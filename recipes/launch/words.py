@@ -30,4 +30,13 @@ class Rest(Unknown):
     how many elements it holds is unknown too (`m+=(x)` in one arm only)."""
 
 
+class Installed(Unknown):
+    """Where a program is installed (`command -v python3`): a path the bot cannot know, ending
+    in `/NAME`; running that path runs the program NAME that a PATH look-up finds."""
+
+    @property
+    def program(self) -> str:
+        return self.suffix[1:]
+
+
 Word = Union[str, Unknown]
