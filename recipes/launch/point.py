@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 from .fs import WORKSPACE, Files
 from .shell import Interpreter
@@ -50,9 +50,11 @@ def launcher_command(point: Any) -> Optional[str]:
     return f"srtctl apply -f ./{launcher.path}\n"
 
 
-def job_env(point: Any, node: str) -> dict[str, str]:
+def job_env(point: Any, node: str, inputs: Optional[Mapping[str, str]] = None) -> dict[str, str]:
     """The variables the sweep's job exports before it runs the runner (benchmark-tmpl.yml).
-    `RUN_EVAL`/`EVAL_ONLY` are left unset: a point is run both ways, so both arms are traced."""
+    `RUN_EVAL`/`EVAL_ONLY` are left unset: a point is run both ways, so both arms are traced.
+    `inputs` sets more (or other) values: one run of the point as the sweep starts it, e.g. the
+    eval-only run (`EVAL_ONLY=true RUN_EVAL=true`)."""
     from recipes.launch.env import point_env
 
     env = dict(JOB_CONSTANTS)
@@ -75,6 +77,7 @@ def job_env(point: Any, node: str) -> dict[str, str]:
     if point.tp:
         env["GPU_COUNT"] = str(point.tp * point.pp * point.pcp_size)
     env["RESULT_FILENAME"] = f"{env.get('EXP_NAME', 'exp')}_{point.precision}_{point.framework}_result"
+    env.update(inputs or {})
     return env
 
 
@@ -204,25 +207,31 @@ class Tracer:
         self._cache: dict[str, list[_Cached]] = {}
         self.runs = 0   # traces interpreted (the rest were shared)
 
-    def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True) -> Optional[PointTrace]:
+    def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True,
+              inputs: Optional[Mapping[str, str]] = None) -> Optional[PointTrace]:
         """The point's trace from each runner script; with none (a repository without
         runners.yaml, a label no node serves) from its launcher, as a runner would start it.
+        `inputs`: values of one run that the job sets beyond the point's (`job_env`); traces of
+        different runs are kept apart, traces of one run shared across the points of an arm.
         None when the review's budget is spent and a trace it needs is not made yet."""
         out = PointTrace(symbolic=symbolic)
         runner_paths = list(runner_paths) or [LAUNCHER_ROOT]
         for path in runner_paths:
             node = posixpath.basename(path).removeprefix("launch_").removesuffix(".sh")
-            trace = self.runner_trace(point, path, node, symbolic)
+            trace = self.runner_trace(point, path, node, symbolic, inputs)
             if trace is None:
                 return None
             out.runners[path] = trace
         return out
 
-    def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True) -> Optional[Trace]:
-        env = job_env(point, node)
+    def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True,
+                     inputs: Optional[Mapping[str, str]] = None) -> Optional[Trace]:
+        env = job_env(point, node, inputs)
         if symbolic:
             env.update({k: symbol(k) for k in SYMBOLIC if k in env})
-        deps = self.point_deps(point)
+        # The run is part of the key: a name a run sets that another leaves unset is not among
+        # the names a trace records as read (`Interpreter.note`), so it alone cannot tell them apart.
+        deps = (self.point_deps(point), tuple(sorted((inputs or {}).items())))
         for cached in self._cache.get(path, ()):
             if cached.deps == deps and all(env.get(k) == v for k, v in cached.read.items()):
                 return cached.trace
