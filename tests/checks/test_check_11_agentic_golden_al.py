@@ -33,7 +33,8 @@ def test_old_layout_guarded_export_at_golden_passes():
 def test_old_layout_unguarded_export_fails_for_evals():
     row = _row(UNGUARDED)
     assert row.status.value == "FAIL"
-    assert "EVAL_ONLY" in row.reason and f"{SCRIPT}:2" in row.reason
+    # The server's line, with the chain that starts it: the trace's eval-only run has the knob.
+    assert "EVAL_ONLY" in row.reason and f"{SCRIPT}:3" in row.reason
 
 
 def test_old_layout_commented_export_is_not_pinning():
