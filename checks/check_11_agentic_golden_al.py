@@ -74,6 +74,7 @@ from checks.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable
 from checks.text import escape_inline, items_text, keys_text
 from recipes.golden import DEFAULT_THINKING_MODE
+from recipes.launch.compare import opaque
 from recipes.launch.point import LAUNCHER_ROOT
 from recipes.launch.trace import SERVER, WRITE, show
 from recipes.launch.words import Unknown
@@ -144,6 +145,7 @@ MSG_NOT_TRACED = ("could not verify simulated acceptance for agentic {key}: in i
                   "settings are not known.")
 MSG_GAP_BUDGET = "the review's interpreter steps were spent before its trace was made"
 MSG_GAP_NO_SERVER = "its trace from {runner} stops before any server starts (at {where})"
+MSG_GAP_HIDDEN = "its trace from {runner} starts no server the bot can read ({why} at {where})"
 MSG_OPAQUE = ("could not verify simulated acceptance for agentic {key}: the server at {chain} cannot be read whole "
               "({why}), so its speculative settings and {knob} are not known.")
 MSG_SPEC_UNKNOWN = ("could not verify the golden AL for {key}: the speculative settings of the server at {chain} are "
@@ -628,10 +630,17 @@ def _run(ctx, v: ServingView, inputs: dict[str, str], symbolic: bool) -> Run:
         written = {e.shown_path() for e in t.effects if e.kind == WRITE} | {e.path for e in t.effects if e.kind == WRITE}
         servers = [e for e in t.effects if e.kind == SERVER and not e.client and engines.profile(e.how) is not None]
         if not servers:
-            last = t.effects[-1] if t.effects else None
-            out.gap = MSG_GAP_NO_SERVER.format(runner=path if path != LAUNCHER_ROOT else "its launcher",
-                                               where=last.where() if last is not None else path)
-            out.gap_effect = last
+            runner = path if path != LAUNCHER_ROOT else "its launcher"
+            # A command the bot cannot read may be the server; else where the launch stops: its
+            # last step inside the image (the runner's cleanup after it is not where a server starts).
+            hidden = next((e for e in t.effects if opaque(e)), None)
+            inside = [e for e in t.effects if e.container]
+            last = inside[-1] if inside else t.effects[-1] if t.effects else None
+            if hidden is not None:
+                out.gap = MSG_GAP_HIDDEN.format(runner=runner, why=hidden.detail, where=hidden.where())
+            else:
+                out.gap = MSG_GAP_NO_SERVER.format(runner=runner, where=last.where() if last is not None else path)
+            out.gap_effect = hidden or last
             return out
         out.servers.extend(_served(ctx, e, written) for e in servers)
     return out

@@ -122,11 +122,11 @@ GOLDEN_TEXT = "deepseek-v4-pro:\n  thinking_on:\n    1: 1.79\n    2: 2.27\n    3
 
 
 def _row(k: int | None, *, al_1: str = "1.79", call_k: str = "$DECODE_MTP_SIZE", extra: str = "",
-         sglang: str = SGLANG):
+         sglang: str = SGLANG, job: str = JOB):
     setting = f'          - "DECODE_MTP_SIZE={k}"\n' if k is not None else ""
     head = {"configs/amd-master.yaml": MASTER.format(k_setting=setting), "configs/runners.yaml": RUNNERS,
             "runners/launch_mi355x-amds.sh": RUNNER_SCRIPT, LAUNCHER: LAUNCHER_TEXT, f"{U}/submit.sh": SUBMIT,
-            f"{U}/job.slurm": JOB, f"{U}/server.sh": SERVER, f"{U}/models.yaml": MODELS,
+            f"{U}/job.slurm": job, f"{U}/server.sh": SERVER, f"{U}/models.yaml": MODELS,
             f"{U}/server_sglang.sh": sglang.replace("{al_1}", al_1).replace("{call_k}", call_k) + extra}
     snap = build_snapshot({"base": {"configs/runners.yaml": RUNNERS, GOLDEN: GOLDEN_TEXT}, "head": head})
     return evaluate(snap, only={11}).row(11)
@@ -201,3 +201,13 @@ def test_a_length_written_in_the_server_command_itself_is_read():
     row = _row(3, extra="", sglang=literal)
     assert row.status.value == "PASS", row.reason
     assert "K=3 = 2.49" in row.reason, row.reason
+
+
+def test_a_guard_inside_a_container_that_is_not_given_eval_only_does_not_guard():
+    # server_sglang.sh tests `${EVAL_ONLY:-false}`, but a `docker run` that does not pass
+    # EVAL_ONLY in leaves it unset there: the eval-only run's decode server gets the knob too.
+    job = JOB.replace("    -e EVAL_ONLY=$EVAL_ONLY \\\n", "")
+    assert job != JOB
+    row = _row(3, job=job)
+    assert row.status.value == "FAIL" and "without an EVAL_ONLY guard" in row.reason, row.reason
+    assert f"{U}/server_sglang.sh" in row.reason and "job.slurm" in row.reason, row.reason

@@ -83,3 +83,63 @@ def test_injected_acceptance_off_for_fixed_sequence_points():
     point = ctx.head_repo.points[0]
     al, why = injected_acceptance(point, None, ctx.head_repo.golden, "thinking_on")
     assert al is None and "real acceptance" in why
+
+
+# The knob as the trace has it: both runs of the point interpreted (EVAL_ONLY=false, then
+# EVAL_ONLY=true RUN_EVAL=true), whatever shell builds the value or the name.
+def test_old_layout_set_only_in_the_eval_only_run_fails():
+    script = GUARDED.replace('!= "true"', '== "true"')
+    row = _row(script)
+    assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+    assert "only when EVAL_ONLY is true" in row.reason and f"{SCRIPT}:6" in row.reason, row.reason
+
+
+def test_a_guard_the_script_defeats_is_read_as_run():
+    # The `if` reads like a guard, but EVAL_ONLY is overwritten first: the eval-only run's
+    # server gets the knob too (a reading of the `if` text passed this).
+    script = GUARDED.replace("DSV4_GOLDEN_AL=2.49\n", "DSV4_GOLDEN_AL=2.49\nEVAL_ONLY=false\n")
+    row = _row(script)
+    assert row.status.value == "FAIL" and "without an EVAL_ONLY guard" in row.reason, row.reason
+    assert f"{SCRIPT}:7" in row.reason, row.reason
+
+
+def test_a_value_built_by_printf_v_is_judged():
+    script = GUARDED.replace("DSV4_GOLDEN_AL=2.49\n", "printf -v DSV4_GOLDEN_AL '%.2f' 2.49\n")
+    row = _row(script)
+    assert row.status.value == "PASS", row.reason
+    assert "SGLANG_SIMULATE_ACC_LEN=2.49 only outside eval runs" in row.reason, row.reason
+    row = _row(script.replace("2.49\n", "2.7\n"))
+    assert row.status.value == "FAIL" and "writes AL 2.7" in row.reason and "2.49" in row.reason, row.reason
+
+
+def test_a_knob_named_by_a_variable_and_passed_through_an_array_is_seen():
+    # The knob's name is in a variable and reaches the server through `env "${ENVS[@]}"`, in
+    # every run: no text says SGLANG_SIMULATE_ACC_LEN= where a pattern would look.
+    script = ('#!/usr/bin/env bash\nKNOB=SGLANG_SIMULATE_\nKNOB+=ACC_LEN\nENVS=("$KNOB=2.49")\n'
+              'env "${ENVS[@]}" ' + LAUNCH)
+    row = _row(script)
+    assert row.status.value == "FAIL" and "without an EVAL_ONLY guard" in row.reason, row.reason
+    assert "SGLANG_SIMULATE_ACC_LEN=2.49" in row.reason and f"{SCRIPT}:5" in row.reason, row.reason
+    guarded = script.replace('ENVS=("$KNOB=2.49")\n',
+                             'ENVS=()\n[[ "${EVAL_ONLY:-false}" == "true" ]] || ENVS+=("$KNOB=2.49")\n')
+    row = _row(guarded)
+    assert row.status.value == "PASS", row.reason
+
+
+def test_a_knob_on_a_branch_the_point_does_not_decide_is_could_not_verify():
+    script = GUARDED.replace('if [[ "${EVAL_ONLY}" != "true" ]]', 'if [[ "${GPU_ARCH}" == "mi355x" ]]')
+    row = _row(script)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "GPU_ARCH" in row.reason and f"{SCRIPT}:6" in row.reason, row.reason
+    assert all(e.unavailable for e in row.evidence)
+
+
+def test_a_trace_that_stops_before_the_server_is_could_not_verify_never_a_missing_knob():
+    script = NONE.replace("# export SGLANG_SIMULATE_ACC_LEN=2.49\n", "exit 1\n")
+    row = _row(script)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "before any server starts" in row.reason and "not pinned" not in row.reason, row.reason
+    hidden = NONE.replace("# export SGLANG_SIMULATE_ACC_LEN=2.49\n", '"$(which launcher)" --serve\nexit 0\n')
+    row = _row(hidden)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "no server the bot can read" in row.reason and f"{SCRIPT}:2" in row.reason, row.reason
