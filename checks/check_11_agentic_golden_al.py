@@ -9,24 +9,35 @@ What it checks:
     predate the srt-slurm injector: the recipe itself must pin the engine's knob, or the master
     config opts in with `SYNTHETIC_ACCEPTANCE=true` for the runner-side injector
     (`runners/inject_synthetic_acceptance.py`, July 2026); the value written (recipe knob or
-    `SYNTHETIC_ACCEPTANCE_LENGTH`) is judged. For old-layout launchers the script itself must set the engine's
-    knob (spec 5.3: SGLang `SGLANG_SIMULATE_ACC_LEN`, vLLM `synthetic_acceptance_length` in
-    `--speculative-config`, TRT-LLM `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM
-    `--spec-decode-acceptance-length` or `--spec-decode-acceptance-rate`, TileRT
-    `TILERT_SIMULATE_ACC_LEN`), and only when `EVAL_ONLY` is not true: an unguarded setting
-    would put evals on simulated acceptance, and one set only when `EVAL_ONLY` is true leaves
-    the benchmark run unpinned (recipes.scripts.eval_branch reads which run a branch serves).
-    "Only outside eval runs" is a later sub-rule (checks.policy `eval-real-acceptance`, spec
-    12): before its date an unguarded setting pins the benchmark run and passes, and the row
-    says that evals ran on it too.
-    The launcher's method and draft length come from its server command wherever it builds
-    them (recipes.effective: the vLLM `--speculative-config` JSON as a literal, a variable set
-    per branch, an array element or printf; a TRT-LLM `speculative_config` block written by a
-    heredoc); a draft length that differs per run-time branch is "could not verify". On a chain
-    the runner picks (AMD disagg), the method is the engine's flag wherever the chain sets it,
-    the draft length the value a function writes from its call's parameters, and a knob
-    written `KNOB=$VAR` takes VAR's value on the branch the point's values decide
-    (checks.chain_reads); one the bot cannot decide for the point is "could not verify".
+    `SYNTHETIC_ACCEPTANCE_LENGTH`) is judged. A point whose servers a launcher script starts
+    (an old-layout launcher, or the chain a runner picks, e.g. AMD disagg) is judged on its
+    servers as the point runs them: the launch is interpreted (recipes.launch) twice, as the
+    sweep runs it, once for the benchmark run (`EVAL_ONLY=false RUN_EVAL=false`) and once for
+    the eval-only run (`EVAL_ONLY=true RUN_EVAL=true`), and the servers' environment and
+    command lines are read, however the shell built them (`printf -v`, arrays, a name in a
+    variable, `bash -c`, a container's `-e`). Every speculating server of the benchmark run must
+    carry the engine's knob (spec 5.3: SGLang `SGLANG_SIMULATE_ACC_LEN`, vLLM
+    `synthetic_acceptance_length` in `--speculative-config`, TRT-LLM
+    `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM `--spec-decode-acceptance-length`
+    or `--spec-decode-acceptance-rate`, TileRT `TILERT_SIMULATE_ACC_LEN`), and no server of the
+    eval-only run may: one the eval-only run has too would put evals on simulated acceptance,
+    one only the eval-only run has leaves the benchmark run unpinned. A guard the eval-only
+    run does not honour (EVAL_ONLY overwritten, or not passed into the container that tests
+    it) is no guard. "Only outside eval runs" is a later sub-rule (checks.policy
+    `eval-real-acceptance`, spec 12): before its date a setting both runs carry pins the
+    benchmark run and passes, and the row says that evals ran on it too.
+    The method and draft length are the benchmark run's server flags (the vLLM
+    `--speculative-config` JSON, SGLang `--speculative-algorithm`/`--speculative-num-steps`,
+    ATOM `--method`/`--num-speculative-tokens`, the `speculative_config` block of a TRT-LLM
+    config file of the repository); a server that starts no speculation has nothing to pin.
+    "Could not verify", naming the server's file:line and chain, when: the trace starts no
+    server the bot can read (it stops before one, or a command it cannot read may be it); a
+    knob or a speculative value is set on a branch the point's values do not decide, or is
+    otherwise unknown; a word of a server's command line is unknown where the knob or the
+    speculative config is missing (it may hide there); a TRT-LLM config file is one the launch
+    writes (the trace holds the write, not the text); the eval-only run cannot be read after
+    the sub-rule's date. The point's concurrency is a symbol first (one trace per arm); a value
+    it leaves open is traced again with the point's own values.
     (b) The value equals the golden curve (recipes.golden, read from the TARGET branch: a PR
     cannot lower its own reference; a curve the PR adds for a new model is used and the row
     says so; a PR that changes or removes an existing curve FAILs with the change cited) for the
@@ -39,13 +50,16 @@ What it checks:
     mentioning the acceptance length (`AL`, `acceptance length`, `golden`) together with a
     URL or a run id (6+ digits) or the word `pending`; otherwise FAIL.
     Synthetic-acceptance knobs on a non-agentic config FAIL as a hack (fixed-sequence runs
-    use real acceptance).
+    use real acceptance): in its parsed data, or on a server of its trace (a value the trace
+    cannot know there is "could not verify").
 Why it matters:
     AgentX throughput with speculative decoding is only comparable when every submission
     accepts draft tokens at the same measured rate for its model and draft length.
 Evidence it cites:
     The recipe line of the speculative method, the golden curve file and line, and the
-    line of any hand-written AL or synthetic knob.
+    line of any hand-written AL or synthetic knob; for a launcher, the line that starts the
+    server (a `bash -c` or `eval` text cites the line that runs it), with the chain that led
+    there (`sweep job:1 -> runner:line -> launcher:line -> fn ... -> server line`).
 Not applicable when:
     No affected agentic point speculates and no non-agentic point sets a synthetic knob.
 How to fix:
