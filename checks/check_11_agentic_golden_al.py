@@ -90,6 +90,7 @@ from checks.text import escape_inline, items_text, keys_text
 from recipes.golden import DEFAULT_THINKING_MODE
 from recipes.launch.compare import opaque
 from recipes.launch.point import LAUNCHER_ROOT
+from recipes.launch.state import symbol
 from recipes.launch.trace import SERVER, WRITE, show
 from recipes.launch.words import Unknown
 from recipes.values import as_float, as_int, flag_name as norm_name, is_enabled
@@ -453,6 +454,11 @@ def _data_thinking(v: ServingView) -> str:
 # once for the eval-only run, and the servers' command lines and environments are read.
 BENCH_RUN = {"EVAL_ONLY": "false", "RUN_EVAL": "false"}
 EVAL_RUN = {"EVAL_ONLY": "true", "RUN_EVAL": "true"}
+# What the agentic workflow (benchmark-tmpl.yml) also exports, and launchers require
+# (`check_env_vars ... TOTAL_CPU_DRAM_GB RESULT_DIR DURATION`): the DRAM offload budget and the
+# run's duration differ per runner and arm and are only passed on (symbols, recipes.launch.state).
+AGENTIC_JOB = {"TOTAL_CPU_DRAM_GB": symbol("TOTAL_CPU_DRAM_GB"), "DURATION": symbol("DURATION"),
+               "RESULT_DIR": "/workspace/results"}
 # Where TRT-LLM takes its speculative config from: a YAML file named by one of these flags.
 TRT_CONFIG_FLAGS = ("config", "extra-llm-api-options")
 MAX_CONFIG_CHARS = 200_000
@@ -636,7 +642,9 @@ class Run:
 def _run(ctx, v: ServingView, inputs: dict[str, str], symbolic: bool) -> Run:
     from checks.trace_affected import runners, tracer
 
-    pt = tracer(ctx, "head").trace(v.point, runners(ctx, "head", v.point.runner), symbolic=symbolic, inputs=inputs)
+    run_inputs = {**(AGENTIC_JOB if v.point.is_agentic else {}), **inputs}
+    pt = tracer(ctx, "head").trace(v.point, runners(ctx, "head", v.point.runner), symbolic=symbolic,
+                                   inputs=run_inputs)
     if pt is None:
         return Run(gap=MSG_GAP_BUDGET)
     out = Run(trace=pt)
@@ -645,9 +653,10 @@ def _run(ctx, v: ServingView, inputs: dict[str, str], symbolic: bool) -> Run:
         servers = [e for e in t.effects if e.kind == SERVER and not e.client and engines.profile(e.how) is not None]
         if not servers:
             runner = path if path != LAUNCHER_ROOT else "its launcher"
-            # A command the bot cannot read may be the server; else where the launch stops: its
-            # last step inside the image (the runner's cleanup after it is not where a server starts).
-            hidden = next((e for e in t.effects if opaque(e)), None)
+            # A command the bot cannot read may be the server (the last one is named); else where
+            # the launch stops: its last step inside the image (the runner's cleanup after it is
+            # not where a server starts).
+            hidden = next((e for e in reversed(t.effects) if opaque(e)), None)
             inside = [e for e in t.effects if e.container]
             last = inside[-1] if inside else t.effects[-1] if t.effects else None
             if hidden is not None:

@@ -77,11 +77,6 @@ def job_env(point: Any, node: str, inputs: Optional[Mapping[str, str]] = None) -
     if point.tp:
         env["GPU_COUNT"] = str(point.tp * point.pp * point.pcp_size)
     env["RESULT_FILENAME"] = f"{env.get('EXP_NAME', 'exp')}_{point.precision}_{point.framework}_result"
-    if point.is_agentic:
-        # The agentic workflow's own inputs (benchmark-tmpl.yml): the DRAM offload budget and the
-        # run's duration differ per runner and arm, and launchers only pass them on (symbols).
-        env.update({"TOTAL_CPU_DRAM_GB": symbol("TOTAL_CPU_DRAM_GB"), "DURATION": symbol("DURATION"),
-                    "RESULT_DIR": "/workspace/results"})
     env.update(inputs or {})
     return env
 

@@ -143,3 +143,14 @@ def test_a_trace_that_stops_before_the_server_is_could_not_verify_never_a_missin
     row = _row(hidden)
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
     assert "no server the bot can read" in row.reason and f"{SCRIPT}:2" in row.reason, row.reason
+
+
+def test_the_runs_export_what_the_agentic_workflow_exports():
+    # InferenceX's agentic launchers stop unless the job exports these (benchmark_lib.sh
+    # `check_env_vars`): the runs Check 11 traces export them as the workflow does.
+    lib = ('check_env_vars() { local v; for v in "$@"; do if [[ -z "${!v:-}" ]]; then echo "$v not set" >&2; '
+           'exit 1; fi; done; }\ncheck_env_vars MODEL TP CONC TOTAL_CPU_DRAM_GB RESULT_DIR DURATION\n')
+    row = _row(GUARDED.replace("#!/usr/bin/env bash\n", "#!/usr/bin/env bash\n" + lib))
+    assert row.status.value == "PASS", row.reason
+    row = _row(GUARDED.replace("#!/usr/bin/env bash\n", "#!/usr/bin/env bash\n" + lib.replace("TP CONC", "TP CONC NOT_EXPORTED")))
+    assert row.status.value == "FAIL" and "before any server starts" in row.reason, row.reason
