@@ -99,6 +99,7 @@ from recipes.engines import AL_MINUS_ONE, AL_RATE, acceptance_knobs
 
 RUNNER_INJECTOR = "runners/inject_synthetic_acceptance.py"
 EVAL_GUARD = "EVAL_ONLY"
+CNV = "could not verify"
 SYNTHETIC_METHOD = "synthetic"
 # How a hand-written value maps to an AL (spec 5.3): as is, minus one (TRT), or a rate; the
 # knobs, the one an old-layout launcher must set and the mechanism's wording are per engine
@@ -343,10 +344,16 @@ class AgenticGoldenAlCheck:
         parts: dict[str, Evidence | None] = {}
         evidence: list[Evidence] = []
         used: list[str] = []
+        doubt: CheckResult | None = None
         for v in targets:
             result = self._one(ctx, v, golden, parts, evidence, used)
-            if result is not None:
-                return result
+            if result is None:
+                continue
+            if not result.reason.startswith(CNV):
+                return result  # a definite finding on one point is not hidden by a doubt on another
+            doubt = doubt or result
+        if doubt is not None:
+            return doubt
         reason = MSG_PASS.format(parts="; ".join(parts))
         fresh = [s + ".yaml" for s in in_force.new if s in used]
         if fresh:

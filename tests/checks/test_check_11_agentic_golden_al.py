@@ -154,3 +154,15 @@ def test_the_runs_export_what_the_agentic_workflow_exports():
     assert row.status.value == "PASS", row.reason
     row = _row(GUARDED.replace("#!/usr/bin/env bash\n", "#!/usr/bin/env bash\n" + lib.replace("TP CONC", "TP CONC NOT_EXPORTED")))
     assert row.status.value == "FAIL" and "before any server starts" in row.reason, row.reason
+
+
+def test_a_definite_finding_on_one_point_is_not_hidden_by_a_doubt_on_another():
+    other = "benchmarks/single_node/agentic/dsv4_fp8_mi355x_sglang_mtp.sh"
+    master = MASTER + MASTER.replace("dsv4-fp4-", "dsv4-fp8-").replace("precision: fp4", "precision: fp8")
+    assert "precision: fp8" in master
+    doubtful = GUARDED.replace('if [[ "${EVAL_ONLY}" != "true" ]]', 'if [[ "${GPU_ARCH}" == "mi355x" ]]')
+    for first, second in ((doubtful, GUARDED.replace("2.49", "2.97")), (GUARDED.replace("2.49", "2.97"), doubtful)):
+        row = check_row(11, {"base": {GOLDEN: GOLDEN_TEXT, **RUNNERS},
+                             "head": {"configs/amd-master.yaml": master, SCRIPT: first, other: second}})
+        assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+        assert "writes AL 2.97" in row.reason, row.reason
