@@ -9,24 +9,35 @@ What it checks:
     predate the srt-slurm injector: the recipe itself must pin the engine's knob, or the master
     config opts in with `SYNTHETIC_ACCEPTANCE=true` for the runner-side injector
     (`runners/inject_synthetic_acceptance.py`, July 2026); the value written (recipe knob or
-    `SYNTHETIC_ACCEPTANCE_LENGTH`) is judged. For old-layout launchers the script itself must set the engine's
-    knob (spec 5.3: SGLang `SGLANG_SIMULATE_ACC_LEN`, vLLM `synthetic_acceptance_length` in
-    `--speculative-config`, TRT-LLM `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM
-    `--spec-decode-acceptance-length` or `--spec-decode-acceptance-rate`, TileRT
-    `TILERT_SIMULATE_ACC_LEN`), and only when `EVAL_ONLY` is not true: an unguarded setting
-    would put evals on simulated acceptance, and one set only when `EVAL_ONLY` is true leaves
-    the benchmark run unpinned (recipes.scripts.eval_branch reads which run a branch serves).
-    "Only outside eval runs" is a later sub-rule (checks.policy `eval-real-acceptance`, spec
-    12): before its date an unguarded setting pins the benchmark run and passes, and the row
-    says that evals ran on it too.
-    The launcher's method and draft length come from its server command wherever it builds
-    them (recipes.effective: the vLLM `--speculative-config` JSON as a literal, a variable set
-    per branch, an array element or printf; a TRT-LLM `speculative_config` block written by a
-    heredoc); a draft length that differs per run-time branch is "could not verify". On a chain
-    the runner picks (AMD disagg), the method is the engine's flag wherever the chain sets it,
-    the draft length the value a function writes from its call's parameters, and a knob
-    written `KNOB=$VAR` takes VAR's value on the branch the point's values decide
-    (checks.chain_reads); one the bot cannot decide for the point is "could not verify".
+    `SYNTHETIC_ACCEPTANCE_LENGTH`) is judged. A point whose servers a launcher script starts
+    (an old-layout launcher, or the chain a runner picks, e.g. AMD disagg) is judged on its
+    servers as the point runs them: the launch is interpreted (recipes.launch) twice, as the
+    sweep runs it, once for the benchmark run (`EVAL_ONLY=false RUN_EVAL=false`) and once for
+    the eval-only run (`EVAL_ONLY=true RUN_EVAL=true`), and the servers' environment and
+    command lines are read, however the shell built them (`printf -v`, arrays, a name in a
+    variable, `bash -c`, a container's `-e`). Every speculating server of the benchmark run must
+    carry the engine's knob (spec 5.3: SGLang `SGLANG_SIMULATE_ACC_LEN`, vLLM
+    `synthetic_acceptance_length` in `--speculative-config`, TRT-LLM
+    `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL - 1, ATOM `--spec-decode-acceptance-length`
+    or `--spec-decode-acceptance-rate`, TileRT `TILERT_SIMULATE_ACC_LEN`), and no server of the
+    eval-only run may: one the eval-only run has too would put evals on simulated acceptance,
+    one only the eval-only run has leaves the benchmark run unpinned. A guard the eval-only
+    run does not honour (EVAL_ONLY overwritten, or not passed into the container that tests
+    it) is no guard. "Only outside eval runs" is a later sub-rule (checks.policy
+    `eval-real-acceptance`, spec 12): before its date a setting both runs carry pins the
+    benchmark run and passes, and the row says that evals ran on it too.
+    The method and draft length are the benchmark run's server flags (the vLLM
+    `--speculative-config` JSON, SGLang `--speculative-algorithm`/`--speculative-num-steps`,
+    ATOM `--method`/`--num-speculative-tokens`, the `speculative_config` block of a TRT-LLM
+    config file of the repository); a server that starts no speculation has nothing to pin.
+    "Could not verify", naming the server's file:line and chain, when: the trace starts no
+    server the bot can read (it stops before one, or a command it cannot read may be it); a
+    knob or a speculative value is set on a branch the point's values do not decide, or is
+    otherwise unknown; a word of a server's command line is unknown where the knob or the
+    speculative config is missing (it may hide there); a TRT-LLM config file is one the launch
+    writes (the trace holds the write, not the text); the eval-only run cannot be read after
+    the sub-rule's date. The point's concurrency is a symbol first (one trace per arm); a value
+    it leaves open is traced again with the point's own values.
     (b) The value equals the golden curve (recipes.golden, read from the TARGET branch: a PR
     cannot lower its own reference; a curve the PR adds for a new model is used and the row
     says so; a PR that changes or removes an existing curve FAILs with the change cited) for the
@@ -39,13 +50,16 @@ What it checks:
     mentioning the acceptance length (`AL`, `acceptance length`, `golden`) together with a
     URL or a run id (6+ digits) or the word `pending`; otherwise FAIL.
     Synthetic-acceptance knobs on a non-agentic config FAIL as a hack (fixed-sequence runs
-    use real acceptance).
+    use real acceptance): in its parsed data, or on a server of its trace (a value the trace
+    cannot know there is "could not verify").
 Why it matters:
     AgentX throughput with speculative decoding is only comparable when every submission
     accepts draft tokens at the same measured rate for its model and draft length.
 Evidence it cites:
     The recipe line of the speculative method, the golden curve file and line, and the
-    line of any hand-written AL or synthetic knob.
+    line of any hand-written AL or synthetic knob; for a launcher, the line that starts the
+    server (a `bash -c` or `eval` text cites the line that runs it), with the chain that led
+    there (`sweep job:1 -> runner:line -> launcher:line -> fn ... -> server line`).
 Not applicable when:
     No affected agentic point speculates and no non-agentic point sets a synthetic knob.
 How to fix:
@@ -55,27 +69,37 @@ How to fix:
 """
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass, field
+from typing import Any
 
-from checks.chain_reads import chain_spec, point_setting
-from checks.conditions import evaluate_condition
+import yaml
+
 from checks.fixes import FIXES_KEY, value_fix
 from checks.golden_al import (
-    INJECTOR, MSG_NO_K, fmt_number, golden_in_force, golden_lookup, injected_acceptance, thinking_mode,
+    INJECTOR, MSG_NO_K, THINKING_ENV, _sample_method, fmt_number, golden_in_force, golden_lookup, injected_acceptance,
+    served_model,
 )
-from checks.launch_path import point_env
 from checks.policy import BY_KEY, in_force
 from checks.result import CheckResult, Evidence
 from checks.serving import Hit, serving_views, ServingView
 from checks.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable
 from checks.text import escape_inline, items_text, keys_text
-from recipes.values import as_float, flag_name as norm_name, is_enabled
+from recipes.golden import DEFAULT_THINKING_MODE
+from recipes.launch.compare import NO_SERVER_MARK, opaque
+from recipes.launch.point import LAUNCHER_ROOT
+from recipes.launch.state import symbol
+from recipes.launch.trace import SERVER, WRITE, show
+from recipes.launch.words import Unknown
+from recipes.values import as_float, as_int, flag_name as norm_name, is_enabled
 from recipes import engines
 from recipes.engines import AL_MINUS_ONE, AL_RATE, acceptance_knobs
-from recipes.scripts import EVAL_GUARD, eval_branch
 
 RUNNER_INJECTOR = "runners/inject_synthetic_acceptance.py"
+EVAL_GUARD = "EVAL_ONLY"
+CNV = "could not verify"
 SYNTHETIC_METHOD = "synthetic"
 # How a hand-written value maps to an AL (spec 5.3): as is, minus one (TRT), or a rate; the
 # knobs, the one an old-layout launcher must set and the mechanism's wording are per engine
@@ -115,6 +139,10 @@ MSG_NON_AGENTIC = (
     "Synthetic acceptance on non-agentic {keys}: {items}; remove it, fixed-sequence and eval runs must "
     "keep real acceptance."
 )
+MSG_NON_AGENTIC_UNKNOWN = (
+    "could not verify that non-agentic {key} keeps real acceptance: the server at {chain} may get {setting}; "
+    "set simulated acceptance only on agentic configs, where the point's settings decide it."
+)
 MSG_NO_GOLDEN = "could not verify: the golden AL curves under {path} could not be read; restore them."
 MSG_UNKNOWN_SPEC = (
     "could not verify the golden AL for {key}: {why}; state the speculative method and draft length in "
@@ -125,12 +153,27 @@ MSG_WRONG_AL = (
     "{key} writes AL {written} ({where}: {setting}), but the golden value is {al} ({golden}); remove the "
     "hand-written value or set it to {al}."
 )
-MSG_UNDECIDED = ("could not verify the AL {key} sets at {where}: {setting} takes its value from a branch the bot "
-                 "cannot decide for this point; write the value where the point's settings choose it.")
+MSG_KNOB_UNKNOWN = ("could not verify the AL {key} sets at {chain}: {setting} is not known for this point ({why}); "
+                    "write the value where the point's settings choose it.")
+MSG_UNDER = ("could not verify simulated acceptance for agentic {key}: the server at {chain} starts under {branch}, "
+             "which the point's values do not decide, and {what}; decide the branch from the point's settings.")
+MSG_NOT_TRACED = ("could not verify simulated acceptance for agentic {key}: in its {run} run {why}, so the servers' "
+                  "settings are not known.")
+MSG_GAP_BUDGET = "the review's interpreter steps were spent before its trace was made"
+MSG_GAP_NO_SERVER = "its trace from {runner} stops before any server starts (at {where})"
+MSG_GAP_HIDDEN = "its trace from {runner} starts no server the bot can read ({why} at {where})"
+MSG_OPAQUE = ("could not verify simulated acceptance for agentic {key}: the server at {chain} cannot be read whole "
+              "({why}), so its speculative settings and {knob} are not known.")
+MSG_SPEC_UNKNOWN = ("could not verify the golden AL for {key}: the speculative settings of the server at {chain} are "
+                    "not known for this point ({why}); set them where the point's settings choose them.")
+MSG_SPEC_SPLIT = ("could not verify the golden AL for {key}: its servers run different speculative settings ({values}); "
+                  "set one method and draft length per config.")
+MSG_EVAL_UNKNOWN = ("could not verify that {key} runs evals on real acceptance: the benchmark run sets {setting}, and "
+                    "for the eval-only run ({guard}=true) {why}; set it only when {guard} is not true.")
 MSG_UNRESOLVED = "could not verify the AL {key} sets at {where} ({setting}); write it as a number."
 MSG_NOT_PINNED = (
-    "Simulated acceptance is not pinned for agentic {key}: {launcher} never sets {knob}; set it to the "
-    "golden AL {al} ({golden}) for throughput runs."
+    "Simulated acceptance is not pinned for agentic {key}: the benchmark run's server at {chain} has no {knob}; "
+    "set it to the golden AL {al} ({golden}) for throughput runs."
 )
 MSG_NOT_PINNED_LEGACY = (
     "Simulated acceptance is not pinned for agentic {key}: {recipe} uses the older srt-slurm format, which "
@@ -145,18 +188,14 @@ MSG_PASS_RUNNER = (
     "{curve} {mode} K={k} = {al}"
 )
 MSG_UNGUARDED = (
-    "{key} sets {setting} at {where} without an {guard} guard, so eval runs would use simulated "
-    "acceptance; set it only when {guard} is not true."
+    "{key} sets {setting} at {where} without an {guard} guard (its eval-only run's server has it too), so eval "
+    "runs would use simulated acceptance; set it only when {guard} is not true."
 )
 MSG_EVAL_BRANCH = (
     "{key} sets {setting} at {where} only when {guard} is true, so eval runs use simulated acceptance and "
     "the benchmark run does not; set it only when {guard} is not true."
 )
 MSG_PASS_NO_SPEC = "{key} runs without speculative decoding ({where}: its branch passes no speculative config)"
-MSG_BRANCH_K = (
-    "could not verify the golden AL for {key}: {launcher} sets the draft length per run-time branch ({values}), "
-    "so the value a point runs with is not one the bot can read; set one draft length per config."
-)
 MSG_MISSING_CURVE = (
     "No golden AL for agentic {key}: {why}, and the Additional detail section names no AL source; "
     "commit the curve or cite its source (e.g. the pending collection run)."
@@ -166,6 +205,10 @@ MSG_PASS_INJECTED = (
     "({method}, draft length {k}); eval runs keep real acceptance"
 )
 MSG_PASS_SCRIPT = "{launcher} sets {setting} only outside eval runs for {key}: {curve} {mode} K={k} = {al}"
+MSG_PASS_SCRIPT_BENCH = (
+    "{launcher} sets {setting} in the benchmark run of {key} (whether eval runs get it too is judged only from "
+    "{since}, {source}): {curve} {mode} K={k} = {al}"
+)
 MSG_PASS_SCRIPT_UNGUARDED = (
     "{launcher} sets {setting} for {key} in every run, eval runs included, which was allowed on the review "
     "date (the rule that it be set only outside eval runs is in force since {since}, {source}): "
@@ -206,22 +249,32 @@ def _al_fix(h: Hit, al: float, k: int | None, golden: str) -> list[dict]:
     return value_fix(h.path, h.line, h.name, fmt_number(value), FIX_WHY.format(golden=golden, al=fmt_number(al)))
 
 
-def _synthetic_hits(ctx, v: ServingView) -> list[Hit]:
+def _is_synthetic(h: Any) -> bool:
+    """Whether a setting turns simulated acceptance on (a method named `synthetic`, the opt-in
+    enabled, a knob with a value)."""
+    if norm_name(h.name) == norm_name("rejection_sample_method"):
+        return str(h.value).strip().lower() == SYNTHETIC_METHOD if isinstance(h.value, str) else True
+    if norm_name(h.name) == norm_name("SYNTHETIC_ACCEPTANCE"):
+        return is_enabled(h.value) if isinstance(h.value, str) else True
+    return bool(str(h.value).strip()) if isinstance(h.value, str) else True
+
+
+def _synthetic_hits(ctx, v: ServingView) -> list[Any]:
+    """The simulated-acceptance settings of a view: what its parsed data sets (the master config,
+    a recipe's YAML), and for a launcher script what its servers carry in the point's trace (both
+    arms of an eval test; a value the trace cannot know is kept, as an Unknown)."""
     policy = ctx.config.policy
-    out = []
-    env = point_env(v.point)
-    for h in v.hits(*policy.synthetic_acceptance_env, *policy.synthetic_acceptance_flags, *policy.synthetic_acceptance_json_keys):
-        if h.condition and evaluate_condition(h.condition, env) is False:
-            continue  # on a branch this point does not take (`IS_AGENTIC` is 0 for it)
-        if norm_name(h.name) == norm_name("rejection_sample_method"):
-            if str(h.value).strip().lower() == SYNTHETIC_METHOD:
-                out.append(h)
-        elif norm_name(h.name) == norm_name("SYNTHETIC_ACCEPTANCE"):
-            if is_enabled(h.value):
-                out.append(h)
-        elif str(h.value).strip():
-            out.append(h)
-    return out
+    names = (*policy.synthetic_acceptance_env, *policy.synthetic_acceptance_flags, *policy.synthetic_acceptance_json_keys)
+    found: list[Any] = [h for h in v.hits(*names) if _is_data(h)]
+    if v.variant is None:
+        from checks.trace_affected import head_trace
+
+        trace = head_trace(ctx, v.point)
+        wanted = {norm_name(n) for n in names}
+        for e in trace.effects() if trace is not None else ():
+            if e.kind == SERVER and not e.client:
+                found.extend(x for x in _settings(e)[0].values() if norm_name(x.name) in wanted)
+    return [h for h in found if _is_synthetic(h)]
 
 
 def _runner_injection(ctx, v: ServingView) -> tuple[Hit, str] | None:
@@ -262,7 +315,13 @@ class AgenticGoldenAlCheck:
         if unavailable is not None:
             return unavailable
         views = serving_views(ctx) + unlisted_agentic_views(ctx)
-        bad = [(v, h) for v in views if not v.is_agentic for h in _synthetic_hits(ctx, v)]
+        found = [(v, h) for v in views if not v.is_agentic for h in _synthetic_hits(ctx, v)]
+        bad = [(v, h) for v, h in found if isinstance(h.value, str)]
+        doubt = [(v, h) for v, h in found if not isinstance(h.value, str)]
+        if doubt and not bad:
+            v, h = doubt[0]
+            return CheckResult.failed(MSG_NON_AGENTIC_UNKNOWN.format(key=v.config_key, setting=h.shown, chain=h.chain),
+                                      _site_evidence(h.effect, unavailable=True))
         if bad:
             items = list(dict.fromkeys(f"{h.where} sets {h.shown}" for _, h in bad))
             shown = items_text(items)
@@ -285,10 +344,16 @@ class AgenticGoldenAlCheck:
         parts: dict[str, Evidence | None] = {}
         evidence: list[Evidence] = []
         used: list[str] = []
+        doubt: CheckResult | None = None
         for v in targets:
             result = self._one(ctx, v, golden, parts, evidence, used)
-            if result is not None:
-                return result
+            if result is None:
+                continue
+            if not result.reason.startswith(CNV):
+                return result  # a definite finding on one point is not hidden by a doubt on another
+            doubt = doubt or result
+        if doubt is not None:
+            return doubt
         reason = MSG_PASS.format(parts="; ".join(parts))
         fresh = [s + ".yaml" for s in in_force.new if s in used]
         if fresh:
@@ -296,64 +361,28 @@ class AgenticGoldenAlCheck:
         return CheckResult.passed(reason, *dict.fromkeys(evidence))
 
     def _one(self, ctx, v: ServingView, golden, parts: dict, evidence: list, used: list) -> CheckResult | None:
-        mode = thinking_mode(v)
+        if v.variant is None:
+            # A launcher script (or a chain the runner picks): judged on its servers as traced.
+            return _from_trace(ctx, v, golden, parts, evidence, used)
+        mode = _data_thinking(v)
         tolerance = ctx.config.policy.golden_al_tolerance
-        chained = chain_spec(ctx, v) if v.effective.spec_method is None else None
         if v.effective.spec_method is not None:
             spec_ev = Evidence(path=v.effective.spec_method.path, line=v.effective.spec_method.line)
-        elif chained is not None and chained.method_evidence is not None:
-            spec_ev = Evidence(path=chained.method_evidence[0], line=chained.method_evidence[1])
         else:
             spec_ev = v.file_evidence
         found, (method, k, _) = golden_lookup(ctx, v, golden)
-        off = v.effective.speculation_off if v.variant is None else None
-        if off is not None:
-            # This point's branch of the launcher does not speculate: no acceptance to pin.
-            parts.setdefault(MSG_PASS_NO_SPEC.format(key=v.point.point_id, where=f"{off.path}:{off.line}"), None)
-            evidence.append(Evidence(path=off.path, line=off.line))
-            return None
-        alternatives = v.effective.draft_length_alternatives if v.variant is None else []
-        if v.variant is None and method and k is None and alternatives:
-            shown = ", ".join(f"{o.value} at line {o.line}" for o in alternatives)
-            return CheckResult.failed(MSG_BRANCH_K.format(key=v.config_key, launcher=v.launcher_path, values=shown),
-                                      *[Evidence(path=o.path, line=o.line, unavailable=True) for o in alternatives])
-        if v.variant is None and (not method or k is None):
-            return CheckResult.failed(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=MSG_NO_K.format(method=method or v.point.spec_decoding)),
-                                      Evidence(path=v.launcher_path or v.point.source_path, unavailable=True))
-        if v.variant is not None:
-            # The injector's own decision, which also covers the cases where it injects nothing.
-            al, why = injected_acceptance(v.point, v.variant, golden, mode, ctx.config.policy)
-        else:
-            al, why = found.al, found.reason
+        # The injector's own decision, which also covers the cases where it injects nothing.
+        al, why = injected_acceptance(v.point, v.variant, golden, mode, ctx.config.policy)
         if al is None:
-            if found is not None and found.code == BROKEN_CURVE_CODE:
-                return CheckResult.failed(MSG_BROKEN_CURVE.format(key=v.config_key, why=why),
-                                          Evidence(path=found.path, line=found.line), spec_ev)
-            if found is not None and found.code in MISSING_CURVE_CODES:
-                line = _source_line(ctx)
-                # A curve measured on another model: its model line is the evidence.
-                other = [Evidence(path=found.path, line=found.line)] if found.code == OTHER_MODEL_CODE and found.path else []
-                if line is None:
-                    return CheckResult.failed(MSG_MISSING_CURVE.format(key=v.config_key, why=why), spec_ev, *other)
-                parts.setdefault(MSG_PASS_SOURCE.format(key=v.config_key, why=why, line=escape_inline(line, 160)), None)
-                evidence.append(spec_ev)
-                return None
-            if v.variant is not None and method is None:
-                return CheckResult.failed(MSG_NOT_INJECTED.format(key=v.config_key, why=why), spec_ev)
-            return CheckResult.failed(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=why), spec_ev)
+            return _no_golden(ctx, v, found, why, spec_ev, parts, evidence, method)
         golden_ev = Evidence(path=found.path, line=found.line) if found is not None and found.path else None
         if found is not None and found.curve:
             used.append(found.curve)
         golden_text = f"{found.curve}.yaml {mode} K={k}" if found is not None else why
         al_names = {norm_name(n) for n in acceptance_knobs()}
         for h in _synthetic_hits(ctx, v):
-            if norm_name(h.name) not in al_names or eval_branch(h.condition) is True:
-                continue  # an eval-only setting is not what the benchmark run serves (judged below)
-            read = point_setting(ctx, v, h)
-            if read is None:
-                return CheckResult.failed(MSG_UNDECIDED.format(key=v.config_key, where=h.where, setting=h.name),
-                                          h.evidence())
-            h = read
+            if norm_name(h.name) not in al_names:
+                continue
             written = _written_al(h, k)
             if written is None:
                 return CheckResult.failed(MSG_UNRESOLVED.format(key=v.config_key, where=h.where, setting=h.shown),
@@ -364,11 +393,11 @@ class AgenticGoldenAlCheck:
                                                               setting=h.shown, al=fmt_number(al), golden=golden_text),
                                           h.evidence(), *([golden_ev] if golden_ev else []),
                                           **({FIXES_KEY: fix} if fix else {}))
-        if v.variant is not None and v.variant.legacy:
+        if v.variant.legacy:
             # The older srt-slurm format predates the injector: the recipe pins the value itself
             # (`backend.<role>_environment`, or the engine's JSON/flag), so the value written is judged.
             knob = _engine_knob(v.engine)
-            hits = [h for h in v.hits(knob) if h.kind in ("env", "arg", "json")] if knob else []
+            hits = [h for h in v.hits(knob) if h.kind in ("env", "arg", "json") and _is_data(h)] if knob else []
             runner = _runner_injection(ctx, v)
             if not hits and runner is not None:
                 h, injector = runner
@@ -390,40 +419,429 @@ class AgenticGoldenAlCheck:
                                                     al=fmt_number(al)), None)
             evidence.extend([h.evidence()] + ([golden_ev] if golden_ev else []))
             return None
-        if v.variant is None:
-            knob = _engine_knob(v.engine)
-            hits = [h for h in v.hits(*_engine_knobs(v.engine)) if h.kind in ("script-env", "script-flag", "json")]
-            if not hits:
-                return CheckResult.failed(MSG_NOT_PINNED.format(key=v.config_key, launcher=v.launcher_path, knob=knob or "a simulated-acceptance knob",
-                                                                al=fmt_number(al), golden=golden_text),
-                                          Evidence(path=v.launcher_path, line=1), *([golden_ev] if golden_ev else []))
-            # Which run each setting serves, read from the EVAL_ONLY test around it
-            # (recipes.scripts.eval_branch): only the benchmark run's branch pins the AL.
-            guard_rule = in_force(ctx, EVAL_RULE)
-            unguarded = False
-            for h in hits:
-                branch = eval_branch(h.condition)
-                if branch is True:
-                    return CheckResult.failed(MSG_EVAL_BRANCH.format(key=v.config_key, setting=h.shown, where=h.where,
-                                                                     guard=EVAL_GUARD), h.evidence())
-                if branch is None and guard_rule:
-                    return CheckResult.failed(MSG_UNGUARDED.format(key=v.config_key, setting=h.shown, where=h.where, guard=EVAL_GUARD),
-                                              h.evidence())
-                unguarded = unguarded or branch is None
-            h = point_setting(ctx, v, hits[0]) or hits[0]
-            rule = BY_KEY[EVAL_RULE]
-            template = MSG_PASS_SCRIPT_UNGUARDED if unguarded else MSG_PASS_SCRIPT
-            parts.setdefault(template.format(launcher=v.launcher_path or h.path, setting=h.shown, key=v.config_key,
-                                             curve=found.curve + ".yaml" if found else "", mode=mode, k=k, al=fmt_number(al),
-                                             since=rule.since.isoformat(), source=rule.source), None)
-            evidence.extend([h.evidence()] + ([golden_ev] if golden_ev else []))
-            if chained is not None and chained.draft_length is not None:
-                # Where the chain writes the draft length it was read from (checks.chain_reads).
-                evidence.extend(Evidence(path=r.path, line=r.line) for r in chained.draft_reads[:1])
-            return None
         mechanism = _mechanism(v.engine).format(al=fmt_number(al), al_minus_one=fmt_number(al - 1))
         parts.setdefault(MSG_PASS_INJECTED.format(injector=INJECTOR, mechanism=mechanism, key=v.config_key,
                                                   curve=f"{found.curve}.yaml" if found else "", mode=mode, k=k,
                                                   al=fmt_number(al), method=method), None)
         evidence.extend([spec_ev] + ([golden_ev] if golden_ev else []))
         return None
+
+
+def _no_golden(ctx, v: ServingView, found: Any, why: str, spec_ev: Evidence, parts: dict, evidence: list,
+               method: Any) -> CheckResult | None:
+    """No golden AL for the point: a broken curve, a missing one (the Additional detail section
+    may name the AL source instead), or no speculative config the injector acts on."""
+    if found is not None and found.code == BROKEN_CURVE_CODE:
+        return CheckResult.failed(MSG_BROKEN_CURVE.format(key=v.config_key, why=why),
+                                  Evidence(path=found.path, line=found.line), spec_ev)
+    if found is not None and found.code in MISSING_CURVE_CODES:
+        line = _source_line(ctx)
+        # A curve measured on another model: its model line is the evidence.
+        other = [Evidence(path=found.path, line=found.line)] if found.code == OTHER_MODEL_CODE and found.path else []
+        if line is None:
+            return CheckResult.failed(MSG_MISSING_CURVE.format(key=v.config_key, why=why), spec_ev, *other)
+        parts.setdefault(MSG_PASS_SOURCE.format(key=v.config_key, why=why, line=escape_inline(line, 160)), None)
+        evidence.append(spec_ev)
+        return None
+    if v.variant is not None and method is None:
+        return CheckResult.failed(MSG_NOT_INJECTED.format(key=v.config_key, why=why), spec_ev)
+    return CheckResult.failed(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=why), spec_ev)
+
+
+def _data_thinking(v: ServingView) -> str:
+    """THINKING_MODE as the parsed data sets it (the recipe's or benchmark's env, the master
+    config's settings), else the default."""
+    hits = [h for h in v.hits(THINKING_ENV, kinds=("setting", "env", "client-env")) if _is_data(h)]
+    return str(hits[-1].value).strip() if hits and str(hits[-1].value).strip() else DEFAULT_THINKING_MODE
+
+
+# ------------------------------------------------------------------ the servers, as traced
+# An old-layout launcher (or a runner-chosen chain) is judged by what its servers run: the
+# point is interpreted as the sweep runs it (recipes.launch), once for the benchmark run and
+# once for the eval-only run, and the servers' command lines and environments are read.
+BENCH_RUN = {"EVAL_ONLY": "false", "RUN_EVAL": "false"}
+EVAL_RUN = {"EVAL_ONLY": "true", "RUN_EVAL": "true"}
+# What the agentic workflow (benchmark-tmpl.yml) also exports, and launchers require
+# (`check_env_vars ... TOTAL_CPU_DRAM_GB RESULT_DIR DURATION`): the DRAM offload budget and the
+# run's duration differ per runner and arm and are only passed on (symbols, recipes.launch.state).
+AGENTIC_JOB = {"TOTAL_CPU_DRAM_GB": symbol("TOTAL_CPU_DRAM_GB"), "DURATION": symbol("DURATION"),
+               "RESULT_DIR": "/workspace/results"}
+# Where TRT-LLM takes its speculative config from: a YAML file named by one of these flags.
+TRT_CONFIG_FLAGS = ("config", "extra-llm-api-options")
+MAX_CONFIG_CHARS = 200_000
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One value a traced server carries: an environment variable, a flag, or a key of a JSON
+    flag (`parent`); `value` is text or the interpreter's Unknown."""
+
+    name: str
+    value: Any
+    effect: Any
+    parent: str | None = None
+
+    @property
+    def known(self) -> bool:
+        return isinstance(self.value, str)
+
+    @property
+    def where(self) -> str:
+        ev = _site_evidence(self.effect)
+        return f"{ev.path}:{ev.line}"
+
+    @property
+    def chain(self) -> str:
+        return self.effect.where()
+
+    @property
+    def shown(self) -> str:
+        inner = f"{self.parent} {self.name}" if self.parent else self.name
+        return f"{inner}={show(self.value)}"
+
+    @property
+    def kind(self) -> str:
+        return "trace"
+
+    def evidence(self, note: str | None = None) -> Evidence:
+        return _site_evidence(self.effect)
+
+
+@dataclass
+class Served:
+    """What one traced server runs, as Check 11 reads it."""
+
+    effect: Any
+    settings: dict[str, Setting]  # norm_name -> the last setting of that name (argparse: last wins)
+    method: Any = None
+    k: Any = None
+    draft: Any = None
+    sample: str | None = None
+    # Why the command line cannot be read whole (an unknown word, a config file the trace
+    # does not hold): a knob or a speculative flag could hide there.
+    opaque: str | None = None
+
+    def knob(self, names) -> Setting | None:
+        found = [self.settings[norm_name(n)] for n in names if norm_name(n) in self.settings]
+        return found[-1] if found else None
+
+
+def _word(x: Any) -> Any:
+    """A parsed value as text (`3`, `2.49`, `true`); the interpreter's Unknown stays as it is."""
+    if x is None or isinstance(x, (str, Unknown)):
+        return x
+    if isinstance(x, bool):
+        return str(x).lower()
+    return str(x) if isinstance(x, (int, float)) else json.dumps(x)
+
+
+def _json(value: Any) -> dict | None:
+    if not isinstance(value, str) or not value.strip().startswith("{"):
+        return None
+    try:
+        obj = json.loads(value)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _settings(e: Any) -> tuple[dict[str, Setting], str | None]:
+    """A server's environment, flags and JSON-flag keys; and the first word it cannot read."""
+    out: dict[str, Setting] = {}
+    opaque = None
+    for name, value in e.env:
+        out[norm_name(name)] = Setting(name, value, e)
+    words = list(e.argv)
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if not isinstance(w, str):
+            opaque = opaque or f"a word of its command line is not known ({w.why})"
+            continue
+        if not w.startswith("--") or len(w) == 2:
+            continue
+        name, eq, value = w[2:].partition("=")
+        if not eq:
+            nxt = words[i] if i < len(words) else None
+            if nxt is not None and not (isinstance(nxt, str) and nxt.startswith("-")):
+                value, i = nxt, i + 1
+            else:
+                value = "true"
+        out[norm_name(name)] = Setting(name, value, e)
+        obj = _json(value)
+        for key, inner in (obj or {}).items():
+            out[norm_name(key)] = Setting(str(key), _word(inner), e, parent=name)
+    return out, opaque
+
+
+def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str | None]:
+    """A server's YAML config file (TRT-LLM `--config`): a repository file the effect names is
+    read at the head; one the launch writes is not held by the trace."""
+    if not isinstance(path, str):
+        return None, f"its config file is not known ({show(path)})"
+    for rel, _ in e.files if path not in written else ():
+        if rel and (path == rel or path.endswith("/" + rel)):
+            data = ctx.snapshot.head.read(rel)
+            if data is None or len(data) > MAX_CONFIG_CHARS:
+                break
+            try:
+                parsed = yaml.safe_load(data.decode("utf-8", "replace"))
+            except yaml.YAMLError as err:
+                return None, f"its config file {rel} is not valid YAML ({str(err).splitlines()[0]})"
+            return (parsed if isinstance(parsed, dict) else {}), None
+    return None, f"its config file {path} is written by the launch, and the trace does not hold its text"
+
+
+def _served(ctx, e: Any, written: set) -> Served:
+    settings, opaque = _settings(e)
+    out = Served(effect=e, settings=settings, opaque=opaque)
+    p = engines.profile(e.how)
+    fields = p.spec if p is not None else None
+    if fields is None:
+        return out
+    if fields.block is not None:
+        if fields.block_is_json:
+            raw = settings.get(norm_name(fields.block))
+            cfg = _json(raw.value) if raw is not None else {}
+            if raw is not None and cfg is None:
+                out.opaque = out.opaque or f"--{fields.block} is not a JSON object ({raw.shown})"
+                return out
+            cfg = {k: v for k, v in (cfg or {}).items()}
+            out.sample = str(cfg["draft_sample_method"]) if cfg.get("draft_sample_method") else None
+        else:  # TRT-LLM: a `speculative_config` block of the YAML file the server loads
+            flag = next((settings[norm_name(f)] for f in TRT_CONFIG_FLAGS if norm_name(f) in settings), None)
+            if flag is None:
+                return out
+            data, why = _config_file(ctx, e, flag.value, written)
+            if data is None:
+                out.opaque = out.opaque or why
+                return out
+            block = data.get(fields.block)
+            cfg = block if isinstance(block, dict) else {}
+        method = _word(cfg.get(fields.method[0]))
+    else:
+        cfg = {k: s.value for k, s in settings.items()}
+        method = next((cfg[norm_name(m)] for m in fields.method if norm_name(m) in cfg), None)
+        fields_k = fields.draft_length_by_method.get(str(method).lower() if isinstance(method, str) else "",
+                                                     fields.draft_length)
+        out.method = method.lower() if isinstance(method, str) else method
+        out.k = cfg.get(norm_name(fields_k))
+        out.draft = cfg.get(norm_name(fields.draft_model))
+        return out
+    out.method = method.lower() if isinstance(method, str) else method
+    fields_k = fields.draft_length_by_method.get(out.method if isinstance(out.method, str) else "", fields.draft_length)
+    out.k, out.draft = _word(cfg.get(fields_k)), _word(cfg.get(fields.draft_model))
+    return out
+
+
+@dataclass
+class Run:
+    """The servers of one run of a point, or why they are not known (`gap`: the trace was not
+    made, or it stops before a server starts; `gap_effect` where it stops)."""
+
+    servers: list[Served] = field(default_factory=list)
+    gap: str | None = None
+    gap_effect: Any = None
+    trace: Any = None
+
+
+def _run(ctx, v: ServingView, inputs: dict[str, str], symbolic: bool) -> Run:
+    from checks.trace_affected import runners, tracer
+
+    run_inputs = {**(AGENTIC_JOB if v.point.is_agentic else {}), **inputs}
+    pt = tracer(ctx, "head").trace(v.point, runners(ctx, "head", v.point.runner), symbolic=symbolic,
+                                   inputs=run_inputs)
+    if pt is None:
+        return Run(gap=MSG_GAP_BUDGET)
+    out = Run(trace=pt)
+    for path, t in pt.runners.items():
+        written = {e.shown_path() for e in t.effects if e.kind == WRITE} | {e.path for e in t.effects if e.kind == WRITE}
+        servers = [e for e in t.effects if e.kind == SERVER and not e.client and engines.profile(e.how) is not None]
+        if not servers:
+            runner = path if path != LAUNCHER_ROOT else "its launcher"
+            # A command the bot cannot read may be the server (the last one is named); else where
+            # the launch stops: its last step inside the image (the runner's cleanup after it is
+            # not where a server starts).
+            # (the trace's own "ends before any server starts" unknown only when nothing else is).
+            hidden = next((e for e in reversed(t.effects) if opaque(e) and NO_SERVER_MARK not in e.detail), None) \
+                or next((e for e in reversed(t.effects) if opaque(e)), None)
+            inside = [e for e in t.effects if e.container]
+            last = inside[-1] if inside else t.effects[-1] if t.effects else None
+            if hidden is not None:
+                out.gap = MSG_GAP_HIDDEN.format(runner=runner, why=hidden.detail, where=hidden.where())
+            else:
+                out.gap = MSG_GAP_NO_SERVER.format(runner=runner, where=last.where() if last is not None else path)
+            out.gap_effect = hidden or last
+            return out
+        out.servers.extend(_served(ctx, e, written) for e in servers)
+    return out
+
+
+def _unsettled(run: Run, knobs) -> bool:
+    """Whether a concrete trace (the point's own concurrency) could settle what this one leaves open."""
+    for s in run.servers:
+        k = s.knob(knobs)
+        if s.opaque or s.effect.under or (k is not None and not k.known) or \
+                (s.method is not None and not isinstance(s.method, str)) or (s.k is not None and not isinstance(s.k, str)):
+            return True
+    return False
+
+
+def _point_run(ctx, v: ServingView, inputs: dict[str, str], knobs) -> Run:
+    """One run of the point: traced with its concurrency a symbol (shared by its arm), then with
+    its own values when that leaves a speculative value or the knob open."""
+    run = _run(ctx, v, inputs, symbolic=True)
+    if run.gap is None and _unsettled(run, knobs):
+        concrete = _run(ctx, v, inputs, symbolic=False)
+        if concrete.gap is None:
+            return concrete
+    return run
+
+
+_TEXT_SITE = re.compile(r"^(?P<path>[^\s:]+):(?P<line>\d+) \(")
+
+
+def _site_evidence(e: Any, *, unavailable: bool = False) -> Evidence:
+    """An effect's file and line as evidence, with its chain: shell text a file runs (`bash -c
+    "$CMD"`, a recipe's `benchmark.command`) cites the file's line that runs it."""
+    path, line = e.site.path, e.site.line
+    m = _TEXT_SITE.match(path)
+    if m:
+        path, line = m["path"], int(m["line"])
+    return Evidence(path=path, line=line, note=e.where(), unavailable=unavailable)
+
+
+def _cnv(message: str, *effects: Any) -> CheckResult:
+    return CheckResult.failed(message, *[_site_evidence(e, unavailable=True) for e in effects if e is not None]
+                              or [Evidence(unavailable=True)])
+
+
+def _trace_thinking(run: Run, v: ServingView) -> str:
+    """THINKING_MODE as the traced run exports it (to the client or a server), else the master
+    config's setting, else the default."""
+    found = [w for e in (run.trace.effects() if run.trace is not None else ()) for n, w in e.env
+             if n == THINKING_ENV and isinstance(w, str) and w.strip()]
+    if found:
+        return found[-1].strip()
+    return _data_thinking(v)
+
+
+def _is_data(h: Hit) -> bool:
+    """A hit read from parsed data (the master config, a recipe's YAML), not from a script."""
+    return h.kind == "setting" or str(h.path).endswith((".yaml", ".yml"))
+
+
+def _from_trace(ctx, v: ServingView, golden, parts: dict, evidence: list, used: list) -> CheckResult | None:
+    """Check 11 for a point whose servers a launcher script starts: the benchmark run's servers
+    must carry the engine's knob at the golden AL, the eval-only run's must not (spec 5.3)."""
+    names = _engine_knobs(v.engine)
+    knob_name = _engine_knob(v.engine) or "a simulated-acceptance knob"
+    bench = _point_run(ctx, v, BENCH_RUN, names)
+    if bench.gap is not None:
+        return _cnv(MSG_NOT_TRACED.format(key=v.config_key, run="benchmark", why=bench.gap), bench.gap_effect)
+    mode = _trace_thinking(bench, v)
+    hidden = next((s for s in bench.servers if s.opaque), None)
+    spec = [s for s in bench.servers if s.method]
+    if hidden is not None and (not spec or hidden.method is None or hidden.knob(names) is None):
+        return _cnv(MSG_OPAQUE.format(key=v.config_key, chain=hidden.effect.where(), why=hidden.opaque, knob=knob_name),
+                    hidden.effect)
+    if not spec:
+        s = bench.servers[0]
+        ev = _site_evidence(s.effect)
+        parts.setdefault(MSG_PASS_NO_SPEC.format(key=v.point.point_id, where=f"{ev.path}:{ev.line}"), None)
+        evidence.append(ev)
+        return None
+    for s in spec:
+        bad = next((w for w in (s.method, s.k, s.draft) if w is not None and not isinstance(w, str)), None)
+        if bad is not None:
+            return _cnv(MSG_SPEC_UNKNOWN.format(key=v.config_key, chain=s.effect.where(), why=bad.why), s.effect)
+    shapes = {(s.method, s.k, s.draft) for s in spec}
+    if len(shapes) > 1:
+        shown = "; ".join(f"{m} K={k} at {s.effect.site}" for s in spec for (m, k) in [(s.method, s.k)])
+        return _cnv(MSG_SPEC_SPLIT.format(key=v.config_key, values=shown), *[s.effect for s in spec])
+    first = spec[0]
+    method, k_text, draft = first.method, first.k, first.draft
+    spec_ev = _site_evidence(first.effect)
+    k = as_int(k_text)
+    if k is None:
+        return _cnv(MSG_UNKNOWN_SPEC.format(key=v.config_key, why=MSG_NO_K.format(method=method)) +
+                    f" (the server at {first.effect.where()})", first.effect)
+    found = golden.lookup(v.point.model_prefix or "", method, mode, k, draft_model=draft,
+                          draft_sample_method=first.sample or _sample_method(v.engine, method, None),
+                          served_model=served_model(v))
+    if found.al is None:
+        return _no_golden(ctx, v, found, found.reason, spec_ev, parts, evidence, method)
+    al = found.al
+    tolerance = ctx.config.policy.golden_al_tolerance
+    golden_ev = Evidence(path=found.path, line=found.line) if found.path else None
+    if found.curve:
+        used.append(found.curve)
+    golden_text = f"{found.curve}.yaml {mode} K={k}"
+    # The benchmark run: every speculating server carries the knob at the golden AL.
+    pinned: list[Setting] = []
+    missing: list[Served] = []
+    for s in spec:
+        setting = s.knob(names)
+        if setting is None:
+            if s.effect.under:
+                return _cnv(MSG_UNDER.format(key=v.config_key, chain=s.effect.where(), branch=s.effect.under[-1],
+                                             what=f"it does not set {knob_name}"), s.effect)
+            missing.append(s)
+            continue
+        if not setting.known:
+            return _cnv(MSG_KNOB_UNKNOWN.format(key=v.config_key, chain=setting.chain, setting=setting.name,
+                                                why=setting.value.why), setting.effect)
+        written = _written_al(setting, k)
+        if written is None:
+            return CheckResult.failed(MSG_UNRESOLVED.format(key=v.config_key, where=setting.where, setting=setting.shown),
+                                      setting.evidence())
+        if abs(written - al) > tolerance:
+            if s.effect.under:
+                return _cnv(MSG_UNDER.format(key=v.config_key, chain=s.effect.where(), branch=s.effect.under[-1],
+                                             what=f"it sets {setting.shown}"), s.effect)
+            return CheckResult.failed(MSG_WRONG_AL.format(key=v.config_key, written=fmt_number(written),
+                                                          where=setting.chain, setting=setting.shown,
+                                                          al=fmt_number(al), golden=golden_text),
+                                      setting.evidence(), *([golden_ev] if golden_ev else []))
+        pinned.append(setting)
+    # The eval-only run: no server may carry it (spec 12, `eval-real-acceptance`).
+    evals = _point_run(ctx, v, EVAL_RUN, names)
+    eval_set = [(s, s.knob(names)) for s in evals.servers if s.knob(names) is not None]
+    if missing:
+        s = missing[0]
+        if eval_set:
+            e_s, e_k = eval_set[0]
+            return CheckResult.failed(MSG_EVAL_BRANCH.format(key=v.config_key, setting=e_k.shown, where=e_k.chain,
+                                                             guard=EVAL_GUARD), e_k.evidence(), _site_evidence(s.effect))
+        return CheckResult.failed(MSG_NOT_PINNED.format(key=v.config_key, chain=s.effect.where(), knob=knob_name,
+                                                        al=fmt_number(al), golden=golden_text),
+                                  _site_evidence(s.effect), *([golden_ev] if golden_ev else []))
+    guard_rule = in_force(ctx, EVAL_RULE)
+    known = [(s, kn) for s, kn in eval_set if kn.known and str(kn.value).strip() and not s.effect.under]
+    doubt = evals.gap or next((f"{kn.shown} at {kn.chain}" + (f", under {s.effect.under[-1]}" if s.effect.under else "")
+                               for s, kn in eval_set if (s, kn) not in known and str(kn.value).strip()), None) or \
+        next((f"the server at {s.effect.where()} cannot be read whole ({s.opaque})" for s in evals.servers if s.opaque),
+             None)
+    setting = pinned[0]
+    launcher = v.launcher_path or setting.evidence().path
+    rule = BY_KEY[EVAL_RULE]
+    fmt = dict(launcher=launcher, setting=setting.shown, key=v.config_key, curve=f"{found.curve}.yaml", mode=mode, k=k,
+               al=fmt_number(al), since=rule.since.isoformat(), source=rule.source)
+    if known:
+        _, e_k = known[0]
+        if guard_rule:
+            return CheckResult.failed(MSG_UNGUARDED.format(key=v.config_key, setting=e_k.shown, where=e_k.chain,
+                                                           guard=EVAL_GUARD), e_k.evidence())
+        template = MSG_PASS_SCRIPT_UNGUARDED
+    elif doubt is not None:
+        if guard_rule:
+            return _cnv(MSG_EVAL_UNKNOWN.format(key=v.config_key, setting=setting.shown, why=doubt, guard=EVAL_GUARD),
+                        *([evals.gap_effect] if evals.gap else [s.effect for s, _ in eval_set] or
+                          [s.effect for s in evals.servers if s.opaque]))
+        template = MSG_PASS_SCRIPT_BENCH
+    else:
+        template = MSG_PASS_SCRIPT
+    parts.setdefault(template.format(**fmt), None)
+    evidence.extend([setting.evidence(), spec_ev] + ([golden_ev] if golden_ev else []))
+    return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 from .fs import WORKSPACE, Files
 from .shell import Interpreter
@@ -150,12 +150,15 @@ def sweep_input(name: str) -> Unknown:
     return Unknown(f"the sweep's input `{name}`, which the bot does not know")
 
 
-def job_env(point: Any, node: str, template: Optional[dict[str, str]] = None) -> dict[str, Word]:
+def job_env(point: Any, node: str, template: Optional[dict[str, str]] = None,
+            inputs: Optional[Mapping[str, str]] = None) -> dict[str, Word]:
     """The variables the sweep's job exports before it runs the runner (`benchmark-tmpl.yml`,
     `benchmark-multinode-tmpl.yml` for a multi-node point): the point's values where the point
     has them; a variable set from an input the point does not give (`DURATION`, `MAX_MODEL_LEN`,
     `RUN_EVAL`, `EVAL_ONLY`, ...) is set to an unknown value, never left unset, so a test on it
-    is undecided and both arms are traced (a point is run with and without evals)."""
+    is undecided and both arms are traced (a point is run with and without evals). `inputs` sets
+    more (or other) values, last: one run of the point as the sweep starts it, e.g. the eval-only
+    run (`EVAL_ONLY=true RUN_EVAL=true`)."""
     from recipes.launch.env import point_env
 
     multinode = bool(getattr(point, "multinode", False))
@@ -201,15 +204,16 @@ def job_env(point: Any, node: str, template: Optional[dict[str, str]] = None) ->
     if template is not None:
         # The tree's own template: what it sets, as it sets it; a name it does not set is not
         # exported at this tree.
-        inputs = {"scenario-type": str(fields["SCENARIO_TYPE"])}
+        known = {"scenario-type": str(fields["SCENARIO_TYPE"])}
         for name in [n for n in env if n in _TEMPLATE_NAMES and n not in template and n not in settings]:
             del env[name]
         for name, text in template.items():
-            value = _template_value(name, text, env, inputs)
+            value = _template_value(name, text, env, known)
             if value is not None and name not in settings:
                 env[name] = value
     name = env.get("EXP_NAME")
     env["RESULT_FILENAME"] = f"{name if isinstance(name, str) else 'exp'}_{point.precision}_{point.framework}_result"
+    env.update(inputs or {})
     return env
 
 
@@ -340,15 +344,18 @@ class Tracer:
         self._templates: dict[bool, Optional[dict[str, str]]] = {}
         self.runs = 0   # traces interpreted (the rest were shared)
 
-    def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True) -> Optional[PointTrace]:
+    def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True,
+              inputs: Optional[Mapping[str, str]] = None) -> Optional[PointTrace]:
         """The point's trace from each runner script; with none (a repository without
         runners.yaml, a label no node serves) from its launcher, as a runner would start it.
+        `inputs`: values of one run that the job sets beyond the point's (`job_env`); traces of
+        different runs are kept apart, traces of one run shared across the points of an arm.
         None when the review's budget is spent and a trace it needs is not made yet."""
         out = PointTrace(symbolic=symbolic)
         runner_paths = list(runner_paths) or [LAUNCHER_ROOT]
         for path in runner_paths:
             node = posixpath.basename(path).removeprefix("launch_").removesuffix(".sh")
-            trace = self.runner_trace(point, path, node, symbolic)
+            trace = self.runner_trace(point, path, node, symbolic, inputs)
             if trace is None:
                 return None
             out.runners[path] = trace
@@ -359,11 +366,14 @@ class Tracer:
             self._templates[multinode] = read_template(self.src, multinode)
         return self._templates[multinode]
 
-    def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True) -> Optional[Trace]:
-        env = job_env(point, node, self.template(bool(getattr(point, "multinode", False))))
+    def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True,
+                     inputs: Optional[Mapping[str, str]] = None) -> Optional[Trace]:
+        env = job_env(point, node, self.template(bool(getattr(point, "multinode", False))), inputs)
         if symbolic:
             env.update({k: symbol(k) for k in SYMBOLIC if k in env})
-        deps = self.point_deps(point)
+        # The run is part of the key: a name a run sets that another leaves unset is not among
+        # the names a trace records as read (`Interpreter.note`), so it alone cannot tell them apart.
+        deps = (self.point_deps(point), tuple(sorted((inputs or {}).items())))
         for cached in self._cache.get(path, ()):
             if cached.deps == deps and all(env.get(k) == v for k, v in cached.read.items()):
                 return cached.trace

@@ -33,7 +33,8 @@ def test_old_layout_guarded_export_at_golden_passes():
 def test_old_layout_unguarded_export_fails_for_evals():
     row = _row(UNGUARDED)
     assert row.status.value == "FAIL"
-    assert "EVAL_ONLY" in row.reason and f"{SCRIPT}:2" in row.reason
+    # The server's line, with the chain that starts it: the trace's eval-only run has the knob.
+    assert "EVAL_ONLY" in row.reason and f"{SCRIPT}:3" in row.reason
 
 
 def test_old_layout_commented_export_is_not_pinning():
@@ -82,3 +83,86 @@ def test_injected_acceptance_off_for_fixed_sequence_points():
     point = ctx.head_repo.points[0]
     al, why = injected_acceptance(point, None, ctx.head_repo.golden, "thinking_on")
     assert al is None and "real acceptance" in why
+
+
+# The knob as the trace has it: both runs of the point interpreted (EVAL_ONLY=false, then
+# EVAL_ONLY=true RUN_EVAL=true), whatever shell builds the value or the name.
+def test_old_layout_set_only_in_the_eval_only_run_fails():
+    script = GUARDED.replace('!= "true"', '== "true"')
+    row = _row(script)
+    assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+    assert "only when EVAL_ONLY is true" in row.reason and f"{SCRIPT}:6" in row.reason, row.reason
+
+
+def test_a_guard_the_script_defeats_is_read_as_run():
+    # The `if` reads like a guard, but EVAL_ONLY is overwritten first: the eval-only run's
+    # server gets the knob too (a reading of the `if` text passed this).
+    script = GUARDED.replace("DSV4_GOLDEN_AL=2.49\n", "DSV4_GOLDEN_AL=2.49\nEVAL_ONLY=false\n")
+    row = _row(script)
+    assert row.status.value == "FAIL" and "without an EVAL_ONLY guard" in row.reason, row.reason
+    assert f"{SCRIPT}:7" in row.reason, row.reason
+
+
+def test_a_value_built_by_printf_v_is_judged():
+    script = GUARDED.replace("DSV4_GOLDEN_AL=2.49\n", "printf -v DSV4_GOLDEN_AL '%.2f' 2.49\n")
+    row = _row(script)
+    assert row.status.value == "PASS", row.reason
+    assert "SGLANG_SIMULATE_ACC_LEN=2.49 only outside eval runs" in row.reason, row.reason
+    row = _row(script.replace("2.49\n", "2.7\n"))
+    assert row.status.value == "FAIL" and "writes AL 2.7" in row.reason and "2.49" in row.reason, row.reason
+
+
+def test_a_knob_named_by_a_variable_and_passed_through_an_array_is_seen():
+    # The knob's name is in a variable and reaches the server through `env "${ENVS[@]}"`, in
+    # every run: no text says SGLANG_SIMULATE_ACC_LEN= where a pattern would look.
+    script = ('#!/usr/bin/env bash\nKNOB=SGLANG_SIMULATE_\nKNOB+=ACC_LEN\nENVS=("$KNOB=2.49")\n'
+              'env "${ENVS[@]}" ' + LAUNCH)
+    row = _row(script)
+    assert row.status.value == "FAIL" and "without an EVAL_ONLY guard" in row.reason, row.reason
+    assert "SGLANG_SIMULATE_ACC_LEN=2.49" in row.reason and f"{SCRIPT}:5" in row.reason, row.reason
+    guarded = script.replace('ENVS=("$KNOB=2.49")\n',
+                             'ENVS=()\n[[ "${EVAL_ONLY:-false}" == "true" ]] || ENVS+=("$KNOB=2.49")\n')
+    row = _row(guarded)
+    assert row.status.value == "PASS", row.reason
+
+
+def test_a_knob_on_a_branch_the_point_does_not_decide_is_could_not_verify():
+    script = GUARDED.replace('if [[ "${EVAL_ONLY}" != "true" ]]', 'if [[ "${GPU_ARCH}" == "mi355x" ]]')
+    row = _row(script)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "GPU_ARCH" in row.reason and f"{SCRIPT}:6" in row.reason, row.reason
+    assert all(e.unavailable for e in row.evidence)
+
+
+def test_a_trace_that_stops_before_the_server_is_could_not_verify_never_a_missing_knob():
+    script = NONE.replace("# export SGLANG_SIMULATE_ACC_LEN=2.49\n", "exit 1\n")
+    row = _row(script)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "before any server starts" in row.reason and "not pinned" not in row.reason, row.reason
+    hidden = NONE.replace("# export SGLANG_SIMULATE_ACC_LEN=2.49\n", '"$(which launcher)" --serve\nexit 0\n')
+    row = _row(hidden)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "no server the bot can read" in row.reason and f"{SCRIPT}:2" in row.reason, row.reason
+
+
+def test_the_runs_export_what_the_agentic_workflow_exports():
+    # InferenceX's agentic launchers stop unless the job exports these (benchmark_lib.sh
+    # `check_env_vars`): the runs Check 11 traces export them as the workflow does.
+    lib = ('check_env_vars() { local v; for v in "$@"; do if [[ -z "${!v:-}" ]]; then echo "$v not set" >&2; '
+           'exit 1; fi; done; }\ncheck_env_vars MODEL TP CONC TOTAL_CPU_DRAM_GB RESULT_DIR DURATION\n')
+    row = _row(GUARDED.replace("#!/usr/bin/env bash\n", "#!/usr/bin/env bash\n" + lib))
+    assert row.status.value == "PASS", row.reason
+    row = _row(GUARDED.replace("#!/usr/bin/env bash\n", "#!/usr/bin/env bash\n" + lib.replace("TP CONC", "TP CONC NOT_EXPORTED")))
+    assert row.status.value == "FAIL" and "before any server starts" in row.reason, row.reason
+
+
+def test_a_definite_finding_on_one_point_is_not_hidden_by_a_doubt_on_another():
+    other = "benchmarks/single_node/agentic/dsv4_fp8_mi355x_sglang_mtp.sh"
+    master = MASTER + MASTER.replace("dsv4-fp4-", "dsv4-fp8-").replace("precision: fp4", "precision: fp8")
+    assert "precision: fp8" in master
+    doubtful = GUARDED.replace('if [[ "${EVAL_ONLY}" != "true" ]]', 'if [[ "${GPU_ARCH}" == "mi355x" ]]')
+    for first, second in ((doubtful, GUARDED.replace("2.49", "2.97")), (GUARDED.replace("2.49", "2.97"), doubtful)):
+        row = check_row(11, {"base": {GOLDEN: GOLDEN_TEXT, **RUNNERS},
+                             "head": {"configs/amd-master.yaml": master, SCRIPT: first, other: second}})
+        assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+        assert "writes AL 2.97" in row.reason, row.reason
