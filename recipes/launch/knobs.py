@@ -26,6 +26,8 @@ Pure, and memoised per trace: the points of one arm share one trace.
 from __future__ import annotations
 
 import json
+import posixpath
+import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
@@ -138,8 +140,23 @@ def _is_number(word: str) -> bool:
     return True
 
 
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
+
+
+def _program_words(argv: tuple[Word, ...]) -> list[Word]:
+    """The words the program's own parser reads: after `python3 [-u ...] -m MODULE` or
+    `python3 SCRIPT`, else after the command's name."""
+    head = argv[0] if argv else None
+    if not isinstance(head, str) or not _PYTHON.fullmatch(posixpath.basename(head)):
+        return list(argv[1:])
+    i = 1
+    while i < len(argv) and isinstance(argv[i], str) and argv[i].startswith("-") and argv[i] not in ("-m", "-c"):
+        i += 1
+    return list(argv[i + 2:] if i < len(argv) and argv[i] in ("-m", "-c") else argv[i + 1:])
+
+
 def _flags(effect: Effect, kind: str) -> list[Knob]:
-    words = list(effect.argv[1:])
+    words = _program_words(effect.argv)
     out: list[Knob] = []
     i = 0
     while i < len(words):
