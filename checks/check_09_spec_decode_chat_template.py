@@ -12,24 +12,29 @@ What it checks:
       carry `benchmark.use_chat_template`; absent means true (the srtctl schema default), so
       only an explicit false fails. The field, or the benchmark block for the default, is the
       evidence.
-    - Old-layout bash launchers (`*_mtp.sh`) must pass `--use-chat-template` to the client
-      (a runtime word of a command; quoted text and comments do not count), or export
-      `USE_CHAT_TEMPLATE=true`, or pass a client-helper flag that the helper turns into the
-      template: the option handling of a sourced helper is read (a `case "$1"` arm such as
-      `--dsv4)` of benchmark_lib.sh's `run_benchmark_serving` that sets
-      `use_chat_template=true`). A helper's own conditional words do not count.
-    - A point whose runner picks its script (AMD disagg, checks.runner_launch): a client
-      command on the followed chain passes the flag unconditionally, or passes a variable a
-      branch sets, read as the point's run sets it (checks.branch_words: bench.sh's
-      `$extra_flags` is `--use-chat-template` when IS_MTP is true, which server_sglang.sh
-      exports from the decode block's DECODE_MTP_SIZE). A client whose template use stays
-      unknown is "could not verify", never a PASS.
+    - A point its scripts launch (old-layout `*_mtp.sh` launchers, a runner that picks the
+      script, a recipe's `benchmark.command`) is judged on its interpreted launch
+      (recipes.launch): the benchmark client processes of its trace at the head (eval
+      harnesses aside), each with the words and environment it really gets
+      (recipes.launch.knobs). A client uses the template when its last `--use-chat-template`
+      is bare or enabled, or it sees `USE_CHAT_TEMPLATE` enabled (exported on the way, or the
+      master config's setting). A helper's option handling is seen because the interpreter ran
+      it (benchmark_lib.sh's `run_benchmark_serving` turning `--dsv4` into the flag), as are
+      arrays, `printf -v`, `read` and the branches the point's values decide (bench.sh's
+      `$extra_flags` when IS_MTP is true); text printed to a log is no client. PASS when
+      every client uses it; FAIL when one runs without it whatever the branches.
+    - "could not verify", never a PASS and never a FAIL on a missing flag: the trace reaches
+      neither servers nor client (it stops at an `exit`, a script not in the repository),
+      reaches no client it recognises (naming the first thing it could not interpret), a
+      client gets a word the bot could not resolve (a flag set on a branch the point's
+      values do not decide), clients of undecided branches differ, or the review's
+      interpreter budget was spent before the point was traced.
 Why it matters:
     Acceptance length depends on the prompt format; raw completions give an acceptance
     distribution no real chat user sees, which inflates speculative throughput.
 Evidence it cites:
-    The recipe `USE_CHAT_TEMPLATE` line or launcher line for a failure; the client command
-    for a pass.
+    The recipe `USE_CHAT_TEMPLATE` line for a recipe; for a launched client, its file:line
+    with the chain that led there (runner line -> script line -> fn helper -> command).
 Not applicable when:
     No affected point speculates.
 How to fix:

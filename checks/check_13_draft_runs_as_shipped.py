@@ -1,7 +1,12 @@
 """Check 13 (Draft runs as shipped): drafts run as they ship, and the sign-off records draft precision.
 
 What it checks:
-    For every affected speculative point, on its effective config at the head (checks.serving):
+    For every affected speculative point, on what its servers run with at the head: a recipe
+    point's parsed recipe and master-config settings (its `setup_script` runs as a separate
+    `bash`, so its exports never reach the servers); a point its scripts launch, the server
+    processes of its interpreted trace (recipes.launch.knobs: the words and environment each
+    server really gets, however built: `printf -v`, `read`, arrays, `eval`, a helper; the
+    last occurrence of a flag is the one in force) plus its master-config settings:
     - no draft-precision knob: a flag from policy `draft_precision_flags`
       (`--speculative-draft-model-quantization`, draft dtype / KV-cache dtype) or a key from
       policy `draft_config_precision_keys` inside `--speculative-config`/`speculative_config`;
@@ -14,6 +19,10 @@ What it checks:
       `SGLANG_GLM_NEXTN_MOE_PTPC=1`);
     - `SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE` (policy `prohibited_env`) enabled anywhere in the
       effective recipe of any affected point FAILs; `=0`/`false` is not enablement.
+    A knob the bot could not resolve on a serving path (the value of one of these flags or
+    env vars, the text of `--speculative-config`, a server word where any flag may stand) is
+    "could not verify" naming it, never a PASS; so is a launched point whose trace reaches
+    no server (it stops first) or was not traced within the review's interpreter budget.
     The sign-off's Additional detail section must carry the draft evidence, four topics
     found by keyword rules (case-insensitive): draft identity (`draft` near `head`,
     `model`, `checkpoint`, `weights`, `layers`, `mtp`, `dspark`, `eagle` or `nextn`); stored
@@ -27,8 +36,9 @@ Why it matters:
     A quantized or substituted draft accepts differently and runs faster than the draft the
     model ships with; results would not reproduce the shipped deployment.
 Evidence it cites:
-    The line of each offending knob, the draft-model path, and the sign-off (on PASS, the
-    sign-off lines that record the effective draft precision).
+    The line of each offending knob (for a launched server, the server's file:line with the
+    chain that led there), the draft-model path, and the sign-off (on PASS, the sign-off
+    lines that record the effective draft precision).
 Not applicable when:
     No affected point speculates and no prohibited env var is enabled.
 How to fix:
