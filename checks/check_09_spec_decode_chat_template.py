@@ -43,6 +43,7 @@ How to fix:
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -50,14 +51,19 @@ from checks.fixes import FIXES_KEY, add_fix, value_fix
 from checks.result import CheckResult, Evidence
 from checks.serving import serving_views, ServingView
 from checks.serving_unlisted import unlisted_agentic_views
+from checks.launch_path import VIA_RUN_BY
+from checks.branch_words import PRINT_COMMANDS
+from recipes.identity import by_identity
 from checks.serving_rows import (
     changed_files_unavailable,
     dedupe,
     first_unavailable,
     launch_evidence,
+    launch_unknown,
+    runner_chosen,
 )
 from checks.text import items_text, keys_text
-from checks.trace_affected import TRACE_BUDGET_STEPS, head_trace
+from checks.trace_affected import head_trace
 from recipes.launch import knobs
 from recipes.launch.trace import SERVER, UNKNOWN, Effect
 from recipes.values import flag_name as norm_name, is_enabled
@@ -71,6 +77,15 @@ FIX_WHY = "speculative points use the chat template: {env} must be \"true\" (Che
 # The AgentX replay clients: single-node srt (`srt_agentic.sh`) and multi-node (`agentic_srt.sh`).
 AGENTIC_CLIENTS = (AGENTIC_CLIENT, "agentic_srt.sh")
 CHAT_FLAG = "--use-chat-template"
+_ECHO_IF_ARRAY = re.compile(
+    r"""\$\(\s*\[\[?\s*\$\{#(\w+)\[@\]\}\s+-gt\s+0\s*\]\]?\s*&&\s*echo\s+["']?(--[\w-]+)["']?\s*\)""")
+_CASE_ARM = re.compile(r"""^["']?\$\{?1\}?["']? matches (.+)$""")  # `case $1 in` or `case "$1" in`
+WHAT_CLIENT = "the client command"
+MSG_IMPLIED = "{flag}, which {helper} turns into --use-chat-template"
+MSG_HELPER_MISSING = (
+    "could not verify {key}: {where} sources {ref}, which is {path}, not a file of the repository, so the "
+    "client helper the launcher calls is unknown (and the run would fail); fix the path."
+)
 # Eval harnesses run beside the benchmark client (accuracy, not the served benchmark): their
 # template use is not the benchmark's.
 EVAL_CLIENTS = frozenset({"lm_eval", "lm-eval", "evalscope", "lighteval", "swebench"})
@@ -79,8 +94,6 @@ MSG_NA = "No affected benchmark point uses speculative decoding."
 MSG_ENV_OFF = "{where} sets {env}: {value!r} for speculative {key}"
 MSG_ENV_MISSING = "{where} ({variant}) has no benchmark.env {env} for speculative {key}"
 MSG_FLAG_MISSING = "{where} runs the client for speculative {key} without {flag}"
-MSG_NOT_TRACED = ("could not verify {key}: its launch was not traced (the review's {steps:,} interpreter steps were "
-                  "spent), so what its client is run with is unknown")
 MSG_NOT_REACHED = ("could not verify {key}: its interpreted launch reaches neither its servers nor its client "
                    "({gap}), so the client's template use is unknown")
 MSG_EMPTY = "no runner script or launcher of the point to start from"
@@ -153,7 +166,7 @@ def _one_client(e: Effect, inherited: Any) -> tuple[str, str]:
         k = flag[-1]
         if not k.known:
             return "unknown", f"{CHAT_FLAG} set to a value the bot could not resolve ({k.value.why})"
-        return ("on" if is_enabled(k.value) else "off"), k.shown
+        return ("on" if is_enabled(k.value) else "off"), (CHAT_FLAG if k.bare else k.shown)
     env = knobs.find(found, CHAT_ENV, kinds=(knobs.CLIENT_ENV,))
     value = env[-1].value if env else inherited
     if env and not env[-1].known:
@@ -173,7 +186,7 @@ def client_use(ctx, v: ServingView, inherited: Any = None) -> ClientUse:
     trace = head_trace(ctx, v.point)
     here = Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True)
     if trace is None:
-        return ClientUse("unknown", text=MSG_NOT_TRACED.format(key=v.config_key, steps=TRACE_BUDGET_STEPS), evidence=here)
+        return _script_use(ctx, v)
     effects = trace.effects()
     clients = [e for e in knobs.clients(effects) if _is_benchmark_client(e)]
     if not clients:
@@ -217,6 +230,154 @@ def _setting(v: ServingView) -> Any:
     """USE_CHAT_TEMPLATE from the point's master-config settings (parsed; the job exports it)."""
     hits = [h for h in v.hits(CHAT_ENV, kinds=("setting",)) if h.path == v.point.source_path]
     return hits[-1].value if hits else None
+
+
+# --- untraced points -----------------------------------------------------------------------
+# A point the review's interpreter budget leaves untraced (checks.trace_affected) is judged by
+# the launch scripts' reading, as Check 10 and the affected rule judge it then: a PR that
+# reaches thousands of points still gets a reading of each, and never a pass without one.
+
+MSG_CHAIN_CLIENT = (
+    "could not verify {key}: the runner-chosen launch chain was followed, but no client command on it passes "
+    "{flag} unconditionally (a flag set on a branch of a client script is not decided), so the client's "
+    "template use is unknown; pass {flag} to the client plainly"
+)
+MSG_CHAIN_WORDS = (
+    "could not verify {key}: the runner-chosen launch chain was followed, and {where} runs {command} without {flag} "
+    "for this point ({words}), but no client command on it passes {flag} unconditionally; pass {flag} to the client "
+    "plainly"
+)
+
+
+def _missing_helper(ctx, v: ServingView) -> tuple[str, Evidence] | None:
+    """A helper the launcher sources relative to its own folder that is not in the repository
+    (checks.launch_path.missing_self_relative), with the line that sources it."""
+    from checks.launch_path import missing_self_relative
+
+    for use in v.scripts:
+        if use.path != v.launcher_path:
+            continue
+        for src in use.analysis.sources:
+            path = missing_self_relative(ctx.head_repo, src.value, use.path)
+            if path is not None and use.line_runs(src.line):
+                return (MSG_HELPER_MISSING.format(key=v.config_key, where=f"{use.path}:{src.line}", ref=src.value, path=path),
+                        Evidence(path=use.path, line=src.line, unavailable=True))
+    return None
+
+
+def _implied_flags(v: ServingView) -> dict[str, str]:
+    """Client-helper flags that turn the chat template on, read from the helpers' option
+    handling: a `case "$1"` arm `--dsv4)` that sets `use_chat_template=true` (benchmark_lib.sh's
+    `run_benchmark_serving`) makes `--dsv4` imply it. Flag -> where the helper says so."""
+    out: dict[str, str] = {}
+    for use in v.scripts:
+        for flag, line in _arm_flags(use.analysis):
+            out.setdefault(flag, f"{use.path}:{line}")
+    return out
+
+
+@by_identity(1024)  # every view of a script's points asks the same
+def _arm_flags(analysis: Any) -> list[tuple[str, int]]:
+    """(flag, line) of each case arm of the script that sets the chat-template variable."""
+    wanted = norm_name(CHAT_ENV)
+    found: list[tuple[str, int]] = []
+    for name, loc, _exported in analysis.assignments:
+        if norm_name(name) != wanted or not loc.condition:
+            continue
+        if not is_enabled(loc.resolved if loc.resolved is not None else loc.value):
+            continue
+        for part in loc.condition.split(" && "):
+            m = _CASE_ARM.match(part.strip())
+            if m:
+                for flag in m.group(1).split("|"):
+                    flag = flag.strip().strip("'\"")
+                    if flag.startswith("--"):
+                        found.append((norm_name(flag), loc.line))
+    return found
+
+
+def _passed_flag(word: str | None, wanted: dict[str, str | None]) -> str | None:
+    """The flag as written when a client word passes one of `wanted` (`--x`, or `--x=v` with v
+    enabled); None for another word or one the bot cannot know."""
+    name = (word or "").split("=", 1)[0]
+    if not name.startswith("--") or norm_name(name) not in wanted:
+        return None
+    return name if "=" not in word or is_enabled(word.split("=", 1)[1]) else None
+
+
+def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
+    """(path, line, flag as written, where the helper maps it to the template) of the first
+    client command passing the template flag or a flag that implies it."""
+    # The template flag itself stays direct when a helper also has an arm for it.
+    wanted = {**_implied_flags(v), norm_name(CHAT_FLAG): None}
+    for use in v.scripts:
+        helper = use.via.startswith(VIA_RUN_BY)
+        # A script run by another (TileRT's `run_node.sh`, started by its submit script) calls
+        # the functions its own top level runs with the words written in it; a sourced
+        # library's other functions wait for their caller's options.
+        own = use.analysis.own_calls() if helper else frozenset()
+        for cmd in use.analysis.commands:
+            # A helper's own flags inside a library function depend on the caller's options, so
+            # they prove nothing about what this point passes (checks.launch_path: executed code);
+            # a function the helper's own top level calls is run with the words written there.
+            if not use.runs(cmd.function) or (cmd.function is not None and helper and cmd.function not in own):
+                continue
+            argv = cmd.expanded or cmd.argv
+            if not argv or argv[0].rsplit("/", 1)[-1] in PRINT_COMMANDS:
+                continue  # text printed to a log never reaches the client
+            decided = v.chain_words.get((use.path, cmd.line))
+            if decided is not None:
+                # The runner-chosen chain read the words a branch chose as this point's run sets
+                # them (bench.sh's `$extra_flags`, `--use-chat-template` when IS_MTP is true).
+                for word in decided:
+                    name = _passed_flag(word, wanted)
+                    if name is not None:
+                        return use.path, cmd.line, name, wanted[norm_name(name)]
+                continue
+            if helper and cmd.condition:
+                continue  # a helper's conditional word runs only when its caller asks for it
+            if not helper:
+                for m in _ECHO_IF_ARRAY.finditer(cmd.text or ""):
+                    # `$( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo "--use-chat-template" )`: the flag is
+                    # passed exactly when the named array is non-empty in this script.
+                    if norm_name(m.group(2)) in wanted and use.analysis.arrays.get(m.group(1)):
+                        return use.path, cmd.line, m.group(2), wanted[norm_name(m.group(2))]
+            conds = cmd.arg_conditions if cmd.expanded and len(cmd.arg_conditions) == len(argv) else [None] * len(argv)
+            for word, cond in zip(argv, conds):
+                if helper and cond:
+                    continue
+                name = _passed_flag(word, wanted)
+                if name is not None:
+                    return use.path, cmd.line, name, wanted[norm_name(name)]
+    return None
+
+
+def _script_use(ctx, v: ServingView) -> ClientUse:
+    """The template use of an untraced point's client, read from its launch scripts."""
+    env_hits = v.hits(CHAT_ENV, kinds=("client-env", "script-env", "setting"))
+    if env_hits:
+        h = env_hits[-1]
+        return ClientUse("on" if is_enabled(h.value) else "off", where=h.where, text=f"{CHAT_ENV}={h.value}",
+                         evidence=h.evidence())
+    flag = _chat_flag_line(v)
+    if flag is not None:
+        where = f"{flag[0]}:{flag[1]}"
+        text = CHAT_FLAG if flag[3] is None else MSG_IMPLIED.format(flag=flag[2], helper=flag[3])
+        return ClientUse("on", where=where, text=text, evidence=Evidence(path=flag[0], line=flag[1]))
+    here = Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True)
+    if v.variant is None and v.launcher_path is None and v.scripts:
+        decided = next(((where, words) for where, words in v.chain_words.items() if None not in words), None)
+        text = MSG_CHAIN_CLIENT.format(key=v.config_key, flag=CHAT_FLAG) if decided is None else \
+            MSG_CHAIN_WORDS.format(key=v.config_key, flag=CHAT_FLAG, where=f"{decided[0][0]}:{decided[0][1]}",
+                                   command=decided[1][0], words=" ".join(decided[1][1:]) or "no arguments")
+        return ClientUse("unknown", text=text, evidence=here)
+    if launch_unknown(v):
+        return ClientUse("unknown", text=runner_chosen(ctx, v, WHAT_CLIENT), evidence=here)
+    gap = _missing_helper(ctx, v)
+    if gap is not None:
+        return ClientUse("unknown", text=gap[0], evidence=gap[1])
+    path = v.launcher_path or v.point.source_path
+    return ClientUse("off", where=path, evidence=Evidence(path=path, line=1 if v.launcher_path else v.point.source_line))
 
 
 class SpecDecodeChatTemplateCheck:
@@ -281,9 +442,6 @@ class SpecDecodeChatTemplateCheck:
                 if use is not None and use.state == "on":
                     by_flag.append((v, use))
                     continue
-                if use is not None and use.state == "unknown" and head_trace(ctx, v.point) is None:
-                    unknown.append((use.text, use.evidence))
-                    continue
                 if use is not None and use.state == "unknown" and not use.text.startswith(
                         MSG_NO_CLIENT.split("{", 1)[0]) and not use.text.startswith(MSG_NOT_REACHED.split("{", 1)[0]):
                     unknown.append((use.text, use.evidence))
@@ -329,7 +487,7 @@ class SpecDecodeChatTemplateCheck:
             parts.append(MSG_PASS_DEFAULT.format(keys=keys_text(v.config_key for v, _ in by_default),
                                                  where=by_default[0][1]))
         if by_flag:
-            parts.append(MSG_PASS_FLAG.format(keys=keys_text(v.config_key for v, _ in by_flag), flag=CHAT_FLAG,
-                                              where=by_flag[0][1].where))
+            parts.append(MSG_PASS_FLAG.format(keys=keys_text(v.config_key for v, _ in by_flag),
+                                              flag=by_flag[0][1].text or CHAT_FLAG, where=by_flag[0][1].where))
         clients = dict.fromkeys(u.evidence for _, u in by_flag if u.evidence is not None)
         return CheckResult.passed(MSG_PASS.format(parts="; ".join(parts)), *launch_evidence(views), *clients)

@@ -59,7 +59,7 @@ from checks.result import CheckResult, Evidence
 from checks.serving import json_object, resolve_reference, serving_views, ServingView
 from checks.serving_rows import changed_files_unavailable, dedupe, first_unavailable, launch_evidence
 from checks.text import items_text, keys_text
-from checks.trace_affected import TRACE_BUDGET_STEPS, head_trace
+from checks.trace_affected import head_trace
 from recipes.launch import knobs
 from recipes.launch.words import Unknown
 from recipes.values import flag_name as norm_name, is_enabled
@@ -94,8 +94,6 @@ MSG_QUANT_NO_MODULES = "{where} --online_quant_config for {key}: no draft module
 MSG_UNKNOWN = "{where} gives {name} for {key} a value the bot could not resolve ({why})"
 MSG_OPAQUE = ("{where} gives the server of {key} a word the bot could not resolve ({why}), where a draft-precision "
               "flag may stand")
-MSG_NOT_TRACED = ("could not verify {key}: its launch was not traced (the review's {steps:,} interpreter steps were "
-                  "spent), so its servers' settings are unknown")
 MSG_NOT_REACHED = ("could not verify {key}: its interpreted launch reaches no server (it stops at {where}: {what}), "
                    "so what its servers run with is unknown")
 MSG_UNVERIFIED = ("could not verify that the draft runs as shipped: {items}; make the value plain in the launch so "
@@ -183,7 +181,7 @@ class Setting:
 
     @classmethod
     def of_hit(cls, h) -> "Setting":
-        kind = "env" if h.kind in ("env", "client-env", "setting") else "flag"
+        kind = "env" if h.kind in ("env", "client-env", "setting", "script-env") else "flag"
         return cls(name=h.name, key=h.key, value=h.value, parent=h.parent if h.kind == "json" else None, kind=kind,
                    where=h.where, evidence=h.evidence())
 
@@ -231,8 +229,13 @@ def served(ctx, v: ServingView) -> Served:
     out = Served(settings=parsed, traced=v.variant is None)
     if trace is None:
         if v.variant is None:
-            out.gap = (MSG_NOT_TRACED.format(key=v.config_key, steps=TRACE_BUDGET_STEPS),
-                       Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True))
+            # Untraced (the review's interpreter budget was spent): the launch scripts' reading,
+            # as Check 10 and the affected rule judge such a point, with its blind spots.
+            out.settings, out.traced = [Setting.of_hit(h) for h in v.all_hits()], False
+            missing = first_unavailable([v], launch=ctx)
+            if missing is not None:
+                out.gap = (missing.reason, missing.evidence[0] if missing.evidence else
+                           Evidence(path=v.point.source_path, line=v.point.source_line, unavailable=True))
     else:
         effects = trace.effects()
         found = [k for t in trace.runners.values() for k in knobs.knobs(t)

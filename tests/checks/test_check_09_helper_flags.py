@@ -92,3 +92,16 @@ def test_flag_echoed_when_the_spec_array_is_non_empty_passes():
     snap = build_snapshot({"base": {**RUNNERS, LIB: HELPER},
                            "head": {"configs/nvidia-master.yaml": MASTER, SCRIPT: empty}})
     assert evaluate(snap, only={9}).row(9).status.value == "FAIL"
+
+
+def test_an_untraced_point_is_judged_by_the_script_reading(monkeypatch):
+    # Past the review's interpreter budget a point has no trace (checks.trace_affected): its
+    # launch scripts are read as before (the helper's `--dsv4)` arm), never passed unread.
+    import checks.trace_affected as ta
+
+    monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", 0)
+    row = _row("--dsv4")
+    assert row.status.value == "PASS", row.reason
+    assert f"--dsv4, which {LIB}:" in row.reason and "turns into --use-chat-template" in row.reason, row.reason
+    row = _row("--num-prompts 40")
+    assert row.status.value == "FAIL" and "without --use-chat-template" in row.reason, row.reason
