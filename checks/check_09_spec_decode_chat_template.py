@@ -100,6 +100,7 @@ MSG_EMPTY = "no runner script or launcher of the point to start from"
 MSG_NO_CLIENT = ("could not verify {key}: its interpreted launch starts its servers but no benchmark client the bot "
                  "recognises{gap}, so the client's template use is unknown")
 MSG_GAP = "{where}: {what}"
+MSG_LAST = "it stops after {where}: {what}"
 MSG_CLIENT_UNKNOWN = ("could not verify {key}: {where} runs the client with {what}, so whether it gets {flag} is "
                       "unknown; pass {flag} to the client plainly")
 MSG_CLIENT_SPLIT = ("could not verify {key}: {on} passes {flag} but {off} runs the client without it, on branches "
@@ -199,7 +200,7 @@ def client_use(ctx, v: ServingView, inherited: Any = None) -> ClientUse:
         evidence = _client_evidence(gaps[0], True) if gaps else here
         if not knobs.reached(effects):
             last = effects[-1] if effects else None
-            said = said or (MSG_GAP.format(where=knobs.brief(last), what=last.describe()) if last else MSG_EMPTY)
+            said = said or (MSG_LAST.format(where=knobs.brief(last), what=last.describe()) if last else MSG_EMPTY)
             return ClientUse("unknown", text=MSG_NOT_REACHED.format(key=v.config_key, gap=said), evidence=evidence)
         return ClientUse("unknown", text=MSG_NO_CLIENT.format(key=v.config_key, gap=f" ({said})" if said else ""),
                          evidence=evidence)

@@ -94,7 +94,7 @@ MSG_QUANT_NO_MODULES = "{where} --online_quant_config for {key}: no draft module
 MSG_UNKNOWN = "{where} gives {name} for {key} a value the bot could not resolve ({why})"
 MSG_OPAQUE = ("{where} gives the server of {key} a word the bot could not resolve ({why}), where a draft-precision "
               "flag may stand")
-MSG_NOT_REACHED = ("could not verify {key}: its interpreted launch reaches no server (it stops at {where}: {what}), "
+MSG_NOT_REACHED = ("could not verify {key}: its interpreted launch reaches no server (it stops after {where}: {what}), "
                    "so what its servers run with is unknown")
 MSG_UNVERIFIED = ("could not verify that the draft runs as shipped: {items}; make the value plain in the launch so "
                   "the bot can read it.")
