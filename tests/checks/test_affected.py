@@ -199,8 +199,8 @@ def test_opaque_code_only_counts_when_the_path_runs_it():
     assert view.script_gap.startswith(f"could not verify: could not read what line 14 of {LIB} runs")
 
 
-def test_check_9_ignores_a_library_functions_own_chat_flag():
-    from checks.check_09_spec_decode_chat_template import _chat_flag_line
+def test_check_9_reads_a_library_functions_own_chat_flag_as_the_launcher_calls_it():
+    from checks.check_09_spec_decode_chat_template import client_use
 
     lib = LIB_TEXT.replace('''run_benchmark_serving() {
     python3 utils/bench_serving/benchmark_serving.py --port "$PORT" "$@"
@@ -214,12 +214,16 @@ def test_check_9_ignores_a_library_functions_own_chat_flag():
     tree = base_tree()
     tree[LIB] = lib
     snap = build_snapshot(base=tree, head={A: A_TEXT + "echo done\\n"})
-    view = serving_views(ReviewContext(snap))[0]
-    assert any(u.path == LIB for u in view.scripts)
-    assert _chat_flag_line(view) is None  # the launcher never passes the flag
+    ctx = ReviewContext(snap)
+    use = client_use(ctx, serving_views(ctx)[0])
+    assert use.state == "off" and f"{A}:4 -> fn run_benchmark_serving -> {LIB}:" in use.where  # never `--chat`
+    # A flag the helper drops ("$@" is not passed on) never reaches the client.
     snap = build_snapshot(base=tree, head={A: A_TEXT.replace("--max-concurrency $CONC", "--max-concurrency $CONC --use-chat-template")})
-    view = serving_views(ReviewContext(snap))[0]
-    assert _chat_flag_line(view)[:2] == (A, 4)
+    ctx = ReviewContext(snap)
+    assert client_use(ctx, serving_views(ctx)[0]).state == "off"
+    snap = build_snapshot(base=tree, head={A: A_TEXT.replace("run_benchmark_serving --max", "run_benchmark_serving --chat --max")})
+    ctx = ReviewContext(snap)
+    assert client_use(ctx, serving_views(ctx)[0]).state == "on"
 
 
 def test_runner_branch_that_does_not_select_the_point_affects_nothing():
@@ -290,14 +294,18 @@ fi
 
 
 def test_check_9_counts_a_substitution_that_prints_the_flag():
-    from checks.check_09_spec_decode_chat_template import _chat_flag_line
+    from checks.check_09_spec_decode_chat_template import client_use
 
     # The substitution passes the flag exactly when the launcher's array is non-empty.
     text = A_TEXT.replace("python3 -m sglang", "SPEC_ARGS=(--speculative-algorithm EAGLE)\npython3 -m sglang").replace(
         "--max-concurrency $CONC", '--max-concurrency $CONC $( [[ ${#SPEC_ARGS[@]} -gt 0 ]] && echo "--use-chat-template" )')
     snap = build_snapshot(base=base_tree(), head={A: text})
-    view = serving_views(ReviewContext(snap))[0]
-    assert _chat_flag_line(view)[:2] == (A, 5)
+    ctx = ReviewContext(snap)
+    use = client_use(ctx, serving_views(ctx)[0])
+    assert use.state == "on" and f"{A}:5 -> fn run_benchmark_serving" in use.where
+    snap = build_snapshot(base=base_tree(), head={A: text.replace("SPEC_ARGS=(--speculative-algorithm EAGLE)", "SPEC_ARGS=()")})
+    ctx = ReviewContext(snap)
+    assert client_use(ctx, serving_views(ctx)[0]).state == "off"
 
 
 def test_points_of_one_script_launcher_and_runner_share_their_roots():

@@ -28,18 +28,18 @@ def _row(script: str):
 
 
 def test_client_flag_passes():
-    row = _row("#!/usr/bin/env bash\n" + SERVER + "python3 bench_serving.py --model $MODEL --use-chat-template --num-prompts 40\n")
+    row = _row("#!/usr/bin/env bash\n" + SERVER + "python3 /workspace/utils/bench_serving/benchmark_serving.py --model $MODEL --use-chat-template --num-prompts 40\n")
     assert row.status.value == "PASS", row.reason
     assert f"{SCRIPT}:3" in row.reason
 
 
 def test_flag_only_in_comment_or_echo_fails():
     row = _row("#!/usr/bin/env bash\n" + SERVER + "# remember --use-chat-template\necho \"--use-chat-template\"\n"
-               "python3 bench_serving.py --model $MODEL --num-prompts 40\n")
+               "python3 /workspace/utils/bench_serving/benchmark_serving.py --model $MODEL --num-prompts 40\n")
     assert row.status.value == "FAIL"
     assert SCRIPT in row.reason and "--use-chat-template" in row.reason
 
 
 def test_exported_env_passes():
-    row = _row("#!/usr/bin/env bash\nexport USE_CHAT_TEMPLATE=true\n" + SERVER + "python3 bench_serving.py --model $MODEL\n")
+    row = _row("#!/usr/bin/env bash\nexport USE_CHAT_TEMPLATE=true\n" + SERVER + "python3 /workspace/utils/bench_serving/benchmark_serving.py --model $MODEL\n")
     assert row.status.value == "PASS", row.reason
