@@ -19,7 +19,7 @@ from .state import (
     _scalar,
 )
 from .text import _ansi_c, _printf, _split
-from .words import Installed, Unknown, Word
+from .words import Installed, Rest, Unknown, Word
 
 if TYPE_CHECKING:
     from .shell import Interpreter
@@ -158,7 +158,8 @@ def _b_shift(self, argv, state, ctx, node, stdin, out):
     n = 1
     if len(argv) > 1:
         n = self.arith(argv[1], state, ctx, node) or 0
-    state.positional = state.positional[n:]
+    rest = state.positional[-1:] if state.positional and isinstance(state.positional[-1], Rest) else []
+    state.positional = state.positional[n:] or rest  # past the known words, how many are left is unknown
     return 0
 
 

@@ -204,12 +204,15 @@ command and arithmetic substitution, here-documents."""
             if quoted and name == "@":
                 return [("fields", words)]
             return [(kind, _join_unknown(_intersperse(words, " ")))]
+        rest = state.positional[-1] if state.positional and isinstance(state.positional[-1], Rest) else None
         if name == "#":
-            return [(kind, str(len(state.positional)))]
+            return [(kind, str(len(state.positional)) if rest is None else Unknown(f"the number of arguments: {rest.why}"))]
         if name.isdigit():
             i = int(name)
             if i == 0:
                 return [(kind, state.argv0)]
+            if rest is not None and i >= len(state.positional):
+                return [(kind, rest)]
             return [(kind, state.positional[i - 1] if i <= len(state.positional) else "")]
         if name == "?":
             return [(kind, str(state.status) if state.status is not None else Unknown("the last command's status"))]

@@ -293,7 +293,7 @@ def merge_states(states: list[State], why: str) -> State:
         out.expand_aliases = out.expand_aliases or s.expand_aliases
         out.traps.update(s.traps)
         if out.positional != s.positional:
-            out.positional = [Unknown(why)]
+            out.positional = _merge_values(list(out.positional), list(s.positional), why)
     out.status = None
     return out
 

@@ -257,3 +257,12 @@ def test_an_array_the_arms_grow_differently_has_an_unknown_length():
 def test_an_operator_applies_to_the_variable_an_indirection_names():
     trace, _ = run('for v in A B; do run "${!v:-unset}" "${!v#a}"; done\n', env={"A": "abc"})
     assert argvs(trace) == ["run abc bc", "run unset "]
+
+
+def test_an_option_loop_over_an_unknown_argument_ends():
+    # `case $1` undecided on an unresolved argument: the arms shift differently, so how many
+    # arguments remain is unknown and the loop's test is undecided, not true for 512 rounds.
+    trace, _ = run('f(){ while [[ $# -gt 0 ]]; do case $1 in --x) run x; shift;; *) shift;; esac; done; }\n'
+                   'f --model "$M" --x\nserve\n', env={"M": Unknown("M")})
+    assert argvs(trace)[-1] == "serve"
+    assert not [e for e in trace.of(UNKNOWN) if "iterations" in e.detail or "loop" in e.detail]
