@@ -387,7 +387,7 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         if name_node is not None and body is not None:
-            state.functions[ctx.text(name_node)] = Func(body, ctx.src, ctx.path)
+            state.functions[ctx.text(name_node)] = Func(body, ctx.src, ctx.path, ctx.local)
         return 0
 
     def _test(self, node, state, ctx, stdin, out):
@@ -526,7 +526,9 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                       stdin: Word | None, out: Out | None) -> Optional[int]:
         fn = state.functions[name]
         site = ctx.site(node)
-        inner = ctx.deeper(site, f"fn {name}", path=fn.path, src=fn.src, function=name)
+        # BASH_SOURCE in a function is the file that defined it, not the caller's.
+        inner = ctx.deeper(site, f"fn {name}", path=fn.path, src=fn.src, function=name,
+                           **({"local": fn.local} if fn.local is not None else {}))
         saved_pos = state.positional
         state.positional = list(argv[1:])
         state.frames.append({})
