@@ -1,28 +1,30 @@
 """Check 10 (No engine patches): the pinned image runs as shipped, or the patch carries a complete, linked waiver.
 
 What it checks:
-    Every bash text that runs for an affected point (checks.serving: old-layout launchers,
-    srt `setup_script`s resolved next to the recipe, `benchmark.command` strings and the
-    helpers they source or run) plus the PR's diff:
+    Each affected point's interpreted trace at the head (recipes.launch, docs/launch.md), and
+    the PR's diff. Nothing passes because no pattern matched: the check reads what the launch
+    does, whatever construct does it.
     - `.patch`/`.diff` files added or changed in the PR, and `sitecustomize.py`,
       `usercustomize.py` or `.pth` files;
-    - patch operations found by recipes.scripts.analyze_script: `git apply`/`patch`,
-      `sed -i`, heredoc / redirect / `python -c` writes into engine sources, site-packages,
-      /sgl-workspace, model files or import-lookup paths, sitecustomize hooks, and copies
-      over container files;
-    - environment hooks that load code into the server (policy `patch_env_hooks`, e.g.
-      `PYTHONSTARTUP`, `LD_PRELOAD`) and `PYTHONPATH` naming a repository directory that holds
-      `sitecustomize.py`/`usercustomize.py`/`.pth` files;
-    - `pip install` of an engine package (policy `engine_packages`) from a git URL, a fork,
-      a wheel, a local path or any URL. Benchmark-client and eval tooling installs are fine.
-    It also reads each affected point's interpreted trace (recipes.launch, docs/launch.md),
-    whatever construct wrote it: a file the launch wrote or downloaded and then runs or
-    imports; a write, move, unpack or checkout into the image outside scratch folders; an
-    install from anything but the image's own index; an environment hook on a server; and an
-    unknown that may hide code before the servers start (a command, an option, a source or an
-    eval the bot cannot read), which is "could not verify" when no patch is found: nothing
-    passes because no pattern matched.
-    The rule covers the serving stack only: a patch whose target and text name only the
+    - a file the launch wrote or downloaded and then runs or imports, inside the container
+      the server runs in;
+    - a write, move, unpack, checkout, in-place edit or Python write where the image keeps
+      code (Python's package folders, an engine's source tree, a code or start-up hook file;
+      recipes.launch.image), an engine's tree in a folder mounted into the container, and
+      any patch applied inside the container (`git apply`/`am`, `patch`);
+    - an install inside the container from anything but the image's own index (a URL, a
+      git source, a wheel or archive, a local tree, another index);
+    - environment hooks on a server that load code into it (policy `patch_env_hooks`, e.g.
+      `PYTHONSTARTUP`, `LD_PRELOAD`, also from an srt-slurm recipe's environment), and
+      `PYTHONPATH` naming a repository directory that holds `sitecustomize.py`/
+      `usercustomize.py`/`.pth` files;
+    - "could not verify" for an unknown inside the container before its last server starts
+      that may hide code (a command, an option, a source, an eval, a setup script the bot
+      cannot read, a write to a path it cannot know), and for a point the review's
+      interpreter budget left untraced, unless a definite patch is reported.
+    Each finding cites the effect's file:line and the chain that reached it (runner:line ->
+    script:line -> fn ... -> file:line).
+    The rule covers the serving stack only: a patch whose target and command name only the
     benchmark client or eval tooling (policy `benchmark_client_packages`: lm-eval, aiperf,
     sa-bench, the harness's eval patches) and no engine package is not an engine patch, nor is
     a `.patch` file all of whose target files are client files.
@@ -36,7 +38,7 @@ Why it matters:
     A patched engine measures something no customer can run; the waiver makes every
     exception visible, justified and temporary.
 Evidence it cites:
-    The script and line of each patch, and the waiver path (or its absence).
+    The file and line of each patch with its chain, and the waiver path (or its absence).
 Not applicable when:
     No benchmark point's script, image or config changes: no affected point and no patch-like
     file in the diff (a changed script that no point runs, or whose change no point takes,
