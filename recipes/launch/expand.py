@@ -291,6 +291,11 @@ command and arithmetic substitution, here-documents."""
                 if isinstance(seq, Unknown):
                     return [(kind, seq)]
                 if index in ("@", "*"):
+                    if isinstance(seq, list) and seq and isinstance(seq[-1], Unknown) and \
+                            seq[-1].why.startswith(("set on an undecided", "set only when")):
+                        # Arms that left the array with different elements (state.merge_states):
+                        # how many it holds is not known.
+                        return [(kind, Unknown(f"the length of {value[0]}, {seq[-1].why}"))]
                     return [(kind, str(len(seq)) if isinstance(seq, (list, dict)) else "1")]
                 got = self.indexed(value[0], seq, index, state, ctx, node, True)[0][1]
                 return [(kind, str(len(got)) if isinstance(got, str) else got)]

@@ -30,7 +30,12 @@ JOB_CONSTANTS = {
     "GITHUB_WORKSPACE": WORKSPACE, "HF_TOKEN": "<secret HF_TOKEN>", "HF_HUB_CACHE": "/mnt/hf_hub_cache/",
     "RANDOM_RANGE_RATIO": "0.8", "GITHUB_ACTIONS": "true", "CI": "true", "HOME": "/home/runner",
     "USER": "runner", "PATH": "/usr/local/bin:/usr/bin:/bin", "SHELL": "/bin/bash",
+    "RESULT_DIR": "/workspace/results",
 }
+# Inputs the sweep's job sets for an agentic point from values the bot does not model (the
+# workflow's `total-cpu-dram-gb`, `duration`): set, with a value the trace carries as a symbol,
+# so that a launcher's `check_env_vars` does not read them as missing and end the trace.
+AGENTIC_INPUTS = ("TOTAL_CPU_DRAM_GB", "DURATION")
 _PY_OPTS_WITH_VALUE = {"-W", "-X", "-Q"}
 # How a trace names where it starts: the sweep's job step, or (without a runner script) the
 # runner that starts the launcher.
@@ -70,6 +75,8 @@ def job_env(point: Any, node: str) -> dict[str, str]:
     for k, v in fields.items():
         if v is not None:
             env[k] = str(v)
+    if point.is_agentic:
+        env.update({k: f"<{k}>" for k in AGENTIC_INPUTS})
     if point.conc_list:
         env["CONC_LIST"] = " ".join(str(c) for c in point.conc_list)
     if point.tp:
@@ -153,7 +160,7 @@ class PointTrace:
 
 # The point's values that differ between the points of one arm and that launch scripts pass
 # along rather than decide on: traced as symbols (recipes.launch.state.SYMBOL).
-SYMBOLIC = ("CONC", "CONC_LIST", "RESULT_FILENAME")
+SYMBOLIC = ("CONC", "CONC_LIST", "RESULT_FILENAME", *AGENTIC_INPUTS)
 
 
 @dataclass
