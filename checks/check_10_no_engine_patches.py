@@ -228,6 +228,10 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
         # An unknown can hide a patch only before the servers start (after: the client, the
         # evals, the cleanup); a definite patch counts wherever it is.
         early = {id(e) for e in trace.before_serving()}
+        # A launch that starts no server the bot can see (its `sbatch`/`srun`/`docker` is one
+        # it could not read): an unknown on the runner itself may hide the whole serving path.
+        serverless = {id(e) for t in trace.runners.values() if not any(x.kind == SERVER for x in t.effects)
+                      for e in t.effects}
         # What each line does, for the client-only rule (a patch that names only the benchmark
         # client, or applies a .patch file whose targets are all client files).
         at_line: dict[tuple, list] = {}
@@ -248,7 +252,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                 continue  # the eval/benchmark client, not the serving stack
             # Inside the container the server runs in (or the recipe's, for its setup script):
             # the runner's own tooling on the host (its venv, its installers) is not the engine.
-            if opaque(e) and e.container and id(e) in early and not any(f"the download of {t}" in e.detail
+            if opaque(e) and (e.container or id(e) in serverless) and id(e) in early and not any(f"the download of {t}" in e.detail
                                                                         for t in policy.trusted_installers):
                 hidden = unknown(v, e, e.detail)
                 continue
@@ -258,8 +262,15 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                 patch(e, MSG_TRACE_RUN_WRITTEN.format(where=where, path=e.shown_path(), detail=e.detail),
                       e.shown_path())
             elif e.kind == WRITE and e.container and e.how not in HARMLESS_WRITES:
+                applies = e.how == "in-place edit" and any(
+                    x.kind == EXEC and x.argv and isinstance(x.argv[0], str)
+                    and x.argv[0].rsplit("/", 1)[-1] in PATCH_TOOLS for x in here)
+                how = f"{e.how} (applying a patch)" if applies else e.how
                 if isinstance(e.path, Unknown):
-                    if e.how not in UNKNOWN_PATH_DATA and id(e) in early:
+                    if applies:  # a patch applied in a folder found at run time is still a patch
+                        patch(e, MSG_TRACE_WRITE.format(where=where, how=how, path=f"<{e.path.why}>",
+                                                        image=e.container), None)
+                    elif e.how not in UNKNOWN_PATH_DATA and id(e) in early:
                         hidden = unknown(v, e, f"{e.how} of a path it cannot know: {e.path.why}")
                     continue
                 prefix = f"{e.container}:"
@@ -268,11 +279,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                 # in an engine's tree there; in the image, any write where it keeps code.
                 code = code_path(inside, engine_pkgs) if inside is not None else \
                     e.how in CODE_CHANGES and code_path(e.path, engine_pkgs, image=False)
-                applies = e.how == "in-place edit" and any(
-                    x.kind == EXEC and x.argv and isinstance(x.argv[0], str)
-                    and x.argv[0].rsplit("/", 1)[-1] in PATCH_TOOLS for x in here)
                 if code or applies:
-                    how = f"{e.how} (applying a patch)" if applies else e.how
                     if inside is not None:
                         patch(e, MSG_TRACE_WRITE.format(where=where, how=how, path=inside, image=e.container), inside)
                     else:

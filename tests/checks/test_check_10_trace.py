@@ -52,3 +52,24 @@ def test_a_point_left_untraced_by_the_budget_is_could_not_verify_naming_it(monke
     row = _row(A_TEXT + "echo touched\n")
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
     assert "interpreter steps" in row.reason and "0 interpreter steps" in row.reason, row.reason
+
+
+def test_a_patch_applied_in_a_folder_found_at_run_time_is_a_patch():
+    code = "git -C \"$(python3 -c 'import vllm, os; print(os.path.dirname(vllm.__file__))')\" apply /tmp/fix.diff\n"
+    row = _row(A_TEXT.replace(SERVER, code + SERVER))
+    assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+    assert f"{A}:3 in-place edit (applying a patch) <" in row.reason, row.reason
+
+
+def test_a_runner_command_that_hides_the_whole_serving_path_is_could_not_verify():
+    # The runner submits the job with an option the bot cannot read (#2144's `sbatch`): the trace
+    # then starts no server, and nothing that runs in the job's container was read.
+    tree = base_tree()
+    tree["configs/runners.yaml"] = "labels:\n  mi355x:\n    - mi355x-amds_0\n"
+    runner = 'sbatch $EXTRA_SBATCH_OPTS --wrap "bash benchmarks/single_node/${EXP_NAME%%_*}.sh"\n'
+    tree["runners/launch_mi355x-amds.sh"] = runner
+    snap = build_snapshot(base=tree, head={"runners/launch_mi355x-amds.sh": runner + "echo submitted\n",
+                                           A: A_TEXT + "echo touched\n"})
+    row = evaluate(snap, only={10}).row(10)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "runners/launch_mi355x-amds.sh:1" in row.reason and "sbatch" in row.reason, row.reason
