@@ -71,6 +71,7 @@ MSG_PATCH_FILE = "{path} is a patch file added by this PR"
 MSG_HOOK_FILE = "{path} is an interpreter start-up hook ({kind})"
 MSG_ENV_HOOK = "{where} sets {name}={value}, which loads code into the server"
 MSG_PYTHONPATH = "{where} puts {value} on PYTHONPATH, an overlay holding {hook}"
+MSG_HOOK_WRITTEN = "{where} writes {path} ({detail}), a start-up hook the server at {server} loads through PYTHONPATH"
 MSG_NO_WAIVER = "no waiver {path}"
 MSG_WAIVER_INCOMPLETE = "waiver {path} lacks {missing}"
 MSG_WAIVER_UNNAMED = "waiver {path} does not name {files}"
@@ -232,6 +233,13 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
         # it could not read): an unknown on the runner itself may hide the whole serving path.
         serverless = {id(e) for t in trace.runners.values() if not any(x.kind == SERVER for x in t.effects)
                       for e in t.effects}
+        # Start-up hooks the launch writes inside a container (`cat > "$dir/sitecustomize.py"`),
+        # by the folder that holds them as the container sees it: one a server loads through
+        # PYTHONPATH is a patch unless what it imports is only the client's.
+        hooks_written: dict[str, list] = {}
+        for e in effects:
+            if e.kind == WRITE and e.container and isinstance(e.path, str) and HOOK_FILES.search(e.path):
+                hooks_written.setdefault(e.shown_path().rsplit("/", 1)[0], []).append(e)
         # What each line does, for the client-only rule (a patch that names only the benchmark
         # client, or applies a .patch file whose targets are all client files).
         at_line: dict[tuple, list] = {}
@@ -299,6 +307,11 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                         hook = _overlay_hook(ctx, value, e.site.path)
                         if hook:
                             patch(e, MSG_PYTHONPATH.format(where=where, value=value, hook=hook), hook, name)
+                        for entry in value.split(":"):
+                            for w in hooks_written.get(entry.rstrip("/"), []):
+                                if not _client_only(ctx, w.shown_path(), w.detail):
+                                    patch(w, MSG_HOOK_WRITTEN.format(where=w.where(), path=w.shown_path(), detail=w.detail,
+                                                                     server=where), w.shown_path(), name)
     return list(out.values()), hidden
 
 
@@ -324,8 +337,9 @@ def _server_entries(ctx, views) -> list[str]:
             if entry is None:
                 exe = next((w.rsplit("/", 1)[-1] for w in words if w.rsplit("/", 1)[-1] in executables), None)
                 entry = f"{exe} serve" if exe and "serve" in words else exe
-            out.add(entry or e.how)
-    return sorted(o for o in out if o)
+            if entry:  # an srt-slurm recipe's server has no command line of its own
+                out.add(entry)
+    return sorted(out)
 
 
 def _overlay_hook(ctx, value: str, referrer: str) -> str | None:

@@ -63,6 +63,9 @@ from .state import (
 from .trace import READ, UNKNOWN, WRITE, Effect, Site, Trace
 from .words import Unknown, Word
 
+# How much of a written Python file is read for what it imports.
+MAX_WRITTEN_SCAN = 100_000
+
 Vocabulary = Callable[..., Optional[CommandEffects]]
 
 
@@ -375,7 +378,14 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
 
     def write_file(self, target: Word, text: Word, how: str, state: State, ctx: Ctx, node: Any) -> None:
         path = self.host_path(target, state)
-        self.emit(WRITE, ctx, node, state, path=path, how=how)
+        detail = ""
+        if isinstance(path, str) and path.endswith((".py", ".pth")) and isinstance(text, str):
+            # What Python it writes imports (a start-up hook that patches the engine or the client).
+            from .pycode import imported_modules
+
+            mods = list(dict.fromkeys(imported_modules(text[:MAX_WRITTEN_SCAN])))
+            detail = f"Python importing {', '.join(mods[:8])}" if mods else "Python"
+        self.emit(WRITE, ctx, node, state, path=path, how=how, detail=detail)
         if isinstance(path, str):
             old = self.files.written(path)
             if how == "append" and old is not None:
