@@ -17,11 +17,13 @@ What it checks:
     - environment hooks on a server that load code into it (policy `patch_env_hooks`, e.g.
       `PYTHONSTARTUP`, `LD_PRELOAD`, also from an srt-slurm recipe's environment), and
       `PYTHONPATH` naming a repository directory that holds `sitecustomize.py`/
-      `usercustomize.py`/`.pth` files;
+      `usercustomize.py`/`.pth` files, or a folder where the launch wrote one that imports
+      more than the client's packages;
     - "could not verify" for an unknown inside the container before its last server starts
       that may hide code (a command, an option, a source, an eval, a setup script the bot
-      cannot read, a write to a path it cannot know), and for a point the review's
-      interpreter budget left untraced, unless a definite patch is reported.
+      cannot read, a write to a path it cannot know; on the runner too when the launch starts
+      no server the bot can see), and for a point the review's interpreter budget left
+      untraced, unless a definite patch is reported.
     Each finding cites the effect's file:line and the chain that reached it (runner:line ->
     script:line -> fn ... -> file:line).
     The rule covers the serving stack only: a patch whose target and command name only the
