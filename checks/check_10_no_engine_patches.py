@@ -157,12 +157,19 @@ def _applies_client_patch(ctx, effects) -> bool:
 HARMLESS_WRITES = ("create", "mode")
 # Writes to a path the bot cannot know that are not code: a command's output (a log), a
 # deletion, a download kept as data (it is code only once it runs: a run-written effect).
-UNKNOWN_PATH_DATA = ("delete", "redirect", "append", "create", "download")
+UNKNOWN_PATH_DATA = ("delete", "redirect", "append", "create", "download", "config")
 # Writes that change code where they land (a log or a result written into a mounted folder does not).
 CODE_CHANGES = ("in-place edit", "checkout", "unpack", "copy", "move", "link", "install", "python write")
 # Commands whose in-place edit applies a patch (`git apply`/`am`, `patch`): whatever folder it is
-# applied in, the patch changes code there, unless every file it targets is the client's.
-PATCH_TOOLS = ("git", "patch")
+# applied in, the patch changes code there, unless every file it targets is the client's. Other
+# in-place edits of git (`git config --global` of ~/.gitconfig) are not patches.
+GIT_PATCH_VERBS = ("apply", "am")
+
+
+def _applies_patch(argv) -> bool:
+    words = [w for w in argv if isinstance(w, str)]
+    tool = words[0].rsplit("/", 1)[-1] if words else ""
+    return tool == "patch" or (tool == "git" and any(w in GIT_PATCH_VERBS for w in words[1:]))
 MSG_TRACE_WRITE = "{where} {how} {path} inside the image {image}"
 MSG_TRACE_WRITE_MOUNTED = "{where} {how} {path}, a folder mounted into {image}"
 MSG_TRACE_RUN_WRITTEN = "{where} runs {path}, which {detail}"
@@ -272,9 +279,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                 patch(e, MSG_TRACE_RUN_WRITTEN.format(where=where, path=e.shown_path(), detail=e.detail),
                       e.shown_path())
             elif e.kind == WRITE and e.container and e.how not in HARMLESS_WRITES:
-                applies = e.how == "in-place edit" and any(
-                    x.kind == EXEC and x.argv and isinstance(x.argv[0], str)
-                    and x.argv[0].rsplit("/", 1)[-1] in PATCH_TOOLS for x in here)
+                applies = e.how == "in-place edit" and any(x.kind == EXEC and _applies_patch(x.argv) for x in here)
                 how = f"{e.how} (applying a patch)" if applies else e.how
                 if isinstance(e.path, Unknown):
                     if applies:  # a patch applied in a folder found at run time is still a patch

@@ -73,3 +73,10 @@ def test_a_runner_command_that_hides_the_whole_serving_path_is_could_not_verify(
     row = evaluate(snap, only={10}).row(10)
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
     assert "runners/launch_mi355x-amds.sh:1" in row.reason and "sbatch" in row.reason, row.reason
+
+
+def test_git_config_in_the_container_is_not_a_patch():
+    # #2577: `git config --global --add safe.directory ...` edits ~/.gitconfig in place.
+    code = "git config --global --add safe.directory /sgl-workspace/sglang\n"
+    row = _row(A_TEXT.replace(SERVER, code + SERVER))
+    assert row.status.value == "PASS", row.reason
