@@ -269,7 +269,10 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                 continue  # the eval/benchmark client, not the serving stack
             # Inside the container the server runs in (or the recipe's, for its setup script):
             # the runner's own tooling on the host (its venv, its installers) is not the engine.
-            if opaque(e) and (e.container or id(e) in serverless) and id(e) in early and not any(f"the download of {t}" in e.detail
+            # On the runner, a file it sources from its own tooling (a venv's `activate`, uv's
+            # `env`) sets its environment; what starts the job is a command it runs.
+            on_runner = id(e) in serverless and not e.detail.startswith("sources ")
+            if opaque(e) and (e.container or on_runner) and id(e) in early and not any(f"the download of {t}" in e.detail
                                                                         for t in policy.trusted_installers):
                 hidden = unknown(v, e, e.detail)
                 continue
