@@ -1,28 +1,32 @@
 """Check 10 (No engine patches): the pinned image runs as shipped, or the patch carries a complete, linked waiver.
 
 What it checks:
-    Every bash text that runs for an affected point (checks.serving: old-layout launchers,
-    srt `setup_script`s resolved next to the recipe, `benchmark.command` strings and the
-    helpers they source or run) plus the PR's diff:
+    Each affected point's interpreted trace at the head (recipes.launch, docs/launch.md), and
+    the PR's diff. Nothing passes because no pattern matched: the check reads what the launch
+    does, whatever construct does it.
     - `.patch`/`.diff` files added or changed in the PR, and `sitecustomize.py`,
       `usercustomize.py` or `.pth` files;
-    - patch operations found by recipes.scripts.analyze_script: `git apply`/`patch`,
-      `sed -i`, heredoc / redirect / `python -c` writes into engine sources, site-packages,
-      /sgl-workspace, model files or import-lookup paths, sitecustomize hooks, and copies
-      over container files;
-    - environment hooks that load code into the server (policy `patch_env_hooks`, e.g.
-      `PYTHONSTARTUP`, `LD_PRELOAD`) and `PYTHONPATH` naming a repository directory that holds
-      `sitecustomize.py`/`usercustomize.py`/`.pth` files;
-    - `pip install` of an engine package (policy `engine_packages`) from a git URL, a fork,
-      a wheel, a local path or any URL. Benchmark-client and eval tooling installs are fine.
-    It also reads each affected point's interpreted trace (recipes.launch, docs/launch.md),
-    whatever construct wrote it: a file the launch wrote or downloaded and then runs or
-    imports; a write, move, unpack or checkout into the image outside scratch folders; an
-    install from anything but the image's own index; an environment hook on a server; and an
-    unknown that may hide code before the servers start (a command, an option, a source or an
-    eval the bot cannot read), which is "could not verify" when no patch is found: nothing
-    passes because no pattern matched.
-    The rule covers the serving stack only: a patch whose target and text name only the
+    - a file the launch wrote or downloaded and then runs or imports, inside the container
+      the server runs in;
+    - a write, move, unpack, checkout, in-place edit or Python write where the image keeps
+      code (Python's package folders, an engine's source tree, a code or start-up hook file;
+      recipes.launch.image), an engine's tree in a folder mounted into the container, and
+      any patch applied inside the container (`git apply`/`am`, `patch`);
+    - an install inside the container from anything but the image's own index (a URL, a
+      git source, a wheel or archive, a local tree, another index);
+    - environment hooks on a server that load code into it (policy `patch_env_hooks`, e.g.
+      `PYTHONSTARTUP`, `LD_PRELOAD`, also from an srt-slurm recipe's environment), and
+      `PYTHONPATH` naming a repository directory that holds `sitecustomize.py`/
+      `usercustomize.py`/`.pth` files, or a folder where the launch wrote one that imports
+      more than the client's packages;
+    - "could not verify" for an unknown inside the container before its last server starts
+      that may hide code (a command, an option, a source, an eval, a setup script the bot
+      cannot read, a write to a path it cannot know; on the runner too when the launch starts
+      no server the bot can see), and for a point the review's interpreter budget left
+      untraced, unless a definite patch is reported.
+    Each finding cites the effect's file:line and the chain that reached it (runner:line ->
+    script:line -> fn ... -> file:line).
+    The rule covers the serving stack only: a patch whose target and command name only the
     benchmark client or eval tooling (policy `benchmark_client_packages`: lm-eval, aiperf,
     sa-bench, the harness's eval patches) and no engine package is not an engine patch, nor is
     a `.patch` file all of whose target files are client files.
@@ -36,7 +40,7 @@ Why it matters:
     A patched engine measures something no customer can run; the waiver makes every
     exception visible, justified and temporary.
 Evidence it cites:
-    The script and line of each patch, and the waiver path (or its absence).
+    The file and line of each patch with its chain, and the waiver path (or its absence).
 Not applicable when:
     No benchmark point's script, image or config changes: no affected point and no patch-like
     file in the diff (a changed script that no point runs, or whose change no point takes,
@@ -51,14 +55,13 @@ import functools
 import re
 from dataclasses import dataclass
 
-from checks.launch_path import changed_file, read_analysis
+from checks.launch_path import changed_file
 from checks.result import CheckResult, Evidence
 from checks.serving import resolve_reference, serving_views
 from checks.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable, launch_evidence
 from checks.text import items_text, join, keys_text
 from recipes.engines import dist_name
-from recipes.scripts import package_name
 from recipes.waivers import Waiver, parse_waiver, waiver_path
 
 PATCH_SUFFIXES = (".patch", ".diff")
@@ -68,10 +71,9 @@ PYTHONPATH = "PYTHONPATH"
 MSG_NA = "No benchmark point's scripts, images or serving configs change, and the diff adds no patch files."
 MSG_PATCH_FILE = "{path} is a patch file added by this PR"
 MSG_HOOK_FILE = "{path} is an interpreter start-up hook ({kind})"
-MSG_SCRIPT_PATCH = "{where} {kind}{target} ({via})"
 MSG_ENV_HOOK = "{where} sets {name}={value}, which loads code into the server"
 MSG_PYTHONPATH = "{where} puts {value} on PYTHONPATH, an overlay holding {hook}"
-MSG_PIP = "{where} installs engine package {pkg} from {origin}"
+MSG_HOOK_WRITTEN = "{where} writes {path} ({detail}), a start-up hook the server at {server} loads through PYTHONPATH"
 MSG_NO_WAIVER = "no waiver {path}"
 MSG_WAIVER_INCOMPLETE = "waiver {path} lacks {missing}"
 MSG_WAIVER_UNNAMED = "waiver {path} does not name {files}"
@@ -94,41 +96,12 @@ class Patch:
     path: str  # the file that holds the patch
     line: int | None
     target: str | None = None
+    chain: str | None = None  # how the launch got there (runner:line -> script:line -> fn ...)
+    last: int | None = None  # the statement's last line (continuations, a here-document)
 
     @property
     def evidence(self) -> Evidence:
-        return Evidence(path=self.path, line=self.line)
-
-
-def _origin(pip) -> str | None:
-    if pip.from_vcs:
-        return "a git URL"
-    if pip.from_wheel:
-        return "a wheel"
-    if pip.from_path:
-        return "a local path"
-    if any("://" in t for t in pip.targets):
-        return "a URL"
-    return None
-
-
-def _is_engine_target(target: str, engine_pkgs: set[str]) -> bool:
-    """An engine distribution by name, or a local/VCS source tree whose path names an engine."""
-    if dist_name(package_name(target)) in engine_pkgs:
-        return True
-    # A repository URL names the engine as `<name>.git`, often followed by `#subdirectory=...`.
-    segments = re.split(r"[/@#=+:\[\]\s]", target.lower())
-    return any(seg and (dist_name(seg) in engine_pkgs or dist_name(seg.removesuffix(".git")) in engine_pkgs)
-               for seg in segments)
-
-
-_VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
-
-
-def _expand(analysis, text: str) -> str:
-    """A patch target with variables assigned in the same script substituted (best effort)."""
-    values = {name: (loc.resolved or loc.value) for name, loc, _ in analysis.assignments}
-    return _VAR.sub(lambda m: str(values.get(m.group(1), m.group(0))), text)
+        return Evidence(path=self.path, line=self.line, note=f"via {self.chain}" if self.chain else None)
 
 
 _SEGMENT = re.compile(r"[/@#=+:\[\]\s\"'$(){}.]+")
@@ -172,137 +145,65 @@ def _patch_file_client_only(ctx, path: str) -> bool:
     return bool(targets) and all(_client_only(ctx, t) for t in targets)
 
 
-# A word ending in .patch/.diff, read from the start of a word only (the lookbehind): from every
-# position of a long word the greedy run backtracked over the word (`a.a.a...`, 40 KB: 25 s).
-_PATCH_WORD = re.compile(r"(?<![^\s'\"<>|;&])[^\s'\"<>|;&]+\.(?:patch|diff)\b")
+def _applies_client_patch(ctx, effects) -> bool:
+    """The trace's reads at one line (`git apply x.patch`, `patch -p1 < x.patch`) are repository
+    patch files that all touch only the benchmark client: the patch file's own targets decide,
+    not the directory it is applied in."""
+    files = [p for e in effects for p, _ in e.files if p.endswith(PATCH_SUFFIXES)]
+    return bool(files) and all(_patch_file_client_only(ctx, p) for p in files)
 
 
-def _applies_client_patch(ctx, text: str, referrer: str) -> bool:
-    """`git apply x.patch` / `patch -p1 < x.patch` of repository patch files that all touch only
-    the benchmark client: the patch file's own targets decide, not the directory it is applied in."""
-    refs = _PATCH_WORD.findall(text or "")
-    if not refs:
-        return False
-    paths = [resolve_reference(ctx, r, referrer) for r in refs]
-    return all(p is not None and _patch_file_client_only(ctx, p) for p in paths)
-
-
-def _script_patches(ctx, views) -> list[Patch]:
-    engine_pkgs = {dist_name(p) for p in ctx.config.policy.engine_packages}
-    out: dict[tuple, Patch] = {}
-    done: set[tuple] = set()
-    for v in views:
-        for use in v.scripts:
-            if (use.path, id(use.analysis), use.executed) in done:
-                continue  # the same script run the same way by another point: the same items, kept first
-            done.add((use.path, id(use.analysis), use.executed))
-            bodies = {}
-            for h in use.analysis.heredocs:
-                bodies.setdefault(h.line, []).append(h.body)
-            for p in use.patches:
-                # A heredoc written by the op (`cat > x/sitecustomize.py <<'PY'`) is part of what it patches.
-                body = " ".join(bodies.get(p.line, []))
-                if _client_only(ctx, p.target, p.text, body) or _applies_client_patch(ctx, p.text, use.path):
-                    continue  # the eval/benchmark client, not the serving stack
-                resolved = _expand(use.analysis, p.target) if p.target else None
-                target = f" {resolved}" if resolved else ""
-                text = MSG_SCRIPT_PATCH.format(where=f"{use.path}:{p.line}", kind=p.kind, target=target, via=use.via)
-                out.setdefault((use.path, p.line, p.kind), Patch(text, use.path, p.line, resolved))
-            for pip in use.pip_installs:
-                origin = _origin(pip)
-                pkgs = [t for t in pip.targets if _is_engine_target(t, engine_pkgs)]
-                if origin and pkgs:
-                    out.setdefault((use.path, pip.line, "pip"),
-                                   Patch(MSG_PIP.format(where=f"{use.path}:{pip.line}", pkg=pkgs[0], origin=origin),
-                                         use.path, pip.line, pkgs[0]))
-        for h in v.hits(*ctx.config.policy.patch_env_hooks, kinds=("env", "script-env", "setting")):
-            if str(h.value).strip():
-                out.setdefault((h.path, h.line, h.name), Patch(MSG_ENV_HOOK.format(where=h.where, name=h.name, value=h.value),
-                                                               h.path, h.line, str(h.value)))
-        for h in v.hits(PYTHONPATH, kinds=("env", "script-env", "setting")):
-            hook = _overlay_hook(ctx, str(h.value), h.path)
-            if hook:
-                out.setdefault((h.path, h.line, PYTHONPATH), Patch(MSG_PYTHONPATH.format(where=h.where, value=h.value, hook=hook),
-                                                                   h.path, h.line, hook))
-    return list(out.values())
-
-
-# Folders of an image a launch may write without changing the engine: scratch and caches.
-SCRATCH = re.compile(r"^/(?:tmp|var/tmp|dev|run|proc|sys)(?:/|$)|^/(?:root|home/[^/]+)/\.cache(?:/|$)")
 # Writes that change no file's text: a new folder or empty file, a mode.
 HARMLESS_WRITES = ("create", "mode")
+# Writes to a path the bot cannot know that are not code: a command's output (a log), a
+# deletion, a download kept as data (it is code only once it runs: a run-written effect).
+UNKNOWN_PATH_DATA = ("delete", "redirect", "append", "create", "download", "config")
+# Writes that change code where they land (a log or a result written into a mounted folder does not).
+CODE_CHANGES = ("in-place edit", "checkout", "unpack", "copy", "move", "link", "install", "python write")
+# Commands whose in-place edit applies a patch (`git apply`/`am`, `patch`): whatever folder it is
+# applied in, the patch changes code there, unless every file it targets is the client's. Other
+# in-place edits of git (`git config --global` of ~/.gitconfig) are not patches.
+GIT_PATCH_VERBS = ("apply", "am")
+
+
+def _applies_patch(argv) -> bool:
+    words = [w for w in argv if isinstance(w, str)]
+    tool = words[0].rsplit("/", 1)[-1] if words else ""
+    return tool == "patch" or (tool == "git" and any(w in GIT_PATCH_VERBS for w in words[1:]))
 MSG_TRACE_WRITE = "{where} {how} {path} inside the image {image}"
+MSG_TRACE_WRITE_MOUNTED = "{where} {how} {path}, a folder mounted into {image}"
 MSG_TRACE_RUN_WRITTEN = "{where} runs {path}, which {detail}"
 MSG_TRACE_INSTALL = "{where} installs {pkgs} from {origin}"
 MSG_TRACE_HIDDEN = (
     "could not verify {key}: what it runs is not fully known at {where} ({detail}); "
     "the bot reads every command of a serving path, so make that step one it can read"
 )
+MSG_UNTRACED = (
+    "could not verify {key}: its launch was not interpreted, the review's {steps:,} interpreter steps "
+    "were spent on other points; the bot reads a launch only by interpreting it"
+)
 
 
-def _merge_readings(scripted: list[Patch], traced: list[Patch]) -> list[Patch]:
-    """One patch per line: the script reading's wording where it has that line, with the path
-    the trace resolved when its words did not (`sed -i ... "$TARGET"`); the trace's own
-    finding where only the trace saw one."""
-    by_site = {(p.path, p.line): p for p in traced}
-    out: list[Patch] = []
-    for p in scripted:
-        t = by_site.pop((p.path, p.line), None)
-        if t is not None and t.target and t.target not in p.text:
-            p = Patch(f"{p.text}, writing {t.target}", p.path, p.line, t.target)
-        out.append(p)
-    return out + list(by_site.values())
-
-
-def _install_origin(words: list[str]) -> str | None:
-    """Where an install takes packages from when it is not the image's own index, else None (a
-    requirements or constraints file `-r`/`-c` names packages of the index)."""
-    skip = False
-    for w in words:
-        if skip:
-            skip = False
-            continue
-        if w in ("-r", "--requirement", "-c", "--constraint"):
-            skip = True
-            continue
-        if w in ("-i", "--index-url", "--extra-index-url", "-f", "--find-links") or \
-                w.startswith(("--index-url=", "--extra-index-url=", "--find-links=")):
-            return "another package index"
-        if w in ("-e", "--editable"):
-            return "a source tree"
-        if "://" in w or w.startswith(("git+", "hg+", "svn+")):
-            return "a URL"
-        if w.endswith((".whl", ".tar.gz", ".zip")) or w.startswith(("/", "./", "../", ".")) and w != ".":
-            return "a file"
-        if w == ".":
-            return "a source tree"
-    return None
-
-
-# Where an image keeps code: Python's package folders, engine source trees, and code files
-# anywhere. A write elsewhere in the image (a model, a dataset, a log, a marker) is the job's data.
-_CODE_PATH = re.compile(
-    r"/(?:site|dist)-packages/|^/usr(?:/local)?/lib/python|^/(?:sgl|vllm)-workspace(?:/|$)|^/opt/(?:sglang|vllm|"
-    r"tensorrt_llm|atom|dynamo|rocm)(?:/|$)|\.(?:py|pth|so|pyc)$|(?:^|/)(?:sitecustomize|usercustomize)\.py$")
-
-
-def _code_path(path: str, engine_packages: frozenset[str]) -> bool:
-    """A path of the image that holds code: a package folder, an engine's tree, a code file."""
-    if _CODE_PATH.search(path):
-        return True
-    return any(dist_name(part) in engine_packages for part in path.split("/") if part)
+def _file_site(e):
+    """The repository file and line an effect happens at: its own site, or for shell text it
+    ran (`bash -c '...'`, `eval`), the line of the file that ran it."""
+    for site in (e.site, *reversed(e.chain)):
+        if not site.path.endswith(")") and site.path not in ("runner", "sweep job", "<unknown>"):
+            return site
+    return e.site
 
 
 def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
     """Engine patches read off each point's interpreted trace (recipes.launch): a file the
-    launch wrote and then runs, a write into the image outside scratch folders, an install
-    from anything but the image's index, an environment hook on a server; and the first
-    unknown that may hide code on a serving path ("could not verify": nothing passes because no
-    pattern matched)."""
-    from checks.trace_affected import head_trace
+    launch wrote and then runs, a write into the image where it keeps code, an install from
+    anything but the image's index, an environment hook or a start-up overlay on a server; and
+    the first unknown that may hide code on a serving path, or a point left untraced by the
+    review's budget ("could not verify": nothing passes because no pattern matched)."""
+    from checks.trace_affected import TRACE_BUDGET_STEPS, head_trace
     from recipes.launch.compare import opaque, serving_part
-    from recipes.launch.point import is_client_install
-    from recipes.launch.trace import EXEC, INSTALL, PYTHON, RUN_WRITTEN, SERVER, WRITE
+    from recipes.launch.image import code_path, install_origin
+    from recipes.launch.point import is_client_install, server_env
+    from recipes.launch.trace import EXEC, INSTALL, PYTHON, READ, RUN_WRITTEN, SERVER, WRITE
     from recipes.launch.words import Unknown
 
     policy = ctx.config.policy
@@ -311,10 +212,25 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
     out: dict[tuple, Patch] = {}
     done: set[int] = set()
     hidden: CheckResult | None = None
+
+    def patch(e, text: str, target: str | None, *key) -> None:
+        site = _file_site(e)
+        out.setdefault((site.path, site.line) + key, Patch(text, site.path, site.line, target, e.where(), site.last))
+
+    def unknown(v, e, detail: str) -> CheckResult:
+        return hidden or CheckResult.failed(MSG_TRACE_HIDDEN.format(key=v.config_key, where=e.where(), detail=detail),
+                                            Evidence(path=e.site.path, line=e.site.line, unavailable=True,
+                                                     note=f"via {e.where()}"))
+
     for v in views:
         trace = head_trace(ctx, v.point)
         if trace is None:
-            continue  # past the review's trace budget: the script reading alone judges the rest
+            # Past the review's budget: nothing read this point's launch, so nothing may pass it.
+            hidden = hidden or CheckResult.failed(
+                MSG_UNTRACED.format(key=v.config_key, steps=TRACE_BUDGET_STEPS),
+                Evidence(path=v.launcher_path or v.point.source_path, line=None if v.launcher_path else v.point.source_line,
+                         unavailable=True, note="not interpreted: the review's trace budget was spent"))
+            continue
         if id(trace) in done:
             continue
         done.add(id(trace))
@@ -322,59 +238,118 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
         # An unknown can hide a patch only before the servers start (after: the client, the
         # evals, the cleanup); a definite patch counts wherever it is.
         early = {id(e) for e in trace.before_serving()}
-        # The command behind each line, for the client-only rule (a patch that names only the
-        # benchmark client, or applies a .patch file whose targets are all client files).
-        command = {(e.site.path, e.site.line): " ".join(w for w in e.argv if isinstance(w, str))
-                   for e in effects if e.kind in (EXEC, PYTHON)}
-        for e in serving_part(effects, lambda e: is_client_install(e, policy.benchmark_client_packages)):
+        # A launch that starts no server the bot can see (its `sbatch`/`srun`/`docker` is one
+        # it could not read): an unknown on the runner itself may hide the whole serving path.
+        serverless = {id(e) for t in trace.runners.values() if not any(x.kind == SERVER for x in t.effects)
+                      for e in t.effects}
+        # Start-up hooks the launch writes inside a container (`cat > "$dir/sitecustomize.py"`),
+        # by the folder that holds them as the container sees it: one a server loads through
+        # PYTHONPATH is a patch unless what it imports is only the client's.
+        hooks_written: dict[str, list] = {}
+        for e in effects:
+            if e.kind == WRITE and e.container and isinstance(e.path, str) and HOOK_FILES.search(e.path):
+                hooks_written.setdefault(e.shown_path().rsplit("/", 1)[0], []).append(e)
+        # What each line does, for the client-only rule (a patch that names only the benchmark
+        # client, or applies a .patch file whose targets are all client files).
+        at_line: dict[tuple, list] = {}
+        for e in effects:
+            if e.kind in (EXEC, PYTHON, READ):
+                at_line.setdefault((e.site.path, e.site.line), []).append(e)
+        serving = {id(e) for e in serving_part(effects, lambda e: is_client_install(e, policy.benchmark_client_packages))}
+        for e in effects:
+            if id(e) not in serving and not (e.kind == WRITE and e.client):
+                # The client's part is the client's, except a write into the engine's code made
+                # from it (a client helper rewriting an installed engine file).
+                continue
             where = e.where()
-            site = (e.site.path, e.site.line)
-            text = command.get(site, "")
+            here = at_line.get((e.site.path, e.site.line), [])
+            text = " ".join(w for x in here if x.kind != READ for w in x.argv if isinstance(w, str))
             if e.kind in (WRITE, RUN_WRITTEN) and (_client_only(ctx, e.shown_path(), text)
-                                                   or _applies_client_patch(ctx, text, e.site.path)):
+                                                   or _applies_client_patch(ctx, here)):
                 continue  # the eval/benchmark client, not the serving stack
             # Inside the container the server runs in (or the recipe's, for its setup script):
             # the runner's own tooling on the host (its venv, its installers) is not the engine.
-            if opaque(e) and e.container and id(e) in early and not any(f"the download of {t}" in e.detail
+            # On the runner, a file it sources from its own tooling (a venv's `activate`, uv's
+            # `env`) sets its environment; what starts the job is a command it runs.
+            on_runner = id(e) in serverless and not e.detail.startswith("sources ")
+            if opaque(e) and (e.container or on_runner) and id(e) in early and not any(f"the download of {t}" in e.detail
                                                                         for t in policy.trusted_installers):
-                hidden = hidden or CheckResult.failed(
-                    MSG_TRACE_HIDDEN.format(key=v.config_key, where=where, detail=e.detail),
-                    Evidence(path=e.site.path, line=e.site.line, unavailable=True))
+                hidden = unknown(v, e, e.detail)
                 continue
             if e.kind == RUN_WRITTEN and e.container:
                 # Where the server runs (the runner's own scripts it writes and runs, such as a
                 # result collector, change nothing the engine serves).
-                out.setdefault(site, Patch(MSG_TRACE_RUN_WRITTEN.format(where=where, path=e.shown_path(), detail=e.detail),
-                                           e.site.path, e.site.line, e.shown_path()))
+                patch(e, MSG_TRACE_RUN_WRITTEN.format(where=where, path=e.shown_path(), detail=e.detail),
+                      e.shown_path())
             elif e.kind == WRITE and e.container and e.how not in HARMLESS_WRITES:
+                applies = e.how == "in-place edit" and any(x.kind == EXEC and _applies_patch(x.argv) for x in here)
+                how = f"{e.how} (applying a patch)" if applies else e.how
                 if isinstance(e.path, Unknown):
-                    # A redirect writes a command's output (a log) somewhere the bot cannot know:
-                    # not code. Any other write to an unknown path may be a patch.
-                    if e.how not in ("delete", "redirect", "append", "create", "download") and id(e) in early:
-                        hidden = hidden or CheckResult.failed(
-                            MSG_TRACE_HIDDEN.format(key=v.config_key, where=where,
-                                                    detail=f"{e.how} of a path it cannot know: {e.path.why}"),
-                            Evidence(path=e.site.path, line=e.site.line, unavailable=True))
+                    if applies:  # a patch applied in a folder found at run time is still a patch
+                        patch(e, MSG_TRACE_WRITE.format(where=where, how=how, path=f"<{e.path.why}>",
+                                                        image=e.container), None)
+                    elif e.how not in UNKNOWN_PATH_DATA and id(e) in early:
+                        hidden = unknown(v, e, f"{e.how} of a path it cannot know: {e.path.why}")
                     continue
                 prefix = f"{e.container}:"
                 inside = e.path[len(prefix):] if e.path.startswith(prefix) else None
-                if inside is not None and not SCRATCH.match(inside) and _code_path(inside, engine_pkgs):
-                    out.setdefault(site, Patch(MSG_TRACE_WRITE.format(where=where, how=e.how, path=inside,
-                                                                      image=e.container),
-                                               e.site.path, e.site.line, inside))
+                # A folder mounted from the host (the checkout) counts when the write changes code
+                # in an engine's tree there; in the image, any write where it keeps code.
+                code = code_path(inside, engine_pkgs) if inside is not None else \
+                    e.how in CODE_CHANGES and code_path(e.path, engine_pkgs, image=False)
+                if code or applies:
+                    if inside is not None:
+                        patch(e, MSG_TRACE_WRITE.format(where=where, how=how, path=inside, image=e.container), inside)
+                    else:
+                        patch(e, MSG_TRACE_WRITE_MOUNTED.format(where=where, how=how, path=e.path, image=e.container),
+                              e.path)
             elif e.kind == INSTALL and e.container:  # the runner's own tooling is not the engine
                 words = [w for w in e.argv if isinstance(w, str)]
-                origin = _install_origin(words)
+                origin = "a source tree" if e.detail == "editable" else install_origin(words)
                 if origin and not _client_only(ctx, " ".join(words)):
                     pkgs = " ".join(w for w in words if not w.startswith("-"))[:120]
-                    out.setdefault(site, Patch(MSG_TRACE_INSTALL.format(where=where, pkgs=pkgs, origin=origin),
-                                               e.site.path, e.site.line, pkgs))
+                    patch(e, MSG_TRACE_INSTALL.format(where=where, pkgs=pkgs, origin=origin), pkgs)
             elif e.kind in (SERVER, PYTHON):
-                for name, value in e.env:
+                for name, value in server_env(e):
                     if name in hooks and isinstance(value, str) and value.strip():
-                        out.setdefault(site + (name,), Patch(MSG_ENV_HOOK.format(where=where, name=name, value=value),
-                                                             e.site.path, e.site.line, value))
+                        patch(e, MSG_ENV_HOOK.format(where=where, name=name, value=value), value, name)
+                    elif name == PYTHONPATH and isinstance(value, str):
+                        hook = _overlay_hook(ctx, value, e.site.path)
+                        if hook:
+                            patch(e, MSG_PYTHONPATH.format(where=where, value=value, hook=hook), hook, name)
+                        for entry in value.split(":"):
+                            for w in hooks_written.get(entry.rstrip("/"), []):
+                                if not _client_only(ctx, w.shown_path(), w.detail):
+                                    patch(w, MSG_HOOK_WRITTEN.format(where=w.where(), path=w.shown_path(), detail=w.detail,
+                                                                     server=where), w.shown_path(), name)
     return list(out.values()), hidden
+
+
+def _server_entries(ctx, views) -> list[str]:
+    """How each traced point's servers start (`sglang.launch_server`, `vllm serve`), for a pass."""
+    from checks.trace_affected import head_trace
+    from recipes.engines import launch_executables, launch_modules
+    from recipes.launch.trace import SERVER
+
+    modules, executables = launch_modules(), launch_executables()
+    out: set[str] = set()
+    seen: set[int] = set()
+    for v in views:
+        trace = head_trace(ctx, v.point)
+        if trace is None or id(trace) in seen:
+            continue
+        seen.add(id(trace))
+        for e in trace.effects():
+            if e.kind != SERVER:
+                continue
+            words = [w for w in e.argv if isinstance(w, str)]
+            entry = next((w for w in words if w in modules), None)
+            if entry is None:
+                exe = next((w.rsplit("/", 1)[-1] for w in words if w.rsplit("/", 1)[-1] in executables), None)
+                entry = f"{exe} serve" if exe and "serve" in words else exe
+            if entry:  # an srt-slurm recipe's server has no command line of its own
+                out.add(entry)
+    return sorted(out)
 
 
 def _overlay_hook(ctx, value: str, referrer: str) -> str | None:
@@ -411,9 +386,10 @@ def _diff_patches(ctx) -> list[Patch]:
 
 def _introduced(ctx, patch: Patch, changed: frozenset) -> bool:
     """Whether this PR introduces the patch: its file is new, or not shell, or the PR changed a
-    line of the patching command (the command's own lines and a heredoc it writes). A PR that
-    edits another line of a file holding an older patch does not introduce that patch: the
-    waiver it needs is the introducing PR's, already on the target branch."""
+    line of the patching statement (its continuation lines and a here-document it writes, as the
+    trace's site spans them). A PR that edits another line of a file holding an older patch does
+    not introduce that patch: the waiver it needs is the introducing PR's, already on the target
+    branch."""
     if patch.path not in changed:
         return False
     files = ctx.snapshot.files if isinstance(ctx.snapshot.files, list) else []
@@ -423,15 +399,7 @@ def _introduced(ctx, patch: Patch, changed: frozenset) -> bool:
     change = changed_file(ctx, f)
     if change.whole is not None:
         return True
-    analysis = read_analysis(ctx.snapshot.head, patch.path)
-    last = patch.line
-    if analysis is not None:
-        for c in analysis.commands:
-            if c.line == patch.line:
-                last = max(last, c.end_line)
-        for h in analysis.heredocs:
-            if h.line == patch.line:
-                last = max(last, h.body_line + h.body.count("\n") + 1)
+    last = max(patch.line, patch.last or patch.line)
     return any(patch.line <= n <= last for n in change.lines)
 
 
@@ -480,11 +448,11 @@ class NoEnginePatchesCheck:
         if missing is not None:
             return missing
         traced, hidden = _trace_patches(ctx, views)
-        patches = _diff_patches(ctx) + _merge_readings(_script_patches(ctx, views), traced)
+        patches = _diff_patches(ctx) + traced
         if hidden is not None and not patches:
             return hidden  # a patch found is the more useful FAIL; no pass with an unknown left
         if not patches:
-            entries = sorted({l.entry for v in views for u in v.scripts for l in u.analysis.server_launches if l.entry})
+            entries = _server_entries(ctx, views)
             launch = MSG_PASS_LAUNCH.format(entries=join(entries, None)) if entries else ""
             return CheckResult.passed(MSG_PASS_CLEAN.format(keys=keys_text(v.config_key for v in views), launch=launch),
                                       *launch_evidence(views))

@@ -17,6 +17,7 @@ values (recipes.launch.point.Tracer, one trace per arm and runner, shared):
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 from recipes.launch.compare import CLIENT_ONLY, compare, opaque
@@ -51,27 +52,64 @@ def tracer(ctx: Any, side: str) -> Tracer:
             except Exception:  # a recipe that does not bind is the hook's unknown
                 return None
 
-        def setup_text(point: Any, variant: Any, ref: str) -> tuple[str, str] | None:
+        def setup_text(point: Any, variant: Any, ref: str) -> tuple | None:
             from checks.launch_path import resolve_ref, srt_config_script
             from checks.srt_checkout import cloned_script, is_cloned, point_checkout
 
+            if any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts):
+                return ref, None  # srtctl ships it (policy `harness_setup_scripts`): not the PR's code
             path = None
+            found = None
             if is_cloned(point.launcher):
                 found = point_checkout(ctx, point)
                 path = cloned_script(found.checkout if found is not None else None, ref)
             path = path or resolve_ref(repo, ctx.config.policy.workspace_mounts, ref, variant.path) or \
                 srt_config_script(repo, ref, variant.path)
             data = src.read(path) if path else None
-            return (path, data.decode("utf-8", "replace")) if data is not None else None
+            if data is not None:
+                return path, data.decode("utf-8", "replace")
+            # Neither this repository nor a copy: the runner's srt-slurm checkout, if it makes one.
+            found = found if found is not None else point_checkout(ctx, point)
+            return cloned_setup_text(ctx, found.checkout if found is not None else None, ref)
 
         def deps(point: Any) -> tuple:
             launcher = getattr(point, "launcher", None)
             return (getattr(launcher, "path", None), getattr(launcher, "selector", None))
 
         return Tracer(src, hooks={"srtctl": srt_hook(variant, setup_text)}, client_paths=client, point_deps=deps,
-                      mounts=tuple(ctx.config.policy.workspace_mounts),
+                      mounts=tuple(ctx.config.policy.workspace_mounts), root=repo.layout.root,
                       budget=ctx.memo(MEMO_BUDGET, lambda: Budget(TRACE_BUDGET_STEPS)))
     return ctx.memo(MEMO_TRACER.format(side=side), build)
+
+
+def cloned_setup_text(ctx: Any, checkout: Any, ref: str) -> tuple | None:
+    """A recipe's setup script read from the srt-slurm checkout the runner makes (its `configs/`
+    or `configs/patches/` folder, mounted at `/configs` in the container), with that mount for
+    the files it runs there; None when the checkout is not given or lacks it."""
+    from checks.result import external_path
+    from checks.snapshot import Unavailable
+    from checks.srt_checkout import CLONE_MOUNT, SETUP_FOLDERS, setup_script_name
+    from recipes.source import inside_path
+
+    if checkout is None or not checkout.repo:
+        return None
+    tree = ctx.snapshot.external_tree(checkout.repo, checkout.ref)
+    if tree is None or isinstance(tree, Unavailable):
+        return None
+    name = setup_script_name(ref)
+    for folder in SETUP_FOLDERS:
+        rel = inside_path(f"{folder}/{name}")
+        if rel is None or not rel.startswith(SETUP_FOLDERS[0] + "/"):
+            return None
+        try:
+            data = tree.source.read(rel)
+        except OSError:
+            return None
+        if data is not None:
+            key = f"{checkout.repo}@{tree.sha}"
+            mount = (CLONE_MOUNT[0].rstrip("/"), key, tree.source, CLONE_MOUNT[1].rstrip("/"))
+            return external_path(checkout.repo, tree.sha, rel), data.decode("utf-8", "replace"), mount
+    return None
 
 
 def runners(ctx: Any, side: str, label: str | None) -> list[str]:

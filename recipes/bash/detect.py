@@ -11,6 +11,8 @@ import re
 from typing import Any, Iterator
 
 from .. import engines
+from ..launch.image import CODE_TREE, SCRATCH
+from ..launch.pycode import CUSTOMIZE, FIND_SPEC, IMPORT_LOOKUP, PY_IMPORTED, PY_LITERAL_PATH, py_writes
 from .model import (
     MSG_JSON_FLAG, Flag, Finding, PatchOp, PipInstall, ServerLaunch, ShellCommand, _vocabulary, eval_branch,
     normalise_flag,
@@ -24,35 +26,23 @@ PIP_VALUE_OPTIONS = {
     "--implementation", "--abi", "-C", "--config-settings", "--src", "--cache-dir", "--log",
     "--progress-bar", "--python", "--report",
 }
+# Where an image keeps code (recipes.launch.image, the one list Check 10 reads off the trace too),
+# and a model's own files (Check 8's).
 _SENSITIVE_PATH = re.compile(
-    r"site-packages|dist-packages|/sgl-workspace|/usr/(?:local/)?lib/python|/opt/conda/lib/python"
-    r"|/(?:sglang|vllm|tensorrt_llm|atom|aiter|flashinfer|triton|sgl-kernel)/"
-    r"|(?:^|/)(?:config|generation_config|tokenizer_config)\.json$|\.safetensors\.index\.json$"
+    CODE_TREE + r"|(?:^|/)(?:config|generation_config|tokenizer_config)\.json$|\.safetensors\.index\.json$"
     r"|(?:^|/)(?:modeling|configuration)_[^/]*\.py$|/hub/models--",
 )
 _SENSITIVE_VAR = re.compile(r"\$\{?(?:[A-Z0-9_]*(?:SITE|PACKAGES|SGLANG|VLLM|ATOM|TRTLLM|TENSORRT|ENGINE)[A-Z0-9_]*)", re.I)
-_BENIGN_PATH = re.compile(r"^(?:/tmp/|/var/tmp/|/dev/|/proc/self/)|\.(?:log|txt|out|err|csv)$|(?:^|/)(?:logs?|results?)/")
-_CUSTOMIZE = re.compile(r"sitecustomize|usercustomize|\.pth\b|PYTHONSTARTUP")
-_IMPORT_LOOKUP = re.compile(r"__file__|importlib|find_spec|getsitepackages|getusersitepackages|inspect\.getfile|sysconfig|site-packages|dist-packages")
-_PY_WRITE = re.compile(
-    r"open\([^)]*['\"][^'\"]*[wax+][^'\"]*['\"]|\.write_text\(|\.write_bytes\(|shutil\.(?:copy|copyfile|copy2|move)\("
-    r"|os\.(?:replace|rename)\(|inplace\s*=\s*True"
-)
-_PY_LITERAL_PATH = re.compile(r"['\"](/[^'\"\s]+)['\"]")
-# `[ \t]*`, not `\s*`, after the line start: `\s*` runs over the blank lines below, so a run of
-# them was read again from each of its lines (quadratic).
-_PY_IMPORTED = re.compile(r"(?:^|;)[ \t]*(?:import|from)\s+([A-Za-z_][\w., ]*)", re.M)
-_FIND_SPEC = re.compile(r"(?:find_spec|import_module)\(\s*['\"]([\w.]+)")
+_BENIGN_PATH = re.compile(SCRATCH.pattern + r"|\.(?:log|txt|out|err|csv)$|(?:^|/)(?:logs?|results?)/")
+# How Python code writes, read once for the trace and this analysis (recipes.launch.pycode).
+_CUSTOMIZE, _IMPORT_LOOKUP, _PY_IMPORTED, _FIND_SPEC = CUSTOMIZE, IMPORT_LOOKUP, PY_IMPORTED, FIND_SPEC
+_PY_LITERAL_PATH = PY_LITERAL_PATH
 IMPORT_LOOKUP_TARGET = "<path from an import lookup>"
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 _JSON_START = re.compile(r'^\s*(?:\{\s*["}]|\[)')
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _PIP = re.compile(r"^pip\d*(?:\.\d+)?$")
 GIT_CODE_CHANGES = frozenset({"cherry-pick", "merge", "pull", "rebase", "revert"})
-
-
-_PY_WRITE_CALLS = frozenset({"write_text", "write_bytes", "copy", "copyfile", "copy2", "copytree", "move",
-                             "replace", "rename", "symlink", "symlink_to", "link"})
 
 
 def flag_words(argv: list[str], start: int = 0) -> Iterator[tuple[int, str | None, str]]:
@@ -77,39 +67,7 @@ def flag_words(argv: list[str], start: int = 0) -> Iterator[tuple[int, str | Non
         i += 1
 
 
-def _py_writes(code: str) -> bool:
-    """Whether Python code writes a file: read with Python's own parser (nested parentheses,
-    keyword modes, `Path(...).open("w")`), with the regex as the fallback for text that is not
-    plain Python (a heredoc with shell expansions)."""
-    import ast
-
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return bool(_PY_WRITE.search(code))
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        fn = node.func
-        name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
-        if name == "open":
-            mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
-            if isinstance(fn, ast.Attribute) and not node.args:  # Path(...).open(mode=...) / .open("w")
-                mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
-            if isinstance(fn, ast.Attribute) and node.args and isinstance(node.args[0], ast.Constant):
-                mode = node.args[0] if len(node.args) == 1 else mode
-            if isinstance(mode, ast.Constant) and isinstance(mode.value, str) and set(mode.value) & set("wax+"):
-                return True
-            if mode is not None and not isinstance(mode, ast.Constant):
-                return True  # a mode only known at run time
-        elif name in _PY_WRITE_CALLS and isinstance(fn, ast.Attribute):
-            owner = fn.value.id if isinstance(fn.value, ast.Name) else ""
-            if name in ("write_text", "write_bytes", "rename", "symlink_to") or owner in ("os", "shutil"):
-                return True
-        elif any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value for k in node.keywords):
-            return True
-    return False
-
+_py_writes = py_writes
 
 
 _PY_FLAGS = frozenset({"-u", "-O", "-OO", "-B", "-E", "-s", "-S", "-I", "-q", "-b", "-bb", "-P", "-R", "-d", "-v"})

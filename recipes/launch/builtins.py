@@ -166,7 +166,7 @@ def _b_shift(self, argv, state, ctx, node, stdin, out):
 def _b_source(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out):
     if len(argv) < 2:
         return 1
-    host = self.host_path(argv[1], state)
+    host = self.known_path(self.host_path(argv[1], state), ctx)
     text = self.script_text(host, state, ctx, node, "sources")
     if text is None:
         return None

@@ -231,6 +231,10 @@ command and arithmetic substitution, here-documents."""
             special = _ENVIRONMENT_DEFAULTS.get(name)
             if special is not None:
                 return [(kind, special(state))]
+            if state.open_env and name.isupper() and not state.assigned(name):
+                # A container whose environment the launch does not fully set (srt-slurm's setup
+                # script): the image or the harness may set an environment variable.
+                return [(kind, Unknown(f"${name} is not set by the launch (the container may set it)"))]
             return [(kind, Unknown(f"${name} is not set on this path"))]
         if index is not None:
             return self.indexed(name, value, index, state, ctx, node, quoted)

@@ -19,6 +19,9 @@ from .trace import Site
 from .words import Unknown, Word
 
 WORKSPACE = "/github/workspace"
+# Where another repository's checkout the launch makes (srt-slurm's) sits on the host: its files
+# are named `<repo>@<commit>:<path>` (checks.result.external_path).
+EXTERNAL = "/external-checkout"
 MAX_OVERLAY_FILES = 2_000
 MAX_FILE_CHARS = 1_000_000
 
@@ -45,6 +48,26 @@ class Files:
         self.overlay: dict[str, Written] = {}
         self.read_texts: dict[str, str] = {}  # repository path -> text read (each file is read once)
         self._missing: set[str] = set()
+        self.externals: list[tuple[str, Any]] = []  # (`repo@commit`, its FileSource)
+
+    def mount_external(self, key: str, source: Any) -> str:
+        """The host folder of another repository's checkout (`key` = `repo@commit`), read through
+        its FileSource: a file there is named `key:path`."""
+        for i, (k, _) in enumerate(self.externals):
+            if k == key:
+                return f"{EXTERNAL}/{i}"
+        self.externals.append((key, source))
+        return f"{EXTERNAL}/{len(self.externals) - 1}"
+
+    def _external(self, p: str) -> tuple[str, Any, str] | None:
+        """(key, source, path inside it) of a host path in an external checkout."""
+        if not p.startswith(EXTERNAL + "/"):
+            return None
+        index, _, rel = p[len(EXTERNAL) + 1:].partition("/")
+        if not index.isdigit() or int(index) >= len(self.externals):
+            return None
+        key, source = self.externals[int(index)]
+        return key, source, rel
 
     def repo_path(self, host_path: str) -> str | None:
         """The repository path of a host path under the workspace, or None."""
@@ -53,6 +76,9 @@ class Files:
             return ""
         if p.startswith(WORKSPACE + "/"):
             return p[len(WORKSPACE) + 1:]
+        ext = self._external(p)
+        if ext is not None:
+            return f"{ext[0]}:{ext[2]}"
         return None
 
     def write(self, host_path: str, written: Written) -> bool:
@@ -89,8 +115,9 @@ class Files:
             return self.read_texts[rel]
         if rel in self._missing:
             return None
+        ext = self._external(norm(host_path))
         try:
-            data = self.repo.read(rel)
+            data = ext[1].read(ext[2]) if ext is not None else self.repo.read(rel)
         except Exception:  # a FileSource raises on a folder, a link out, a file over its cap
             return None
         if data is None:
@@ -115,8 +142,9 @@ class Files:
             return True
         if self.read(p) is not None:
             return True
+        ext = self._external(p)
         try:
-            return bool(self.repo.list(rel))
+            return bool(ext[1].list(ext[2]) if ext is not None else self.repo.list(rel))
         except Exception:
             return None
 

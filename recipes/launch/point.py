@@ -30,7 +30,12 @@ JOB_CONSTANTS = {
     "GITHUB_WORKSPACE": WORKSPACE, "HF_TOKEN": "<secret HF_TOKEN>", "HF_HUB_CACHE": "/mnt/hf_hub_cache/",
     "RANDOM_RANGE_RATIO": "0.8", "GITHUB_ACTIONS": "true", "CI": "true", "HOME": "/home/runner",
     "USER": "runner", "PATH": "/usr/local/bin:/usr/bin:/bin", "SHELL": "/bin/bash",
+    "RESULT_DIR": "/workspace/results",
 }
+# Inputs the sweep's job sets for an agentic point from values the bot does not model (the
+# workflow's `total-cpu-dram-gb`, `duration`): set, with a value the trace carries as a symbol,
+# so that a launcher's `check_env_vars` does not read them as missing and end the trace.
+AGENTIC_INPUTS = ("TOTAL_CPU_DRAM_GB", "DURATION")
 _PY_OPTS_WITH_VALUE = {"-W", "-X", "-Q"}
 # How a trace names where it starts: the sweep's job step, or (without a runner script) the
 # runner that starts the launcher.
@@ -292,7 +297,7 @@ class PointTrace:
 
 # The point's values that differ between the points of one arm and that launch scripts pass
 # along rather than decide on: traced as symbols (recipes.launch.state.SYMBOL).
-SYMBOLIC = ("CONC", "CONC_LIST", "RESULT_FILENAME")
+SYMBOLIC = ("CONC", "CONC_LIST", "RESULT_FILENAME", *AGENTIC_INPUTS)
 
 
 @dataclass
@@ -332,9 +337,12 @@ class Tracer:
                  hooks: dict[str, Callable[..., Optional[int]]] | None = None,
                  client_paths: tuple[str, ...] = ("utils/",),
                  point_deps: Callable[[Any], tuple] | None = None,
-                 mounts: tuple[str, ...] = ("/workspace",), budget: Budget | None = None):
+                 mounts: tuple[str, ...] = ("/workspace",), budget: Budget | None = None, root: str = ""):
         self.src = src
         self.mounts = mounts
+        # The benchmark checkout inside the repository (its layout root): what an srt-slurm
+        # recipe's container sees at each of `mounts`.
+        self.root = root.strip("/")
         self.budget = budget
         self.vocabulary = vocabulary
         self.hooks = hooks or {}
@@ -391,6 +399,8 @@ class Tracer:
         it = Interpreter(files, vocabulary=self.vocabulary, inputs=env, hooks=self.hooks,
                          classify=lambda argv, i, s, c: classify(argv, i, s, c, self.client_paths))
         it.point = point  # type: ignore[attr-defined]
+        checkout = f"{WORKSPACE}/{self.root}" if self.root else WORKSPACE
+        it.workspace_mounts = tuple((m.rstrip("/") or "/", checkout) for m in self.mounts)  # type: ignore[attr-defined]
         state = it.initial_state()
         state.cwd = WORKSPACE
         site = Site(JOB_LABEL, 1)
@@ -480,14 +490,45 @@ def recipe_items(data: Any, prefix: str = "", out: list[str] | None = None) -> l
     return out
 
 
-def srt_hook(variant_for: Callable[[Any], Any], setup_text: Callable[[Any, Any, str], Optional[tuple[str, str]]]):
+def server_env(effect: Effect) -> list[tuple[str, Word]]:
+    """The environment a server starts with: the process's own, and for an srt-slurm recipe's
+    server the recipe's environment values (`roles.<role>.env.X`, `environment.X`,
+    `backend.<role>_environment.X`), as recipe_items wrote them."""
+    import ast
+
+    from recipes.srt import keypath_kind
+
+    out = list(effect.env)
+    if effect.kind != SERVER or not str(effect.how).startswith("srt-slurm recipe"):
+        return out
+    for item in effect.argv:
+        if not isinstance(item, str) or "=" not in item:
+            continue
+        key, _, shown = item.partition("=")
+        kp = tuple(key.split("."))
+        if len(kp) < 2 or keypath_kind(kp) != "env":
+            continue
+        try:
+            value = ast.literal_eval(shown)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = shown
+        out.append((kp[-1], value if isinstance(value, str) else str(value)))
+    return out
+
+
+def srt_hook(variant_for: Callable[[Any], Any], setup_text: Callable[[Any, Any, str], Optional[tuple]]):
     """`srtctl apply -f RECIPE`: what srt-slurm runs for the point's bound recipe variant.
 
     The recipe's values (all but its `benchmark` block) are the servers' configuration: one
     SERVER effect at the recipe's line carries them, so a changed value is a changed serving
     trace. Its `setup_script` runs inside the recipe's container before the servers (it is
     interpreted like any script); its `benchmark` block is the client (CLIENT effect), and a
-    `benchmark.command` is interpreted as client code."""
+    `benchmark.command` is interpreted as client code.
+
+    `setup_text(point, variant, ref)` is (path, text) of the setup script (text None: one the
+    harness ships, not interpreted), or (path, text, mount)
+    for one of another repository's checkout, whose folder the container sees: mount is (inside,
+    `repo@commit`, its FileSource, the folder of it mounted)."""
 
     def hook(it: Interpreter, argv: list[Word], state: State, ctx: Ctx, node: Any) -> Optional[int]:
         sub = argv[1] if len(argv) > 1 else None
@@ -509,12 +550,25 @@ def srt_hook(variant_for: Callable[[Any], Any], setup_text: Callable[[Any, Any, 
         for ref in ([refs] if isinstance(refs, str) else refs if isinstance(refs, list) else []):
             found = setup_text(point, variant, str(ref))
             if found is None:
-                it.unknown(ctx, site, state, f"the recipe's setup_script {ref} is not in the repository "
-                                             "nor the srt-slurm checkout given")
+                inside = state.child()
+                inside.container = image or "<the recipe's container>"
+                it.unknown(ctx, site, inside, f"the recipe's setup_script {ref} is not in the repository "
+                                              "nor the srt-slurm checkout given: a script whose text is not known runs")
                 continue
-            path, text = found
+            path, text = found[0], found[1]
+            if text is None:
+                continue  # a setup script the harness itself ships, trusted by policy
             child = state.child()
-            child.container, child.cwd, child.mounts = image or "<the recipe's container>", "/", ()
+            # srt-slurm mounts the benchmark checkout into the recipe's container (policy
+            # `workspace_mounts`): `python3 /infmax-workspace/.../fix.py` runs the repository's file;
+            # a script of srt-slurm's own checkout sees that checkout's folder (`/configs`).
+            child.container, child.cwd = image or "<the recipe's container>", "/"
+            child.mounts = getattr(it, "workspace_mounts", ())
+            child.open_env = True  # the image and srtctl set environment variables the bot does not see
+            if len(found) > 2 and found[2]:
+                inside, key, source, folder = found[2]
+                child.mounts = ((inside, f"{it.files.mount_external(key, source)}/{folder}".rstrip("/")),
+                                *child.mounts)
             it.run_script(text, path, child, ctx.deeper(site, f"setup_script {ref}"))
         # The servers start after the setup script, with the recipe's values.
         it.emit(SERVER, ctx, site, state, argv=tuple(recipe_items(serving)),

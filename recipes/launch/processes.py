@@ -3,12 +3,14 @@ Python and containers, and paths as the host sees them."""
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 from typing import Any, Optional
 
 from .effects import CommandEffects, Container, PythonRun
 from .fs import WORKSPACE, Written, norm
 from .outputs import _OUTPUT_MODELS, _PURE_QUIET
 from .state import _ABSENT, Ctx, Out, State, Var, _short
+from .pycode import SITE_PACKAGES, write_targets
 from .text import _python_code_detail
 from .trace import (
     CLIENT,
@@ -21,6 +23,7 @@ from .trace import (
     RUN_WRITTEN,
     SOURCE,
     WRITE,
+    Site,
 )
 from .words import Unknown, Word
 
@@ -59,6 +62,7 @@ Python and containers, and paths as the host sees them."""
             self.emit(kind, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd, how=what,
                       client=kind == CLIENT)
             if kind == CLIENT:
+                self.client_python(argv, state, ctx, node)
                 return None
         hook = self.hooks.get(head)
         if hook is not None:
@@ -144,7 +148,7 @@ Python and containers, and paths as the host sees them."""
                 why = stdin.why if isinstance(stdin, Unknown) else "no input"
                 self.unknown(ctx, node, state, f"{head} runs shell code from its input, which is not known ({why})")
         for py in ce.python:
-            self.python(py, argv, prefix, state, ctx, node)
+            self.python(py, argv, prefix, state, ctx, node, stdin)
         for c in ce.containers:
             self.container(c, prefix, state, ctx, node, out)
         for prog, args in ce.programs:
@@ -169,7 +173,7 @@ Python and containers, and paths as the host sees them."""
 
     def child_shell_file(self, path: Word, args: tuple[Word, ...], prefix, state: State, ctx: Ctx, node: Any,
                          out: Out | None) -> None:
-        host = self.host_path(path, state)
+        host = self.known_path(self.host_path(path, state), ctx)
         text = self.script_text(host, state, ctx, node, "runs")
         if text is None:
             return
@@ -179,6 +183,13 @@ Python and containers, and paths as the host sees them."""
         child.argv0, child.positional = self.local_path(path, state), list(args)
         label = self.label(host)
         self.run_script(text, label, child, ctx.deeper(ctx.site(node), f"bash {label}", local=child.argv0))
+
+    def known_path(self, host: Word, ctx: Ctx) -> Word:
+        """A path the launch names through a variable it cannot know, found by what follows the
+        variable (`$ROOT/benchmarks/x.sh`), so that the file's effects carry its own name."""
+        if isinstance(host, Unknown):
+            return self.root_relative(host, ctx) or host
+        return host
 
     def label(self, host: Word) -> str:
         if isinstance(host, Unknown):
@@ -256,6 +267,7 @@ Python and containers, and paths as the host sees them."""
         first = text.split("\n", 1)[0]
         if first.startswith("#!") and "python" in first:
             self.emit(PYTHON, ctx, node, state, argv=(host, *args), env=env, cwd=state.cwd, how="script", path=host)
+            self.python_writes(text, host, state, ctx, node)
             return None
         child = state.child()
         for k, v in prefix:
@@ -264,7 +276,8 @@ Python and containers, and paths as the host sees them."""
         label = self.label(host)
         return self.run_script(text, label, child, ctx.deeper(ctx.site(node), f"run {label}", local=child.argv0))
 
-    def python(self, py: PythonRun, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any) -> None:
+    def python(self, py: PythonRun, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any,
+               stdin: Word | None = None) -> None:
         env = self.env_of(state, prefix)
         if py.script is not None:
             host = self.host_path(py.script, state)
@@ -278,13 +291,62 @@ Python and containers, and paths as the host sees them."""
             elif self.files.repo_path(host) and self.files.written(host) is None and self.files.read(host) is None:
                 self.unknown(ctx, node, state, f"runs {self.label(host)}, not a file in the repository: "
                                                f"`{_short(ctx.text(node))}`")
+            else:
+                written = self.files.written(host)
+                text = written.text if written is not None else self.files.read(host)
+                if isinstance(text, str):
+                    self.python_writes(text, host, state, ctx, node)
             return
         if py.module is not None:
             self.emit(PYTHON, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd, how="module",
                       path=py.module)
             return
+        code = py.code if py.code is not None else stdin
         self.emit(PYTHON, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd,
-                  how="code" if py.code is not None else "stdin", detail=_python_code_detail(py.code))
+                  how="code" if py.code is not None else "stdin",
+                  detail=_python_code_detail(py.code) if py.code is not None or not isinstance(stdin, str)
+                  else _python_code_detail(stdin))
+        if isinstance(code, str):
+            self.python_writes(code, None, state, ctx, node)
+
+    def client_python(self, argv: list[Word], state: State, ctx: Ctx, node: Any) -> None:
+        """What a Python file the benchmark client runs writes (the client is not followed
+        further, but a client helper that rewrites an installed engine file is still a patch)."""
+        try:
+            ce = self.vocabulary(tuple(argv), None)
+        except Exception:  # a vocabulary handler's fault: the client is not followed
+            return
+        for py in (ce.python if ce is not None else ()):
+            if py.script is None:
+                continue
+            host = self.host_path(py.script, state)
+            if isinstance(host, str):
+                text = self.files.read(host)
+                if isinstance(text, str):
+                    self.python_writes(text, host, state, replace(ctx, client=True), node)
+
+    def python_writes(self, code: str, script: Word | None, state: State, ctx: Ctx, node: Any) -> None:
+        """The files Python code writes, as far as its text says (recipes.launch.pycode): a write
+        effect for each, at the script's line of the write when the code is a file, inside the
+        same container. A write the text does not place is a write to a path not known."""
+        from recipes.engines import ENGINE_PACKAGES
+
+        found = write_targets(code, ENGINE_PACKAGES)
+        if found is None:
+            return
+        line, targets = found
+        at: Any = node
+        if isinstance(script, str):
+            at = Site(self.label(script), line)
+            ctx = ctx.deeper(ctx.site(node), f"python {self.label(script)}")
+        for target in targets:
+            if target is None:
+                path: Word = Unknown("a file Python code finds at run time")
+            elif target.startswith(SITE_PACKAGES):
+                path = f"{state.container}:{target}" if state.container else target
+            else:
+                path = self.host_path(target, state)
+            self.emit(WRITE, ctx, at, state, path=path, how="python write")
 
     def container(self, c: Container, prefix, state: State, ctx: Ctx, node: Any, out: Out | None) -> None:
         host_env = state.exported()

@@ -63,6 +63,9 @@ from .state import (
 from .trace import READ, UNKNOWN, WRITE, Effect, Site, Trace
 from .words import Installed, Unknown, Word
 
+# How much of a written Python file is read for what it imports.
+MAX_WRITTEN_SCAN = 100_000
+
 Vocabulary = Callable[..., Optional[CommandEffects]]
 
 
@@ -385,7 +388,14 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
 
     def write_file(self, target: Word, text: Word, how: str, state: State, ctx: Ctx, node: Any) -> None:
         path = self.host_path(target, state)
-        self.emit(WRITE, ctx, node, state, path=path, how=how)
+        detail = ""
+        if isinstance(path, str) and path.endswith((".py", ".pth")) and isinstance(text, str):
+            # What Python it writes imports (a start-up hook that patches the engine or the client).
+            from .pycode import imported_modules
+
+            mods = list(dict.fromkeys(imported_modules(text[:MAX_WRITTEN_SCAN])))
+            detail = f"Python importing {', '.join(mods[:8])}" if mods else "Python"
+        self.emit(WRITE, ctx, node, state, path=path, how=how, detail=detail)
         if isinstance(path, str):
             old = self.files.written(path)
             if how == "append" and old is not None:
@@ -397,7 +407,7 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         if name_node is not None and body is not None:
-            state.functions[ctx.text(name_node)] = Func(body, ctx.src, ctx.path)
+            state.functions[ctx.text(name_node)] = Func(body, ctx.src, ctx.path, ctx.local)
         return 0
 
     def _test(self, node, state, ctx, stdin, out):
@@ -539,7 +549,9 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                       stdin: Word | None, out: Out | None) -> Optional[int]:
         fn = state.functions[name]
         site = ctx.site(node)
-        inner = ctx.deeper(site, f"fn {name}", path=fn.path, src=fn.src, function=name)
+        # BASH_SOURCE in a function is the file that defined it, not the caller's.
+        inner = ctx.deeper(site, f"fn {name}", path=fn.path, src=fn.src, function=name,
+                           **({"local": fn.local} if fn.local is not None else {}))
         saved_pos = state.positional
         state.positional = list(argv[1:])
         state.frames.append({})

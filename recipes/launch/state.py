@@ -104,6 +104,7 @@ class Func:
     node: Any
     src: bytes
     path: str
+    local: Any = None  # the file's path as the defining script named it (its BASH_SOURCE)
 
 
 @dataclass
@@ -122,6 +123,13 @@ class State:
     status: Optional[int] = 0
     container: str = ""
     mounts: tuple[tuple[str, str], ...] = ()  # (container path, host path)
+    # An environment the launch does not fully set (srt-slurm's setup-script container): an
+    # environment variable it never set may be set there (recipes.launch.expand).
+    open_env: bool = False
+    unset_names: frozenset = frozenset()  # names this process unset (`unset X`): unset for sure
+
+    def assigned(self, name: str) -> bool:
+        return name in self.unset_names
 
     def copy(self) -> "State":
         # Vars and their values are never changed in place (`set` puts a new Var, assignments
@@ -130,13 +138,14 @@ class State:
                      functions=dict(self.functions), aliases=dict(self.aliases), positional=list(self.positional),
                      argv0=self.argv0, cwd=self.cwd, dirstack=list(self.dirstack), traps=dict(self.traps),
                      expand_aliases=self.expand_aliases, status=self.status, container=self.container,
-                     mounts=self.mounts)
+                     mounts=self.mounts, open_env=self.open_env, unset_names=self.unset_names)
 
     def child(self) -> "State":
         """A new shell process started from this one: exported variables only."""
         env = self.exported()
         return State(frames=[{k: Var(v, exported=True) for k, v in env.items()}], cwd=self.cwd,
-                     container=self.container, mounts=self.mounts)
+                     container=self.container, mounts=self.mounts, open_env=self.open_env,
+                     unset_names=self.unset_names)
 
     def lookup(self, name: str) -> Optional[Var]:
         for frame in reversed(self.frames):
@@ -165,6 +174,8 @@ class State:
                               var.exported if export is None else export, var.readonly)
 
     def unset(self, name: str) -> None:
+        if self.open_env:
+            self.unset_names = self.unset_names | {name}
         for frame in reversed(self.frames):
             if name in frame:
                 del frame[name]
@@ -311,7 +322,11 @@ class Ctx:
     local: Word = ""   # the running file as its process names it (`$BASH_SOURCE`)
 
     def site(self, node: Any) -> Site:
-        return Site(self.path, node.start_point[0] + 1)
+        # A command's here-document belongs to the statement around it.
+        top = node
+        while getattr(top, "parent", None) is not None and top.parent.type == "redirected_statement":
+            top = top.parent
+        return Site(self.path, node.start_point[0] + 1, top.end_point[0] + 1)
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")

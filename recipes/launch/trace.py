@@ -43,6 +43,13 @@ def show(word: Word | None) -> str:
 class Site:
     path: str
     line: int
+    # The last line of the statement (its continuation lines and here-document): what a diff
+    # must touch to change it. Not part of the site's identity.
+    end: int = field(default=0, compare=False)
+
+    @property
+    def last(self) -> int:
+        return max(self.line, self.end)
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}"

@@ -27,7 +27,7 @@ def test_editing_only_the_python_file_affects_the_points_that_run_it():
     assert {p.config_key for p in points} == {"dsr1-fp8-mi355x-sglang"}
     assert any("moe_fix.py" in r for p in points for r in p.reasons), [p.reasons for p in points]
     row = evaluate(_snap({FIX: PATCH}), only={10}).row(10)
-    assert row.status.value == "FAIL" and "moe_fix.py:1" in row.reason, row.reason
+    assert row.status.value == "FAIL" and "moe_fix.py:3 python write <site-packages>/sglang" in row.reason, row.reason
 
 
 def test_a_python_file_no_script_runs_affects_nothing():
@@ -71,7 +71,7 @@ def test_a_function_that_prints_a_directory_resolves_the_python_file_it_names():
     assert row.status.value == "PASS", row.reason
     # The same file rewriting the engine is an engine patch, cited at the resolved path.
     row = evaluate(build_snapshot(base=base, head={**touch, PATCHES: PATCH}), only={10}).row(10)
-    assert row.status.value == "FAIL" and f"{PATCHES}:1" in row.reason, row.reason
+    assert row.status.value == "FAIL" and f"{PATCHES}:3 python write <site-packages>/sglang" in row.reason, row.reason
 
 
 def test_an_edit_of_the_benchmark_clients_python_file_alone_affects_no_point():

@@ -35,7 +35,9 @@ def test_a_patch_file_the_setup_script_runs_in_the_checkout_fails_check_10_citin
                            "configs/patches/hash_fix.py": PATCH_PY}})
     rows = _rows({IN_REPO: WITH_SETUP}, reader=reader)
     assert rows[10].status.value == "FAIL" and not rows[10].reason.startswith("could not verify"), rows[10].reason
-    assert "openai_server.py" in rows[10].reason and "run by configs/deps.sh" in rows[10].reason, rows[10].reason
+    # The chain: the recipe, its setup script's line, the Python file's writing line.
+    assert "openai_server.py" in rows[10].reason and f"NVIDIA/srt-slurm@{SHA}:configs/deps.sh:7 -> " \
+        f"NVIDIA/srt-slurm@{SHA}:configs/patches/hash_fix.py:3 python write" in rows[10].reason, rows[10].reason
     assert any(split_external(e.path) == ("NVIDIA/srt-slurm", SHA, "configs/patches/hash_fix.py")
                for e in rows[10].evidence), rows[10].evidence
     assert not rows[8].reason.startswith("could not verify"), rows[8].reason  # the setup chain was read
@@ -54,7 +56,7 @@ def test_files_run_transitively_and_all_clean_pass():
                                             "tensorrt_llm/llmapi/llm.py\n",
                          "configs/patches/hash_fix.py": HARMLESS_PY}})
     rows = _rows({IN_REPO: WITH_SETUP}, reader=deep)
-    assert rows[10].status.value == "FAIL" and "run by configs/install-dynamo.sh" in rows[10].reason, rows[10].reason
+    assert rows[10].status.value == "FAIL" and "configs/install-dynamo.sh:4 -> " in rows[10].reason, rows[10].reason
 
 
 def test_a_path_that_climbs_out_of_the_mount_is_not_read():

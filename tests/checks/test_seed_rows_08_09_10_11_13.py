@@ -62,6 +62,12 @@ def test_rejected_check_8_names_the_hf_overrides_line(rejected_rows):
 
 def test_rejected_check_10_names_script_line_and_missing_waiver(rejected_rows):
     row = rejected_rows[10]
-    assert "moe-topk-fix.sh:6 sed-inplace" in row.reason
+    # The trace's finding: the in-place edit at its line, with the chain that reached it (the
+    # recipe, then its setup script), in the reason and in the evidence's note.
+    assert "moe-topk-fix.sh:6 in-place edit" in row.reason, row.reason
+    assert "8k1k.yaml:44 -> inferencex-e2e/benchmarks/single_node/srt-slurm-recipes/dsr1/vllm/mi355x-fp4/moe-topk-fix.sh:6" \
+        in row.reason, row.reason
+    cited = [e for e in row.evidence if e.path and e.path.endswith("moe-topk-fix.sh") and e.line == 6]
+    assert cited and cited[0].note and " -> " in cited[0].note, row.evidence
     assert "site-packages/vllm" in row.reason
     assert "no waiver inferencex-e2e/docs/waiver/3712.md" in row.reason

@@ -9,7 +9,6 @@ import re
 
 import pytest
 
-from checks.check_10_no_engine_patches import _PATCH_WORD
 from checks.conditions import _MATCHES
 from checks.launch_path import _plain_tail
 from recipes import claims, waivers
@@ -106,7 +105,6 @@ def _first(rx: re.Pattern, s: str, group: int | None = None):
 
 OLD_ARM = re.compile(r"\b(non-)?([a-z][a-z0-9.+]*)\s+arm\b", re.IGNORECASE)
 OLD_TAIL = re.compile(r"""[)}`'"]?/([A-Za-z0-9_.+\-]+(?:/[A-Za-z0-9_.+\-]+)*)["']?$""")
-OLD_PATCH = re.compile(r"[^\s'\"<>|;&]+\.(?:patch|diff)\b")
 OLD_MATCHES = re.compile(r"""(\S+) matches (\S+)""")
 OLD_PROSE = re.compile(r"[^.]*\b(remove|retire|delete|drop)\b[^.]*\b(once|when|after|until)\b[^.]*\.?", re.IGNORECASE)
 
@@ -115,7 +113,6 @@ OLD_PROSE = re.compile(r"[^.]*\b(remove|retire|delete|drop)\b[^.]*\b(once|when|a
     ("arrows", _old_spans, claims._before_spans, ["a", " ", "->", "=>", ", ", ". ", " to ", "(", "from x to ", "\t"]),
     ("arm", lambda s: _first(OLD_ARM, s), _arm, ["a", "non-", " arm", " ", "x86", ".", "B", "-", "9", "_", "+"]),
     ("path tail", lambda s: _first(OLD_TAIL, s, 1), _plain_tail, list("a/._$\"{}()'")),
-    ("patch word", OLD_PATCH.findall, _PATCH_WORD.findall, ["a", ".", ".patch", ".diff", " ", ";", "'", "h"]),
     ("case test", lambda s: [m.groups() for m in OLD_MATCHES.finditer(s)],
      lambda s: [m.groups() for m in _MATCHES.finditer(s)], ["a", " matches ", " ", "|", "\n"]),
     ("removal plan", lambda s: (lambda m: m.group(0).strip() if m else None)(OLD_PROSE.search(s)), waivers._prose_removal,

@@ -40,6 +40,8 @@ def table(argv, cwd=None):
         args = list(argv[1:])
         if args and args[0] == "-m":
             return CommandEffects(python=[PythonRun(module=args[1], argv=tuple(args[2:]))])
+        if not args or args[0] == "-":
+            return CommandEffects(python=[PythonRun(argv=tuple(args[1:]))])  # its program on stdin
         return CommandEffects(python=[PythonRun(script=args[0], argv=tuple(args[1:]))])
     if head == "docker":
         # docker run -e A=1 -e B -v SRC:DST -w DIR IMAGE CMD...
@@ -166,6 +168,22 @@ def test_a_sourced_repository_file_runs_in_the_same_shell():
     assert argvs(trace) == ["dirname /github/workspace/launch.sh", "run from-lib-1"]
     assert [e.path for e in trace.of(SOURCE)] == [f"{WORKSPACE}/lib.sh"]
     assert trace.of(EXEC)[1].chain_names == ("fn helper",)
+
+
+def test_bash_source_in_a_function_is_the_file_that_defined_it():
+    # benchmark_lib.sh's `_eval_patches_dir`: `cd "$(dirname "${BASH_SOURCE[0]}")/..."` inside a
+    # function a launcher in another folder calls names the library's folder, not the caller's.
+    trace, _ = run('source "$(dirname "$0")/../lib/lib.sh"\nhelper\n', path="bench/launch.sh",
+                   files={"lib/lib.sh": 'helper() { run "${BASH_SOURCE[0]}"; }\n'})
+    assert argvs(trace)[-1] == "run /github/workspace/lib/lib.sh"
+
+
+def test_python_code_the_launch_runs_is_read_for_what_it_writes():
+    trace, _ = run("python3 - <<'PY'\nimport sglang, os\np = os.path.dirname(sglang.__file__)\n"
+                   "open(os.path.join(p, 'x.py'), 'a').write('#')\nPY\n"
+                   "python3 fix.py\n", files={"fix.py": "import json\nprint(json.dumps(1))\n"})
+    writes = [(e.path, e.how, e.site.line) for e in trace.of(WRITE)]
+    assert writes == [("<site-packages>/sglang", "python write", 1)], writes
 
 
 def test_an_exit_trap_runs_when_the_script_ends():

@@ -156,7 +156,11 @@ def _sed_acts(script: str) -> bool:
         elif c in ":btT":
             k = _sed_line_end(script, k + 1, stop_at_semicolon=True)
         elif c in "aic":
+            # Its text runs to the end of the line, and on over each line that ends in `\`
+            # (`a\` then the text lines, GNU and POSIX).
             k = _sed_line_end(script, k + 1, stop_at_semicolon=False)
+            while k < n and script[k - 1] == "\\":
+                k = _sed_line_end(script, k + 1, stop_at_semicolon=False)
         elif c in "sy":
             if k + 1 >= n:
                 return True
