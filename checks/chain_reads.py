@@ -24,13 +24,13 @@ The static walk reads a function's body once, where `$6` is nobody's value, and 
 variable's last assignment whatever branch it is on. Here the texts are read in the chain's
 scope for the point (checks.shell_scope, with `Scope.call` for a function's parameters, and
 `checks.branch_words.read_for_point`): the flag a function writes takes the value of each
-top-level call, and `KNOB=$VAR` written in an assignment takes VAR's value on the branch the
-point's values decide. A value the bot cannot know stays None, never a guess.
+top-level call. A value the bot cannot know stays None, never a guess. (Check 11 reads the
+point's interpreted trace instead; this reading remains for Check 15's record and the
+script fallback of a point the review's step budget leaves untraced.)
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from checks.branch_words import read_for_point
@@ -54,7 +54,6 @@ class FlagRead:
     path: str
     line: int | None
     call_line: int | None
-    static: str | None = None  # what the static reading substituted there (`setting_reads`)
 
 
 def _flag_value(text: str, flag: str) -> str | None:
@@ -103,60 +102,6 @@ def _holds(scope: Scope, condition: str | None, line: int) -> bool | None:
         return scope.holds(condition, line)
     except Stop:
         return None
-
-
-def setting_reads(scope: Scope, name: str) -> list[FlagRead]:
-    """The values `NAME=$VAR` written in this text's top-level assignments takes for the point
-    the scope reads (`DECODE_SIM_ACC_ENV="SGLANG_SIMULATE_ACC_LEN=${DSV4_GOLDEN_AL} ..."`);
-    None where the value is not known. `static` is the value the static reading put there
-    (VAR's last assignment), which names the settings this assignment gave."""
-    if scope.function is not None:
-        return []
-    pattern = re.compile(r"(?:^|[\s\"'])" + re.escape(name) + r"=(\$\{?[A-Za-z_]\w*\}?)")
-    written = re.compile(r"(?:^|[\s\"'])" + re.escape(name) + r"=([^\s\"']*)")
-    out = []
-    for _, loc, _ in scope.analysis.assignments:
-        if loc.function is not None or name not in (loc.value or ""):
-            continue
-        m = pattern.search(loc.value)
-        if m is not None:
-            static = written.search(loc.resolved or "")
-            out.append(FlagRead(value=try_expand(scope, m.group(1), loc.line), path=scope.path, line=loc.line,
-                                call_line=loc.line, static=static.group(1) if static else None))
-    return out
-
-
-def chain_setting(ctx: Any, chain: Any, point: Any, name: str) -> list[FlagRead]:
-    """`setting_reads` over every text of a chain, read with this point's values."""
-    if chain is None or chain.root is None:
-        return []
-
-    def read() -> list[FlagRead]:
-        found: dict[tuple[str, int], FlagRead] = {}
-        for sc in chain.scopes:
-            for r in setting_reads(sc, name):
-                found.setdefault((r.path, r.line), r)
-        return list(found.values())
-
-    return read_for_point(ctx, chain, point, chain.flag_sets.setdefault("=" + name, []), read, [])
-
-
-def point_setting(ctx: Any, view: Any, hit: Any) -> Any:
-    """`hit` (a serving view's script setting) with the value the chain gives this point where
-    its file writes the setting as `KNOB=$VAR` (the static reading took VAR's last assignment,
-    whatever branch it is on); `hit` itself off a runner-chosen chain or where no such
-    assignment gave it; None when the point's value is not known."""
-    if view.launcher_path is not None or view.variant is not None or hit.kind != "script-env":
-        return hit
-    # The assignment that gave this setting: same file, same value as the static reading's.
-    reads = [r for r in chain_setting(ctx, runner_chain(ctx, view.point), view.point, hit.name)
-             if r.path == hit.path and r.static == str(hit.value)]
-    if not reads:
-        return hit
-    values = {r.value for r in reads}
-    if None in values or len(values) != 1:
-        return None
-    return replace(hit, value=values.pop())
 
 
 def chain_flag(ctx: Any, chain: Any, point: Any, flag: str) -> list[FlagRead]:

@@ -167,11 +167,6 @@ class ScriptUse:
         """The analysis' patch operations on the executed launch path."""
         return [p for p in self.analysis.patches if self.runs(p.function)]
 
-    @property
-    def pip_installs(self) -> list:
-        """The analysis' pip installs on the executed launch path."""
-        return [p for p in self.analysis.pip_installs if self.runs(p.function)]
-
 
 @dataclass
 class ServingView:
