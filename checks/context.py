@@ -300,7 +300,7 @@ class ReviewContext:
         """Head points whose launch path the PR changes: the one rule of checks.launch_path
         (docs/architecture.md "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
         from . import launch_path as lp
-        from .reach import affected_names, reach_names
+        from .reach import affected_names, blind_files, reach_names
         from .runner_launch import chain_path, runner_chain
         from .srt_checkout import copied_recipe, is_cloned
         from recipes.models_yaml import entry_changed
@@ -347,6 +347,21 @@ class ReviewContext:
         # cannot run them (checks.launch_path.only_runner_entries).
         entries_only = lp.only_runner_entries(self.head_repo, live)
         shared_roots: dict = {}
+        # Where the text cannot see how a launch reaches a changed file, the trace decides
+        # (checks.trace_affected.probe): shell files that run a word built from expansions that
+        # can name one, and the names that lead to them (checks.reach.blind_files).
+        tracing = self.config.policy.trace_affected
+        # Other changed files a launch may read (an argument or settings file; not a master
+        # config, the changelog, a launcher, a script or the benchmark client's): only a trace
+        # tells, so they are probed where a script names them.
+        data = {p for p in changed_files - launchers - masters - set(runnable)
+                if p != self.head_repo.layout.changelog and not p.startswith(client)} if tracing else set()
+        data_names = reach_names(self.head_repo, self.snapshot.head, data) if data else set()
+        blind = reach_names(self.head_repo, self.snapshot.head, blind_files(
+            self.head_repo, self.snapshot.head, live | data)) if (live or data) and tracing else set()
+        blind_roots: dict = {}
+        data_roots: dict = {}
+        probes: list[Any] = []
         out: list[AffectedPoint] = []
         # Points affected through files other points share: (index in `out`, own reasons before them).
         shared_files: list[tuple[int, int]] = []
@@ -375,10 +390,22 @@ class ReviewContext:
             # The reasons so far are the point's own (its entry, its launcher): those stand. The
             # ones below come from files a launch path may share; the trace decides them.
             n_own, models_hit = len(reasons), False
+            seen: set[str] = set()  # changed files the point's textual path holds
             if live:
                 roots = lp.affected_roots(self, point, names, shared_roots)
                 if roots.files or roots.commands:
-                    reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own, point=point))
+                    path = lp.launch_path(self, roots)
+                    seen.update(path.files)
+                    reasons.extend(lp.path_reasons(path, changes, skip=own, point=point))
+                if tracing and len(reasons) == n_own and live - seen - own and (roots.files or roots.commands):
+                    probes.append(point)
+            # The text names a changed file the path does not run (`cp lib.sh /tmp/x.sh; bash
+            # /tmp/x.sh`, `cat args.txt`), or a file on its way runs a built word that can name
+            # one: the trace tells whether the launch depends on it.
+            if tracing and len(reasons) == n_own and (not probes or probes[-1] is not point) and (
+                    (data - own and data_names and lp.affected_roots(self, point, data_names, data_roots).files)
+                    or ((live | data) - seen - own and blind and lp.affected_roots(self, point, blind, blind_roots).files)):
+                probes.append(point)
             if (live or settings_edits) and getattr(point, "launcher", None) is None:
                 skip = entries_only and not settings_edits and not live & set(lp.label_runner_scripts(self, point.runner))
                 chain = None if skip else runner_chain(self, point)
@@ -398,6 +425,15 @@ class ReviewContext:
                 if n_own == 0 and reasons and not models_hit:
                     shared_files.append((len(out) - 1, n_own))
 
+        if probes:
+            from .trace_affected import probe
+            listed = {id(ap.point) for ap in out}
+            for point in probes:
+                why, traced = probe(self, point, live | data) if id(point) not in listed else ([], False)
+                if why:
+                    out.append(AffectedPoint(point=point, reasons=why))
+                    if traced:  # its traces at both trees decide, as for any shared file
+                        shared_files.append((len(out) - 1, 0))
         if shared_files and self.config.policy.trace_affected:
             # Affected only through shared launch files: the point's trace at the base and at
             # the head decides (checks.trace_affected; README "What a PR affects").

@@ -31,6 +31,9 @@ MEMO_BUDGET = "trace:budget"
 TRACE_BUDGET_STEPS = 50_000
 REASON_BUDGET = "not traced: the review's {steps:,} interpreter steps were spent"
 REASON_OPAQUE = "the trace could not rule it out: {what} at {where}"
+REASON_DEPENDS = "{path} changed (its launch reads it: {how})"
+REASON_PROBE_BUDGET = ("{paths} changed and its launch may read {them} in a way its scripts' text does not show; "
+                       "not traced: the review's {steps:,} interpreter steps were spent")
 
 
 def tracer(ctx: Any, side: str) -> Tracer:
@@ -133,3 +136,37 @@ def head_trace(ctx: Any, point: Any) -> Optional[PointTrace]:
     """The point's trace at the head (shared by the points of its arm); None when the review's
     budget is spent before it is made."""
     return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner))
+
+
+def probe(ctx: Any, point: Any, changed: set[str]) -> tuple[list[str], bool]:
+    """Whether a point whose textual path does not hold a changed file depends on one: the files
+    its trace reads at the head or at the base (`PointTrace.files`). (The reasons when it does,
+    [] when neither trace reads one; whether it was traced.) An unknown that may hide code keeps
+    the point, naming it; past the review's budget the point is kept, saying so."""
+    head = head_trace(ctx, point)
+    found = sorted(changed & head.files) if head is not None else []
+    trace = head
+    if head is not None and not found:
+        base, _ = point_traces(ctx, point)
+        found, trace = (sorted(changed & base.files), base) if base is not None else ([], None)
+    if trace is not None and not found:
+        # A source, a run or an eval of text the trace could not know may be a changed file.
+        hidden = next((e for t in (head, trace) for e in t.effects() if opaque(e)), None)
+        return ([] if hidden is None else [REASON_OPAQUE.format(what=hidden.detail, where=hidden.where())]), False
+    if trace is None:
+        wanted = sorted(changed)
+        return [REASON_PROBE_BUDGET.format(paths=", ".join(wanted[:3]) + (" ..." if len(wanted) > 3 else ""),
+                                           them="one" if len(wanted) > 1 else "it", steps=TRACE_BUDGET_STEPS)], False
+    return [REASON_DEPENDS.format(path=p, how=_first_use(trace, p)) for p in found], True
+
+
+def _first_use(trace: PointTrace, path: str) -> str:
+    """Where a trace first uses a repository file: the effect's chain, or that it read it."""
+    from recipes.launch.fs import WORKSPACE
+
+    host = f"{WORKSPACE}/{path}"
+    for e in trace.effects():
+        named = isinstance(e.path, str) and (e.path == host or e.path.endswith(":" + host))
+        if named or any(p == path for p, _ in e.files):
+            return f"{e.describe()} at {e.where()}"
+    return "a test or a lookup of the file"
