@@ -42,6 +42,8 @@ EXAMPLE_CONFIG = PROJECT / "examples" / "inferencex" / "infx-review.yml"
 CLASS_ABSENT = "absent at this tree (probed by a test or a source)"
 # A path under a folder the launch itself makes (a clone, a venv): not this repository's file.
 CLASS_CREATED = "under a folder the launch creates (a clone, a venv)"
+# The policy's `benchmark_client_paths` change what is measured, not what is served: no point's
+# serving depends on them (docs/architecture.md), so they are listed, never a miss.
 CLASS_CLIENT = "a benchmark client file (benchmark_client_paths)"
 # A path found absent is a dependency only of a PR that adds it: the reach rule reads the head,
 # where an added file exists, so these are listed for reading, a few of them.
@@ -170,7 +172,7 @@ def measure(ctx: ReviewContext, label: str) -> dict:
         for path in sorted(pt.files - reach):
             cls = classify(ctx, pt, path)
             text_only[cls] += 1
-            if cls != CLASS_CREATED and not probed(ctx, point, path, root_names):
+            if cls not in (CLASS_CREATED, CLASS_CLIENT) and not probed(ctx, point, path, root_names):
                 misses[cls][path].append(getattr(point, "config_key", "?"))
     total = time.process_time() - start
     out = {
