@@ -216,6 +216,7 @@ def _names_in(repo: Any, path: str, names: set[str]) -> bool:
 # A word a command runs or sources (`source "$helper"`, `bash "${parts[0]}/x.sh"`, `. $DIR/env.sh`)
 # that holds an expansion: the textual path cannot tell which file it names.
 _DYNAMIC_RUN = re.compile(r"(?:^|[\s;&|(!{])(?:source|\.|bash|sh|exec|command)[ \t]+(?:-[A-Za-z]+[ \t]+)*(\S[^\n]*)", re.M)
+_COMMENT = re.compile(r"(?:^|\s)#")
 _FIRST_WORD = re.compile(r"""([^\s'"();&|<>]|"[^"]*"|'[^']*')+""")
 
 
@@ -244,15 +245,16 @@ def blind_files(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
     texts = _shell_texts(repo, src)
     if not targets or texts is None:
         return set()
-    codes = _code_texts(repo, src)
     out: set[str] = set()
     for path, text in texts.items():
         if "$" not in text and "`" not in text:
             continue
-        if path not in codes:
-            code = code_text(text)
-            codes[path] = text if code is None else code
-        for m in _DYNAMIC_RUN.finditer(codes[path]):
+        # The raw text, a match after a ` #` or a line-leading `#` skipped (a comment): parsing
+        # every script to strip its comments cost a review more than the probes it spares.
+        for m in _DYNAMIC_RUN.finditer(text):
+            line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+            if _COMMENT.search(line):
+                continue
             # "My own folder" spelled with `$(dirname "$0")` and the like is known: the
             # textual path resolves it.
             word = _run_word(_SELF_DIR.sub(lambda _: posixpath.dirname(f"{WORKSPACE}/{path}"), m.group(1)))
