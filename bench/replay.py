@@ -451,13 +451,16 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_compile:
             compile_bot(bot)
         config = str(Path(args.config).resolve()) if args.config else None
-        results = list(pool.map(lambda c: replay_one(repo, c[0], c[1], c[2], workdir, bot,
-                                                           args.external_repo, config), commits))
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        for r in results:
-            (out / f"{r.sha}.json").write_text(json.dumps(r.__dict__, indent=1))
+        out = Path(args.out) if args.out else None
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+
+        def one(c: tuple) -> Replayed:
+            r = replay_one(repo, c[0], c[1], c[2], workdir, bot, args.external_repo, config)
+            if out is not None:  # as each verdict ends: a run cut short keeps what it did
+                (out / f"{r.sha}.json").write_text(json.dumps(r.__dict__, indent=1))
+            return r
+        results = list(pool.map(one, commits))
     summary = summarize(repo, results)
     summary["elapsed_s"] = round(time.perf_counter() - started, 1)
     if args.out:

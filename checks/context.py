@@ -300,7 +300,7 @@ class ReviewContext:
         """Head points whose launch path the PR changes: the one rule of checks.launch_path
         (docs/architecture.md "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
         from . import launch_path as lp
-        from .reach import affected_names, reach_names
+        from .reach import affected_names, blind_files, reach_names
         from .runner_launch import chain_path, runner_chain
         from .srt_checkout import copied_recipe, is_cloned
         from recipes.models_yaml import entry_changed
@@ -347,6 +347,24 @@ class ReviewContext:
         # cannot run them (checks.launch_path.only_runner_entries).
         entries_only = lp.only_runner_entries(self.head_repo, live)
         shared_roots: dict = {}
+        # Where the text cannot see how a launch reaches a changed file, the trace decides
+        # (checks.trace_affected.probe): shell files that run a word built from expansions that
+        # can name one, and the names that lead to them (checks.reach.blind_files).
+        tracing = self.config.policy.trace_affected
+        # Other changed files a launch may read (an argument or settings file; not a master
+        # config, the changelog, a launcher, a script or the benchmark client's): only a trace
+        # tells, so they are probed where a script names them.
+        data = {p for p in changed_files - launchers - masters - set(runnable)
+                if p != self.head_repo.layout.changelog and not p.startswith(client)} if tracing else set()
+        data_names = reach_names(self.head_repo, self.snapshot.head, data) if data else set()
+        # A script changed only inside functions is reached through their names, which the text
+        # follows (checks.reach.affected_names): only the other changed scripts are probed.
+        whole = {p for p in live if not (changes[p].whole is None and not changes[p].top)}
+        blind = reach_names(self.head_repo, self.snapshot.head, blind_files(
+            self.head_repo, self.snapshot.head, whole)) if whole and tracing else set()
+        blind_roots: dict = {}
+        data_roots: dict = {}
+        probes: list[tuple[Any, set[str]]] = []  # (point, the changed files its text path does not hold)
         out: list[AffectedPoint] = []
         # Points affected through files other points share: (index in `out`, own reasons before them).
         shared_files: list[tuple[int, int]] = []
@@ -375,10 +393,23 @@ class ReviewContext:
             # The reasons so far are the point's own (its entry, its launcher): those stand. The
             # ones below come from files a launch path may share; the trace decides them.
             n_own, models_hit = len(reasons), False
+            seen: set[str] = set()  # changed files the point's textual path holds
             if live:
                 roots = lp.affected_roots(self, point, names, shared_roots)
                 if roots.files or roots.commands:
-                    reasons.extend(lp.path_reasons(lp.launch_path(self, roots), changes, skip=own, point=point))
+                    path = lp.launch_path(self, roots)
+                    seen.update(path.files)
+                    reasons.extend(lp.path_reasons(path, changes, skip=own, point=point))
+                if tracing and len(reasons) == n_own and whole - seen - own and (roots.files or roots.commands):
+                    probes.append((point, (whole | data) - seen - own))
+            # The text names a changed file the path does not run (`cp lib.sh /tmp/x.sh; bash
+            # /tmp/x.sh`, `cat args.txt`), or a file on its way runs a built word that can name
+            # one: the trace tells whether the launch depends on it.
+            if tracing and len(reasons) == n_own and (not probes or probes[-1][0] is not point) and (
+                    (data - own and data_names and lp.affected_roots(self, point, data_names, data_roots).files)
+                    or (whole - seen - own and blind and lp.affected_roots(self, point, blind, blind_roots).files)):
+                # Only the changed files its textual path does not hold: the text judged the rest.
+                probes.append((point, (whole | data) - seen - own))
             if (live or settings_edits) and getattr(point, "launcher", None) is None:
                 skip = entries_only and not settings_edits and not live & set(lp.label_runner_scripts(self, point.runner))
                 chain = None if skip else runner_chain(self, point)
@@ -403,6 +434,23 @@ class ReviewContext:
             # the head decides (checks.trace_affected; README "What a PR affects").
             from .trace_affected import narrow
             out = narrow(self, out, shared_files)
+        if probes:
+            # With what the budget leaves after the candidates: a probed point whose trace reads
+            # a changed file is then judged like them (checks.trace_affected.probe).
+            from .trace_affected import narrow, probe
+            listed = {id(ap.point) for ap in out}
+            found = []
+            for point, unseen in probes:
+                why = probe(self, point, unseen) if id(point) not in listed else []
+                if why:
+                    found.append(AffectedPoint(point=point, reasons=why))
+            if found:
+                # One the budget leaves untraced at a tree is not kept: the probes only spend what
+                # the candidates left (checks.trace_affected.probe logs what it skips).
+                from .trace_affected import REASON_BUDGET, TRACE_BUDGET_STEPS
+                spent = REASON_BUDGET.format(steps=TRACE_BUDGET_STEPS)
+                out = out + [ap for ap in narrow(self, found, [(i, 0) for i in range(len(found))])
+                             if ap.reasons[-1:] != [spent]]
         removed_points = _removed_points(self.base_repo.points, head_points)
         entries_at = {(e.path, e.line): k for k, e in head_entries.items() if k in changed_set | added_set}
         capped = [f for f in self.head_repo.point_findings

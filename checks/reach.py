@@ -3,6 +3,7 @@ cannot hold a changed file (checks.launch_path, rule 3). Only filters: the affec
 reads the launch path, never text; a filter may keep too much, never too little."""
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Any, Iterable
 
@@ -210,3 +211,58 @@ def _names_in(repo: Any, path: str, names: set[str]) -> bool:
     if data is None or b"\\" in data:
         return True
     return any(n.encode() in data for n in names)
+
+
+# A word a command runs or sources (`source "$helper"`, `bash "${parts[0]}/x.sh"`, `. $DIR/env.sh`)
+# that holds an expansion: the textual path cannot tell which file it names.
+_DYNAMIC_RUN = re.compile(r"(?:^|[\s;&|(!{])(?:source|\.|bash|sh|exec|command)[ \t]+(?:-[A-Za-z]+[ \t]+)*(\S[^\n]*)", re.M)
+_COMMENT = re.compile(r"(?:^|\s)#")
+_FIRST_WORD = re.compile(r"""([^\s'"();&|<>]|"[^"]*"|'[^']*')+""")
+
+
+def _run_word(arg: str) -> str | None:
+    """The word a run or source command names, quotes dropped, when it holds an expansion: a
+    command substitution (`"$(IFS=/; echo ...)"`) is any text; None for a plain word."""
+    if arg.lstrip("\"'").startswith(("$(", "`")):
+        return "$_"  # a variable no point gives: any name
+    m = _FIRST_WORD.match(arg)
+    word = m.group(0).replace('"', "").replace("'", "") if m else ""
+    return word if "$" in word or "`" in word else None
+
+
+def blind_files(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
+    """The shell files (under the scripts folder and runners/) whose code runs or sources a word
+    built from expansions that can name one of `targets`: `source "$helper"` after
+    `printf -v helper ...`, a path from an array, `. "$DIR/${NAME}.sh"`. The textual launch path
+    cannot follow such a word; the trace can (checks.trace_affected.probe). A job constant
+    (`$GITHUB_WORKSPACE`, `$HOME`) is its value; any other expansion may be anything, so
+    `$GITHUB_WORKSPACE/.venv/bin/activate` names no target and `$helper` names every one."""
+    from checks.launch_path import _SELF_DIR, built_name_pattern
+    from recipes.launch.fs import WORKSPACE
+    from recipes.launch.point import JOB_CONSTANTS
+
+    targets = tuple(targets)
+    texts = _shell_texts(repo, src)
+    if not targets or texts is None:
+        return set()
+    out: set[str] = set()
+    for path, text in texts.items():
+        if "$" not in text and "`" not in text:
+            continue
+        # The raw text, a match after a ` #` or a line-leading `#` skipped (a comment): parsing
+        # every script to strip its comments cost a review more than the probes it spares.
+        for m in _DYNAMIC_RUN.finditer(text):
+            line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+            if _COMMENT.search(line):
+                continue
+            # "My own folder" spelled with `$(dirname "$0")` and the like is known: the
+            # textual path resolves it.
+            word = _run_word(_SELF_DIR.sub(lambda _: posixpath.dirname(f"{WORKSPACE}/{path}"), m.group(1)))
+            if word is None:
+                continue
+            rx = built_name_pattern(word, JOB_CONSTANTS)
+            if any(rx.fullmatch(t) or rx.fullmatch(f"{WORKSPACE}/{t}") or rx.fullmatch(t.rsplit("/", 1)[-1])
+                   or rx.fullmatch(t.split("/", 1)[-1]) for t in targets):
+                out.add(path)
+                break
+    return out

@@ -17,12 +17,14 @@ values (recipes.launch.point.Tracer, one trace per arm and runner, shared):
 """
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any, Optional
 
 from recipes.launch.compare import CLIENT_ONLY, compare, opaque
 from recipes.launch.point import Budget, PointTrace, Tracer, is_client_install, srt_hook
 
+log = logging.getLogger(__name__)
 MEMO_TRACER = "trace:{side}"
 MEMO_BUDGET = "trace:budget"
 # Interpreter steps one review spends on launches (both trees, the affected rule and Check 10
@@ -32,6 +34,7 @@ MEMO_BUDGET = "trace:budget"
 TRACE_BUDGET_STEPS = 50_000
 REASON_BUDGET = "not traced: the review's {steps:,} interpreter steps were spent"
 REASON_OPAQUE = "the trace could not rule it out: {what} at {where}"
+REASON_DEPENDS = "{path} changed (its launch reads it: {how})"
 
 
 def tracer(ctx: Any, side: str) -> Tracer:
@@ -171,3 +174,42 @@ def head_trace(ctx: Any, point: Any) -> Optional[PointTrace]:
     """The point's trace at the head (shared by the points of its arm); None when the review's
     budget is spent before it is made."""
     return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner))
+
+
+def probe(ctx: Any, point: Any, changed: set[str]) -> list[str]:
+    """Whether a point whose textual path does not hold a changed file depends on one: the files
+    its trace reads at the head or at the base (`PointTrace.files`). The reasons when it does, or
+    when a trace sources or runs a file whose path it could not know; [] when neither trace
+    reads one, and past the review's budget (logged: the probe is skipped, the candidates the
+    text found were traced first)."""
+    head = head_trace(ctx, point)
+    found = sorted(changed & head.files) if head is not None else []
+    trace = head
+    if head is not None and not found:
+        base, _ = point_traces(ctx, point)
+        found, trace = (sorted(changed & base.files), base) if base is not None else ([], None)
+    if trace is None:
+        log.warning("probe of %s not traced: the review's %s interpreter steps were spent",
+                    getattr(point, "config_key", "?"), f"{TRACE_BUDGET_STEPS:,}")
+        return []
+    if not found:
+        # A source or a run of a file whose path the trace could not know may be a changed file.
+        hidden = next((e for t in (head, trace) for e in t.effects() if opaque(e) and _unknown_file(e)), None)
+        return [] if hidden is None else [REASON_OPAQUE.format(what=hidden.detail, where=hidden.where())]
+    return [REASON_DEPENDS.format(path=p, how=_first_use(trace, p)) for p in found]
+
+
+def _unknown_file(effect: Any) -> bool:
+    return any(m in effect.detail for m in ("a file whose path is not known", "not a file"))
+
+
+def _first_use(trace: PointTrace, path: str) -> str:
+    """Where a trace first uses a repository file: the effect's chain, or that it read it."""
+    from recipes.launch.fs import WORKSPACE
+
+    host = f"{WORKSPACE}/{path}"
+    for e in trace.effects():
+        named = isinstance(e.path, str) and (e.path == host or e.path.endswith(":" + host))
+        if named or any(p == path for p, _ in e.files):
+            return f"{e.describe()} at {e.where()}"
+    return "a test or a lookup of the file"

@@ -49,6 +49,7 @@ class Files:
         self.read_texts: dict[str, str] = {}  # repository path -> text read (each file is read once)
         self._missing: set[str] = set()
         self.externals: list[tuple[str, Any]] = []  # (`repo@commit`, its FileSource)
+        self.noted: set[str] = set()  # repository paths a caller's hook read for the launch
 
     def mount_external(self, key: str, source: Any) -> str:
         """The host folder of another repository's checkout (`key` = `repo@commit`), read through
@@ -68,6 +69,15 @@ class Files:
             return None
         key, source = self.externals[int(index)]
         return key, source, rel
+
+    def note(self, rel: str) -> None:
+        """A repository file the launch depends on that was read outside `read` (a hook's recipe)."""
+        self.noted.add(rel)
+
+    def depends(self) -> frozenset[str]:
+        """The repository paths the launch's outcome depends on: every file read, every path
+        found absent (adding it changes the launch) and what a hook noted."""
+        return frozenset(self.read_texts) | frozenset(self._missing) | frozenset(self.noted)
 
     def repo_path(self, host_path: str) -> str | None:
         """The repository path of a host path under the workspace, or None."""
@@ -149,8 +159,13 @@ class Files:
             return None
 
     def digest(self, host_path: str) -> str | None:
-        """A short digest of the repository file at a host path (None: not a repository file)."""
+        """A short digest of the repository file at a host path (None: not a repository file).
+        A word found to name no file is an argument, not a file the launch depends on."""
+        rel = self.repo_path(host_path)
+        known = rel in self._missing
         text = self.read(host_path)
         if text is None:
+            if not known and rel is not None:
+                self._missing.discard(rel)
             return None
         return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).hexdigest()

@@ -274,6 +274,10 @@ class PointTrace:
 
     runners: dict[str, Trace] = field(default_factory=dict)
     symbolic: bool = True  # the point's concurrency is a symbol in it (shared by its arm)
+    # The repository files the launch depends on (`Files.depends`: every file read, sourced or
+    # run, each path found absent, the recipe and setup script the hook read) and the runner
+    # scripts: a PR that changes none of them cannot change this trace.
+    files: set[str] = field(default_factory=set)
 
     def effects(self) -> list[Effect]:
         return [e for t in self.runners.values() for e in t.effects]
@@ -350,6 +354,7 @@ class Tracer:
         self.point_deps = point_deps or (lambda point: ())
         self._cache: dict[str, list[_Cached]] = {}
         self._templates: dict[bool, Optional[dict[str, str]]] = {}
+        self._files: dict[int, frozenset[str]] = {}  # id(trace) -> the files it depends on
         self.runs = 0   # traces interpreted (the rest were shared)
 
     def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True,
@@ -367,7 +372,14 @@ class Tracer:
             if trace is None:
                 return None
             out.runners[path] = trace
+            out.files |= self._files.get(id(trace), frozenset())
+            if path != LAUNCHER_ROOT:
+                out.files.add(path)
         return out
+
+    def files(self, trace: Trace) -> frozenset[str]:
+        """The repository files one runner's trace depends on (`Files.depends`)."""
+        return self._files.get(id(trace), frozenset())
 
     def template(self, multinode: bool) -> Optional[dict[str, str]]:
         if multinode not in self._templates:
@@ -387,13 +399,14 @@ class Tracer:
                 return cached.trace
         if self.budget is not None and self.budget.exhausted:
             return None
-        trace, read, steps = self._interpret(point, path, env)
+        trace, read, steps, files = self._interpret(point, path, env)
+        self._files[id(trace)] = files
         if self.budget is not None:
             self.budget.spent += steps + RUN_COST
         self._cache.setdefault(path, []).append(_Cached({k: env.get(k) for k in read}, deps, trace))
         return trace
 
-    def _interpret(self, point: Any, path: str, env: dict[str, str]) -> tuple[Trace, set[str], int]:
+    def _interpret(self, point: Any, path: str, env: dict[str, str]) -> tuple[Trace, set[str], int, frozenset[str]]:
         self.runs += 1
         files = Files(self.src)
         it = Interpreter(files, vocabulary=self.vocabulary, inputs=env, hooks=self.hooks,
@@ -407,7 +420,7 @@ class Tracer:
         if path == LAUNCHER_ROOT:
             text = launcher_command(point)
             if text is None:
-                return it.trace, set(), 0
+                return it.trace, set(), 0, frozenset()
             state.argv0 = "bash"
             launcher = getattr(point, "launcher", None)
             if launcher is not None and launcher.kind == "script":
@@ -429,7 +442,7 @@ class Tracer:
             else:
                 it.run_top(text, path, state, ctx.deeper(site, f"bash {path}"))
                 no_server(it, path, text, ctx.deeper(site, f"bash {path}"), state)
-        return it.trace, set(it.read), it.steps
+        return it.trace, set(it.read), it.steps, files.depends()
 
 
 def no_server(it: Interpreter, path: str, text: str, ctx: Ctx, state: State) -> None:
@@ -470,6 +483,8 @@ def is_client_install(effect: Effect, client_packages: Iterable[str]) -> bool:
 # ---------------------------------------------------------------------------- srt-slurm
 
 MAX_RECIPE_ITEMS = 5_000
+# How a file of another repository is cited (`owner/name@sha:path`, checks.result.split_external).
+_EXTERNAL = re.compile(r"[^/\s]+/[^/@\s]+@[^:\s]+:")
 SRT_CLIENT_KEY = "benchmark"
 SRT_SETUP_KEY = "setup_script"
 
@@ -541,6 +556,8 @@ def srt_hook(variant_for: Callable[[Any], Any], setup_text: Callable[[Any, Any, 
             return None
         data = variant.data if isinstance(variant.data, dict) else {}
         site = Site(variant.path, variant.line or 1)
+        if not _EXTERNAL.match(variant.path):  # a recipe of the srt-slurm checkout is not this repository's
+            it.files.note(variant.path)
         it.emit(READ, ctx, node, state, path=f"{WORKSPACE}/{variant.path}", how="recipe")
         model = data.get("model") if isinstance(data.get("model"), dict) else {}
         image = str(model.get("container", "")) if model else ""
@@ -556,6 +573,8 @@ def srt_hook(variant_for: Callable[[Any], Any], setup_text: Callable[[Any, Any, 
                                               "nor the srt-slurm checkout given: a script whose text is not known runs")
                 continue
             path, text = found[0], found[1]
+            if path and not _EXTERNAL.match(path):
+                it.files.note(path)
             if text is None:
                 continue  # a setup script the harness itself ships, trusted by policy
             child = state.child()
