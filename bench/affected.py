@@ -1,5 +1,5 @@
 """Benchmark: how many benchmark points each real PR affects, by the textual reach rule alone
-and with the trace deciding (checks.trace_affected), on the history of a benchmark repository.
+and with the trace deciding (recipes.launch.path.trace_affected), on the history of a benchmark repository.
 
 Each first-parent commit of main that touches the perf-changelog is taken as the PR it merged
 (base = its first parent), as `bench/replay.py` does. For each, the affected points are worked

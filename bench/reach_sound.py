@@ -1,11 +1,11 @@
 """Benchmark: is the textual reach rule a superset of what the traces depend on?
 
 For a repository tree, every benchmark point is traced the way a review traces it
-(`checks.trace_affected.tracer`, with the review's srt-slurm hook; the points of one arm share a
+(`recipes.launch.path.trace_affected.tracer`, with the review's srt-slurm hook; the points of one arm share a
 trace) and the repository files each trace depends on are collected
 (`recipes.launch.point.PointTrace.files`: the runner scripts, every file read, sourced or run,
 the files effects name with a digest, the recipe and its setup script, each path found absent).
-Those are compared with the files the reach rule (`checks.launch_path`) puts on the point's
+Those are compared with the files the reach rule (`recipes.launch.path.launch_path`) puts on the point's
 launch path. A (point, file) pair the trace depends on but the rule does not list is a miss: a
 PR changing only that file would leave the point out of the candidates `Context.affected`
 traces. It prints the points, the distinct traces, the CPU per trace (median, p95, max) and
@@ -71,9 +71,9 @@ def reach_files(ctx: ReviewContext, point: Any) -> set[str]:
     """The repository files the reach rule puts on a point's launch path at this tree: a PR that
     changes one of them makes the point a candidate (its own launcher, entry files, the launch
     path from its roots with no name filter, the runner-chosen chain and its settings files)."""
-    from checks import launch_path as lp
-    from checks.runner_launch import chain_path, runner_chain
-    from checks.srt_checkout import copied_recipe
+    from recipes.launch.path import launch_path as lp
+    from recipes.launch.path.runner_launch import chain_path, runner_chain
+    from recipes.launch.path.srt_checkout import copied_recipe
 
     out: set[str] = set()
     for attr in ("launcher", "eval_launcher"):
@@ -97,9 +97,9 @@ def reach_files(ctx: ReviewContext, point: Any) -> set[str]:
 def probed(ctx: ReviewContext, point: Any, path: str, memo: dict) -> bool:
     """Whether `Context.affected` would trace the point if a PR changed only `path`: one of its
     roots (launcher, recipe scripts, runner scripts) can lead to the file's name, or to a file
-    that runs a word built from expansions that can name it (checks.reach.blind_files)."""
-    from checks import launch_path as lp
-    from checks.reach import blind_files, reach_names
+    that runs a word built from expansions that can name it (recipes.launch.path.reach.blind_files)."""
+    from recipes.launch.path import launch_path as lp
+    from recipes.launch.path.reach import blind_files, reach_names
 
     repo, src = ctx.head_repo, ctx.snapshot.head
     if ("names", path) not in memo:
@@ -139,8 +139,8 @@ def classify(ctx: ReviewContext, trace: Any, path: str) -> str:
 
 def measure(ctx: ReviewContext, label: str) -> dict:
     """Trace every point of the tree; the misses of the reach rule."""
-    from checks import launch_path as lp
-    from checks import trace_affected as ta
+    from recipes.launch.path import launch_path as lp
+    from recipes.launch.path import trace_affected as ta
 
     ctx._memo[ta.MEMO_BUDGET] = Budget(10 ** 12)  # every point, whatever it costs
     tracer = ta.tracer(ctx, "head")

@@ -252,8 +252,8 @@ class GitHubData(PRData):
     def external_tree(self, repo: str, ref: str) -> ExternalTree | Unavailable | None:
         """The commit `ref` names now in `repo` (GitHub resolves branches, tags and SHAs alike),
         its files read lazily like the PR's own trees. Only repositories the policy names are
-        asked about (checks.srt_checkout decides; this is the second lock)."""
-        from checks.srt_checkout import SAFE_REF
+        asked about (recipes.launch.path.srt_checkout decides; this is the second lock)."""
+        from recipes.launch.path.srt_checkout import SAFE_REF
 
         if repo.lower() not in {r.lower() for r in self.config.policy.recipe_repositories}:
             return None

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from checks.policy import in_force
 from checks.result import CheckResult, Evidence
 from checks.snapshot import Unavailable, UpstreamRef
-from checks.serving import engine_name
+from recipes.launch.path.serving import engine_name
 from recipes.effective import DP_FLAGS, EP_FLAGS, PP_FLAGS, TP_FLAGS, EffectiveConfig, Origin
 from recipes.master import MasterEntry
 from recipes.markdown import github_pull, links

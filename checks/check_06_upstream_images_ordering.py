@@ -37,7 +37,7 @@ from typing import TypedDict
 
 from checks.policy import BY_KEY, in_force
 from checks.result import CheckResult, Evidence
-from checks.serving import engine_display, engine_name
+from recipes.launch.path.serving import engine_display, engine_name
 from recipes.master import MasterEntry, normalize_image
 from recipes.points import sku_of
 from checks.text import join, plural

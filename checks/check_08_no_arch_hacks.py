@@ -2,7 +2,7 @@
 
 What it checks:
     For every affected point, its effective serving config at the pinned head
-    (checks.serving: recipe args/env at any role, JSON-valued flags, old-layout launchers,
+    (recipes.launch.path.serving: recipe args/env at any role, JSON-valued flags, old-layout launchers,
     srt `setup_script`s, `benchmark.command` strings and the helpers they source):
     (a) no architecture-override knob from policy `arch_hack_flags` (`--hf-overrides`,
     `hf_overrides`, `--json-model-override-args`) is set, read also on the servers' command
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from checks.policy import BY_KEY, why_not
 from checks.result import CheckResult, Evidence
-from checks.serving import engine_display, serving_views, ServingView
+from recipes.launch.path.serving import engine_display, serving_views, ServingView
 from checks.serving_rows import (
     changed_files_unavailable,
     dedupe,
@@ -87,7 +87,7 @@ def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
     (`printf -v`, arrays, `eval`, a variable set on the way into a container): architecture-override
     flags on a server's command line, and any write to a model file (policy `model_file_patterns`)
     on the serving path, whatever command does it (`sed -i`, `jq ... >`, `cp`, `perl -pi`, a heredoc)."""
-    from checks.trace_affected import head_trace
+    from recipes.launch.path.trace_affected import head_trace
     from recipes.launch.trace import EXEC, PYTHON, SERVER, WRITE, show
 
     trace = head_trace(ctx, v.point)

@@ -49,10 +49,10 @@ from typing import Any, Optional
 
 from checks.fixes import FIXES_KEY, add_fix, value_fix
 from checks.result import CheckResult, Evidence
-from checks.serving import serving_views, ServingView
-from checks.serving_unlisted import unlisted_agentic_views
-from checks.launch_path import VIA_RUN_BY
-from checks.branch_words import PRINT_COMMANDS
+from recipes.launch.path.serving import serving_views, ServingView
+from recipes.launch.path.serving_unlisted import unlisted_agentic_views
+from recipes.launch.path.launch_path import VIA_RUN_BY
+from recipes.launch.path.branch_words import PRINT_COMMANDS
 from recipes.identity import by_identity
 from checks.serving_rows import (
     changed_files_unavailable,
@@ -63,7 +63,7 @@ from checks.serving_rows import (
     runner_chosen,
 )
 from checks.text import items_text, keys_text
-from checks.trace_affected import head_trace
+from recipes.launch.path.trace_affected import head_trace
 from recipes.launch import knobs
 from recipes.launch.trace import SERVER, UNKNOWN, Effect
 from recipes.values import flag_name as norm_name, is_enabled
@@ -234,7 +234,7 @@ def _setting(v: ServingView) -> Any:
 
 
 # --- untraced points -----------------------------------------------------------------------
-# A point the review's interpreter budget leaves untraced (checks.trace_affected) is judged by
+# A point the review's interpreter budget leaves untraced (recipes.launch.path.trace_affected) is judged by
 # the launch scripts' reading, as Check 10 and the affected rule judge it then: a PR that
 # reaches thousands of points still gets a reading of each, and never a pass without one.
 
@@ -252,8 +252,8 @@ MSG_CHAIN_WORDS = (
 
 def _missing_helper(ctx, v: ServingView) -> tuple[str, Evidence] | None:
     """A helper the launcher sources relative to its own folder that is not in the repository
-    (checks.launch_path.missing_self_relative), with the line that sources it."""
-    from checks.launch_path import missing_self_relative
+    (recipes.launch.path.launch_path.missing_self_relative), with the line that sources it."""
+    from recipes.launch.path.launch_path import missing_self_relative
 
     for use in v.scripts:
         if use.path != v.launcher_path:
@@ -319,7 +319,7 @@ def _chat_flag_line(v: ServingView) -> tuple[str, int, str, str | None] | None:
         own = use.analysis.own_calls() if helper else frozenset()
         for cmd in use.analysis.commands:
             # A helper's own flags inside a library function depend on the caller's options, so
-            # they prove nothing about what this point passes (checks.launch_path: executed code);
+            # they prove nothing about what this point passes (recipes.launch.path.launch_path: executed code);
             # a function the helper's own top level calls is run with the words written there.
             if not use.runs(cmd.function) or (cmd.function is not None and helper and cmd.function not in own):
                 continue

@@ -55,10 +55,10 @@ import functools
 import re
 from dataclasses import dataclass
 
-from checks.launch_path import changed_file
+from recipes.launch.path.launch_path import changed_file
 from checks.result import CheckResult, Evidence
-from checks.serving import resolve_reference, serving_views
-from checks.serving_unlisted import unlisted_agentic_views
+from recipes.launch.path.serving import resolve_reference, serving_views
+from recipes.launch.path.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable, launch_evidence
 from checks.text import items_text, join, keys_text
 from recipes.engines import dist_name
@@ -199,7 +199,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
     anything but the image's index, an environment hook or a start-up overlay on a server; and
     the first unknown that may hide code on a serving path, or a point left untraced by the
     review's budget ("could not verify": nothing passes because no pattern matched)."""
-    from checks.trace_affected import TRACE_BUDGET_STEPS, head_trace
+    from recipes.launch.path.trace_affected import TRACE_BUDGET_STEPS, head_trace
     from recipes.launch.compare import opaque, serving_part
     from recipes.launch.image import code_path, install_origin
     from recipes.launch.point import is_client_install, server_env
@@ -327,7 +327,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
 
 def _server_entries(ctx, views) -> list[str]:
     """How each traced point's servers start (`sglang.launch_server`, `vllm serve`), for a pass."""
-    from checks.trace_affected import head_trace
+    from recipes.launch.path.trace_affected import head_trace
     from recipes.engines import launch_executables, launch_modules
     from recipes.launch.trace import SERVER
 

@@ -56,10 +56,10 @@ from typing import Any
 
 from checks.claim_record import precision_record
 from checks.result import CheckResult, Evidence
-from checks.serving import json_object, resolve_reference, serving_views, ServingView
+from recipes.launch.path.serving import json_object, resolve_reference, serving_views, ServingView
 from checks.serving_rows import changed_files_unavailable, dedupe, first_unavailable, launch_evidence
 from checks.text import items_text, keys_text
-from checks.trace_affected import head_trace
+from recipes.launch.path.trace_affected import head_trace
 from recipes.launch import knobs
 from recipes.launch.words import Unknown
 from recipes.values import flag_name as norm_name, is_enabled

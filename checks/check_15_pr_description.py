@@ -49,7 +49,7 @@ from typing import Any
 from checks.claim_record import BODY, CHANGELOG, SIGNOFF, SOURCE_TEXT, precision_record, text_claims
 from checks.golden_al import golden_lookup
 from checks.result import CheckResult, Evidence
-from checks.serving import serving_views
+from recipes.launch.path.serving import serving_views
 from checks.snapshot import Unavailable
 from recipes.claims import (
     KIND_AL,

@@ -54,7 +54,7 @@ class AffectedPoint(Model):
     point: Any
     reasons: list[str]
     # "serving": what it serves may change (every check that judges points reads it);
-    # "client": only what its benchmark client runs changed (checks.trace_affected): only the
+    # "client": only what its benchmark client runs changed (recipes.launch.path.trace_affected): only the
     # client's check (Check 9) reads it.
     scope: str = "serving"
 
@@ -175,7 +175,7 @@ class ReviewContext:
 
     def lock(self, key: str) -> threading.RLock:
         """A reentrant lock of this evaluation by name, for a fact several checks' threads may
-        update in place (checks.branch_words.chain_words)."""
+        update in place (recipes.launch.path.branch_words.chain_words)."""
         return self._lock_for("lock:" + key)
 
     def _lock_for(self, key: str) -> threading.RLock:
@@ -297,12 +297,12 @@ class ReviewContext:
     # --- affected benchmark points ---------------------------------------------------------
     @cached_property
     def affected(self) -> Affected:
-        """Head points whose launch path the PR changes: the one rule of checks.launch_path
+        """Head points whose launch path the PR changes: the one rule of recipes.launch.path.launch_path
         (docs/architecture.md "What a PR affects"; spec 12 "affected" for Checks 6-15)."""
-        from . import launch_path as lp
-        from .reach import affected_names, blind_files, reach_names
-        from .runner_launch import chain_path, runner_chain
-        from .srt_checkout import copied_recipe, is_cloned
+        from recipes.launch.path import launch_path as lp
+        from recipes.launch.path.reach import affected_names, blind_files, reach_names
+        from recipes.launch.path.runner_launch import chain_path, runner_chain
+        from recipes.launch.path.srt_checkout import copied_recipe, is_cloned
         from recipes.models_yaml import entry_changed
 
         base_entries = self.base_repo.entries
@@ -332,7 +332,7 @@ class ReviewContext:
                     changes[path] = lp.changed_file(self, f) if path == f.path else lp.file_change(
                         self.snapshot.merge_base_tree, self.snapshot.head, path, f.status, f.previous_path)
         live = {p for p, c in changes.items() if not c.empty}
-        # Only a filter (checks.reach): a change inside functions counts through their names.
+        # Only a filter (recipes.launch.path.reach): a change inside functions counts through their names.
         names = (affected_names(self.head_repo, self.snapshot.head, {p: changes[p] for p in live}) or None
                  if live else None)
 
@@ -344,12 +344,12 @@ class ReviewContext:
         mentioned = reach_names(self.head_repo, self.snapshot.head, others) if others else set()
         settings_edits = {p for p in others if len(mentioned) > len({o.rsplit("/", 1)[-1] for o in others})}
         # Only runner entry scripts changed: the runner-chosen chain of a point of another label
-        # cannot run them (checks.launch_path.only_runner_entries).
+        # cannot run them (recipes.launch.path.launch_path.only_runner_entries).
         entries_only = lp.only_runner_entries(self.head_repo, live)
         shared_roots: dict = {}
         # Where the text cannot see how a launch reaches a changed file, the trace decides
-        # (checks.trace_affected.probe): shell files that run a word built from expansions that
-        # can name one, and the names that lead to them (checks.reach.blind_files).
+        # (recipes.launch.path.trace_affected.probe): shell files that run a word built from expansions that
+        # can name one, and the names that lead to them (recipes.launch.path.reach.blind_files).
         tracing = self.config.policy.trace_affected
         # Other changed files a launch may read (an argument or settings file; not a master
         # config, the changelog, a launcher, a script or the benchmark client's): only a trace
@@ -358,7 +358,7 @@ class ReviewContext:
                 if p != self.head_repo.layout.changelog and not p.startswith(client)} if tracing else set()
         data_names = reach_names(self.head_repo, self.snapshot.head, data) if data else set()
         # A script changed only inside functions is reached through their names, which the text
-        # follows (checks.reach.affected_names): only the other changed scripts are probed.
+        # follows (recipes.launch.path.reach.affected_names): only the other changed scripts are probed.
         whole = {p for p in live if not (changes[p].whole is None and not changes[p].top)}
         blind = reach_names(self.head_repo, self.snapshot.head, blind_files(
             self.head_repo, self.snapshot.head, whole)) if whole and tracing else set()
@@ -415,7 +415,7 @@ class ReviewContext:
                 chain = None if skip else runner_chain(self, point)
                 if chain is not None and live and (names is None or any(
                         p.rsplit("/", 1)[-1] in names for p, _ in chain.files)):
-                    # The script the runner picks and what it runs (checks.runner_launch); of a chain
+                    # The script the runner picks and what it runs (recipes.launch.path.runner_launch); of a chain
                     # followed only up to a hop, the part before it.
                     reasons.extend(lp.path_reasons(chain_path(self, chain), changes, skip=own, point=point))
                 for holder, line, entry in (chain.entries if chain is not None else ()):
@@ -431,13 +431,13 @@ class ReviewContext:
 
         if shared_files and self.config.policy.trace_affected:
             # Affected only through shared launch files: the point's trace at the base and at
-            # the head decides (checks.trace_affected; README "What a PR affects").
-            from .trace_affected import narrow
+            # the head decides (recipes.launch.path.trace_affected; README "What a PR affects").
+            from recipes.launch.path.trace_affected import narrow
             out = narrow(self, out, shared_files)
         if probes:
             # With what the budget leaves after the candidates: a probed point whose trace reads
-            # a changed file is then judged like them (checks.trace_affected.probe).
-            from .trace_affected import narrow, probe
+            # a changed file is then judged like them (recipes.launch.path.trace_affected.probe).
+            from recipes.launch.path.trace_affected import narrow, probe
             listed = {id(ap.point) for ap in out}
             found = []
             for point, unseen in probes:
@@ -446,8 +446,8 @@ class ReviewContext:
                     found.append(AffectedPoint(point=point, reasons=why))
             if found:
                 # One the budget leaves untraced at a tree is not kept: the probes only spend what
-                # the candidates left (checks.trace_affected.probe logs what it skips).
-                from .trace_affected import REASON_BUDGET, TRACE_BUDGET_STEPS
+                # the candidates left (recipes.launch.path.trace_affected.probe logs what it skips).
+                from recipes.launch.path.trace_affected import REASON_BUDGET, TRACE_BUDGET_STEPS
                 spent = REASON_BUDGET.format(steps=TRACE_BUDGET_STEPS)
                 out = out + [ap for ap in narrow(self, found, [(i, 0) for i in range(len(found))])
                              if ap.reasons[-1:] != [spent]]

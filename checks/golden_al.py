@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from checks.chain_reads import chain_spec
+from recipes.launch.path.chain_reads import chain_spec
 from checks.result import Evidence
-from checks.serving import json_object, ServingView
+from recipes.launch.path.serving import json_object, ServingView
 from recipes.golden import DEFAULT_THINKING_MODE, DSPARK, SAMPLE_PROBABILISTIC, GoldenSet
 from recipes.engines import engine_of
 from recipes.scripts import eval_branch

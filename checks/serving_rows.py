@@ -1,4 +1,4 @@
-"""What the serving-config checks (7-13) report about the views of checks/serving.py: the
+"""What the serving-config checks (7-13) report about the views of recipes/launch/path/serving.py: the
 "could not verify" rows when the changed files, the affected points or a point's launch path
 cannot be known, the evidence of a pass, and the lists in a reason."""
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from checks.launch_path import launch_path, point_roots
+from recipes.launch.path.launch_path import launch_path, point_roots
 from checks.result import CheckResult, Evidence
-from checks.serving import ServingView
+from recipes.launch.path.serving import ServingView
 from checks.snapshot import Unavailable
 from checks.two_readings import two_readings
 from recipes.points import TOO_MANY_POINTS
@@ -92,8 +92,8 @@ def launch_unknown(v: ServingView) -> bool:
 
 def runner_chosen(ctx: Any, v: ServingView, what: str = WHAT_SERVER) -> str:
     """Why a point with no launcher file cannot be verified: the runner's reference the bot
-    cannot resolve (checks.launch_path), the hop of its chain it could not follow
-    (checks.runner_launch), or that no runner script exists."""
+    cannot resolve (recipes.launch.path.launch_path), the hop of its chain it could not follow
+    (recipes.launch.path.runner_launch), or that no runner script exists."""
     if v.runner_gap is not None:
         return MSG_RUNNER_HOP.format(key=v.config_key, hop=v.runner_gap.why, what=what)
     roots = point_roots(ctx, v.point, runners=True)

@@ -10,7 +10,7 @@ from pydantic import ConfigDict
 from recipes.model import Model
 
 # A file of another repository (the srt-slurm checkout a runner makes), as evidence cites it:
-# `owner/name@<40-hex commit>:<path>` (checks.srt_checkout). The commit pins what was read.
+# `owner/name@<40-hex commit>:<path>` (recipes.launch.path.srt_checkout). The commit pins what was read.
 _EXTERNAL = re.compile(r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)@(?P<sha>[0-9a-f]{40}):(?P<path>[^/].*)$")
 SHORT_SHA = 12
 

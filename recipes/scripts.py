@@ -143,7 +143,7 @@ _UNITS_QUERY = "(comment) @comment (function_definition) @function"
 
 def code_units(text: str) -> CodeUnits | None:
     """Split a script into its top-level code and its function bodies, comments and
-    indentation dropped, to attribute a change to functions (checks.launch_path)."""
+    indentation dropped, to attribute a change to functions (recipes.launch.path.launch_path)."""
     if len(text) > MAX_SCRIPT_CHARS:
         return None
     try:

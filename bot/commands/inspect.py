@@ -72,7 +72,7 @@ def inspect_repository(repo: Repository) -> dict:
 
 def point_trace(repo: Repository, src: Any, point: Any) -> Any:
     """A point's trace at this tree (recipes.launch), from the runner scripts of its label."""
-    from checks.launch_path import runner_nodes, runner_scripts
+    from recipes.launch.path.launch_path import runner_nodes, runner_scripts
     from recipes.launch.point import Tracer, srt_hook
 
     def variant(p: Any) -> Any:
@@ -82,7 +82,7 @@ def point_trace(repo: Repository, src: Any, point: Any) -> Any:
             return None
 
     def setup_text(p: Any, v: Any, ref: str) -> tuple[str, str] | None:
-        from checks.launch_path import resolve_ref, srt_config_script
+        from recipes.launch.path.launch_path import resolve_ref, srt_config_script
 
         path = resolve_ref(repo, ("/workspace",), ref, v.path) or srt_config_script(repo, ref, v.path)
         data = src.read(path) if path else None

@@ -160,7 +160,7 @@ class FunctionDef:
 
 @dataclass
 class CodeUnit:
-    """One function body or the top level of a script, as checks.launch_path follows it."""
+    """One function body or the top level of a script, as recipes.launch.path.launch_path follows it."""
 
     words: set[str] = field(default_factory=set)
     sources: list[Located] = field(default_factory=list)

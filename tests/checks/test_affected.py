@@ -1,11 +1,11 @@
-"""The affected-point rule: a point is affected only through its launch path (checks.launch_path, the
+"""The affected-point rule: a point is affected only through its launch path (recipes.launch.path.launch_path, the
 textual reach rule), and, when only files other points share reach it, only when its interpreted
-trace changed (checks.trace_affected): the first difference is then its reason."""
+trace changed (recipes.launch.path.trace_affected): the first difference is then its reason."""
 from __future__ import annotations
 
 from tests.builders import build_snapshot, single_node_entry
 from checks.context import ReviewContext
-from checks.serving import serving_views
+from recipes.launch.path.serving import serving_views
 
 MASTER = "configs/amd-master.yaml"
 LIB = "benchmarks/benchmark_lib.sh"
@@ -309,7 +309,7 @@ def test_check_9_counts_a_substitution_that_prints_the_flag():
 
 
 def test_points_of_one_script_launcher_and_runner_share_their_roots():
-    import checks.launch_path as lp
+    import recipes.launch.path.launch_path as lp
 
     ctx = ReviewContext(build_snapshot(base=base_tree(), head={LIB: LIB_TEXT + "# x\n"}))
     points = {}
@@ -352,7 +352,7 @@ def test_a_function_name_glued_from_a_variable_still_reaches_the_changed_functio
 
 
 def test_past_the_trace_budget_a_point_keeps_the_reach_rules_answer(monkeypatch):
-    import checks.trace_affected as ta
+    import recipes.launch.path.trace_affected as ta
 
     monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", 0)
     got = affected({LIB: LIB_TEXT.replace("# Shared helpers", "# Shared bash helpers").replace(

@@ -1,6 +1,6 @@
 """A file the launch depends on through a construct the textual launch path does not read (a path
 built by `printf -v` or from an array, a name a runner builds from the point's values) makes the
-point affected when the PR changes it: the trace decides (checks.trace_affected.probe)."""
+point affected when the PR changes it: the trace decides (recipes.launch.path.trace_affected.probe)."""
 from __future__ import annotations
 
 from tests.builders import build_snapshot, single_node_entry

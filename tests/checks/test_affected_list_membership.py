@@ -1,11 +1,11 @@
 """A runner change confined to a list only tested for membership: the shape of launch_b300-nv.sh's
 STAGED_MODELS, whose element InferenceX #2227 removed. The runner is shared by every b300 point, so
-each point's trace decides (checks.trace_affected): only the points whose server changed are affected,
-however the list is read (checks.array_membership is the textual rule's narrower reading)."""
+each point's trace decides (recipes.launch.path.trace_affected): only the points whose server changed are affected,
+however the list is read (recipes.launch.path.array_membership is the textual rule's narrower reading)."""
 from __future__ import annotations
 
 from tests.builders import build_snapshot, single_node_entry
-from checks.array_membership import list_edits
+from recipes.launch.path.array_membership import list_edits
 from checks.context import ReviewContext
 
 MASTER = "configs/nvidia-master.yaml"

@@ -1,4 +1,4 @@
-"""A Python file a launch-path script runs is on the launch path (checks.launch_path rule 3):
+"""A Python file a launch-path script runs is on the launch path (recipes.launch.path.launch_path rule 3):
 a PR that edits only that file affects the points that run it, and Check 10 then reads it."""
 from __future__ import annotations
 

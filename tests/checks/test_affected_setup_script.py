@@ -1,8 +1,8 @@
-"""A recipe's setup_script is on its points' launch path (checks.launch_path rule 3), however the
+"""A recipe's setup_script is on its points' launch path (recipes.launch.path.launch_path rule 3), however the
 recipe spells it. The affected rule skips parsing a recipe whose text names no changed file
 (`point_roots(names=...)`); a name a YAML escape spells must not slip through that filter. The
 script runs in the recipe's container before the servers: an edit of what it does affects the
-points (checks.trace_affected), an edit of what it only prints does not."""
+points (recipes.launch.path.trace_affected), an edit of what it only prints does not."""
 from __future__ import annotations
 
 from checks.context import ReviewContext

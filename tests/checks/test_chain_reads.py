@@ -1,4 +1,4 @@
-"""Check 11 on an AgentX MTP point of AMD's runner-chosen disagg chain (checks.chain_reads), shaped
+"""Check 11 on an AgentX MTP point of AMD's runner-chosen disagg chain (recipes.launch.path.chain_reads), shaped
 like InferenceX's server_sglang.sh of August 2026 (#2643): the draft length reaches
 `--speculative-num-steps` through a function's parameter (`build_server_config ...
 "$DECODE_MTP_SIZE"`), and the simulated AL is picked by a `case` on the model and the draft
@@ -171,8 +171,8 @@ def test_a_call_with_a_word_the_bot_cannot_know_stays_could_not_verify():
 
 
 def test_a_text_with_thousands_of_calls_is_read_up_to_a_bound_and_stays_unknown():
-    from checks.chain_reads import MAX_READS, function_flag
-    from checks.shell_scope import Scope
+    from recipes.launch.path.chain_reads import MAX_READS, function_flag
+    from recipes.launch.path.shell_scope import Scope
     from recipes.scripts import analyze_script
 
     body = 'f() {\n  local k="$1"\n  x="--speculative-num-steps ${k}"\n  echo "$x"\n}\n'

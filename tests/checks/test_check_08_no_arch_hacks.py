@@ -1,4 +1,4 @@
-"""Check 8 and the shared serving helpers (checks/serving.py): spellings, switches, runtime-only flags."""
+"""Check 8 and the shared serving helpers (recipes/launch/path/serving.py): spellings, switches, runtime-only flags."""
 from __future__ import annotations
 
 import pytest

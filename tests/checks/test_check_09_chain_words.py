@@ -7,7 +7,7 @@ eval of the benchmark command too; DECODE_MTP_SIZE is the master config's decode
 from __future__ import annotations
 
 from checks.engine import evaluate
-from checks.launch_path import point_env
+from recipes.launch.path.launch_path import point_env
 from tests.builders import build_snapshot
 from tests.checks.test_check_09_runner_chosen import MASTER, RUNNERS
 from tests.checks.test_runner_launch import JOB as RL_JOB, LAUNCHER, U, _files

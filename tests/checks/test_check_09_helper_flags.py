@@ -95,9 +95,9 @@ def test_flag_echoed_when_the_spec_array_is_non_empty_passes():
 
 
 def test_an_untraced_point_is_judged_by_the_script_reading(monkeypatch):
-    # Past the review's interpreter budget a point has no trace (checks.trace_affected): its
+    # Past the review's interpreter budget a point has no trace (recipes.launch.path.trace_affected): its
     # launch scripts are read as before (the helper's `--dsv4)` arm), never passed unread.
-    import checks.trace_affected as ta
+    import recipes.launch.path.trace_affected as ta
 
     monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", 0)
     row = _row("--dsv4")

@@ -3,7 +3,7 @@ chain, Python the launch runs is read for what it writes, and a point the review
 budget left untraced is never passed on a reading of its scripts."""
 from __future__ import annotations
 
-import checks.trace_affected as trace_affected
+import recipes.launch.path.trace_affected as trace_affected
 from checks.engine import evaluate
 from tests.builders import build_snapshot
 from tests.checks.test_affected import A, A_TEXT, base_tree

@@ -64,7 +64,7 @@ def test_a_substituted_draft_path_from_a_variable_fails():
 
 
 def test_an_untraced_point_is_judged_by_the_script_reading(monkeypatch):
-    import checks.trace_affected as ta
+    import recipes.launch.path.trace_affected as ta
 
     monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", 0)
     row = _row(f"{SERVE} --speculative-draft-model-quantization fp8 &\n")

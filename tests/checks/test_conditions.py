@@ -1,8 +1,8 @@
-"""checks.launch_path.evaluate_condition: a runner's branch conditions over a point's variables,
+"""recipes.launch.path.launch_path.evaluate_condition: a runner's branch conditions over a point's variables,
 in three-valued logic (a test the bot cannot evaluate is unknown, never guessed)."""
 from __future__ import annotations
 
-from checks.conditions import evaluate_condition
+from recipes.launch.path.conditions import evaluate_condition
 
 ENV = {"FRAMEWORK": "dynamo-trt", "MODEL_PREFIX": "dsr1", "PRECISION": "fp4", "IS_AGENTIC": "0"}
 
@@ -84,7 +84,7 @@ def test_a_case_on_a_word_made_of_several_variables_is_decided_when_each_is_know
 
 
 def test_brace_groups_and_tests_of_two_variables_read_only_variables():
-    from checks.conditions import reads_only_variables
+    from recipes.launch.path.conditions import reads_only_variables
 
     assert reads_only_variables('{ [[ "${IS_AGENTIC:-0}" == "1" ]] || [[ "${IS_AGENTIC:-}" == "true" ]]; }')
     assert reads_only_variables('! ( [ "$NODE_RANK" -gt 0 ] && [ "$NODE_RANK" -lt "$NODE_OFFSET" ] )')

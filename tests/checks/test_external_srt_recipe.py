@@ -2,7 +2,7 @@
 
 A multi-node arm names its recipe by its path inside that checkout (`recipes/trtllm/...`).
 A recipe committed here (under benchmarks/multi_node/srt-slurm-recipes/) is read; one that
-is not is read where the runner's commands for this point put it (checks.srt_checkout): a
+is not is read where the runner's commands for this point put it (recipes.launch.path.srt_checkout): a
 folder of this repository the runner copies in, or the cloned repository at the ref the
 runner pins, when the bot has that repository. Otherwise Checks 8-10 stay "could not verify"
 and say which repository, ref and runner line decide it.
@@ -269,7 +269,7 @@ def test_hostile_clones_and_paths_are_never_read():
 
 
 def test_a_folder_copy_whose_landing_place_depends_on_the_disk_is_not_trusted():
-    from checks.srt_checkout import Checkout, _copy
+    from recipes.launch.path.srt_checkout import Checkout, _copy
 
     folder = _copy(["cp", "-r", "$GITHUB_WORKSPACE/benchmarks/x/kimi", "recipes/kimi"], 3)
     assert folder is not None and not folder.certain  # recipes/kimi or recipes/kimi/kimi
@@ -287,7 +287,7 @@ def test_points_sharing_a_missing_cloned_recipe_each_cite_their_own_line():
     # Two entries name the same CONFIG_FILE; the clone lacks it: each point's reason names its
     # own entry, though the clone is read once.
     from checks.context import ReviewContext
-    from checks.serving import serving_views
+    from recipes.launch.path.serving import serving_views
 
     second = MASTER.replace("dsr1-fp4-gb200-dynamo-trt-mtp:", "dsr1-fp4-gb200-dynamo-trt-mtp-b:")
     reader = Reader({("NVIDIA/srt-slurm", "sa-submission-q2-2026"): {}})
@@ -305,7 +305,7 @@ def test_points_sharing_a_missing_cloned_recipe_each_cite_their_own_line():
 def test_points_share_a_checkout_answer_unless_a_variable_its_conditions_name_differs(monkeypatch):
     # The runner's clone conditions name FRAMEWORK and MODEL_PREFIX only: the four points (two
     # model prefixes, two concurrencies each) make two checkouts, each decided once.
-    import checks.srt_checkout as sc
+    import recipes.launch.path.srt_checkout as sc
 
     calls = []
     real = sc.runner_checkout

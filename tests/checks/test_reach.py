@@ -1,11 +1,11 @@
-"""checks.reach: the name filter that spares building launch paths that cannot hold a changed
+"""recipes.launch.path.reach: the name filter that spares building launch paths that cannot hold a changed
 file. It may keep too much, never too little; a name only a comment holds does not count
 (real shape: benchmark_lib.sh's `# ... launch_mi355x-amds.sh derives PORT ...` made every
 launcher a candidate for a change of the AMD runner's scripts, e944302e8d)."""
 from __future__ import annotations
 
 from checks.context import ReviewContext
-from checks.reach import reach_names
+from recipes.launch.path.reach import reach_names
 from recipes.scripts import code_text
 from tests.builders import RUNNERS, build_snapshot
 
@@ -75,8 +75,8 @@ USES_HELPER = "benchmarks/multi_node/dsv4_fp4_gb300_dynamo-trt.sh"
 
 
 def _affected_names(lib: str, head_lib: str, extra: dict[str, str] | None = None) -> set[str]:
-    from checks.launch_path import file_change
-    from checks.reach import affected_names
+    from recipes.launch.path.launch_path import file_change
+    from recipes.launch.path.reach import affected_names
 
     files = {**RUNNERS, LAUNCHER: "#!/bin/bash\n" + SOURCES_LIB + "run_benchmark_serving\n",
              AGENTIC: "#!/bin/bash\n" + SOURCES_LIB + "run_agentic_replay  # the replay\n", **(extra or {})}
@@ -125,7 +125,7 @@ def test_a_top_level_change_keeps_the_whole_file_as_a_target():
 
 
 def test_a_glued_word_counts_only_when_its_literal_parts_spell_part_of_a_changed_name():
-    from checks.reach import _assembles_one
+    from recipes.launch.path.reach import _assembles_one
 
     names = {"build_replay_cmd"}
     assert _assembles_one('x=1\nbuild_${kind}_cmd "$@"\n', names)

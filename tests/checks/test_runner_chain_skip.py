@@ -13,7 +13,7 @@ OTHER = "runners/launch_gb300-nv.sh"
 
 
 def _walks(monkeypatch, base: dict[str, str], head: dict[str, str]) -> tuple[int, list]:
-    import checks.runner_launch as rl
+    import recipes.launch.path.runner_launch as rl
 
     calls = []
     real = rl.runner_chain

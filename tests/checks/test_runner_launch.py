@@ -1,4 +1,4 @@
-"""The launch chain of a point whose runner picks its script at run time (checks.runner_launch),
+"""The launch chain of a point whose runner picks its script at run time (recipes.launch.path.runner_launch),
 on a small fixture shaped like the AMD disagg chain: runner -> benchmarks/multi_node/<name>.sh
 (`cd` + `bash ./submit.sh`) -> `sbatch job.slurm` -> `srun bash -lc "docker run -v repo:/workspace
 IMAGE bash -lc '/workspace/.../server.sh'"` -> server.sh sourcing server_<engine>.sh by ENGINE."""
@@ -165,7 +165,7 @@ def test_a_change_on_the_branch_not_taken_does_not_affect_the_point():
 
 
 def test_an_internal_error_in_the_walk_is_could_not_verify_never_a_crash(monkeypatch):
-    import checks.runner_launch as rl
+    import recipes.launch.path.runner_launch as rl
 
     def boom(*_a, **_k):
         raise ValueError("boom")

@@ -1,5 +1,5 @@
 """Checks 8 and 10 on a runner-chosen AMD disagg chain whose server script takes its flags from
-models.yaml through an inline program (recipes.models_yaml, read by checks.runner_launch): the
+models.yaml through an inline program (recipes.models_yaml, read by recipes.launch.path.runner_launch): the
 entry the program selects for the point is read, so the rows are decided with the file and
 line of the entry; a program or entry the bot cannot read stays a could-not-verify naming it."""
 from __future__ import annotations
@@ -161,7 +161,7 @@ def test_a_change_to_the_selected_entry_affects_the_point_and_one_to_another_ent
 
 def _walks(files: dict[str, str]) -> int:
     from checks.context import ReviewContext
-    from checks.runner_launch import MEMO_CHAIN_WALKS, runner_chain
+    from recipes.launch.path.runner_launch import MEMO_CHAIN_WALKS, runner_chain
     from tests.builders import build_snapshot
 
     ctx = ReviewContext(build_snapshot({"base": {}, "head": files}))

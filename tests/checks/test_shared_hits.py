@@ -1,7 +1,7 @@
-"""The per-script and per-variant shortcuts of checks.serving give what the plain code gives."""
+"""The per-script and per-variant shortcuts of recipes.launch.path.serving give what the plain code gives."""
 from __future__ import annotations
 
-from checks.serving import Hit, _hit, _variant_hits
+from recipes.launch.path.serving import Hit, _hit, _variant_hits
 from recipes.scripts import analyze_script, python_file_run, python_file_runs
 from recipes.srt import parse_recipe
 

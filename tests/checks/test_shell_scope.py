@@ -1,11 +1,11 @@
-"""checks.shell_scope.Scope.expand: one shell word as the shell hands it over (quote removal,
+"""recipes.launch.path.shell_scope.Scope.expand: one shell word as the shell hands it over (quote removal,
 variables of the scope substituted). Literal runs are copied at once; these cases pin what the
 character-by-character reading gave."""
 from __future__ import annotations
 
 import pytest
 
-from checks.shell_scope import Scope
+from recipes.launch.path.shell_scope import Scope
 from recipes.scripts import analyze_script
 
 TEXT = "A=1\nB='x y'\n"
@@ -38,7 +38,7 @@ def test_a_backslash_in_double_quotes_before_an_ordinary_character_stays_with_it
 
 
 def test_file_lines_are_decoded_once_per_source_view():
-    from checks.shell_scope import file_lines
+    from recipes.launch.path.shell_scope import file_lines
     from recipes.source import MemorySource
 
     head, other = MemorySource({"r.sh": "a\nb\n"}), MemorySource({"r.sh": "c\n"})
@@ -66,7 +66,7 @@ eval "$AFTER_CMD"
 
 
 def _server(outer: dict[str, str | None], between: str = ":") -> Scope:
-    from checks.shell_scope import Unknown
+    from recipes.launch.path.shell_scope import Unknown
 
     def lookup(name: str) -> str | None:
         if name in outer:
@@ -87,7 +87,7 @@ def test_a_branch_the_use_shares_with_the_assignment_is_taken_as_holding_there()
 
 
 def test_outside_the_shared_branch_or_after_a_change_of_its_variables_it_stays_undecided():
-    from checks.shell_scope import Stop
+    from recipes.launch.path.shell_scope import Stop
 
     with pytest.raises(Stop, match="cannot decide"):
         _server({"DECODE_MTP_SIZE": "3"}).value("IS_MTP", 12)  # eval "$AFTER_CMD", after the `fi`
@@ -102,7 +102,7 @@ def test_outside_the_shared_branch_or_after_a_change_of_its_variables_it_stays_u
 
 def test_a_value_decided_at_one_use_is_not_reused_at_another():
     # Both lines see the same assignments; only the first shares their branch.
-    from checks.shell_scope import Stop
+    from recipes.launch.path.shell_scope import Stop
 
     scope = _server({"DECODE_MTP_SIZE": "3"})
     assert scope.value("IS_MTP", 10) == "true"
@@ -123,7 +123,7 @@ OUT=$(build "decode" "$K")
 
 
 def test_a_function_body_reads_its_parameters_from_the_call_and_the_rest_from_the_caller():
-    from checks.shell_scope import Stop
+    from recipes.launch.path.shell_scope import Stop
 
     def outer(values):
         return Scope("f.sh", analyze_script(FUNCTION_TEXT, "f.sh"), "/w", lambda n: values.get(n),

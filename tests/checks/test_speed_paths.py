@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from checks.conditions import evaluate_condition
+from recipes.launch.path.conditions import evaluate_condition
 from checks.context import _point_identity, _removed_points
-from checks.launch_path import _changed_lines
+from recipes.launch.path.launch_path import _changed_lines
 from recipes.repository import Repository
 from recipes.source import GitSource, MemorySource, PathIndex
 

@@ -44,7 +44,9 @@ def test_the_production_wheel_holds_no_emulator_and_no_worlds(tmp_path, monkeypa
     offenders = [f for f in files if any(mark in f.split("/") or f.startswith(mark) for mark in EMULATOR_MARKS)
                  and f != "bot/commands/sandbox.py"]
     assert offenders == []
-    assert len(files) < 150, f"{len(files)} files: worlds or fixtures crept into the wheel"
+    # The product's own modules number about 155 (the launch interpreter and its path package);
+    # a world or a fixture set would add hundreds.
+    assert len(files) < 200, f"{len(files)} files: worlds or fixtures crept into the wheel"
 
 
 def test_the_emulator_distribution_carries_its_worlds(tmp_path, monkeypatch):

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from checks.conditions import _MATCHES
-from checks.launch_path import _plain_tail
+from recipes.launch.path.conditions import _MATCHES
+from recipes.launch.path.launch_path import _plain_tail
 from recipes import claims, waivers
 from recipes.models_md import _arm
 from recipes.scripts import analyze_script, trim_pattern

@@ -8,7 +8,7 @@ import pytest
 
 from checks.context import ReviewContext
 from checks.engine import evaluate
-from checks.serving import engine_display, engine_name, serving_views
+from recipes.launch.path.serving import engine_display, engine_name, serving_views
 from recipes import engines
 from recipes.config import RepoConfig
 from recipes.engines import AL_AS_IS, EngineProfile, SpecFields, display_name, engine_of

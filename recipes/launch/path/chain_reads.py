@@ -1,4 +1,4 @@
-"""Values a runner-chosen chain's scripts compute for one point (checks.runner_launch), where
+"""Values a runner-chosen chain's scripts compute for one point (recipes.launch.path.runner_launch), where
 the static reading of each script (recipes.bash) gives one value for every point or none.
 
 AMD's disaggregated SGLang server script builds each role's flags in a function and keeps what
@@ -22,8 +22,8 @@ it prints, and picks the simulated acceptance length by the draft length:
 
 The static walk reads a function's body once, where `$6` is nobody's value, and substitutes a
 variable's last assignment whatever branch it is on. Here the texts are read in the chain's
-scope for the point (checks.shell_scope, with `Scope.call` for a function's parameters, and
-`checks.branch_words.read_for_point`): the flag a function writes takes the value of each
+scope for the point (recipes.launch.path.shell_scope, with `Scope.call` for a function's parameters, and
+`recipes.launch.path.branch_words.read_for_point`): the flag a function writes takes the value of each
 top-level call. A value the bot cannot know stays None, never a guess. (Check 11 reads the
 point's interpreted trace instead; this reading remains for Check 15's record and the
 script fallback of a point the review's step budget leaves untraced.)
@@ -33,9 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from checks.branch_words import read_for_point
-from checks.runner_launch import runner_chain
-from checks.shell_scope import Scope, Stop, try_expand
+from recipes.launch.path.branch_words import read_for_point
+from recipes.launch.path.runner_launch import runner_chain
+from recipes.launch.path.shell_scope import Scope, Stop, try_expand
 from recipes import engines
 from recipes.scripts import eval_branch, flag_words
 from recipes.values import as_int
@@ -105,7 +105,7 @@ def _holds(scope: Scope, condition: str | None, line: int) -> bool | None:
 
 
 def chain_flag(ctx: Any, chain: Any, point: Any, flag: str) -> list[FlagRead]:
-    """`function_flag` over every text of a runner-chosen chain (checks.runner_launch), read with
+    """`function_flag` over every text of a runner-chosen chain (recipes.launch.path.runner_launch), read with
     this point's values; each (file, line, call) once."""
     if chain is None or chain.root is None or not any(sc.analysis.functions for sc in chain.scopes):
         return []

@@ -20,13 +20,13 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from checks.result import Evidence
-from checks.launch_path import (
+from recipes.evidence import Evidence
+from recipes.launch.path.launch_path import (
     PYTHON_SUFFIX, PointRoots, launch_path, point_roots, read_analysis, resolve_ref, trusted_download,
 )
-from checks.branch_words import chain_words
-from checks.runner_launch import chain_path, runner_chain
-from checks.srt_checkout import is_cloned, point_recipe
+from recipes.launch.path.branch_words import chain_words
+from recipes.launch.path.runner_launch import chain_path, runner_chain
+from recipes.launch.path.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import (
     MAX_SCRIPT_CHARS, UNREADABLE_CODES, ScriptAnalysis, analyze_python_file, analyze_script,
@@ -146,7 +146,7 @@ class ScriptUse:
     path: str  # repository path of the file holding the text
     analysis: ScriptAnalysis
     via: str  # "launcher", "setup_script", "benchmark.command", "run by <path>"
-    # The functions of this text the launch path calls (checks.launch_path); code in any
+    # The functions of this text the launch path calls (recipes.launch.path.launch_path); code in any
     # other function body never runs for the point.
     executed: frozenset[str] = frozenset()
 
@@ -184,12 +184,12 @@ class ServingView:
     # script bodies (8, 10, 13) are blind then.
     script_gap: str | None = None
     script_gap_evidence: Evidence | None = None
-    # The hop of a runner-chosen launch chain the bot could not follow (checks.runner_launch.Gap).
+    # The hop of a runner-chosen launch chain the bot could not follow (recipes.launch.path.runner_launch.Gap).
     runner_gap: Any = None
     # The models-file entries that chain read ((holder, line, recipes.models_yaml.ModelsEntry)).
     entries: list = field(default_factory=list)
     # The words that chain's commands pass with variables a branch set, as this point runs them
-    # ((holder, line) -> words, None for words the bot cannot know; checks.branch_words.chain_words).
+    # ((holder, line) -> words, None for words the bot cannot know; recipes.launch.path.branch_words.chain_words).
     chain_words: dict = field(default_factory=dict)
     # Per-review cache shared by views (ctx.memo), so identical views build their hits once.
     shared: dict | None = field(default=None, repr=False, compare=False)
@@ -218,7 +218,7 @@ class ServingView:
     @property
     def launcher_path(self) -> str | None:
         """The file serving the point: its recipe as read (a cloned one cites its repository,
-        checks.srt_checkout), else its launcher."""
+        recipes.launch.path.srt_checkout), else its launcher."""
         if self.variant is not None and getattr(self.variant, "path", None):
             return self.variant.path
         launcher = self.point.launcher
@@ -518,13 +518,13 @@ def _setting_hits(point: Any) -> Iterable[Hit]:
 
 def resolve_reference(ctx: Any, ref: str, referrer: str) -> str | None:
     """The repository path a script reference names, or None when it is not in the repository
-    (a container path, or a reference built from variables); see checks.launch_path."""
+    (a container path, or a reference built from variables); see recipes.launch.path.launch_path."""
     return resolve_ref(ctx.head_repo, ctx.config.policy.workspace_mounts, ref, referrer)
 
 
 
 def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
-    """The launch path's reader (checks.launch_path), except that a script over the cap is
+    """The launch path's reader (recipes.launch.path.launch_path), except that a script over the cap is
     None here: `_check_readable` names it as too large for the point."""
     def build() -> ScriptAnalysis | None:
         data = ctx.snapshot.head.read(path)
@@ -536,7 +536,7 @@ def _analysis(ctx: Any, path: str) -> ScriptAnalysis | None:
 
 
 def _add_use(view: ServingView, use: ScriptUse, trusted: Iterable[str] = (), read: Iterable = ()) -> None:
-    """`read`: (path, line) of unreadable lines the launch chain read (checks.runner_launch)."""
+    """`read`: (path, line) of unreadable lines the launch chain read (recipes.launch.path.runner_launch)."""
     view.scripts.append(use)
     read = set(read)
     bad = next((f for f in use.analysis.findings if f.code in UNREADABLE_CODES and use.line_runs(f.line)
@@ -590,7 +590,7 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
             recipe, cloned = repo.recipe(launcher.path), None
             if recipe is None and is_cloned(launcher):
                 # A CONFIG_FILE this repository does not hold is read from the srt-slurm
-                # checkout the point's runner makes (checks.srt_checkout).
+                # checkout the point's runner makes (recipes.launch.path.srt_checkout).
                 cloned = point_recipe(ctx, point)
                 recipe = cloned.recipe if cloned is not None else None
             broken = next((f for f in recipe.findings if f.severity == "error"), None) \
@@ -619,9 +619,9 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
                 view.unavailable = MSG_NO_VARIANT.format(path=launcher.ref, point=point.point_id)
                 view.unavailable_evidence = Evidence(path=cloned.path if cloned is not None else launcher.path,
                                                      unavailable=True, note=f"{point.source_path}:{point.source_line}")
-    # Every bash text on the point's launch path (checks.launch_path), with the functions it calls.
+    # Every bash text on the point's launch path (recipes.launch.path.launch_path), with the functions it calls.
     roots = point_roots(ctx, point, runners=False)
-    # No launcher file: the runner picks the script; its chain, whole or not at all (checks.runner_launch).
+    # No launcher file: the runner picks the script; its chain, whole or not at all (recipes.launch.path.runner_launch).
     chain = runner_chain(ctx, point) if launcher is None and variant is None else None
     view.runner_gap = chain.gap if chain is not None else None
     read: set = set()
@@ -675,7 +675,7 @@ MEMO_PYTHON = "serving.python:{path}"
 
 
 def _python_file(ctx: Any, path: str) -> ScriptAnalysis | None:
-    """A Python file on the launch path (`python3 fix.py`, checks.launch_path rule 3), read from
+    """A Python file on the launch path (`python3 fix.py`, recipes.launch.path.launch_path rule 3), read from
     the repository like a Python heredoc (recipes.scripts.analyze_python_file): a file that
     writes into the serving stack is an engine patch on the point's launch path."""
     def build() -> ScriptAnalysis | None:

@@ -1,4 +1,4 @@
-"""A change confined to a list the script only tests for membership (rule 4 of checks.launch_path,
+"""A change confined to a list the script only tests for membership (rule 4 of recipes.launch.path.launch_path,
 narrowed for this one shape).
 
 InferenceX #2227 removed one element from launch_b300-nv.sh's single-node `STAGED_MODELS`:
@@ -16,7 +16,7 @@ runs only for a point whose `MODEL_BASENAME` is that element: with plain-word el
 space, quote, expansion or glob character), the default `IFS` and a plain-word subject, the test
 is true exactly when the subject equals an element. So when the PR changes nothing of the file
 but the elements of such arrays (`list_edits`), a point is affected only when its subject, read
-for it (checks.shell_scope, as the runner-chosen chains read variables), is in the symmetric
+for it (recipes.launch.path.shell_scope, as the runner-chosen chains read variables), is in the symmetric
 difference of the base and head elements (`list_reasons`).
 
 Anything else keeps the rule's answer (the point is affected): the array read in any other way
@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from checks.conditions import evaluate_condition
-from checks.shell_scope import RootLookup, Scope, Stop
+from recipes.launch.path.conditions import evaluate_condition
+from recipes.launch.path.shell_scope import RootLookup, Scope, Stop
 from recipes.bash.model import Bound
 from recipes.bash.parse import _captures, parse_bash
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from checks.serving import ServingView, _analysis, _build_view
+from recipes.launch.path.serving import ServingView, _analysis, _build_view
 from recipes.engines import primary_framework
 
 

@@ -1,5 +1,5 @@
-"""Shell branch conditions over a point's variables (rule 4 of checks.launch_path for top-level
-code, and the runner's choices in checks.srt_checkout): whether the condition the bash walker
+"""Shell branch conditions over a point's variables (rule 4 of recipes.launch.path.launch_path for top-level
+code, and the runner's choices in recipes.launch.path.srt_checkout): whether the condition the bash walker
 recorded for a command (`[[ $FRAMEWORK == x && ... ]]`, negated earlier branches of
 an elif chain, `X matches P` case arms) holds for the variables the sweep sets. Three-valued:
 a test the bot cannot evaluate (a file test, a command) is unknown, never guessed."""

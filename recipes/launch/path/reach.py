@@ -1,5 +1,5 @@
 """Which files can lead to a changed one: text filters that spare building launch paths that
-cannot hold a changed file (checks.launch_path, rule 3). Only filters: the affected rule itself
+cannot hold a changed file (recipes.launch.path.launch_path, rule 3). Only filters: the affected rule itself
 reads the launch path, never text; a filter may keep too much, never too little."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import posixpath
 import re
 from typing import Any, Iterable
 
-from checks.conditions import VAR_REF
-from checks.launch_path import MAX_SCAN_BYTES, SHELL_SUFFIXES, FileChange
+from recipes.launch.path.conditions import VAR_REF
+from recipes.launch.path.launch_path import MAX_SCAN_BYTES, SHELL_SUFFIXES, FileChange
 from recipes.identity import by_identity
 from recipes.scripts import code_text, code_units
 
@@ -234,10 +234,10 @@ def blind_files(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
     """The shell files (under the scripts folder and runners/) whose code runs or sources a word
     built from expansions that can name one of `targets`: `source "$helper"` after
     `printf -v helper ...`, a path from an array, `. "$DIR/${NAME}.sh"`. The textual launch path
-    cannot follow such a word; the trace can (checks.trace_affected.probe). A job constant
+    cannot follow such a word; the trace can (recipes.launch.path.trace_affected.probe). A job constant
     (`$GITHUB_WORKSPACE`, `$HOME`) is its value; any other expansion may be anything, so
     `$GITHUB_WORKSPACE/.venv/bin/activate` names no target and `$helper` names every one."""
-    from checks.launch_path import _SELF_DIR, built_name_pattern
+    from recipes.launch.path.launch_path import _SELF_DIR, built_name_pattern
     from recipes.launch.fs import WORKSPACE
     from recipes.launch.point import JOB_CONSTANTS
 

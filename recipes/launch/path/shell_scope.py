@@ -1,11 +1,11 @@
-"""How a runner-chosen launch chain's shell texts see their variables (checks.runner_launch).
+"""How a runner-chosen launch chain's shell texts see their variables (recipes.launch.path.runner_launch).
 
 A `Scope` is one text of the chain (a file, or a `bash -c` / container string) with what it
 runs under: its working directory, the variables its caller passes (a lookup that returns the
 value, None when unset, or raises `Unknown` when the bot cannot know it: a default
 `${X:-d}` is then not taken), and, in a container, its repository mounts. A variable's value
 at a line is the last top-level assignment before it on a branch that holds for the point
-(checks.conditions.evaluate_condition), else the caller's; `${v%%p}`, `${v#p}`, `${v:-d}`,
+(recipes.launch.path.conditions.evaluate_condition), else the caller's; `${v%%p}`, `${v#p}`, `${v:-d}`,
 `$(pwd)`, `$(dirname "$0")` and `$(cd DIR && pwd)` are evaluated. The checkout is the absolute
 folder `REPO_ROOT`, mapped back to repository paths by `join_path`.
 """
@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from checks.conditions import NAME_REF, conjuncts, evaluate_condition, reads_only_variables
-from checks.text import join
+from recipes.launch.path.conditions import NAME_REF, conjuncts, evaluate_condition, reads_only_variables
+from recipes.wording import join
 from recipes.identity import by_identity
 from recipes.scripts import Bound, ScriptAnalysis, trim_pattern
 

@@ -1,18 +1,18 @@
 """The words a command passes when a branch chose some of them, for one point
-(checks.runner_launch.chain_words; Check 9 reads a client's flags from them).
+(recipes.launch.path.runner_launch.chain_words; Check 9 reads a client's flags from them).
 
 bench.sh sets `extra_flags="--use-chat-template"` only in `if [ "$IS_MTP" = "true" ]` and runs
 `run_benchmark_serving ... $extra_flags`: the static reading of the script (recipes.bash) cannot
-say which value a point passes; read in the chain's scope (checks.shell_scope), with the point's
+say which value a point passes; read in the chain's scope (recipes.launch.path.shell_scope), with the point's
 values, it can."""
 from __future__ import annotations
 
 import re
 from typing import Any, Callable, TypeVar
 
-from checks.conditions import VAR_REF
-from checks.launch_path import point_env
-from checks.shell_scope import MISSING, Scope, Stop, absolute
+from recipes.launch.path.conditions import VAR_REF
+from recipes.launch.path.launch_path import point_env
+from recipes.launch.path.shell_scope import MISSING, Scope, Stop, absolute
 from recipes.scripts import ScriptAnalysis
 
 T = TypeVar("T")
@@ -66,7 +66,7 @@ def words_of(scope: Scope, cmd: Any) -> tuple[str | None, ...] | None:
 
 def runner_env(ctx: Any, point: Any) -> dict[str, str]:
     """What a point's runner script starts with: the variables the sweep sets
-    (checks.launch_path.point_env) and the runner's checkout as its workspace."""
+    (recipes.launch.path.launch_path.point_env) and the runner's checkout as its workspace."""
     env = point_env(point)
     env.update({name: absolute(ctx.head_repo.layout.root or "") for name in WORKSPACE_VARS})
     return env
@@ -78,7 +78,7 @@ MEMO_CHAIN_WORDS = "branch_words.chain"
 def chain_words(ctx: Any, chain: Any, point: Any) -> dict[tuple[str, int], tuple[str | None, ...]]:
     """(holder, line) -> the words a top-level command of the chain passes for this point, with
     each variable a branch set to an option (bench.sh's `$extra_flags`, `--use-chat-template`
-    when IS_MTP is true) read as the point's run sets it (checks.shell_scope); None stands for
+    when IS_MTP is true) read as the point's run sets it (recipes.launch.path.shell_scope); None stands for
     words the bot cannot know. A command whose own branch cannot be decided is left out."""
     if not chain.branch_commands or chain.root is None:
         return {}

@@ -4,10 +4,10 @@ A master-config entry of framework `sglang-disagg` / `vllm-disagg` / `atom-disag
 names no recipe or launcher: `runners/launch_mi355x-amds.sh` builds
 `SCRIPT_NAME="${EXP_NAME%%_*}_${PRECISION}_mi355x_${FRAMEWORK}.sh"`, picks `BENCHMARK_SUBDIR`
 and runs `bash "benchmarks/${BENCHMARK_SUBDIR}/${SCRIPT_NAME}"`. This module evaluates that
-reference with the point's values (checks.launch_path.point_env, the one definition of the
+reference with the point's values (recipes.launch.path.launch_path.point_env, the one definition of the
 variables the sweep sets) and follows the chain the real files run, hop by hop:
 
-- `bash FILE` / `source FILE` whose name is built from variables, read as checks.shell_scope
+- `bash FILE` / `source FILE` whose name is built from variables, read as recipes.launch.path.shell_scope
   evaluates them (the last assignment on a branch that holds for the point, else the caller's);
 - `cd DIR` then `bash ./x.sh`: relative names resolve against the working directory;
 - `sbatch [options] FILE`: the job script (the job runs in the submit directory);
@@ -30,15 +30,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from checks.launch_path import (
+from recipes.launch.path.launch_path import (
     dir_functions, MEMO_RUNNERS, MAX_PATH_FILES, LaunchPath, build_path, trusted_download, read_analysis,
     resolve_ref, runner_nodes, runner_scripts,
 )
-from checks.shell_scope import (
+from recipes.launch.path.shell_scope import (
     MISSING, REPO_ROOT, Gap, Lookup, RootLookup, Scope, Stop, Unknown, array_elements, file_lines, join_path, projection,
     seen_as, top_conditions, try_expand,
 )
-from checks.branch_words import branch_words, runner_env
+from recipes.launch.path.branch_words import branch_words, runner_env
 from recipes.models_yaml import ModelsEntry, bash_unescaped, heredoc_unescaped, read_program, select_entry
 from recipes.scripts import UNREADABLE_CODES, ScriptAnalysis, analyze_command_line, python_file_run
 
@@ -270,7 +270,7 @@ class _Walker:
         self.chain.skip.add((scope.path, ref.line))  # decided here, not again by the launch path
         if "$" not in written and "`" not in written:
             # A plain name: relative to the working directory, a harness mount path on the host
-            # (checks.launch_path), or a container or system file (nothing of ours runs there),
+            # (recipes.launch.path.launch_path), or a container or system file (nothing of ours runs there),
             # except, in a container, a path where the harness mounts the checkout (/workspace)
             # that no mount of this container maps.
             if not scope.container:
@@ -313,7 +313,7 @@ class _Walker:
         head = words[0]
         py = python_file_run([str(w) for w in words])
         if py is not None:
-            # `python3 $WS_PATH/fix.py`: a Python file on the launch path (checks.launch_path rule 3),
+            # `python3 $WS_PATH/fix.py`: a Python file on the launch path (recipes.launch.path.launch_path rule 3),
             # found where it runs (in a container, through its mounts); a leaf of the chain. One
             # the walk cannot place is left to the launch path's own reading (`"$(dir_fn)/x.py"`, a
             # file the runner writes at run time), which names it when its name is built at run time.

@@ -2,7 +2,7 @@
 judged by what they run, interpreted at the base and at the head (recipes.launch).
 
 `Context.affected` first finds the points whose launch path holds a changed file (the textual
-reach rule of checks.launch_path: cheap, and never too narrow). A point whose own entry or
+reach rule of recipes.launch.path.launch_path: cheap, and never too narrow). A point whose own entry or
 launcher changed stays affected. A point reached only through a file other points share (a
 runner script, benchmark_lib.sh, a server script) is traced at both trees with the point's
 values (recipes.launch.point.Tracer, one trace per arm and runner, shared):
@@ -45,7 +45,7 @@ def tracer(ctx: Any, side: str) -> Tracer:
         client = tuple(repo.layout.rel(d) for d in ctx.config.policy.benchmark_client_paths)
 
         def variant(point: Any) -> Any:
-            from checks.srt_checkout import cloned_variant, is_cloned
+            from recipes.launch.path.srt_checkout import cloned_variant, is_cloned
 
             try:
                 found = repo.variant_for(point)
@@ -56,8 +56,8 @@ def tracer(ctx: Any, side: str) -> Tracer:
                 return None
 
         def setup_text(point: Any, variant: Any, ref: str) -> tuple | None:
-            from checks.launch_path import resolve_ref, srt_config_script
-            from checks.srt_checkout import cloned_script, is_cloned, point_checkout
+            from recipes.launch.path.launch_path import resolve_ref, srt_config_script
+            from recipes.launch.path.srt_checkout import cloned_script, is_cloned, point_checkout
 
             if any(re.fullmatch(rx, ref.rsplit("/", 1)[-1]) for rx in ctx.config.policy.harness_setup_scripts):
                 return ref, None  # srtctl ships it (policy `harness_setup_scripts`): not the PR's code
@@ -89,9 +89,9 @@ def cloned_setup_text(ctx: Any, checkout: Any, ref: str) -> tuple | None:
     """A recipe's setup script read from the srt-slurm checkout the runner makes (its `configs/`
     or `configs/patches/` folder, mounted at `/configs` in the container), with that mount for
     the files it runs there; None when the checkout is not given or lacks it."""
-    from checks.result import external_path
-    from checks.snapshot import Unavailable
-    from checks.srt_checkout import CLONE_MOUNT, SETUP_FOLDERS, setup_script_name
+    from recipes.evidence import external_path
+    from recipes.evidence import Unavailable
+    from recipes.launch.path.srt_checkout import CLONE_MOUNT, SETUP_FOLDERS, setup_script_name
     from recipes.source import inside_path
 
     if checkout is None or not checkout.repo:
@@ -116,7 +116,7 @@ def cloned_setup_text(ctx: Any, checkout: Any, ref: str) -> tuple | None:
 
 
 def runners(ctx: Any, side: str, label: str | None) -> list[str]:
-    from checks.launch_path import label_runner_scripts, runner_nodes, runner_scripts
+    from recipes.launch.path.launch_path import label_runner_scripts, runner_nodes, runner_scripts
 
     if side == "head":
         return label_runner_scripts(ctx, label)
@@ -138,8 +138,6 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
     """The affected points with those reached through shared files re-judged by trace: `shared`
     holds (index, number of the point's own reasons) for each. A point whose own entry or
     launcher changed keeps those reasons; the shared-file ones are replaced by the trace's."""
-    from checks.context import AffectedPoint
-
     packages = ctx.config.policy.benchmark_client_packages
     out: dict[int, Any] = dict(enumerate(points))
     for i, n_own in shared:
@@ -152,20 +150,20 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
             if base is not None and head is not None:
                 hidden = next((e for e in head.effects() + base.effects() if opaque(e)), None)
         if head is None or (hidden is None and base is None):
-            out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons + [REASON_BUDGET.format(steps=TRACE_BUDGET_STEPS)])
+            out[i] = type(ap)(point=ap.point, reasons=ap.reasons + [REASON_BUDGET.format(steps=TRACE_BUDGET_STEPS)])
             continue
         if hidden is not None:
-            out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons + [
+            out[i] = type(ap)(point=ap.point, reasons=ap.reasons + [
                 REASON_OPAQUE.format(what=hidden.detail, where=hidden.where())])
             continue
         diff = compare(base.effects(), head.effects(), lambda e: is_client_install(e, packages))
         if diff is None:
             if n_own:
-                out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons[:n_own])
+                out[i] = type(ap)(point=ap.point, reasons=ap.reasons[:n_own])
             else:
                 del out[i]
             continue
-        out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons[:n_own] + [diff.reason()],
+        out[i] = type(ap)(point=ap.point, reasons=ap.reasons[:n_own] + [diff.reason()],
                                scope=CLIENT_ONLY if diff.scope == CLIENT_ONLY and not n_own else "serving")
     return [out[i] for i in sorted(out)]
 

@@ -20,7 +20,7 @@ benchmark point is affected when the PR changes something on that point's launch
    never calls does not affect the point; a change of top-level code affects every point whose
    path holds the file (unless it only changes the elements of an array the file tests for
    membership alone: then only the points whose tested value it adds or removes,
-   checks.array_membership); a change that cannot be attributed (the file is added, removed,
+   recipes.launch.path.array_membership); a change that cannot be attributed (the file is added, removed,
    renamed, unreadable, or not shell) affects every point whose path holds it.
 
 Text mentions and comments never count: a launcher whose text names a changed script, or a
@@ -38,8 +38,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from checks.array_membership import ListEdit, list_edits, list_reasons
-from checks.conditions import evaluate_condition
+from recipes.launch.path.array_membership import ListEdit, list_edits, list_reasons
+from recipes.launch.path.conditions import evaluate_condition
 from recipes.identity import by_identity
 from recipes.launch.env import point_env  # noqa: F401  (the one definition; checks import it from here too)
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units, python_file_runs
@@ -261,7 +261,7 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
                commands: list[tuple[str, ScriptAnalysis]] = (), skip: frozenset = frozenset()) -> LaunchPath:
     """The launch path from `roots` ((path, via) of files that run from their top) and inline
     command strings (`commands`: (holder path, analysis), e.g. a recipe's benchmark.command).
-    References at `skip` ((holder, line)) are not followed: checks.runner_launch decided them."""
+    References at `skip` ((holder, line)) are not followed: recipes.launch.path.runner_launch decided them."""
     mounts = tuple(mounts)
     submodules = submodule_paths(src)
     out = LaunchPath()
@@ -331,7 +331,7 @@ class FileChange:
     top: bool = False
     functions: frozenset[str] = frozenset()
     lines: frozenset[int] = frozenset()  # head-side lines of changed code (comments excluded)
-    lists: tuple[ListEdit, ...] = ()  # the change is only these arrays' elements (checks.array_membership)
+    lists: tuple[ListEdit, ...] = ()  # the change is only these arrays' elements (recipes.launch.path.array_membership)
 
     @property
     def empty(self) -> bool:
@@ -506,7 +506,7 @@ class PointRoots:
     commands: list[tuple[str, ScriptAnalysis]] = field(default_factory=list)
     missing_setup: list[tuple[str, str, int | None]] = field(default_factory=list)  # (ref, recipe, line)
     # Setup scripts read from the cloned srt-slurm repository, with the files of that checkout
-    # they run (checks.srt_checkout): (cited path, analysis, how it runs).
+    # they run (recipes.launch.path.srt_checkout): (cited path, analysis, how it runs).
     cloned: list[tuple[str, ScriptAnalysis, str]] = field(default_factory=list)
     # Setup scripts looked for in the cloned repository in vain: (ref, recipe, line, why).
     cloned_gaps: list[tuple[str, str, int | None, str]] = field(default_factory=list)
@@ -538,9 +538,9 @@ def point_roots(ctx: Any, point: Any, *, runners: bool, names: set[str] | None =
     With `names` (the file names that can lead to a changed file, `reach_names`), a recipe of
     this repository whose text names none of them is not parsed: the roots it gives (its
     `setup_script` and benchmark command) could not pass `candidate_roots` anyway."""
-    from checks.reach import may_name
-    from checks.result import split_external
-    from checks.srt_checkout import cloned_script, cloned_setup, cloned_variant, is_cloned, point_checkout
+    from recipes.launch.path.reach import may_name
+    from recipes.evidence import split_external
+    from recipes.launch.path.srt_checkout import cloned_script, cloned_setup, cloned_variant, is_cloned, point_checkout
 
     repo = ctx.head_repo
     out = PointRoots()
@@ -552,7 +552,7 @@ def point_roots(ctx: Any, point: Any, *, runners: bool, names: set[str] | None =
     variant = repo.variant_for(point) if in_repo else None
     checkout = None
     if variant is None and is_cloned(launcher):
-        # The recipe the runner's srt-slurm checkout holds (checks.srt_checkout). For the
+        # The recipe the runner's srt-slurm checkout holds (recipes.launch.path.srt_checkout). For the
         # affected rule (`runners`) only a checkout with this repository's `configs/` copied in
         # can put one of its files on the path (a recipe's setup_script): no clone is read else.
         found = point_checkout(ctx, point)
@@ -657,7 +657,7 @@ def launch_path(ctx: Any, roots: PointRoots) -> LaunchPath:
     return ctx.memo(MEMO_PATH.format(key=repr(roots.key)), build)
 
 
-# --- words built from expansions (checks.reach.blind_files) -----------------------------------
+# --- words built from expansions (recipes.launch.path.reach.blind_files) -----------------------------------
 _PARAM = re.compile(r"\$\{([A-Za-z_]\w*)(?:(%%|%|##|#)([^}]*))?\}|\$([A-Za-z_]\w*)")
 _ANY_PARAM = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\$\{?[^A-Za-z_{]")
 

@@ -6,7 +6,7 @@ relative to the srt-slurm checkout the runner script makes. The runner clones a 
 (`git checkout REF`), and may copy folders of the benchmark repository into it
 (`cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/x" recipes/y`). Which of
 those commands run for a point is decided by the runner's branches over the point's variables
-(`FRAMEWORK`, `MODEL_PREFIX`, `PRECISION`, `IS_AGENTIC`, ...: checks.launch_path.point_env).
+(`FRAMEWORK`, `MODEL_PREFIX`, `PRECISION`, `IS_AGENTIC`, ...: recipes.launch.path.launch_path.point_env).
 
 So the recipe of a point whose CONFIG_FILE the benchmark repository does not hold where the
 layout puts it is, in this order:
@@ -26,13 +26,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from checks.conditions import evaluate_condition, variables_read
-from checks.launch_path import (
+from recipes.launch.path.conditions import evaluate_condition, variables_read
+from recipes.launch.path.launch_path import (
     MEMO_RUNNERS, SETUP_SCRIPT_KEY, point_env, read_analysis, runner_nodes, runner_scripts, setup_script_name,
 )
-from checks.result import Evidence, external_path
-from checks.snapshot import Unavailable
-from checks.text import join
+from recipes.evidence import Evidence, Unavailable, external_path
+from recipes.wording import join
 from recipes.identity import by_identity
 from recipes.master import split_recipe_ref
 from recipes.scripts import analyze_python_file, analyze_script, python_file_runs
@@ -332,7 +331,7 @@ def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
 @by_identity(256)
 def _conditions(analysis: Any) -> str:
     """The conditions `runner_checkout` evaluates for this runner analysis, joined: a variable
-    whose name they do not hold cannot change its answer (checks.conditions.variables_read)."""
+    whose name they do not hold cannot change its answer (recipes.launch.path.conditions.variables_read)."""
     return "\n".join(cmd.condition for cmd, _, _ in _relevant(analysis) if cmd.condition)
 
 
