@@ -14,6 +14,11 @@ values (recipes.launch.point.Tracer, one trace per arm and runner, shared):
   a partition or mount change on the runner);
 - either trace holds an unknown that may hide code (a command, a source, an eval the
   interpreter could not read): the textual rule's answer stands, with that unknown named.
+
+Before the base is traced, `unreached` asks whether the head trace can have reached the PR's
+change at all (recipes.launch.reached): when every changed file is a shell script the head ran
+none of the changed lines of (or a file no trace can read), the base trace is the head's and the
+point is not affected without tracing it. Any doubt compares both traces.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from recipes.launch.compare import CLIENT_ONLY, compare, opaque
 from recipes.launch.point import Budget, PointTrace, Tracer, is_client_install, srt_hook
 
 MEMO_TRACER = "trace:{side}"
+MEMO_SHORTCUT = "trace:shortcut"  # {"decided": n, "compared": n}: how often `unreached` decided
 MEMO_BUDGET = "trace:budget"
 # Interpreter steps one review spends on launches (both trees, the affected rule and Check 10
 # together; recipes.launch.point.Budget): about 0.6 s of CPU here. A PR that reaches thousands
@@ -106,6 +112,13 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
         head = head_trace(ctx, ap.point)
         hidden = None if head is None else next((e for e in head.effects() if opaque(e)), None)
         base = None
+        if head is not None and hidden is None and unreached(ctx, ap.point, head):
+            # The head never ran what the PR changed: the base trace is the same trace.
+            if n_own:
+                out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons[:n_own])
+            else:
+                del out[i]
+            continue
         if head is not None and hidden is None:  # an unknown at the head keeps the point
             base, head = point_traces(ctx, ap.point)
             if base is not None and head is not None:
@@ -133,3 +146,81 @@ def head_trace(ctx: Any, point: Any) -> Optional[PointTrace]:
     """The point's trace at the head (shared by the points of its arm); None when the review's
     budget is spent before it is made."""
     return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner))
+
+
+# Files the tracer reads for itself, outside what a trace records (Tracer: the workflow
+# templates, runners.yaml and the master configs that choose runners and recipes, an srt-slurm
+# recipe): a change to one is compared, even when no trace looked it up.
+_TRACER_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
+_TRACER_FOLDERS = (".github/",)
+
+
+def unreached(ctx: Any, point: Any, head: PointTrace) -> bool:
+    """Whether the PR's change cannot have reached the point's launch: then its base trace is
+    its head trace and the point is not affected. True only when, for every changed path,
+    - the head trace ran it as a shell script (looked up to run or source, never as data, never
+      named by an effect: a file the command reads, a recipe), it is at both trees, its
+      statements outside the change are the same (recipes.launch.reached.same_skeleton), and
+      no line the head ran reaches a hunk of it (`reached`); or
+    - no trace of the point looked it up nor ran it, and it is not a file the tracer reads for
+      itself (`_TRACER_SUFFIXES`, `_TRACER_FOLDERS`; the changelog is not one);
+    and the point runs on the same runner scripts at both trees. Anything else: False (compare)."""
+    from recipes.launch.fs import WORKSPACE
+    from recipes.launch.reached import reached
+    from recipes.launch.trace import SOURCE
+
+    stats = ctx.memo(MEMO_SHORTCUT, lambda: {"decided": 0, "compared": 0})
+    paths = ctx.changed_paths
+    if not isinstance(paths, frozenset) or not head.runners:
+        stats["compared"] += 1
+        return False
+    if runners(ctx, "base", point.runner) != runners(ctx, "head", point.runner):
+        stats["compared"] += 1
+        return False
+    traces = list(head.runners.values())
+    named: set[str] = set()
+    for e in head.effects():
+        named.update(p for p, _ in e.files)
+        if e.kind != SOURCE and isinstance(e.path, str):
+            named.add(e.path.removeprefix(WORKSPACE + "/"))
+    changelog = ctx.head_repo.layout.changelog
+    for path in paths:
+        data = any(path in t.data_reads or any(path.startswith(d + "/") for d in t.data_reads) for t in traces)
+        run = any(path in t.run_reads for t in traces)
+        ran = set().union(*(t.executed.get(path, ()) for t in traces))
+        defined = set().union(*(t.defined.get(path, ()) for t in traces))
+        if data or path in named:
+            break
+        if not run:
+            if ran or defined or (path != changelog and (path.endswith(_TRACER_SUFFIXES) or path.startswith(_TRACER_FOLDERS))):
+                break  # run outside the Files record (a setup script), or a file the tracer reads
+            continue
+        texts = ctx.memo(f"trace:texts:{path}", lambda p=path: _texts(ctx, p))
+        if texts is None:
+            break  # added, deleted or renamed: what looked it up may differ
+        base_text, head_text, file_hunks, same = texts
+        if not same:
+            break
+        lines = head_text.splitlines()
+        if any(reached(h, ran, lines, defined) for h in file_hunks):
+            break
+    else:
+        stats["decided"] += 1
+        return True
+    stats["compared"] += 1
+    return False
+
+
+def _texts(ctx: Any, path: str) -> Optional[tuple]:
+    """(base text, head text, hunks, same skeleton) of a file changed in place; None otherwise."""
+    from recipes.launch.reached import hunks, same_skeleton
+
+    try:
+        base = ctx.snapshot.merge_base_tree.read(path)
+        head = ctx.snapshot.head.read(path)
+    except Exception:
+        return None
+    if base is None or head is None:
+        return None
+    b, h = base.decode("utf-8", "replace"), head.decode("utf-8", "replace")
+    return b, h, hunks(b, h), same_skeleton(b, h)

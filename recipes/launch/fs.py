@@ -45,6 +45,11 @@ class Files:
         self.overlay: dict[str, Written] = {}
         self.read_texts: dict[str, str] = {}  # repository path -> text read (each file is read once)
         self._missing: set[str] = set()
+        # Every repository path the launch looked up, found or not (checks.trace_affected's
+        # shortcut): `run_reads` to run or source it as shell, `data_reads` for anything else
+        # (its text read as data, digested, a test of its existence, a folder listed).
+        self.run_reads: set[str] = set()
+        self.data_reads: set[str] = set()
 
     def repo_path(self, host_path: str) -> str | None:
         """The repository path of a host path under the workspace, or None."""
@@ -80,11 +85,13 @@ class Files:
             p = posixpath.dirname(p)
         return False
 
-    def read(self, host_path: str) -> str | None:
-        """The repository file's text at a host path (not the overlay), or None."""
+    def read(self, host_path: str, *, run: bool = False) -> str | None:
+        """The repository file's text at a host path (not the overlay), or None. `run`: read to
+        run or source it as shell (else it is read as data)."""
         rel = self.repo_path(host_path)
         if rel is None or rel == "":
             return None
+        (self.run_reads if run else self.data_reads).add(rel)
         if rel in self.read_texts:
             return self.read_texts[rel]
         if rel in self._missing:
@@ -115,6 +122,7 @@ class Files:
             return True
         if self.read(p) is not None:
             return True
+        self.data_reads.add(rel)
         try:
             return bool(self.repo.list(rel))
         except Exception:
