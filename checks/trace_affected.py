@@ -28,7 +28,7 @@ from recipes.launch.compare import CLIENT_ONLY, compare, opaque
 from recipes.launch.point import Budget, PointTrace, Tracer, is_client_install, srt_hook
 
 MEMO_TRACER = "trace:{side}"
-MEMO_SHORTCUT = "trace:shortcut"  # {"decided": n, "compared": n}: how often `unreached` decided
+MEMO_SHORTCUT = "trace:shortcut"  # {"decided": n, "compared": n, "why": {doubt: n}}: what `unreached` did
 MEMO_BUDGET = "trace:budget"
 # Interpreter steps one review spends on launches (both trees, the affected rule and Check 10
 # together; recipes.launch.point.Budget): about 0.6 s of CPU here. A PR that reaches thousands
@@ -165,18 +165,27 @@ def unreached(ctx: Any, point: Any, head: PointTrace) -> bool:
     - no trace of the point looked it up nor ran it, and it is not a file the tracer reads for
       itself (`_TRACER_SUFFIXES`, `_TRACER_FOLDERS`; the changelog is not one);
     and the point runs on the same runner scripts at both trees. Anything else: False (compare)."""
+    stats = ctx.memo(MEMO_SHORTCUT, lambda: {"decided": 0, "compared": 0, "why": {}})
+    why = _doubt(ctx, point, head)
+    if why is None:
+        stats["decided"] += 1
+        return True
+    stats["compared"] += 1
+    stats["why"][why] = stats["why"].get(why, 0) + 1
+    return False
+
+
+def _doubt(ctx: Any, point: Any, head: PointTrace) -> Optional[str]:
+    """Why the head trace alone cannot decide (`unreached`), or None when it can."""
     from recipes.launch.fs import WORKSPACE
     from recipes.launch.reached import reached
     from recipes.launch.trace import SOURCE
 
-    stats = ctx.memo(MEMO_SHORTCUT, lambda: {"decided": 0, "compared": 0})
     paths = ctx.changed_paths
     if not isinstance(paths, frozenset) or not head.runners:
-        stats["compared"] += 1
-        return False
+        return "no changed files or no runner"
     if runners(ctx, "base", point.runner) != runners(ctx, "head", point.runner):
-        stats["compared"] += 1
-        return False
+        return "other runner scripts at the base"
     traces = list(head.runners.values())
     named: set[str] = set()
     for e in head.effects():
@@ -184,31 +193,29 @@ def unreached(ctx: Any, point: Any, head: PointTrace) -> bool:
         if e.kind != SOURCE and isinstance(e.path, str):
             named.add(e.path.removeprefix(WORKSPACE + "/"))
     changelog = ctx.head_repo.layout.changelog
-    for path in paths:
+    for path in sorted(paths):
         data = any(path in t.data_reads or any(path.startswith(d + "/") for d in t.data_reads) for t in traces)
         run = any(path in t.run_reads for t in traces)
         ran = set().union(*(t.executed.get(path, ()) for t in traces))
         defined = set().union(*(t.defined.get(path, ()) for t in traces))
         if data or path in named:
-            break
+            return "a changed file read as data"
         if not run:
-            if ran or defined or (path != changelog and (path.endswith(_TRACER_SUFFIXES) or path.startswith(_TRACER_FOLDERS))):
-                break  # run outside the Files record (a setup script), or a file the tracer reads
+            if ran or defined:
+                return "a changed file run outside the files record (a setup script)"
+            if path != changelog and (path.endswith(_TRACER_SUFFIXES) or path.startswith(_TRACER_FOLDERS)):
+                return "a changed file the tracer reads"
             continue
         texts = ctx.memo(f"trace:texts:{path}", lambda p=path: _texts(ctx, p))
         if texts is None:
-            break  # added, deleted or renamed: what looked it up may differ
-        base_text, head_text, file_hunks, same = texts
+            return "a changed script added, deleted or renamed"
+        _, head_text, file_hunks, same = texts
         if not same:
-            break
+            return "a changed script's statements moved"
         lines = head_text.splitlines()
         if any(reached(h, ran, lines, defined) for h in file_hunks):
-            break
-    else:
-        stats["decided"] += 1
-        return True
-    stats["compared"] += 1
-    return False
+            return "a changed line reached"
+    return None
 
 
 def _texts(ctx: Any, path: str) -> Optional[tuple]:

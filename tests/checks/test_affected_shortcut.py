@@ -38,7 +38,8 @@ def review(head_runner: str, extra: dict[str, str] | None = None, head_extra: di
     tree.update(extra or {})
     ctx = ReviewContext(build_snapshot(base=tree, head={R: head_runner, **(head_extra or {})}))
     got = {p.config_key: p.reasons for p in ctx.affected.points}
-    stats = ctx.memo(MEMO_SHORTCUT, lambda: {"decided": 0, "compared": 0})
+    stats = dict(ctx.memo(MEMO_SHORTCUT, lambda: {"decided": 0, "compared": 0, "why": {}}))
+    stats.pop("why")
     return got, stats, tracer(ctx, "base").runs
 
 
