@@ -65,7 +65,8 @@ def check_shortcut(snapshot) -> dict:
         ctx.affected  # noqa: B018 (computes the affected points, deciding by the shortcut)
     finally:
         ta.unreached = original
-    ctx.memo(ta.MEMO_BUDGET, lambda: None).steps = 10 ** 12  # the check traces past the budget
+    if decided:  # the check traces past the review's budget
+        ctx.memo(ta.MEMO_BUDGET, lambda: None).steps = 10 ** 12
     packages = ctx.config.policy.benchmark_client_packages
     agree, wrong = 0, []
     for point in decided:

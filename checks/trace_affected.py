@@ -148,11 +148,14 @@ def head_trace(ctx: Any, point: Any) -> Optional[PointTrace]:
     return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner))
 
 
-# Files the tracer reads for itself, outside what a trace records (Tracer: the workflow
-# templates, runners.yaml and the master configs that choose runners and recipes, an srt-slurm
-# recipe): a change to one is compared, even when no trace looked it up.
-_TRACER_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
-_TRACER_FOLDERS = (".github/",)
+# Files the tracer reads for itself, outside what a trace records: the workflow templates (the
+# job's variables; recipes.launch.point.TEMPLATES); and for a point an srt-slurm recipe
+# launches, the recipe's YAML (the variant it binds, recipes.repository.variant_for). A change
+# to one is compared even when no trace looked it up. runners.yaml is the runner scripts a point
+# lands on, compared as such; a master config gives the point's values, which are the head
+# point's in both traces (a point whose own entry changed is affected by that, never here).
+_TEMPLATE_FOLDER = ".github/workflows/"
+_RECIPE_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
 
 
 def unreached(ctx: Any, point: Any, head: PointTrace) -> bool:
@@ -163,7 +166,7 @@ def unreached(ctx: Any, point: Any, head: PointTrace) -> bool:
       statements outside the change are the same (recipes.launch.reached.same_skeleton), and
       no line the head ran reaches a hunk of it (`reached`); or
     - no trace of the point looked it up nor ran it, and it is not a file the tracer reads for
-      itself (`_TRACER_SUFFIXES`, `_TRACER_FOLDERS`; the changelog is not one);
+      itself (a workflow template; for a point an srt-slurm recipe launches, any YAML or JSON);
     and the point runs on the same runner scripts at both trees. Anything else: False (compare)."""
     stats = ctx.memo(MEMO_SHORTCUT, lambda: {"decided": 0, "compared": 0, "why": {}})
     why = _doubt(ctx, point, head)
@@ -192,7 +195,8 @@ def _doubt(ctx: Any, point: Any, head: PointTrace) -> Optional[str]:
         named.update(p for p, _ in e.files)
         if e.kind != SOURCE and isinstance(e.path, str):
             named.add(e.path.removeprefix(WORKSPACE + "/"))
-    changelog = ctx.head_repo.layout.changelog
+    launcher = getattr(point, "launcher", None)
+    recipe_launched = launcher is not None and launcher.kind != "script"
     for path in sorted(paths):
         data = any(path in t.data_reads or any(path.startswith(d + "/") for d in t.data_reads) for t in traces)
         run = any(path in t.run_reads for t in traces)
@@ -203,7 +207,7 @@ def _doubt(ctx: Any, point: Any, head: PointTrace) -> Optional[str]:
         if not run:
             if ran or defined:
                 return "a changed file run outside the files record (a setup script)"
-            if path != changelog and (path.endswith(_TRACER_SUFFIXES) or path.startswith(_TRACER_FOLDERS)):
+            if path.startswith(_TEMPLATE_FOLDER) or (recipe_launched and path.endswith(_RECIPE_SUFFIXES)):
                 return "a changed file the tracer reads"
             continue
         texts = ctx.memo(f"trace:texts:{path}", lambda p=path: _texts(ctx, p))

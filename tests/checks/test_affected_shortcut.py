@@ -39,7 +39,7 @@ def review(head_runner: str, extra: dict[str, str] | None = None, head_extra: di
     ctx = ReviewContext(build_snapshot(base=tree, head={R: head_runner, **(head_extra or {})}))
     got = {p.config_key: p.reasons for p in ctx.affected.points}
     stats = dict(ctx.memo(MEMO_SHORTCUT, lambda: {"decided": 0, "compared": 0, "why": {}}))
-    stats.pop("why")
+    review.why = stats.pop("why")  # why each compared point was compared
     return got, stats, tracer(ctx, "base").runs
 
 
@@ -48,6 +48,26 @@ def test_a_change_inside_a_function_the_point_never_calls_needs_no_base_trace():
     assert got == {}
     # Two points per entry (conc 4 and 8), none traced at the base.
     assert stats == {"decided": 4, "compared": 0} and base_runs == 0
+
+
+def test_a_master_config_change_beside_it_does_not_stop_the_shortcut():
+    # A PR adds an entry (its own points are affected by that) and edits a runner function the
+    # other points never call: the master config gives each point its values, the head point's
+    # in both traces, so it is no reason to trace the base.
+    from tests.checks.test_affected import MASTER, entry
+
+    master = base_tree()[MASTER] + entry("kimi-fp4-mi355x-vllm", "kimi", "fp4", "vllm")
+    got, stats, base_runs = review(RUNNER.replace("/data/other", "/data/elsewhere"), head_extra={MASTER: master})
+    assert set(got) == {"kimi-fp4-mi355x-vllm"}
+    assert stats == {"decided": 4, "compared": 0} and base_runs == 0
+
+
+def test_a_changed_workflow_template_is_compared():
+    template = ".github/workflows/benchmark-tmpl.yml"
+    env = "env:\n  IMAGE: ${{ inputs.image }}\n  EXP_NAME: ${{ inputs.exp-name }}\n  MODEL_PREFIX: ${{ inputs.model-prefix }}\n"
+    got, stats, _ = review(RUNNER.replace("/data/other", "/data/elsewhere"),
+                           extra={template: env}, head_extra={template: env + "  X_UNUSED: b\n"})
+    assert stats["decided"] == 0 and review.why == {"a changed file the tracer reads": stats["compared"]} != {}
 
 
 def test_a_new_elif_arm_another_model_takes_needs_no_base_trace():
