@@ -149,3 +149,18 @@ def test_a_change_that_moves_statements_fails_the_skeleton():
     assert not same_skeleton(base, base.replace("x=1\ny=2\n", "if a; then\nx=1\ny=2\nfi\n"))
     assert not same_skeleton(base, base.replace("  echo f\n", '  echo "f\n').replace("y=2", 'y=2"'))
     assert not same_skeleton(base, base + "if\n")  # does not parse
+
+
+def test_shell_text_named_by_its_line_compares_without_the_line():
+    # `bash -c TEXT` is a SOURCE effect named `FILE:LINE (shell text)`: lines added above it
+    # moved the name, and the full comparison called the points of #1723's runner affected
+    # (fa0f48326a: runners/launch_b200-dgxc.sh:431 became :436).
+    from recipes.launch.compare import compare
+    from recipes.launch.trace import SOURCE, Effect, Site
+
+    def shell(line: int) -> Effect:
+        return Effect(kind=SOURCE, site=Site(R, line), path=f"{R}:{line} (shell text)", how="shell text")
+
+    assert compare([shell(431)], [shell(436)], lambda e: False) is None
+    assert compare([shell(431)], [Effect(kind=SOURCE, site=Site(R, 436), path="other.sh", how="source")],
+                   lambda e: False) is not None
