@@ -44,6 +44,42 @@ def affected(snapshot, traced: bool) -> tuple[list, float]:
     return points, time.process_time() - start
 
 
+def check_shortcut(snapshot) -> dict:
+    """The points the shortcut decided on one snapshot, each checked by the full comparison."""
+    import recipes.launch.path.trace_affected as ta
+    from recipes.launch.compare import compare, opaque
+    from recipes.launch.point import is_client_install
+
+    decided: list = []
+    original = ta.unreached
+
+    def spy(ctx, point, head):
+        out = original(ctx, point, head)
+        if out:
+            decided.append(point)
+        return out
+
+    ta.unreached = spy
+    try:
+        ctx = ReviewContext(snapshot)
+        ctx.affected  # noqa: B018 (computes the affected points, deciding by the shortcut)
+    finally:
+        ta.unreached = original
+    if decided:  # the check traces past the review's budget
+        ctx.memo(ta.MEMO_BUDGET, lambda: None).steps = 10 ** 12
+    packages = ctx.config.policy.benchmark_client_packages
+    agree, wrong = 0, []
+    for point in decided:
+        base, head = ta.point_traces(ctx, point)
+        hidden = next((e for e in base.effects() if opaque(e)), None)
+        diff = compare(base.effects(), head.effects(), lambda e: is_client_install(e, packages))
+        if diff is None and hidden is None:
+            agree += 1
+        else:
+            wrong.append(f"{point.config_key}: {diff.reason() if diff else hidden.describe()}"[:300])
+    return {"decided": len(decided), "agree": agree, "wrong": wrong}
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -60,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, help="this many commits spread evenly over the range")
     ap.add_argument("--commits", help="only the commits listed in this file (one SHA per line)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--check-shortcut", action="store_true",
+                    help="check every point the shortcut decided against the full base-vs-head comparison")
     args = ap.parse_args(argv)
     commits = pr_commits(args.ix, args.since, args.until)
     if args.commits:
@@ -76,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                                         external=external)
             before, t_before = affected(snap, traced=False)
             after, t_after = affected(snap, traced=True)
+            checked = check_shortcut(snap) if args.check_shortcut else None
         except Exception as e:  # a commit the local mode cannot read is reported, not fatal
             rows.append({"sha": sha[:10], "error": f"{type(e).__name__}: {e}"})
             continue
@@ -83,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
                      "client_only": sum(p.scope == "client" for p in after),
                      "textual_s": round(t_before, 3), "traced_s": round(t_after, 3),
                      "example": next((p.reasons[-1] for p in after if p.reasons), "")[:200]})
+        if checked is not None:
+            rows[-1]["shortcut"] = checked
         if not args.json:
             r = rows[-1]
             if r["before"] != r["after"]:
@@ -103,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
         "textual_s": {"median": statistics.median([r["textual_s"] for r in ok]) if ok else 0,
                       "p95": pct([r["textual_s"] for r in ok], 0.95)},
     }
+    if args.check_shortcut:
+        summary["shortcut"] = {"decided": sum(r["shortcut"]["decided"] for r in ok),
+                               "agree": sum(r["shortcut"]["agree"] for r in ok),
+                               "wrong": [f"{r['sha']} {w}" for r in ok for w in r["shortcut"]["wrong"]]}
     if args.json:
         print(json.dumps({"summary": summary, "rows": rows}, indent=2))
     else:

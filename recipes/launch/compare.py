@@ -57,7 +57,10 @@ def _key(e: Effect) -> tuple:
     argv = tuple(_norm(w) for w in e.argv)
     env = tuple((k, _norm(v)) for k, v in e.env)
     detail = _LINE_REF.sub(r"\1", e.detail) if e.kind == UNKNOWN else ""
-    return (e.kind, argv, env, _norm(e.cwd), _norm(e.path), e.how, detail, e.container, e.client, len(e.under),
+    path = _norm(e.path)
+    if e.how == "shell text" and isinstance(path, str):
+        path = _LINE_REF.sub(r"\1", path)  # `bash -c` text is named by its line: lines never count
+    return (e.kind, argv, env, _norm(e.cwd), path, e.how, detail, e.container, e.client, len(e.under),
             e.chain_names, e.files)
 
 

@@ -14,7 +14,7 @@ class ControlFlow:
 arms each run from a copy of the state and are merged."""
 
     def _if(self, node, state, ctx, stdin, out):
-        clauses: list[tuple[Any, list[Any]]] = []
+        clauses: list[tuple] = []
         cond_nodes: list[Any] = []
         body: list[Any] = []
         current_cond: Any = None
@@ -41,16 +41,18 @@ arms each run from a copy of the state and are merged."""
                     if not c.is_named or c.type in _SKIP:
                         continue
                     (bod if seen_then else conds).append(c)
-                clauses.append((conds, bod))
+                clauses.append((conds, bod, child))
             elif child.type == "else_clause":
-                clauses.append((None, [c for c in child.named_children if c.type not in _SKIP]))
+                clauses.append((None, [c for c in child.named_children if c.type not in _SKIP], child))
         return self.branches(clauses, state, ctx, stdin, out)
 
-    def branches(self, clauses: list[tuple[Any, list[Any]]], state: State, ctx: Ctx, stdin, out) -> Optional[int]:
+    def branches(self, clauses: list[tuple], state: State, ctx: Ctx, stdin, out) -> Optional[int]:
         """if/elif/else: the first arm whose test holds; undecided tests run every arm that may."""
         pending: list[tuple[str, State, Callable[[State, Ctx], Any]]] = []
         undecided: list[str] = []
-        for conds, body in clauses:
+        for conds, body, *head in clauses:
+            if head:
+                self.ran(ctx, head[0], first_only=True)  # the `elif` / `else` line reached
             if conds is None:
                 decided: Optional[bool] = True
                 label = "else"
@@ -100,6 +102,10 @@ arms each run from a copy of the state and are merged."""
             pats = [c for c in item.children_by_field_name("value")]
             body = [c for c in item.named_children if c not in pats and c.type not in _SKIP]
             verdict: Optional[bool] = False
+            if not any(v is True for v, _, _ in clauses):
+                self.ran(ctx, item, first_only=True)  # bash tries the item's patterns
+                for p in pats:
+                    self.ran(ctx, p)
             for p in pats:
                 pattern = self.pattern_text(p, state, ctx)
                 m = _glob_match(value, pattern)

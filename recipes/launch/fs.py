@@ -50,6 +50,11 @@ class Files:
         self._missing: set[str] = set()
         self.externals: list[tuple[str, Any]] = []  # (`repo@commit`, its FileSource)
         self.noted: set[str] = set()  # repository paths a caller's hook read for the launch
+        # Every repository path the launch looked up, found or not (recipes.launch.path.trace_affected's
+        # shortcut): `run_reads` to run or source it as shell, `data_reads` for anything else
+        # (its text read as data, digested, a test of its existence, a folder listed).
+        self.run_reads: set[str] = set()
+        self.data_reads: set[str] = set()
 
     def mount_external(self, key: str, source: Any) -> str:
         """The host folder of another repository's checkout (`key` = `repo@commit`), read through
@@ -116,11 +121,13 @@ class Files:
             p = posixpath.dirname(p)
         return False
 
-    def read(self, host_path: str) -> str | None:
-        """The repository file's text at a host path (not the overlay), or None."""
+    def read(self, host_path: str, *, run: bool = False) -> str | None:
+        """The repository file's text at a host path (not the overlay), or None. `run`: read to
+        run or source it as shell (else it is read as data)."""
         rel = self.repo_path(host_path)
         if rel is None or rel == "":
             return None
+        (self.run_reads if run else self.data_reads).add(rel)
         if rel in self.read_texts:
             return self.read_texts[rel]
         if rel in self._missing:
@@ -152,6 +159,7 @@ class Files:
             return True
         if self.read(p) is not None:
             return True
+        self.data_reads.add(rel)
         ext = self._external(p)
         try:
             return bool(ext[1].list(ext[2]) if ext is not None else self.repo.list(rel))

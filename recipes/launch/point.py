@@ -436,12 +436,15 @@ class Tracer:
             host = f"{WORKSPACE}/{path}"
             state.argv0 = host
             ctx = Ctx(path=site.path, src=b"")
-            text = files.read(host)
+            text = files.read(host, run=True)
             if text is None:
                 it.unknown(ctx, site, state, f"the runner script {path} is not in the repository")
             else:
                 it.run_top(text, path, state, ctx.deeper(site, f"bash {path}"))
                 no_server(it, path, text, ctx.deeper(site, f"bash {path}"), state)
+        it.trace.executed = {p: frozenset(lines) for p, lines in it.executed.items()}
+        it.trace.defined = {p: frozenset(spans) for p, spans in it.defined.items()}
+        it.trace.run_reads, it.trace.data_reads = frozenset(files.run_reads), frozenset(files.data_reads)
         return it.trace, set(it.read), it.steps, files.depends()
 
 

@@ -214,7 +214,7 @@ Python and containers, and paths as the host sees them."""
             self.unknown(ctx, node, state, f"{verb} {host}, whose text is not known ({written.text.why})")
             return None
         self.emit(SOURCE, ctx, node, state, path=host, how=verb)
-        text = self.files.read(host)
+        text = self.files.read(host, run=True)
         if text is None:
             exists = self.files.exists(host)
             where = "in the repository" if self.files.repo_path(host) is not None else "outside the repository"
@@ -234,7 +234,7 @@ Python and containers, and paths as the host sees them."""
         folder = posixpath.dirname(here)
         while True:
             candidate = f"{WORKSPACE}/{posixpath.join(folder, tail.lstrip('/')) if folder else tail.lstrip('/')}"
-            if self.files.read(candidate) is not None:
+            if self.files.read(candidate, run=True) is not None:
                 return candidate
             if not folder:
                 return None

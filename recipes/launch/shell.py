@@ -32,6 +32,7 @@ from .effects import CommandEffects
 from .expand import Expansion
 from .fs import Files, Written
 from .processes import Processes
+from .reached import node_lines
 from .state import (
     _FILE_SUFFIXES,
     _NAMES_FILES,
@@ -98,6 +99,27 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         # (`last_exit`): (site, status); the site is None for a script that ran to its end.
         self.ending: Optional[tuple[Optional[Site], Optional[int]]] = None
         self.last_exit: Optional[tuple[Site, Optional[int]]] = None
+        # What of each file was run (Trace.executed): file -> lines of the statements evaluated;
+        # and the functions defined (Trace.defined): file -> (first line, last line) of each.
+        self.executed: dict[str, set[int]] = {}
+        self.defined: dict[str, set[tuple[int, int]]] = {}
+
+    def ran(self, ctx: Ctx, node: Any, *, whole: bool = True, first_only: bool = False) -> None:
+        """Record that `node` of the running file was evaluated: all its lines (`whole`), else
+        its first and last (a compound statement, whose inner statements record themselves)."""
+        lines = self.executed.setdefault(ctx.path, set())
+        first, last = node_lines(node)
+        if first_only:
+            lines.add(first)
+        elif whole:
+            lines.update(range(first, last + 1))
+        else:
+            lines.update((first, last))
+            if node.type in _HEADED:
+                # A `for` loop's words, a `case`'s value: the lines up to its body.
+                body = node.child_by_field_name("body") or node.child_by_field_name("value")
+                if body is not None:
+                    lines.update(range(first, body.start_point[0] + 2))
 
     def note(self, name: str) -> None:
         """A variable was read: when it is one of the inputs, the trace depends on its value."""
@@ -217,6 +239,13 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                   out: Out | None = None) -> Optional[int]:
         self.tick()
         t = node.type
+        if t == "function_definition":
+            # Defining runs no line of the body; a call runs the body's statements.
+            self.defined.setdefault(ctx.path, set()).add(node_lines(node))
+        elif t in _COMPOUND:
+            self.ran(ctx, node, whole=False)
+        elif t != "program":
+            self.ran(ctx, node)
         handler = _STATEMENTS.get(t)
         if handler is None:
             if node.type == "ERROR":
@@ -320,6 +349,9 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
     def _redirected(self, node, state, ctx, stdin, out):
         body = node.child_by_field_name("body")
         redirects = [c for c in node.named_children if c != body and c.type.endswith("redirect")]
+        for c in node.named_children:
+            if c != body:
+                self.ran(ctx, c)  # a redirect, a here-document's body
         sink = out
         new_stdin = stdin
         writes: list[tuple[Word, str, Any]] = []
@@ -566,6 +598,14 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
             state.positional = saved_pos
         return status
 
+
+# Statements whose inner statements are evaluated (and recorded) one by one: their first and
+# last lines are what running them runs.
+_COMPOUND = frozenset({"compound_statement", "do_group", "subshell", "list", "negated_command", "pipeline",
+                       "redirected_statement", "if_statement", "case_statement", "for_statement",
+                       "c_style_for_statement", "while_statement"})
+
+_HEADED = frozenset({"for_statement", "c_style_for_statement", "case_statement"})
 
 _STATEMENTS: dict[str, Callable[..., Optional[int]]] = {
     "program": Interpreter._program,

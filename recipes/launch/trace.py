@@ -121,6 +121,14 @@ class Trace:
     """What one benchmark point runs at one tree."""
 
     effects: list[Effect] = field(default_factory=list)
+    # What of each file the launch ran (Interpreter.executed): file -> the lines of the statements
+    # it evaluated, and the functions it defined (a definition runs none of the body); the paths it looked up, to run as shell or as data
+    # (recipes.launch.fs.Files). recipes.launch.path.trace_affected decides from these whether a PR's change
+    # can have been reached at all.
+    executed: dict[str, frozenset[int]] = field(default_factory=dict)
+    defined: dict[str, frozenset[tuple[int, int]]] = field(default_factory=dict)  # functions: (first, last)
+    run_reads: frozenset[str] = frozenset()
+    data_reads: frozenset[str] = frozenset()
 
     def __iter__(self) -> Iterator[Effect]:
         return iter(self.effects)

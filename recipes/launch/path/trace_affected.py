@@ -14,6 +14,11 @@ values (recipes.launch.point.Tracer, one trace per arm and runner, shared):
   a partition or mount change on the runner);
 - either trace holds an unknown that may hide code (a command, a source, an eval the
   interpreter could not read): the textual rule's answer stands, with that unknown named.
+
+Before the base is traced, `unreached` asks whether the head trace can have reached the PR's
+change at all (recipes.launch.reached): when every changed file is a shell script the head ran
+none of the changed lines of (or a file no trace can read), the base trace is the head's and the
+point is not affected without tracing it. Any doubt compares both traces.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ from recipes.launch.point import Budget, PointTrace, Tracer, is_client_install, 
 
 log = logging.getLogger(__name__)
 MEMO_TRACER = "trace:{side}"
+MEMO_SHORTCUT = "trace:shortcut"  # {"decided": n, "compared": n, "why": {doubt: n}}: what `unreached` did
 MEMO_BUDGET = "trace:budget"
 # Interpreter steps one review spends on launches (both trees, the affected rule and Check 10
 # together; recipes.launch.point.Budget): about 0.6 s of CPU here. A PR that reaches thousands
@@ -145,6 +151,13 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
         head = head_trace(ctx, ap.point)
         hidden = None if head is None else next((e for e in head.effects() if opaque(e)), None)
         base = None
+        if head is not None and hidden is None and unreached(ctx, ap.point, head):
+            # The head never ran what the PR changed: the base trace is the same trace.
+            if n_own:
+                out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons[:n_own])
+            else:
+                del out[i]
+            continue
         if head is not None and hidden is None:  # an unknown at the head keeps the point
             base, head = point_traces(ctx, ap.point)
             if base is not None and head is not None:
@@ -211,3 +224,92 @@ def _first_use(trace: PointTrace, path: str) -> str:
         if named or any(p == path for p, _ in e.files):
             return f"{e.describe()} at {e.where()}"
     return "a test or a lookup of the file"
+
+
+# Files the tracer reads for itself, outside what a trace records: the workflow templates (the
+# job's variables; recipes.launch.point.TEMPLATES); and for a point an srt-slurm recipe
+# launches, the recipe's YAML (the variant it binds, recipes.repository.variant_for). A change
+# to one is compared even when no trace looked it up. runners.yaml is the runner scripts a point
+# lands on, compared as such; a master config gives the point's values, which are the head
+# point's in both traces (a point whose own entry changed is affected by that, never here).
+_TEMPLATE_FOLDER = ".github/workflows/"
+_RECIPE_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
+
+
+def unreached(ctx: Any, point: Any, head: PointTrace) -> bool:
+    """Whether the PR's change cannot have reached the point's launch: then its base trace is
+    its head trace and the point is not affected. True only when, for every changed path,
+    - the head trace ran it as a shell script (looked up to run or source, never as data, never
+      named by an effect: a file the command reads, a recipe), it is at both trees, its
+      statements outside the change are the same (recipes.launch.reached.same_skeleton), and
+      no line the head ran reaches a hunk of it (`reached`); or
+    - no trace of the point looked it up nor ran it, and it is not a file the tracer reads for
+      itself (a workflow template; for a point an srt-slurm recipe launches, any YAML or JSON);
+    and the point runs on the same runner scripts at both trees. Anything else: False (compare)."""
+    stats = ctx.memo(MEMO_SHORTCUT, lambda: {"decided": 0, "compared": 0, "why": {}})
+    why = _doubt(ctx, point, head)
+    if why is None:
+        stats["decided"] += 1
+        return True
+    stats["compared"] += 1
+    stats["why"][why] = stats["why"].get(why, 0) + 1
+    return False
+
+
+def _doubt(ctx: Any, point: Any, head: PointTrace) -> Optional[str]:
+    """Why the head trace alone cannot decide (`unreached`), or None when it can."""
+    from recipes.launch.fs import WORKSPACE
+    from recipes.launch.reached import reached
+    from recipes.launch.trace import SOURCE
+
+    paths = ctx.changed_paths
+    if not isinstance(paths, frozenset) or not head.runners:
+        return "no changed files or no runner"
+    if runners(ctx, "base", point.runner) != runners(ctx, "head", point.runner):
+        return "other runner scripts at the base"
+    traces = list(head.runners.values())
+    named: set[str] = set()
+    for e in head.effects():
+        named.update(p for p, _ in e.files)
+        if e.kind != SOURCE and isinstance(e.path, str):
+            named.add(e.path.removeprefix(WORKSPACE + "/"))
+    launcher = getattr(point, "launcher", None)
+    recipe_launched = launcher is not None and launcher.kind != "script"
+    for path in sorted(paths):
+        data = any(path in t.data_reads or any(path.startswith(d + "/") for d in t.data_reads) for t in traces)
+        run = any(path in t.run_reads for t in traces)
+        ran = set().union(*(t.executed.get(path, ()) for t in traces))
+        defined = set().union(*(t.defined.get(path, ()) for t in traces))
+        if data or path in named:
+            return "a changed file read as data"
+        if not run:
+            if ran or defined:
+                return "a changed file run outside the files record (a setup script)"
+            if path.startswith(_TEMPLATE_FOLDER) or (recipe_launched and path.endswith(_RECIPE_SUFFIXES)):
+                return "a changed file the tracer reads"
+            continue
+        texts = ctx.memo(f"trace:texts:{path}", lambda p=path: _texts(ctx, p))
+        if texts is None:
+            return "a changed script added, deleted or renamed"
+        _, head_text, file_hunks, same = texts
+        if not same:
+            return "a changed script's statements moved"
+        lines = head_text.splitlines()
+        if any(reached(h, ran, lines, defined) for h in file_hunks):
+            return "a changed line reached"
+    return None
+
+
+def _texts(ctx: Any, path: str) -> Optional[tuple]:
+    """(base text, head text, hunks, same skeleton) of a file changed in place; None otherwise."""
+    from recipes.launch.reached import hunks, same_skeleton
+
+    try:
+        base = ctx.snapshot.merge_base_tree.read(path)
+        head = ctx.snapshot.head.read(path)
+    except Exception:
+        return None
+    if base is None or head is None:
+        return None
+    b, h = base.decode("utf-8", "replace"), head.decode("utf-8", "replace")
+    return b, h, hunks(b, h), same_skeleton(b, h)
