@@ -91,8 +91,9 @@ def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
     from recipes.launch.trace import EXEC, PYTHON, SERVER, WRITE, show
 
     trace = head_trace(ctx, v.point)
-    if trace is None:
-        return []
+    if trace is None:  # past the review's step budget: the script reading, as before traces
+        model_files = model_file_regex(ctx)
+        return [item for use in v.scripts for item in _script_items(use, model_files)]
     wanted = {norm_name(f) for f in ctx.config.policy.arch_hack_flags}
     model_files = model_file_regex(ctx)
     out: list[tuple[str, Evidence]] = []
@@ -121,6 +122,35 @@ def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
                 value = nxt if isinstance(nxt, str) else f"<{nxt.why}>"
             out.append((MSG_HACK_FLAG.format(where=f"{e.site}", setting=f"--{name}={value}"),
                         Evidence(path=e.site.path, line=e.site.line, note=e.where())))
+    return out
+
+
+def _script_items(use, model_files) -> list[tuple[str, Evidence]]:
+    """Model-file edits in one script's executed code, read from the script analysis: only for a
+    point the review's step budget leaves untraced (as Checks 9 and 13 fall back); computed once
+    per (script, path, executed functions) and shared by every point that runs it."""
+    memo = use.analysis.__dict__.setdefault("_check08_items", {})
+    key = (use.path, use.executed, model_files.pattern)
+    if key in memo:
+        return memo[key]
+    out: list[tuple[str, Evidence]] = []
+    for p in use.patches:
+        if p.target and model_files.search(p.target):
+            out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{p.line}", target=p.target,
+                                              command=p.text.strip().split("\n")[0][:80]),
+                        Evidence(path=use.path, line=p.line)))
+    for cmd in use.analysis.commands:
+        if not use.runs(cmd.function):
+            continue
+        argv = cmd.expanded or cmd.argv
+        if argv and argv[0].rsplit("/", 1)[-1] == "jq":
+            targets = [t for _, t in cmd.redirects] + [a for a in argv[1:] if model_files.search(a)]
+            hit = next((t for t in targets if model_files.search(t)), None)
+            if hit:
+                out.append((MSG_MODEL_EDIT.format(where=f"{use.path}:{cmd.line}", target=hit,
+                                                  command=cmd.text.strip()[:80]),
+                            Evidence(path=use.path, line=cmd.line)))
+    memo[key] = out
     return out
 
 

@@ -58,3 +58,13 @@ def test_a_model_file_written_by_any_command_is_read_from_the_trace():
                "vllm serve $MODEL --tensor-parallel-size 8\n")
     assert row.status.value == "FAIL", row.reason
     assert "config.json" in row.reason and f"{SCRIPT}:6" in row.reason and "cp /tmp/cfg.json" in row.reason
+
+
+def test_a_point_past_the_step_budget_is_read_from_its_script(monkeypatch):
+    # Untraced (the review's interpreter budget spent): the script reading still sees the edit.
+    import recipes.launch.path.trace_affected as ta
+
+    monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", 0)
+    row = _row("#!/usr/bin/env bash\njq '.num_hidden_layers = 40' /models/dsr1/config.json > /models/dsr1/config.json.new\n"
+               "vllm serve $MODEL --tensor-parallel-size 8\n")
+    assert row.status.value == "FAIL" and f"{SCRIPT}:2 edits model file" in row.reason, row.reason
