@@ -62,6 +62,8 @@ NOT_FOUND_RE = re.compile(r"could not verify: (\S+) named at \S+ (?:was not foun
                           r"|could not verify: \S+ named at \S+ is copied into the srt-slurm checkout from (\S+) ")
 # Code a script downloads or pipes in at run time: not a file of the commit the bot missed.
 OPAQUE_RE = re.compile(r"could not read what line \d+ of \S+ runs: a script it downloads")
+# The review's interpreter budget was spent before the point was traced: the bot's own limit.
+BUDGET_RE = re.compile(r"interpreter steps were spent")
 TIMEOUT_S = 600
 SLOWEST = 5
 
@@ -260,8 +262,11 @@ def tree_names(repo: str, sha: str) -> set[str]:
 
 
 def bot_caused(repo: str, sha: str, reason: str) -> bool:
-    """A "could not verify" row the bot caused: it names a file the commit contains, at that
-    path or (for "not found") under another folder of the commit's own layout."""
+    """A "could not verify" row the bot caused: the review's interpreter budget ran out, or it
+    names a file the commit contains, at that path or (for "not found") under another folder of
+    the commit's own layout."""
+    if BUDGET_RE.search(reason):
+        return True
     if GITHUB_ONLY_RE.search(reason) or OPAQUE_RE.search(reason):
         return False
     names = tree_names(repo, sha)

@@ -108,6 +108,9 @@ def test_bot_caused_names_a_file_the_commit_has(history):
             "checkout from benchmarks/multi_node/srt-slurm-recipes/x/a.yaml (runners/launch_gb300-nv.sh:3), which is "
             "not in this repository; commit the recipe or fix the copy.")
     assert not replay.bot_caused(str(history), sha, copy)
+    # The review's own interpreter budget is the bot's limit, whatever the reason names.
+    assert replay.bot_caused(str(history), sha, "could not verify x-fp8-mi355x-vllm: its launch was not interpreted, "
+                                                "the review's 50,000 interpreter steps were spent on other points")
 
 
 def test_a_replayed_commit_gives_a_verdict_and_a_summary(history):
