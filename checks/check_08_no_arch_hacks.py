@@ -88,6 +88,7 @@ def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
     flags on a server's command line, and any write to a model file (policy `model_file_patterns`)
     on the serving path, whatever command does it (`sed -i`, `jq ... >`, `cp`, `perl -pi`, a heredoc)."""
     from recipes.launch.path.trace_affected import head_trace
+    from recipes.launch.knobs import SERVER_FLAG, effect_knobs
     from recipes.launch.trace import EXEC, PYTHON, SERVER, WRITE, show
 
     trace = head_trace(ctx, v.point)
@@ -110,18 +111,10 @@ def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
             continue
         if e.kind not in (SERVER, PYTHON, EXEC) or e.client:
             continue
-        words = list(e.argv)
-        for k2, w in enumerate(words):
-            if not isinstance(w, str) or not w.startswith("--"):
-                continue
-            name, eq, value = w[2:].partition("=")
-            if norm_name(name) not in wanted:
-                continue
-            if not eq:
-                nxt = words[k2 + 1] if k2 + 1 < len(words) else ""
-                value = nxt if isinstance(nxt, str) else f"<{nxt.why}>"
-            out.append((MSG_HACK_FLAG.format(where=f"{e.site}", setting=f"--{name}={value}"),
-                        Evidence(path=e.site.path, line=e.site.line, note=e.where())))
+        for kn in effect_knobs(e):  # the command's flags as its parser reads them (recipes.launch.knobs)
+            if kn.kind == SERVER_FLAG and not kn.opaque and kn.key in wanted:
+                out.append((MSG_HACK_FLAG.format(where=f"{e.site}", setting=kn.shown),
+                            Evidence(path=e.site.path, line=e.site.line, note=e.where())))
     return out
 
 
