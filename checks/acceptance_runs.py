@@ -15,7 +15,6 @@ from checks.result import Evidence
 from recipes.launch.path.serving import ServingView
 from recipes.launch.compare import NO_SERVER_MARK, opaque
 from recipes.launch.point import LAUNCHER_ROOT
-from recipes.launch.state import symbol
 from recipes.launch.knobs import json_object
 from recipes.launch.trace import SERVER, WRITE, show
 from recipes.launch.words import Unknown
@@ -32,11 +31,6 @@ MSG_GAP_HIDDEN = "its trace from {runner} starts no server the bot can read ({wh
 # once for the eval-only run, and the servers' command lines and environments are read.
 BENCH_RUN = {"EVAL_ONLY": "false", "RUN_EVAL": "false"}
 EVAL_RUN = {"EVAL_ONLY": "true", "RUN_EVAL": "true"}
-# What the agentic workflow (benchmark-tmpl.yml) also exports, and launchers require
-# (`check_env_vars ... TOTAL_CPU_DRAM_GB RESULT_DIR DURATION`): the DRAM offload budget and the
-# run's duration differ per runner and arm and are only passed on (symbols, recipes.launch.state).
-AGENTIC_JOB = {"TOTAL_CPU_DRAM_GB": symbol("TOTAL_CPU_DRAM_GB"), "DURATION": symbol("DURATION"),
-               "RESULT_DIR": "/workspace/results"}
 # Where TRT-LLM takes its speculative config from: a YAML file named by one of these flags.
 TRT_CONFIG_FLAGS = ("config", "extra-llm-api-options")
 MAX_CONFIG_CHARS = 200_000
@@ -210,7 +204,9 @@ class Run:
 def _run(ctx, v: ServingView, inputs: dict[str, str], symbolic: bool) -> Run:
     from recipes.launch.path.trace_affected import runners, tracer
 
-    run_inputs = {**(AGENTIC_JOB if v.point.is_agentic else {}), **inputs}
+    # The job's own variables (TOTAL_CPU_DRAM_GB, DURATION, RESULT_DIR, ...) are the workflow
+    # template's (recipes.launch.point.job_env); a run adds only its eval switches.
+    run_inputs = dict(inputs)
     pt = tracer(ctx, "head").trace(v.point, runners(ctx, "head", v.point.runner), symbolic=symbolic,
                                    inputs=run_inputs)
     if pt is None:
