@@ -88,11 +88,13 @@ def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
     flags on a server's command line, and any write to a model file (policy `model_file_patterns`)
     on the serving path, whatever command does it (`sed -i`, `jq ... >`, `cp`, `perl -pi`, a heredoc)."""
     from recipes.launch.path.trace_affected import head_trace
-    from recipes.launch.knobs import SERVER_FLAG, effect_knobs
+    from recipes.launch.knobs import SERVER_FLAG, effect_knobs, reached
     from recipes.launch.trace import EXEC, PYTHON, SERVER, WRITE, show
 
     trace = head_trace(ctx, v.point)
-    if trace is None:  # past the review's step budget: the script reading, as before traces
+    if trace is None or not reached(trace.effects()):
+        # Past the review's step budget, or a launch the interpreter did not follow to its servers:
+        # what it would have run is not in the trace, so the script reading, as before traces.
         model_files = model_file_regex(ctx)
         return [item for use in v.scripts for item in _script_items(use, model_files)]
     wanted = {norm_name(f) for f in ctx.config.policy.arch_hack_flags}

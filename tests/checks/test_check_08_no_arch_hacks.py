@@ -68,3 +68,12 @@ def test_a_point_past_the_step_budget_is_read_from_its_script(monkeypatch):
     row = _row("#!/usr/bin/env bash\njq '.num_hidden_layers = 40' /models/dsr1/config.json > /models/dsr1/config.json.new\n"
                "vllm serve $MODEL --tensor-parallel-size 8\n")
     assert row.status.value == "FAIL" and f"{SCRIPT}:2 edits model file" in row.reason, row.reason
+
+
+def test_a_launch_the_trace_does_not_follow_to_its_server_is_read_from_its_script():
+    # The interpretation stops before the server (endless recursion hits its depth cap): the
+    # model-file edit after it is still seen, never passed because the trace held nothing.
+    row = _row("#!/usr/bin/env bash\nf() { f; }\nf\n"
+               "jq '.num_hidden_layers = 40' /models/dsr1/config.json > /models/dsr1/config.json.new\n"
+               "vllm serve $MODEL --tensor-parallel-size 8\n")
+    assert row.status.value == "FAIL" and "config.json" in row.reason, row.reason
