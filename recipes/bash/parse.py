@@ -5,24 +5,28 @@ query on a tree. The walk over the tree is recipes.bash.walker.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 from .model import MAX_BRACKET_DEPTH, MAX_LIST_OPERATORS, MAX_SEPARATORS, Bound
 
 # --------------------------------------------------------------------------- parsing
 
-_PARSER: Any = None
+# One parser per thread: checks run in a thread pool (checks.engine), tree-sitter releases the
+# GIL while it parses, and one TSParser used by two threads at once gives broken trees (a trace
+# that then ended differently from one run to the next).
+_LOCAL = threading.local()
 
 
 def _parser() -> Any:
-    """The tree-sitter bash parser, built on first use (the grammar is a compiled extension)."""
-    global _PARSER
-    if _PARSER is None:
+    """This thread's tree-sitter bash parser, built on first use (the grammar is a compiled extension)."""
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
         import tree_sitter
         import tree_sitter_bash
 
-        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-    return _PARSER
+        parser = _LOCAL.parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return parser
 
 
 # tree-sitter-bash (0.25.1 as well) has no `<>`, the redirect that opens a file for reading and
