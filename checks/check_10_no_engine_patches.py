@@ -210,7 +210,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
     hooks = set(policy.patch_env_hooks)
     engine_pkgs = _dists(tuple(policy.engine_packages))
     out: dict[tuple, Patch] = {}
-    done: set[int] = set()
+    done: set[tuple] = set()  # PointTrace.identity of the traces read
     hidden: CheckResult | None = None
 
     def patch(e, text: str, target: str | None, *key) -> None:
@@ -231,9 +231,9 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                 Evidence(path=v.launcher_path or v.point.source_path, line=None if v.launcher_path else v.point.source_line,
                          unavailable=True, note="not interpreted: the review's trace budget was spent"))
             continue
-        if id(trace) in done:
+        if trace.identity in done:
             continue
-        done.add(id(trace))
+        done.add(trace.identity)
         effects = trace.effects()
         # An unknown can hide a patch only before the servers start (after: the client, the
         # evals, the cleanup); a definite patch counts wherever it is.
@@ -333,12 +333,12 @@ def _server_entries(ctx, views) -> list[str]:
 
     modules, executables = launch_modules(), launch_executables()
     out: set[str] = set()
-    seen: set[int] = set()
+    seen: set[tuple] = set()
     for v in views:
         trace = head_trace(ctx, v.point)
-        if trace is None or id(trace) in seen:
+        if trace is None or trace.identity in seen:
             continue
-        seen.add(id(trace))
+        seen.add(trace.identity)
         for e in trace.effects():
             if e.kind != SERVER:
                 continue

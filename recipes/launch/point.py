@@ -279,6 +279,14 @@ class PointTrace:
     # scripts: a PR that changes none of them cannot change this trace.
     files: set[str] = field(default_factory=set)
 
+    @property
+    def identity(self) -> tuple:
+        """What tells two points' traces apart: the runner traces it is made of. A `PointTrace`
+        is built afresh on each `Tracer.trace` call, so its own `id()` can be reused by the next
+        one once it is freed; the runner traces it holds live in their tracer's cache for the
+        whole review, so theirs cannot. Two points with one identity have the same effects."""
+        return (self.symbolic, *(id(t) for t in self.runners.values()))
+
     def effects(self) -> list[Effect]:
         return [e for t in self.runners.values() for e in t.effects]
 

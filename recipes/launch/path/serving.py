@@ -264,7 +264,7 @@ class ServingView:
         if cached is None:
             key = self._share_key()
             if key is not None and key in self.shared:
-                self._hits, self._hit_index = self.shared[key]
+                self._hits, self._hit_index, _ = self.shared[key]
                 return self._hits
             if self.variant is not None:
                 cached = list(_shared_variant_hits(self.variant, self.shared))
@@ -279,7 +279,10 @@ class ServingView:
             cached.extend(_setting_hits(self.point))
             self._hits = cached
             if key is not None:
-                self.shared[key] = (cached, self._index())
+                # The key holds ids: the entry keeps the objects they are of alive for as long
+                # as the review shares it, so no other object can take one of those ids.
+                kept = (self.variant, [u.analysis for u in self.scripts], [e for _, _, e in self.entries])
+                self.shared[key] = (cached, self._index(), kept)
         return cached
 
     def _index(self) -> dict[str, list[tuple[int, Hit]]]:
