@@ -139,7 +139,6 @@ def classify(ctx: ReviewContext, trace: Any, path: str) -> str:
 
 def measure(ctx: ReviewContext, label: str) -> dict:
     """Trace every point of the tree; the misses of the reach rule."""
-    from recipes.launch.path import launch_path as lp
     from recipes.launch.path import trace_affected as ta
 
     ctx._memo[ta.MEMO_BUDGET] = Budget(10 ** 12)  # every point, whatever it costs
@@ -194,7 +193,7 @@ def show(result: dict) -> None:
           f"tracing every point {c['total']} s, with the reach rule {result['cpu_all_s']} s")
     outside = result["outside_text_path"]
     if outside:
-        print(f"  outside the textual launch path, traced by the probe: "
+        print("  outside the textual launch path, traced by the probe: "
               + ", ".join(f"{n} ({cls})" for cls, n in sorted(outside.items())))
     if not result["misses"]:
         print("  no miss: every file a trace depends on is on the point's launch path or probed")

@@ -164,3 +164,22 @@ def test_shell_text_named_by_its_line_compares_without_the_line():
     assert compare([shell(431)], [shell(436)], lambda e: False) is None
     assert compare([shell(431)], [Effect(kind=SOURCE, site=Site(R, 436), path="other.sh", how="source")],
                    lambda e: False) is not None
+
+
+
+
+def test_narrow_keeps_a_points_own_reasons_when_the_shortcut_drops_the_shared_ones():
+    # `narrow` is given (index, number of own reasons); the review passes only points without
+    # own reasons today, and this path once raised a NameError.
+    from checks.context import AffectedPoint
+    from recipes.launch.path.trace_affected import narrow
+
+    tree = base_tree()
+    tree["configs/runners.yaml"] = "labels:\n  mi355x:\n    - mi355x-amds_0\n"
+    tree[R] = RUNNER
+    tree["benchmarks/single_node/dsr1.sh"] = tree["benchmarks/single_node/gptoss.sh"] = 'vllm serve "$MODEL"\n'
+    ctx = ReviewContext(build_snapshot(base=tree, head={R: RUNNER.replace("/data/other", "/data/elsewhere")}))
+    point = next(p for p in ctx.head_repo.points if p.config_key == DSR1)
+    own, shared = f"master-config entry {DSR1} changed", "launch_mi355x-amds.sh: `pick_path` changed"
+    out = narrow(ctx, [AffectedPoint(point=point, reasons=[own, shared])], [(0, 1)])
+    assert [(p.config_key, p.reasons) for p in out] == [(DSR1, [own])]

@@ -13,7 +13,7 @@ import pytest
 
 from recipes.launch.effects import CommandEffects, Container, PythonRun, Write
 from recipes.launch.fs import WORKSPACE, Files
-from recipes.launch.shell import Ctx, Interpreter
+from recipes.launch.shell import Interpreter
 from recipes.launch.trace import EXEC, PYTHON, RUN_WRITTEN, SOURCE, UNKNOWN, WRITE
 from recipes.launch.words import Unknown
 from recipes.source import MemorySource

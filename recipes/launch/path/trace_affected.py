@@ -154,7 +154,7 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
         if head is not None and hidden is None and unreached(ctx, ap.point, head):
             # The head never ran what the PR changed: the base trace is the same trace.
             if n_own:
-                out[i] = AffectedPoint(point=ap.point, reasons=ap.reasons[:n_own])
+                out[i] = type(ap)(point=ap.point, reasons=ap.reasons[:n_own])
             else:
                 del out[i]
             continue
