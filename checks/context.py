@@ -429,6 +429,14 @@ class ReviewContext:
                 if n_own == 0 and reasons and not models_hit:
                     shared_files.append((len(out) - 1, n_own))
 
+        if (shared_files or probes) and self.config.policy.trace_affected:
+            # The points the PR surely changes (their own entry or launcher) are traced first:
+            # the checks need their traces, and the re-judging below may spend the budget.
+            from recipes.launch.path.trace_affected import head_trace
+            narrowed = {i for i, _ in shared_files}
+            for i, ap in enumerate(out):
+                if i not in narrowed:
+                    head_trace(self, ap.point)
         if shared_files and self.config.policy.trace_affected:
             # Affected only through shared launch files: the point's trace at the base and at
             # the head decides (recipes.launch.path.trace_affected; README "What a PR affects").
@@ -447,9 +455,9 @@ class ReviewContext:
             if found:
                 # One the budget leaves untraced at a tree is not kept: the probes only spend what
                 # the candidates left (recipes.launch.path.trace_affected.probe logs what it skips).
-                from recipes.launch.path.trace_affected import REASON_BUDGET, TRACE_BUDGET_STEPS
+                from recipes.launch.path.trace_affected import PROBE_RESERVE, REASON_BUDGET, TRACE_BUDGET_STEPS
                 spent = REASON_BUDGET.format(steps=TRACE_BUDGET_STEPS)
-                out = out + [ap for ap in narrow(self, found, [(i, 0) for i in range(len(found))])
+                out = out + [ap for ap in narrow(self, found, [(i, 0) for i in range(len(found))], PROBE_RESERVE)
                              if ap.reasons[-1:] != [spent]]
         removed_points = _removed_points(self.base_repo.points, head_points)
         entries_at = {(e.path, e.line): k for k, e in head_entries.items() if k in changed_set | added_set}

@@ -334,9 +334,10 @@ class Budget:
         self.steps = steps
         self.spent = 0
 
-    @property
-    def exhausted(self) -> bool:
-        return self.spent >= self.steps
+    def spent_but(self, leave: int) -> bool:
+        """Whether less than `leave` steps remain: a caller whose traces only might matter (the
+        affected rule's probes) leaves what the review's own points need."""
+        return self.spent >= self.steps - leave
 
 
 class Tracer:
@@ -366,17 +367,18 @@ class Tracer:
         self.runs = 0   # traces interpreted (the rest were shared)
 
     def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True,
-              inputs: Optional[Mapping[str, str]] = None) -> Optional[PointTrace]:
+              inputs: Optional[Mapping[str, str]] = None, leave: int = 0) -> Optional[PointTrace]:
         """The point's trace from each runner script; with none (a repository without
         runners.yaml, a label no node serves) from its launcher, as a runner would start it.
         `inputs`: values of one run that the job sets beyond the point's (`job_env`); traces of
         different runs are kept apart, traces of one run shared across the points of an arm.
-        None when the review's budget is spent and a trace it needs is not made yet."""
+        None when the review's budget is spent (all but `leave` steps of it) and a trace it
+        needs is not made yet."""
         out = PointTrace(symbolic=symbolic)
         runner_paths = list(runner_paths) or [LAUNCHER_ROOT]
         for path in runner_paths:
             node = posixpath.basename(path).removeprefix("launch_").removesuffix(".sh")
-            trace = self.runner_trace(point, path, node, symbolic, inputs)
+            trace = self.runner_trace(point, path, node, symbolic, inputs, leave)
             if trace is None:
                 return None
             out.runners[path] = trace
@@ -395,7 +397,7 @@ class Tracer:
         return self._templates[multinode]
 
     def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True,
-                     inputs: Optional[Mapping[str, str]] = None) -> Optional[Trace]:
+                     inputs: Optional[Mapping[str, str]] = None, leave: int = 0) -> Optional[Trace]:
         env = job_env(point, node, self.template(bool(getattr(point, "multinode", False))), inputs)
         if symbolic:
             env.update({k: symbol(k) for k in SYMBOLIC if k in env})
@@ -405,7 +407,7 @@ class Tracer:
         for cached in self._cache.get(path, ()):
             if cached.deps == deps and all(env.get(k) == v for k, v in cached.read.items()):
                 return cached.trace
-        if self.budget is not None and self.budget.exhausted:
+        if self.budget is not None and self.budget.spent_but(leave):
             return None
         trace, read, steps, files = self._interpret(point, path, env)
         self._files[id(trace)] = files

@@ -7,6 +7,7 @@ code it runs (`python3 - <<EOF`, `python3 -c`, a repository script) and by the s
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 CUSTOMIZE = re.compile(r"sitecustomize|usercustomize|\.pth\b|PYTHONSTARTUP")
@@ -47,8 +48,10 @@ def _write_call(node: ast.Call) -> bool:
     return any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value for k in node.keywords)
 
 
+@functools.lru_cache(maxsize=512)
 def write_line(code: str) -> int | None:
-    """The line of the first call that writes a file (1 when only the fallback sees one), else None."""
+    """The line of the first call that writes a file (1 when only the fallback sees one), else None.
+    Kept per text: the traces of one review run the same repository scripts again and again."""
     if len(code) > MAX_CODE:
         return 1 if PY_WRITE.search(code[:MAX_CODE]) else None
     try:

@@ -361,3 +361,20 @@ def test_past_the_trace_budget_a_point_keeps_the_reach_rules_answer(monkeypatch)
     assert got == {"dsr1-fp8-mi355x-sglang": [
         f"benchmark_lib.sh: top-level code changed (run by {A})",
         "not traced: the review's 0 interpreter steps were spent"]}
+
+
+def test_the_points_the_pr_surely_changes_are_traced_before_the_re_judged_ones(monkeypatch):
+    # One interpretation fits the budget: it goes to dsr1, whose own entry changed, not to
+    # gptoss, affected only through the shared helper (re-judging it first would leave dsr1,
+    # the point the PR is about, untraced for the checks).
+    import recipes.launch.path.trace_affected as ta
+
+    monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", 1)
+    tree = base_tree()
+    tree[B] = A_TEXT.replace("python3 -m sglang.launch_server --model-path", "vllm serve")
+    master = tree[MASTER].replace("conc-end: 8", "conc-end: 16", 1)
+    ctx = ReviewContext(build_snapshot(base=tree, head={MASTER: master, LIB: LIB_TEXT.replace("8888", "8889")}))
+    got = {p.config_key: p.reasons for p in ctx.affected.points}
+    assert got["gptoss-fp4-mi355x-vllm"][-1] == "not traced: the review's 1 interpreter steps were spent"
+    dsr1 = next(p for p in ctx.head_repo.points if p.config_key == "dsr1-fp8-mi355x-sglang")
+    assert ta.head_trace(ctx, dsr1) is not None

@@ -105,3 +105,15 @@ def test_an_argument_file_a_launcher_reads_with_cat_affects_the_point():
     # A text file no script names is read by no launch: nothing is probed, nothing affected.
     notes = "benchmarks/single_node/fixed_seq_len/notes.txt"
     assert affected(dict(base, **{notes: "a\n"}), {notes: "b\n"}) == {}
+
+
+def test_the_probes_leave_the_reserve_of_the_budget_to_the_checks(monkeypatch):
+    # A probe only might find a point; the checks must trace the points the PR surely changed
+    # (#2158 lost its own new point's trace to probes). With the reserve the whole budget, the
+    # probe spends nothing and is skipped; with none, the same probe finds the point.
+    import recipes.launch.path.trace_affected as ta
+
+    monkeypatch.setattr(ta, "PROBE_RESERVE", ta.TRACE_BUDGET_STEPS)
+    assert affected(tree(PRINTF_LAUNCHER), {HELPER: "export MEM_FRACTION=0.9\n"}) == {}
+    monkeypatch.setattr(ta, "PROBE_RESERVE", 0)
+    assert list(affected(tree(PRINTF_LAUNCHER), {HELPER: "export MEM_FRACTION=0.9\n"})) == ["qwen3.5-fp8-mi355x-sglang"]

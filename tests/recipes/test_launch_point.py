@@ -157,3 +157,20 @@ def test_the_trees_own_template_decides_what_the_job_exports():
     assert "RESULT_DIR" not in env and "MAX_MODEL_LEN" not in env and "PREFILL_TP" not in env
     assert env["CONFIG_FILE"] == "recipes/a.yaml"  # the arm's additional-settings stay
     assert read_template(MemorySource({}), True) is None
+
+
+def test_a_trace_that_may_only_spend_part_of_the_budget_leaves_the_rest():
+    from recipes.launch.point import RUN_COST, Budget
+
+    src = MemorySource({"runners/launch_h200-cw.sh": 'echo "$IMAGE"\n' + SERVE})  # reads IMAGE: not shared
+    budget = Budget(3 * RUN_COST)
+    tracer = Tracer(src, budget=budget)
+    first = tracer.trace(POINT, ["runners/launch_h200-cw.sh"])
+    assert first is not None and RUN_COST <= budget.spent < 2 * RUN_COST
+    other = POINT.model_copy(update={"config_key": "other", "image": "other-image"})
+    # What is left is less than what the caller must leave: not traced, nothing spent ...
+    assert tracer.trace(other, ["runners/launch_h200-cw.sh"], leave=2 * RUN_COST) is None
+    spent = budget.spent
+    # ... and a made trace is shared whatever the caller leaves; the review's own use spends the rest.
+    assert tracer.trace(POINT, ["runners/launch_h200-cw.sh"], leave=3 * RUN_COST) is not None
+    assert tracer.trace(other, ["runners/launch_h200-cw.sh"]) is not None and budget.spent > spent

@@ -38,6 +38,11 @@ MEMO_BUDGET = "trace:budget"
 # of points through a shared file would otherwise take tens of seconds; past the budget, a point
 # is judged as without traces (the reach rule, the script reading).
 TRACE_BUDGET_STEPS = 50_000
+# What the probes (a point the text does not tie to a changed file, traced in case it depends on
+# one) leave of the budget: the checks trace the review's affected points after the affected
+# rule, and a PR that reaches hundreds of points through a data file once left its own new
+# point untraced ("could not verify") after the probes spent the whole budget (#2158).
+PROBE_RESERVE = 20_000
 REASON_BUDGET = "not traced: the review's {steps:,} interpreter steps were spent"
 REASON_OPAQUE = "the trace could not rule it out: {what} at {where}"
 REASON_DEPENDS = "{path} changed (its launch reads it: {how})"
@@ -130,25 +135,26 @@ def runners(ctx: Any, side: str, label: str | None) -> list[str]:
     return runner_scripts(ctx.base_repo, nodes, label)
 
 
-def point_traces(ctx: Any, point: Any) -> tuple[Optional[PointTrace], Optional[PointTrace]]:
+def point_traces(ctx: Any, point: Any, leave: int = 0) -> tuple[Optional[PointTrace], Optional[PointTrace]]:
     """The point's traces at the base and the head (its concurrency a symbol in both); None for
-    one the review's budget leaves unmade."""
+    one the review's budget (all but `leave` steps of it) leaves unmade."""
     base_t, head_t = tracer(ctx, "base"), tracer(ctx, "head")
     b_runners, h_runners = runners(ctx, "base", point.runner), runners(ctx, "head", point.runner)
-    head = head_t.trace(point, h_runners)
-    base = base_t.trace(point, b_runners)
+    head = head_t.trace(point, h_runners, leave=leave)
+    base = base_t.trace(point, b_runners, leave=leave)
     return base, head
 
 
-def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
+def narrow(ctx: Any, points: list, shared: list[tuple[int, int]], leave: int = 0) -> list:
     """The affected points with those reached through shared files re-judged by trace: `shared`
     holds (index, number of the point's own reasons) for each. A point whose own entry or
-    launcher changed keeps those reasons; the shared-file ones are replaced by the trace's."""
+    launcher changed keeps those reasons; the shared-file ones are replaced by the trace's.
+    `leave`: steps of the budget its traces may not spend (`probe`)."""
     packages = ctx.config.policy.benchmark_client_packages
     out: dict[int, Any] = dict(enumerate(points))
     for i, n_own in shared:
         ap = points[i]
-        head = head_trace(ctx, ap.point)
+        head = head_trace(ctx, ap.point, leave)
         hidden = None if head is None else next((e for e in head.effects() if opaque(e)), None)
         base = None
         if head is not None and hidden is None and unreached(ctx, ap.point, head):
@@ -159,7 +165,7 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
                 del out[i]
             continue
         if head is not None and hidden is None:  # an unknown at the head keeps the point
-            base, head = point_traces(ctx, ap.point)
+            base, head = point_traces(ctx, ap.point, leave)
             if base is not None and head is not None:
                 hidden = next((e for e in head.effects() + base.effects() if opaque(e)), None)
         if head is None or (hidden is None and base is None):
@@ -181,10 +187,10 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]]) -> list:
     return [out[i] for i in sorted(out)]
 
 
-def head_trace(ctx: Any, point: Any) -> Optional[PointTrace]:
+def head_trace(ctx: Any, point: Any, leave: int = 0) -> Optional[PointTrace]:
     """The point's trace at the head (shared by the points of its arm); None when the review's
-    budget is spent before it is made."""
-    return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner))
+    budget (all but `leave` steps of it) is spent before it is made."""
+    return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner), leave=leave)
 
 
 def probe(ctx: Any, point: Any, changed: set[str]) -> list[str]:
@@ -192,12 +198,12 @@ def probe(ctx: Any, point: Any, changed: set[str]) -> list[str]:
     its trace reads at the head or at the base (`PointTrace.files`). The reasons when it does, or
     when a trace sources or runs a file whose path it could not know; [] when neither trace
     reads one, and past the review's budget (logged: the probe is skipped, the candidates the
-    text found were traced first)."""
-    head = head_trace(ctx, point)
+    text found were traced first, and the probes leave PROBE_RESERVE steps to the checks)."""
+    head = head_trace(ctx, point, PROBE_RESERVE)
     found = sorted(changed & head.files) if head is not None else []
     trace = head
     if head is not None and not found:
-        base, _ = point_traces(ctx, point)
+        base, _ = point_traces(ctx, point, PROBE_RESERVE)
         found, trace = (sorted(changed & base.files), base) if base is not None else ([], None)
     if trace is None:
         log.warning("probe of %s not traced: the review's %s interpreter steps were spent",
