@@ -440,8 +440,8 @@ class ReviewContext:
         if shared_files and self.config.policy.trace_affected:
             # Affected only through shared launch files: the point's trace at the base and at
             # the head decides (recipes.launch.path.trace_affected; README "What a PR affects").
-            from recipes.launch.path.trace_affected import narrow
-            out = narrow(self, out, shared_files)
+            from recipes.launch.path.trace_affected import CHECK_RESERVE, narrow
+            out = narrow(self, out, shared_files, CHECK_RESERVE)
         if probes:
             # With what the budget leaves after the candidates: a probed point whose trace reads
             # a changed file is then judged like them (recipes.launch.path.trace_affected.probe).

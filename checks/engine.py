@@ -27,6 +27,11 @@ EMPTY_REASON = "the check gave no reason"
 # Checks evaluated at once when the snapshot reads lazily: their reads (team memberships, runs,
 # artifacts, upstream PRs) then overlap instead of queueing behind each other.
 LAZY_WORKERS = 8
+# The checks that trace launches (recipes.launch) share the review's interpreter budget, so they
+# run one after another in this order: which of them a spent budget leaves without traces then
+# never depends on thread timing. Those that need the traces of a few points (an agentic run,
+# a draft) go before Check 10, which traces every affected point.
+BUDGET_ORDER = (11, 13, 9, 8, 10)
 
 
 class VerdictStatus(str, Enum):
@@ -225,13 +230,17 @@ def evaluate_context(
         if unknown:
             raise ValueError(f"no check numbered {join(sorted(unknown), None)}")
     selected = [c for c in checks if only is None or c.number in only]
+    tracing = sorted((c for c in selected if c.number in BUDGET_ORDER), key=lambda c: BUDGET_ORDER.index(c.number))
+    others = [c for c in selected if c.number not in BUDGET_ORDER]
     if ctx.snapshot.is_lazy and len(selected) > 1:
         # Checks are pure functions of the context (its shared facts are computed once under a
-        # lock), so their order of evaluation cannot change a row; the rows keep registry order.
-        with ThreadPoolExecutor(min(LAZY_WORKERS, len(selected)), thread_name_prefix="infx-check") as pool:
-            rows = list(pool.map(lambda c: run_check(c, ctx), selected))
+        # lock), so their order of evaluation cannot change a row, except for the budget they
+        # share: those run in one task, in BUDGET_ORDER. The rows keep registry order.
+        with ThreadPoolExecutor(min(LAZY_WORKERS, len(others) + 1), thread_name_prefix="infx-check") as pool:
+            traced = pool.submit(lambda: [run_check(c, ctx) for c in tracing])
+            rows = list(pool.map(lambda c: run_check(c, ctx), others)) + traced.result()
     else:
-        rows = [run_check(c, ctx) for c in selected]
+        rows = [run_check(c, ctx) for c in others + tracing]
     rows.sort(key=lambda r: r.number)
     snap = ctx.snapshot
     signoff = None

@@ -378,3 +378,14 @@ def test_the_points_the_pr_surely_changes_are_traced_before_the_re_judged_ones(m
     assert got["gptoss-fp4-mi355x-vllm"][-1] == "not traced: the review's 1 interpreter steps were spent"
     dsr1 = next(p for p in ctx.head_repo.points if p.config_key == "dsr1-fp8-mi355x-sglang")
     assert ta.head_trace(ctx, dsr1) is not None
+
+
+def test_re_judging_the_candidates_leaves_the_checks_reserve(monkeypatch):
+    # With the reserve the whole budget, no candidate is re-judged: each keeps the reach rule's
+    # reason and says it was not traced (the checks get what is left).
+    import recipes.launch.path.trace_affected as ta
+
+    monkeypatch.setattr(ta, "CHECK_RESERVE", ta.TRACE_BUDGET_STEPS)
+    got = affected({LIB: LIB_TEXT.replace("# Shared helpers", "# Shared bash helpers").replace(
+        "PORT:-8888", "PORT:-8888}${EMPTY:-")})
+    assert got["dsr1-fp8-mi355x-sglang"][-1] == f"not traced: the review's {ta.TRACE_BUDGET_STEPS:,} interpreter steps were spent"

@@ -173,3 +173,36 @@ def test_models_defer_their_schemas_only_under_a_pydantic_that_locks_the_build()
     assert not defers("2.10.0") and not defers("2.13.4") and not defers("1.10.26")
     assert defers("2.14.0") and defers("2.15.0b1") and defers("3.0")
     assert not defers("unknown")
+
+
+def test_the_checks_that_share_the_trace_budget_run_in_one_thread_in_budget_order(tmp_path):
+    """They share the review's interpreter budget: which of them a spent budget starves must
+    not depend on thread timing (checks.engine.BUDGET_ORDER)."""
+    import threading
+
+    from checks.context import ReviewContext
+    from checks.engine import BUDGET_ORDER, evaluate_context
+    from checks.registry import CHECK_NUMBERS
+    from checks.result import CheckResult
+
+    seen: list[tuple[int, str]] = []
+
+    class Stub:
+        def __init__(self, number):
+            self.number, self.name = number, f"stub {number}"
+
+        def applies(self, ctx):
+            return None
+
+        def evaluate(self, ctx):
+            seen.append((self.number, threading.current_thread().name))
+            return CheckResult.passed("ok")
+
+    snap = world_snapshot("seed", tmp_path / "seed")
+    for data in (snap, snap.model_copy().with_data(SnapshotData(snap))):
+        seen.clear()
+        stubs = [Stub(n) for n in CHECK_NUMBERS]
+        rows = evaluate_context(ReviewContext(data), checks=stubs).rows
+        assert [r.number for r in rows] == sorted(CHECK_NUMBERS)
+        traced = [(n, t) for n, t in seen if n in BUDGET_ORDER]
+        assert [n for n, _ in traced] == list(BUDGET_ORDER) and len({t for _, t in traced}) == 1

@@ -38,10 +38,12 @@ MEMO_BUDGET = "trace:budget"
 # of points through a shared file would otherwise take tens of seconds; past the budget, a point
 # is judged as without traces (the reach rule, the script reading).
 TRACE_BUDGET_STEPS = 50_000
-# What the probes (a point the text does not tie to a changed file, traced in case it depends on
-# one) leave of the budget: the checks trace the review's affected points after the affected
-# rule, and a PR that reaches hundreds of points through a data file once left its own new
-# point untraced ("could not verify") after the probes spent the whole budget (#2158).
+# What the affected rule leaves of the budget to the checks, which trace after it (Check 11 the
+# agentic runs of a few points, checks.engine.BUDGET_ORDER): re-judging the candidates leaves
+# CHECK_RESERVE; the probes (a point the text does not tie to a changed file, traced in case it
+# depends on one) leave PROBE_RESERVE. Without them, a PR that reaches hundreds of points through
+# a shared file left its own new point untraced ("could not verify"; #2158, #2360).
+CHECK_RESERVE = 10_000
 PROBE_RESERVE = 20_000
 REASON_BUDGET = "not traced: the review's {steps:,} interpreter steps were spent"
 REASON_OPAQUE = "the trace could not rule it out: {what} at {where}"
