@@ -64,6 +64,9 @@ NOT_FOUND_RE = re.compile(r"could not verify: (\S+) named at \S+ (?:was not foun
 OPAQUE_RE = re.compile(r"could not read what line \d+ of \S+ runs: a script it downloads")
 # The review's interpreter budget was spent before the point was traced: the bot's own limit.
 BUDGET_RE = re.compile(r"interpreter steps were spent")
+# A YAML file that sets one key twice: the bot read it and refuses it by design (issue 29: YAML
+# is read with YAML's own rules, duplicate keys refused), so the row reports the file's defect.
+DUPLICATE_KEY_RE = re.compile(r"duplicate key '[^']*' \(first at line \d+\)")
 TIMEOUT_S = 600
 SLOWEST = 5
 
@@ -264,10 +267,10 @@ def tree_names(repo: str, sha: str) -> set[str]:
 def bot_caused(repo: str, sha: str, reason: str) -> bool:
     """A "could not verify" row the bot caused: the review's interpreter budget ran out, or it
     names a file the commit contains, at that path or (for "not found") under another folder of
-    the commit's own layout."""
+    the commit's own layout, except for a file refused for a duplicate key."""
     if BUDGET_RE.search(reason):
         return True
-    if GITHUB_ONLY_RE.search(reason) or OPAQUE_RE.search(reason):
+    if GITHUB_ONLY_RE.search(reason) or OPAQUE_RE.search(reason) or DUPLICATE_KEY_RE.search(reason):
         return False
     names = tree_names(repo, sha)
     missing = NOT_FOUND_RE.search(reason)

@@ -111,6 +111,11 @@ def test_bot_caused_names_a_file_the_commit_has(history):
     # The review's own interpreter budget is the bot's limit, whatever the reason names.
     assert replay.bot_caused(str(history), sha, "could not verify x-fp8-mi355x-vllm: its launch was not interpreted, "
                                                 "the review's 50,000 interpreter steps were spent on other points")
+    # A file refused for a key it sets twice is the file's defect, though the commit has it.
+    launcher = "benchmarks/single_node/dsr1_fp4_mi355x_atom.sh"
+    assert replay.bot_caused(str(history), sha, f"could not verify: the recipe {launcher}:9 is not understood")
+    assert not replay.bot_caused(str(history), sha, f"could not verify: the recipe {launcher}:9: duplicate key "
+                                                    "'moe-runner-backend' (first at line 4), so the effective serving config")
 
 
 def test_a_replayed_commit_gives_a_verdict_and_a_summary(history):
