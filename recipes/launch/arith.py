@@ -68,6 +68,38 @@ def _test_words(args: list[Word], it: Interpreter, state: State) -> Optional[boo
     return None
 
 
+def _balanced(text: str) -> bool:
+    """Whether every `)` of the text closes a `(` of it (so parentheses around it pair up)."""
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _ternary(py: str) -> Optional[tuple[str, str, str]]:
+    """`c ? a : b` split at its top-level `?` and the `:` that closes it (the operator groups to
+    the right: `c ? a : d ? e : f`), or None when the text is not one."""
+    depth, q, pending = 0, -1, 0
+    for i, ch in enumerate(py):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif depth == 0 and ch == "?":
+            if q < 0:
+                q = i
+            else:
+                pending += 1
+        elif depth == 0 and ch == ":" and q >= 0:
+            if pending:
+                pending -= 1
+            else:
+                return py[:q], py[q + 1:i], py[i + 1:]
+    return None
+
+
 class _Arith:
     """Bash arithmetic over 64-bit integers: names read as variables (recursively, capped)."""
 
@@ -86,7 +118,9 @@ class _Arith:
         if len(text) > 10_000:
             return None
         if "$" in text or "`" in text:
-            words = self.it.expand_text_words(text.replace('"', ""), self.state, self.ctx, self.node)
+            # Expanded as inside double quotes: bash neither splits nor globs arithmetic text
+            # (`? :` is an operator there, not a pattern).
+            words = self.it.expand_text_words('"' + text.replace('"', "") + '"', self.state, self.ctx, self.node)
             if any(isinstance(w, Unknown) for w in words):
                 return None
             text = " ".join(words)  # type: ignore[arg-type]
@@ -126,9 +160,17 @@ class _Arith:
     def evaluate_py(self, py: str, ast: Any) -> Optional[int]:
         if "," in py:
             py = py.rsplit(",", 1)[-1]
-        py = re.sub(r"\?", " if_ ", py) if "?" in py else py
-        if "if_" in py:
-            return None
+        if "?" in py:
+            parts = _ternary(py)
+            if parts is None:
+                inner = py.strip()
+                # `(c ? a : b)` whole: its inside (a `?` deeper in a larger expression: unknown).
+                if inner.startswith("(") and inner.endswith(")") and _balanced(inner[1:-1]) \
+                        and _ternary(inner[1:-1]) is not None:
+                    return self.evaluate_py(inner[1:-1], ast)
+                return None
+            cond = self.evaluate_py(parts[0], ast)
+            return None if cond is None else self.evaluate_py(parts[1] if cond else parts[2], ast)
         try:
             tree = ast.parse(py.strip(), mode="eval")
         except SyntaxError:

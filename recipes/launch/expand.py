@@ -179,6 +179,13 @@ command and arithmetic substitution, here-documents."""
         if t == "expansion":
             return self.expansion(node, state, ctx, quoted)
         if t == "command_substitution":
+            text = ctx.text(node)
+            if text.startswith("$((") and text.endswith("))"):
+                # Inside `${X:-...}` the grammar reads `$(( a > b ))` as a command substitution
+                # of a subshell; bash reads `$((` as arithmetic (a subshell needs `$( (`).
+                value = self.arith(text[3:-2], state, ctx, node)
+                return [("q" if quoted else "u", str(value) if value is not None else
+                         Unknown(f"the arithmetic `{_short(text)}`"))]
             return [("q" if quoted else "u", self.substitute(node, state, ctx))]
         if t == "process_substitution":
             inner = state.copy()

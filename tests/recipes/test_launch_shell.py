@@ -95,6 +95,16 @@ def test_expansions_read_as_bash_reads_them():
                               "m 2 x y z 11 1 2 3 sub")
 
 
+def test_arithmetic_in_a_default_and_the_conditional_operator():
+    # TileRT's submit.sh:4 (#2533): the grammar reads `$((` inside `${X:-...}` as a command
+    # substitution of a subshell, which ran `4` as a command; `? :` is bash's conditional.
+    trace, _ = run(
+        'PREFILL_TP=4\nG="${GPUS:-${GPU_COUNT:-$(( ${PREFILL_TP:-8} > ${DECODE_TP:-8} ? ${PREFILL_TP:-8} : ${DECODE_TP:-8} ))}}"\n'
+        'X=4\nrun "$G" $(( X > 8 ? X : 8 )) $(( 0 ? 2 : 0 ? 4 : 5 )) $(( (1 > 2) ? 7 : (3 ? 8 : 9) )) $(( 2 * (1 ? 3 : 4) ))\n')
+    assert argvs(trace) == ["run 8 8 5 8 ?"]  # the last: a `?` inside a larger expression stays unknown
+    assert not trace.of(UNKNOWN)
+
+
 def test_word_splitting_and_quoting():
     trace, _ = run('X="a  b"\nrun $X "$X" \'$X\' "" ${EMPTY_UNSET:-}\n')
     assert [e.argv for e in trace.of(EXEC)][0] == ("run", "a", "b", "a  b", "$X", "")
