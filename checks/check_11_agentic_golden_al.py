@@ -74,7 +74,7 @@ from typing import Any
 
 
 from checks.acceptance_runs import (
-    _site_evidence, _point_run, _settings, BENCH_RUN, EVAL_RUN, Run, Served, Setting,
+    _site_evidence, _point_run, in_force, BENCH_RUN, EVAL_RUN, Run, Served, Setting,
 )
 from checks.fixes import FIXES_KEY, value_fix
 from checks.golden_al import (
@@ -88,6 +88,7 @@ from recipes.launch.path.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable
 from checks.text import escape_inline, items_text, keys_text
 from recipes.golden import DEFAULT_THINKING_MODE
+from recipes.launch import knobs
 from recipes.launch.trace import SERVER
 from recipes.values import as_float, as_int, flag_name as norm_name, is_enabled
 from recipes import engines
@@ -263,10 +264,9 @@ def _synthetic_hits(ctx, v: ServingView) -> list[Any]:
         from recipes.launch.path.trace_affected import head_trace
 
         trace = head_trace(ctx, v.point)
-        wanted = {norm_name(n) for n in names}
         for e in trace.effects() if trace is not None else ():
             if e.kind == SERVER and not e.client:
-                found.extend(x for x in _settings(e)[0].values() if norm_name(x.name) in wanted)
+                found.extend(Setting(k) for k in knobs.find(in_force(e)[0], *names))
     return [h for h in found if _is_synthetic(h)]
 
 

@@ -10,7 +10,8 @@ does this point's server get" without reading a script:
   value is `true`); every occurrence is kept and the last of each name is marked `wins`, as
   argparse (and srtctl's own parser) keep the last;
 - a key inside a JSON-valued flag (`--speculative-config '{"quantization": "fp8"}'`), with its
-  parent flag as written;
+  parent flag as written and its depth (1: a key of the object itself, as an engine that reads
+  the object's own keys sees it; 2 and more: inside a nested object or list);
 - an environment variable the process sees (less what it inherits unchanged from the point's
   inputs: those are the master config's own values, read where they are written);
 - a word the interpreter could not resolve where a flag may stand (a whole unknown word, the
@@ -28,7 +29,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Optional
 
 from recipes.values import flag_name
@@ -62,6 +63,7 @@ class Knob:
     wins: bool = True  # the last occurrence of its name in that process (the one in force)
     bare: bool = False  # a flag written without a value
     opaque: bool = False  # an unresolved word where any flag may stand
+    depth: int = 0     # JSON_KEY: 1 for a key of the flag's object itself, more when nested
 
     @property
     def role(self) -> str:
@@ -208,17 +210,17 @@ def json_object(value: Word) -> Optional[dict]:
 
 
 def _walk(obj: object, parent: str, effect: Effect, out: list[Knob]) -> None:
-    stack = [obj]
+    stack = [(obj, 1)]
     while stack and len(out) < MAX_JSON_KEYS:
-        node = stack.pop(0)
+        node, depth = stack.pop(0)
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for k, v in items:
             if isinstance(node, dict):
                 shown = v if isinstance(v, str) else json.dumps(v, separators=(",", ":"))
                 out.append(Knob(name=str(k), key=flag_name(str(k)), value=shown, kind=JSON_KEY, effect=effect,
-                                parent=parent))
+                                parent=parent, depth=depth))
             if isinstance(v, (dict, list)):
-                stack.append(v)
+                stack.append((v, depth + 1 if isinstance(node, dict) else depth))  # a list is no level
 
 
 def _mark_last(found: list[Knob]) -> list[Knob]:
@@ -244,8 +246,7 @@ def _mark_last(found: list[Knob]) -> list[Knob]:
 
 
 def _lost(k: Knob) -> Knob:
-    return Knob(name=k.name, key=k.key, value=k.value, kind=k.kind, effect=k.effect, parent=k.parent,
-                wins=False, bare=k.bare, opaque=k.opaque)
+    return replace(k, wins=False)
 
 
 def find(found: Iterable[Knob], *names: str, kinds: Iterable[str] | None = None,

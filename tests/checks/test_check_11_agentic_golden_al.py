@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from checks.golden_al import injected_acceptance
+from recipes.launch.trace import SERVER
 from checks.context import ReviewContext
 from tests.builders import RUNNERS, agentic_entry, build_snapshot, check_row
 
@@ -166,3 +167,41 @@ def test_a_definite_finding_on_one_point_is_not_hidden_by_a_doubt_on_another():
                              "head": {"configs/amd-master.yaml": master, SCRIPT: first, other: second}})
         assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
         assert "writes AL 2.97" in row.reason, row.reason
+
+
+# The servers' settings are read by recipes.launch.knobs, as Checks 8, 9 and 13 read them.
+def test_an_array_tail_the_branches_leave_unknown_may_hold_the_speculation():
+    # `--trust-remote-code` is a boolean: the array after it is not its value. One arm of an
+    # undecided branch adds the speculative flags there, so whether the server speculates is not
+    # known (a reader that took the array for the flag's value passed "runs without speculation").
+    script = ('#!/usr/bin/env bash\nEXTRA=()\nif [[ "${GPU_ARCH}" == "mi355x" ]]; then\n'
+              '  EXTRA+=(--speculative-algorithm NEXTN --speculative-num-steps 3)\nfi\n'
+              'python3 -m sglang.launch_server --model-path m --tp 8 --trust-remote-code "${EXTRA[@]}"\n')
+    row = _row(script)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "cannot be read whole" in row.reason and "GPU_ARCH" in row.reason and f"{SCRIPT}:6" in row.reason, row.reason
+
+
+def test_an_environment_variable_spelled_like_a_speculative_flag_is_not_the_flag():
+    # SGLang reads its speculative settings from its command line: exported variables that
+    # merely share the flags' names leave the server without speculation (nothing to pin).
+    script = ("#!/usr/bin/env bash\nexport SPECULATIVE_ALGORITHM=NEXTN\nexport SPECULATIVE_NUM_STEPS=3\n"
+              "python3 -m sglang.launch_server --model-path m --tp 8\n")
+    row = _row(script)
+    assert row.status.value == "PASS", row.reason
+    assert "runs without speculative decoding" in row.reason and f"{SCRIPT}:4" in row.reason, row.reason
+
+
+def test_only_the_json_flag_s_own_keys_are_in_force():
+    from checks.acceptance_runs import in_force
+    from recipes.launch.trace import Effect, Site
+
+    spec = '{"method": "eagle", "draft": {"synthetic_acceptance_length": 2.5}, "num_speculative_tokens": 3}'
+    e = Effect(kind=SERVER, site=Site("b.sh", 3), how="vllm",
+               argv=("vllm", "serve", "m", "--speculative-config", spec, "--speculative-config", '{"method": "mtp"}'))
+    found, why = in_force(e)
+    assert why is None
+    assert [(k.name, k.value) for k in found if k.parent] == [("method", "mtp")]  # the last flag wins whole
+    found, _ = in_force(Effect(kind=SERVER, site=Site("b.sh", 3), how="vllm",
+                               argv=("vllm", "serve", "m", "--speculative-config", spec)))
+    assert {k.name: k.depth for k in found if k.parent} == {"method": 1, "draft": 1, "num_speculative_tokens": 1}

@@ -123,3 +123,11 @@ def test_a_trace_lists_servers_and_clients_only_and_is_read_once():
     assert len(knobs.knobs(t)) == 2                   # a grown trace is read again
     assert knobs.servers(t) == t.effects[2:] and not knobs.clients(t)
     assert reached(t) and not reached(Trace([Effect(kind=EXEC, site=SITE, argv=("true",))]))
+
+
+def test_json_keys_carry_their_depth():
+    spec = '{"method": "mtp", "draft": {"kv_cache_dtype": "fp8", "layers": [{"dtype": "fp8"}]}}'
+    found = effect_knobs(server("--speculative-config", spec))
+    assert {k.name: k.depth for k in found if k.kind == JSON_KEY} == {
+        "method": 1, "draft": 1, "kv_cache_dtype": 2, "layers": 2, "dtype": 3}
+    assert all(k.depth == 0 for k in found if k.kind != JSON_KEY)
