@@ -43,6 +43,7 @@ TRACE_BUDGET_STEPS = 50_000
 # rule, and a PR that reaches hundreds of points through a data file once left its own new
 # point untraced ("could not verify") after the probes spent the whole budget (#2158).
 PROBE_RESERVE = 20_000
+UNBUDGETED_STEPS = 10**12  # `without_budget`
 REASON_BUDGET = "not traced: the review's {steps:,} interpreter steps were spent"
 REASON_OPAQUE = "the trace could not rule it out: {what} at {where}"
 REASON_DEPENDS = "{path} changed (its launch reads it: {how})"
@@ -94,6 +95,19 @@ def tracer(ctx: Any, side: str) -> Tracer:
                       mounts=tuple(ctx.config.policy.workspace_mounts), root=repo.layout.root,
                       budget=ctx.memo(MEMO_BUDGET, lambda: Budget(TRACE_BUDGET_STEPS)))
     return ctx.memo(MEMO_TRACER.format(side=side), build)
+
+
+def without_budget(ctx: Any) -> None:
+    """Lift the review's step budget for `ctx` (a tool that traces a whole tree, not a review:
+    `inspect --trace`, bench/trace_coverage.py); each trace stays bounded by the interpreter's
+    own caps (recipes/launch/state.py). Before the context's first trace."""
+    ctx.memo(MEMO_BUDGET, lambda: Budget(UNBUDGETED_STEPS))
+
+
+def own_trace(ctx: Any, point: Any) -> Optional[PointTrace]:
+    """The point's trace at the head with its own values (its concurrency too, not a symbol), by
+    the review's tracer: what `inspect --trace` prints and bench/trace_coverage.py counts."""
+    return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner), symbolic=False)
 
 
 def cloned_setup_text(ctx: Any, checkout: Any, ref: str) -> tuple | None:
