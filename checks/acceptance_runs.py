@@ -87,7 +87,7 @@ class Served:
     """What one traced server runs, as Check 11 reads it."""
 
     effect: Any
-    settings: list[Knob]  # in force (`in_force`): what the engine reads of its command line and environment
+    settings: list[Knob]  # in force (`settings_in_force`): what the engine reads of its command line and environment
     method: Any = None
     k: Any = None
     draft: Any = None
@@ -111,7 +111,7 @@ def _word(x: Any) -> Any:
     return str(x) if isinstance(x, (int, float)) else json.dumps(x)
 
 
-def in_force(e: Any) -> tuple[list[Knob], str | None]:
+def settings_in_force(e: Any) -> tuple[list[Knob], str | None]:
     """A server's settings as its engine reads them (recipes.launch.knobs): its environment, the
     last occurrence of each flag, and the keys of the JSON object a flag in force holds (its own
     keys: an engine reads `--speculative-config`'s object, not what is nested in it); and why
@@ -141,7 +141,7 @@ def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str
 
 
 def _served(ctx, e: Any, written: set) -> Served:
-    settings, opaque = in_force(e)
+    settings, opaque = settings_in_force(e)
     out = Served(effect=e, settings=settings, opaque=opaque)
     p = engines.profile(e.how)
     fields = p.spec if p is not None else None

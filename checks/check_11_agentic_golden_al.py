@@ -74,7 +74,7 @@ from typing import Any
 
 
 from checks.acceptance_runs import (
-    _site_evidence, _point_run, in_force, BENCH_RUN, EVAL_RUN, Run, Served, Setting,
+    _site_evidence, _point_run, settings_in_force, BENCH_RUN, EVAL_RUN, Run, Served, Setting,
 )
 from checks.fixes import FIXES_KEY, value_fix
 from checks.golden_al import (
@@ -266,7 +266,7 @@ def _synthetic_hits(ctx, v: ServingView) -> list[Any]:
         trace = head_trace(ctx, v.point)
         for e in trace.effects() if trace is not None else ():
             if e.kind == SERVER and not e.client:
-                found.extend(Setting(k) for k in knobs.find(in_force(e)[0], *names))
+                found.extend(Setting(k) for k in knobs.find(settings_in_force(e)[0], *names))
     return [h for h in found if _is_synthetic(h)]
 
 

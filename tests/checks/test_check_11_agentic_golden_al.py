@@ -193,15 +193,15 @@ def test_an_environment_variable_spelled_like_a_speculative_flag_is_not_the_flag
 
 
 def test_only_the_json_flag_s_own_keys_are_in_force():
-    from checks.acceptance_runs import in_force
+    from checks.acceptance_runs import settings_in_force
     from recipes.launch.trace import Effect, Site
 
     spec = '{"method": "eagle", "draft": {"synthetic_acceptance_length": 2.5}, "num_speculative_tokens": 3}'
     e = Effect(kind=SERVER, site=Site("b.sh", 3), how="vllm",
                argv=("vllm", "serve", "m", "--speculative-config", spec, "--speculative-config", '{"method": "mtp"}'))
-    found, why = in_force(e)
+    found, why = settings_in_force(e)
     assert why is None
     assert [(k.name, k.value) for k in found if k.parent] == [("method", "mtp")]  # the last flag wins whole
-    found, _ = in_force(Effect(kind=SERVER, site=Site("b.sh", 3), how="vllm",
+    found, _ = settings_in_force(Effect(kind=SERVER, site=Site("b.sh", 3), how="vllm",
                                argv=("vllm", "serve", "m", "--speculative-config", spec)))
     assert {k.name: k.depth for k in found if k.parent} == {"method": 1, "draft": 1, "num_speculative_tokens": 1}
