@@ -26,7 +26,7 @@ import logging
 import re
 from typing import Any, Optional
 
-from recipes.launch.compare import CLIENT_ONLY, compare, opaque
+from recipes.launch.compare import CLIENT_ONLY, compare, hides_code
 from recipes.launch.point import Budget, PointTrace, Tracer, is_client_install, srt_hook
 
 log = logging.getLogger(__name__)
@@ -165,11 +165,12 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]], leave: int = 0
     launcher changed keeps those reasons; the shared-file ones are replaced by the trace's.
     `leave`: steps of the budget its traces may not spend (`probe`)."""
     packages = ctx.config.policy.benchmark_client_packages
+    trusted = ctx.config.policy.trusted_installers
     out: dict[int, Any] = dict(enumerate(points))
     for i, n_own in shared:
         ap = points[i]
         head = head_trace(ctx, ap.point, leave)
-        hidden = None if head is None else next((e for e in head.effects() if opaque(e)), None)
+        hidden = None if head is None else next((e for e in head.effects() if hides_code(e, trusted)), None)
         base = None
         if head is not None and hidden is None and unreached(ctx, ap.point, head):
             # The head never ran what the PR changed: the base trace is the same trace.
@@ -181,7 +182,7 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]], leave: int = 0
         if head is not None and hidden is None:  # an unknown at the head keeps the point
             base, head = point_traces(ctx, ap.point, leave)
             if base is not None and head is not None:
-                hidden = next((e for e in head.effects() + base.effects() if opaque(e)), None)
+                hidden = next((e for e in head.effects() + base.effects() if hides_code(e, trusted)), None)
         if head is None or (hidden is None and base is None):
             out[i] = type(ap)(point=ap.point, reasons=ap.reasons + [REASON_BUDGET.format(steps=TRACE_BUDGET_STEPS)])
             continue
@@ -225,7 +226,9 @@ def probe(ctx: Any, point: Any, changed: set[str]) -> list[str]:
         return []
     if not found:
         # A source or a run of a file whose path the trace could not know may be a changed file.
-        hidden = next((e for t in (head, trace) for e in t.effects() if opaque(e) and _unknown_file(e)), None)
+        trusted = ctx.config.policy.trusted_installers
+        hidden = next((e for t in (head, trace) for e in t.effects() if hides_code(e, trusted) and _unknown_file(e)),
+                      None)
         return [] if hidden is None else [REASON_OPAQUE.format(what=hidden.detail, where=hidden.where())]
     return [REASON_DEPENDS.format(path=p, how=_first_use(trace, p)) for p in found]
 
