@@ -87,7 +87,7 @@ class Served:
     """What one traced server runs, as Check 11 reads it."""
 
     effect: Any
-    settings: list[Knob]  # in force (`settings_in_force`): what the engine reads of its command line and environment
+    settings: list[Knob]  # in force (`knobs.settings_in_force`): what the engine reads of its command line and environment
     method: Any = None
     k: Any = None
     draft: Any = None
@@ -95,6 +95,13 @@ class Served:
     # Why the command line cannot be read whole (an unknown word, a config file the trace
     # does not hold): a knob or a speculative flag could hide there.
     opaque: str | None = None
+
+    def may_hide(self, names) -> bool:
+        """Whether what it cannot read (`opaque`) may hold one of `names`: a word of its command
+        line or its config file may hold a flag or a key, never an environment variable."""
+        p = engines.profile(self.effect.how)
+        env = {norm_name(n) for n in (p.synthetic_env if p is not None else ())}
+        return self.opaque is not None and any(norm_name(n) not in env for n in names)
 
     def knob(self, names, kinds=None) -> Setting | None:
         """The last setting in force named one of `names` (any spelling), of `kinds`."""
@@ -109,17 +116,6 @@ def _word(x: Any) -> Any:
     if isinstance(x, bool):
         return str(x).lower()
     return str(x) if isinstance(x, (int, float)) else json.dumps(x)
-
-
-def settings_in_force(e: Any) -> tuple[list[Knob], str | None]:
-    """A server's settings as its engine reads them (recipes.launch.knobs): its environment, the
-    last occurrence of each flag, and the keys of the JSON object a flag in force holds (its own
-    keys: an engine reads `--speculative-config`'s object, not what is nested in it); and why
-    its command line cannot be read whole (the first word where any flag may hide), or None."""
-    found = knobs.effect_knobs(e)
-    hidden = knobs.opaque(found)
-    why = f"a word of its command line is not known ({hidden[0].value.why})" if hidden else None
-    return [k for k in found if not k.opaque and k.wins and k.depth <= 1], why
 
 
 def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str | None]:
@@ -141,24 +137,20 @@ def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str
 
 
 def _served(ctx, e: Any, written: set) -> Served:
-    settings, opaque = settings_in_force(e)
+    settings, opaque = knobs.settings_in_force(e)
     out = Served(effect=e, settings=settings, opaque=opaque)
     p = engines.profile(e.how)
     fields = p.spec if p is not None else None
     if fields is None:
         return out
-    flags = [k for k in settings if k.kind == knobs.SERVER_FLAG]
-    if fields.block is None:  # the speculative settings are flags of their own (SGLang, ATOM)
-        cfg = {k.key: k.value for k in flags}
-    elif fields.block_is_json:  # vLLM: the keys of the `--speculative-config` JSON object
-        raw = knobs.find(flags, fields.block)
-        if raw and knobs.json_object(raw[-1].value) is None:
-            out.opaque = out.opaque or f"{raw[-1].name} is not a JSON object ({raw[-1].shown})"
+    read = knobs.spec_values(settings, fields)  # flags of their own (SGLang, ATOM), a JSON block (vLLM)
+    if read is not None:
+        cfg, why = read
+        if why is not None:
+            out.opaque = out.opaque or why
             return out
-        block = norm_name(fields.block)
-        cfg = {k.key: k.value for k in settings if k.kind == knobs.JSON_KEY and norm_name(k.parent) == block}
     else:  # TRT-LLM: a `speculative_config` block of the YAML file the server loads
-        flag = knobs.find(flags, *TRT_CONFIG_FLAGS)
+        flag = knobs.find(settings, *TRT_CONFIG_FLAGS, kinds=(knobs.SERVER_FLAG,))
         if not flag:
             return out
         data, why = _config_file(ctx, e, flag[-1].value, written)
@@ -221,21 +213,24 @@ def _run(ctx, v: ServingView, inputs: dict[str, str], symbolic: bool) -> Run:
     return out
 
 
-def _unsettled(run: Run, names) -> bool:
-    """Whether a concrete trace (the point's own concurrency) could settle what this one leaves open."""
+def _unsettled(run: Run, names, read_whole: bool) -> bool:
+    """Whether a concrete trace (the point's own concurrency) could settle what this one leaves
+    open that the verdict reads: a word of a server's command line it cannot read counts where
+    the method is missing, or where the knob is (or, `read_whole`, is not) and may hide there."""
     for s in run.servers:
         k = s.knob(names)
-        if s.opaque or s.effect.under or (k is not None and not k.known) or \
+        hidden = s.opaque and (s.method is None or (s.may_hide(names) and (read_whole or k is None)))
+        if hidden or s.effect.under or (k is not None and not k.known) or \
                 (s.method is not None and not isinstance(s.method, str)) or (s.k is not None and not isinstance(s.k, str)):
             return True
     return False
 
 
-def _point_run(ctx, v: ServingView, inputs: dict[str, str], names) -> Run:
+def _point_run(ctx, v: ServingView, inputs: dict[str, str], names, read_whole: bool = False) -> Run:
     """One run of the point: traced with its concurrency a symbol (shared by its arm), then with
-    its own values when that leaves a speculative value or the knob open."""
+    its own values when that leaves a speculative value or the knob open (`_unsettled`)."""
     run = _run(ctx, v, inputs, symbolic=True)
-    if run.gap is None and _unsettled(run, names):
+    if run.gap is None and _unsettled(run, names, read_whole):
         concrete = _run(ctx, v, inputs, symbolic=False)
         if concrete.gap is None:
             return concrete

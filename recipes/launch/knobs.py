@@ -30,7 +30,7 @@ import json
 import posixpath
 import re
 from dataclasses import dataclass, replace
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from recipes.values import flag_name
 
@@ -277,3 +277,32 @@ def brief(effect: Effect, last: int = 3) -> str:
 def chain_note(effect: Effect) -> str:
     """The evidence note of a setting: the whole chain, and the undecided branches around it."""
     return f"via {effect.where()}" + (f"; under {'; '.join(effect.under)}" if effect.under else "")
+
+
+def settings_in_force(effect: Effect) -> tuple[list[Knob], Optional[str]]:
+    """One server's settings as its engine reads them: its environment, the last occurrence of
+    each flag, and the own keys of the JSON object a flag in force holds (an engine reads
+    `--speculative-config`'s object, not what is nested in it); and why its command line cannot
+    be read whole (the first word where any flag may hide), or None."""
+    found = effect_knobs(effect)
+    hidden = opaque(found)
+    why = f"a word of its command line is not known ({hidden[0].value.why})" if hidden else None
+    return [k for k in found if not k.opaque and k.wins and k.depth <= 1], why
+
+
+def spec_values(found: list[Knob], fields: Any) -> Optional[tuple[dict[str, Word], Optional[str]]]:
+    """The speculative settings a server's settings in force (`settings_in_force`) give its engine, by
+    recipes.values.flag_name; `fields` is the engine's recipes.engines SpecFields. Its own flags
+    (SGLang, ATOM), or the keys of the JSON object its block flag holds (vLLM
+    `--speculative-config`); with why they cannot be read (that flag holds no JSON object), else
+    None. None for an engine that reads them from a file (TRT-LLM's YAML) or has none."""
+    if fields is None or (fields.block is not None and not fields.block_is_json):
+        return None
+    flags = [k for k in found if k.kind == SERVER_FLAG]
+    if fields.block is None:
+        return {k.key: k.value for k in flags}, None
+    raw = find(flags, fields.block)
+    if raw and json_object(raw[-1].value) is None:
+        return {}, f"{raw[-1].name} is not a JSON object ({raw[-1].shown})"
+    block = flag_name(fields.block)
+    return {k.key: k.value for k in found if k.kind == JSON_KEY and flag_name(k.parent) == block}, None

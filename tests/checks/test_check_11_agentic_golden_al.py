@@ -193,7 +193,7 @@ def test_an_environment_variable_spelled_like_a_speculative_flag_is_not_the_flag
 
 
 def test_only_the_json_flag_s_own_keys_are_in_force():
-    from checks.acceptance_runs import settings_in_force
+    from recipes.launch.knobs import settings_in_force
     from recipes.launch.trace import Effect, Site
 
     spec = '{"method": "eagle", "draft": {"synthetic_acceptance_length": 2.5}, "num_speculative_tokens": 3}'
@@ -205,3 +205,48 @@ def test_only_the_json_flag_s_own_keys_are_in_force():
     found, _ = settings_in_force(Effect(kind=SERVER, site=Site("b.sh", 3), how="vllm",
                                argv=("vllm", "serve", "m", "--speculative-config", spec)))
     assert {k.name: k.depth for k in found if k.parent} == {"method": 1, "draft": 1, "num_speculative_tokens": 1}
+
+
+def _counting_runs(monkeypatch) -> list:
+    import checks.acceptance_runs as runs
+
+    calls: list = []
+    real = runs._run
+
+    def counting(ctx, v, inputs, symbolic):
+        calls.append((inputs.get("EVAL_ONLY"), symbolic))
+        return real(ctx, v, inputs, symbolic)
+
+    monkeypatch.setattr(runs, "_run", counting)
+    return calls
+
+
+EXTRA = 'EXTRA=()\nif [[ "${GPU_ARCH}" == "mi355x" ]]; then EXTRA+=(--x); fi\n'
+VLLM_MASTER = MASTER.replace("framework: sglang", "framework: vllm").replace("sglang-agentic", "vllm-agentic")
+VLLM_SCRIPT = ('#!/usr/bin/env bash\nSPEC=\'{"method": "mtp", "num_speculative_tokens": 3}\'\n'
+               'if [[ "${EVAL_ONLY}" != "true" ]]; then\n'
+               '  SPEC=\'{"method": "mtp", "num_speculative_tokens": 3, "synthetic_acceptance_length": 2.49}\'\nfi\n' + EXTRA +
+               'vllm serve deepseek-ai/DeepSeek-V4-Pro --tp 8 --max-num-seqs "$CONC" --speculative-config "$SPEC" '
+               '--trust-remote-code "${EXTRA[@]}"\n')
+
+
+def test_a_word_it_cannot_read_is_traced_again_only_where_it_may_hide_what_is_judged(monkeypatch):
+    # The server has its method, draft length and knob; an array tail the branches leave unknown
+    # follows a boolean flag. SGLang's knob is an environment variable, which no word of a command
+    # line can hold: neither run is traced again with the point's own values (each such trace
+    # spends the review's step budget: #2647 and #2517 of the history ran out of it), and the
+    # eval-only run is judged as read.
+    calls = _counting_runs(monkeypatch)
+    row = _row(GUARDED.replace(LAUNCH, EXTRA + LAUNCH.replace("\n", ' --max-running-requests "$CONC" '
+                                                              '--trust-remote-code "${EXTRA[@]}"\n')))
+    assert row.status.value == "PASS" and "only outside eval runs" in row.reason, row.reason
+    assert calls == [("false", True), ("true", True)], calls
+    # vLLM's knob is a key of --speculative-config, which the tail may repeat: the benchmark run,
+    # which has it, is not traced again; the eval-only run, which must not have it, is, and stays
+    # "could not verify" (the rule that evals keep real acceptance is in force).
+    calls.clear()
+    row = check_row(11, {"base": {GOLDEN: GOLDEN_TEXT, **RUNNERS},
+                         "head": {"configs/amd-master.yaml": VLLM_MASTER, SCRIPT.replace("sglang", "vllm"): VLLM_SCRIPT}})
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify that"), row.reason
+    assert "cannot be read whole" in row.reason and "GPU_ARCH" in row.reason, row.reason
+    assert ("false", False) not in calls and ("true", False) in calls, calls
