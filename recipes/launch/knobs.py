@@ -17,6 +17,12 @@ does this point's server get" without reading a script:
 - a word the interpreter could not resolve where a flag may stand (a whole unknown word, the
   unknown end of an array) is an `opaque` knob: any flag may hide in it.
 
+`settings_in_force(effect)` keeps what one server's engine reads (each flag's last occurrence, the
+own keys of a JSON flag in force, its environment) and says why its command line cannot be read
+whole; `spec_values` reads its speculative settings from those (flags, or a JSON block per the
+engine's recipes.engines SpecFields) and `speculates` whether it starts speculative decoding
+(Check 11, and `ServingView.is_speculative` for a point a launcher starts).
+
 Each knob keeps the `Effect` it came from: `effect.site` and `effect.where()` are its evidence
 (file:line and the chain that led there) and `effect.under` the undecided branches around it.
 The srt-slurm hook's SERVER/CLIENT effects carry the recipe's values as `a.b.c=value` items, not
@@ -306,3 +312,33 @@ def spec_values(found: list[Knob], fields: Any) -> Optional[tuple[dict[str, Word
         return {}, f"{raw[-1].name} is not a JSON object ({raw[-1].shown})"
     block = flag_name(fields.block)
     return {k.key: k.value for k in found if k.kind == JSON_KEY and flag_name(k.parent) == block}, None
+
+
+_NO_METHOD = ("", "none", "null", "false")
+
+
+def speculates(effect: Effect) -> Optional[bool]:
+    """Whether an engine's server process starts speculative decoding, by its settings in force:
+    a method set (SGLang `--speculative-algorithm`, ATOM `--method`) or a `--speculative-config`
+    object with any key (vLLM). None when its flags cannot tell: an engine that reads them from
+    a file (TRT-LLM) or has none, a method the trace does not know, a block that is not JSON, or
+    none set where a word of the command line may hide one."""
+    from recipes import engines
+
+    profile = engines.profile(effect.how)
+    found, hidden = settings_in_force(effect)
+    read = spec_values(found, profile.spec if profile is not None else None)
+    if read is None or read[1] is not None:
+        return None
+    values = read[0]
+    fields = profile.spec
+    method = next((values[flag_name(m)] for m in fields.method if flag_name(m) in values), None)
+    if method is not None:
+        return None if not isinstance(method, str) else method.strip().lower() not in _NO_METHOD
+    if fields.block is not None and values:
+        return True  # vLLM infers the method from the draft model
+    own = flag_name(fields.block) if fields.block is not None else ""
+    if hidden or any(k.key.startswith(("speculative", "num-speculative")) and k.key != own
+                     for k in found if k.kind == SERVER_FLAG):
+        return None  # a flag may hide it, or speculative flags of another form (vLLM's early `--speculative-model`)
+    return False

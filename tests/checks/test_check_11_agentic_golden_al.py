@@ -250,3 +250,22 @@ def test_a_word_it_cannot_read_is_traced_again_only_where_it_may_hide_what_is_ju
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify that"), row.reason
     assert "cannot be read whole" in row.reason and "GPU_ARCH" in row.reason, row.reason
     assert ("false", False) not in calls and ("true", False) in calls, calls
+
+
+def test_whether_a_launcher_s_point_speculates_is_read_from_its_traced_servers():
+    # spec-decoding: none in the master config; the launcher decides. A server whose speculative
+    # flag is built by `printf -v` speculates (the script reading missed it: N/A, a silent pass
+    # of an unpinned AL); one whose speculative flags belong to another model's branch does not.
+    master = MASTER.replace("spec-decoding: mtp", "spec-decoding: none")
+    script = SCRIPT.replace("_mtp", "")
+    launch = "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tp 8 "
+
+    def row(text: str):
+        return check_row(11, {"base": {GOLDEN: GOLDEN_TEXT, **RUNNERS}, "head": {"configs/amd-master.yaml": master, script: text}})
+
+    built = row("#!/usr/bin/env bash\nprintf -v ARGS '%s %s' --speculative-algorithm NEXTN\n" + launch +
+                "$ARGS --speculative-num-steps 3\n")
+    assert built.status.value == "FAIL" and "not pinned" in built.reason and f"{script}:3" in built.reason, built.reason
+    other = row('#!/usr/bin/env bash\nSPEC=()\nif [[ "$MODEL" == "other/model" ]]; then\n'
+                '  SPEC=(--speculative-algorithm NEXTN --speculative-num-steps 3)\nfi\n' + launch + '"${SPEC[@]}"\n')
+    assert other.status.value == "N/A", other.reason

@@ -195,6 +195,9 @@ class ServingView:
     shared: dict | None = field(default=None, repr=False, compare=False)
     # The repository policy in force (its engine vocabulary: `framework_family`, display names).
     policy: Any = field(default=None, repr=False, compare=False)
+    # For a point a launcher starts: whether its traced servers speculate, asked when first needed
+    # (recipes.launch.path.trace_affected.traced_speculation; None when the trace cannot tell).
+    traced_speculation: Any = field(default=None, repr=False, compare=False)
 
     @property
     def config_key(self) -> str:
@@ -230,7 +233,18 @@ class ServingView:
 
     @property
     def is_speculative(self) -> bool:
-        return (self.point.spec_decoding or "none") != "none" or self.effective.spec_method is not None
+        """The master config's spec-decoding, else whether its servers speculate: for a point a
+        launcher starts, as its trace's servers run (their settings in force); without a trace
+        that can tell (past the review's budget, no engine server reached, a server whose settings
+        cannot say), the script reading's speculative method."""
+        if (self.point.spec_decoding or "none") != "none":
+            return True
+        if self.traced_speculation is not None:
+            if not hasattr(self, "_traced"):
+                self._traced = self.traced_speculation()
+            if self._traced is not None:
+                return self._traced
+        return self.effective.spec_method is not None
 
     @property
     def spec_method(self) -> str | None:
@@ -581,6 +595,10 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     view = ServingView(point=point, effective=repo.effective(point), variant=variant,
                        reasons=list(affected_point.reasons), shared=ctx.memo(MEMO_HITS, dict),
                        policy=ctx.config.policy)
+    if variant is None:
+        from recipes.launch.path.trace_affected import traced_speculation
+
+        view.traced_speculation = lambda: traced_speculation(ctx, point)
     launcher = point.launcher
     if launcher is not None:
         _check_readable(ctx, view, launcher.path)

@@ -208,6 +208,22 @@ def head_trace(ctx: Any, point: Any, leave: int = 0) -> Optional[PointTrace]:
     return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner), leave=leave)
 
 
+def traced_speculation(ctx: Any, point: Any) -> Optional[bool]:
+    """Whether the point's servers at the head start speculative decoding, read from its trace
+    (recipes.launch.knobs.speculates): True when one does, False when every engine server's
+    settings say it does not; None past the review's budget, for a trace that reaches no engine
+    server, or when a server's settings cannot tell (the caller keeps its script reading)."""
+    from recipes.launch import knobs
+
+    trace = head_trace(ctx, point)
+    if trace is None:
+        return None
+    said = [knobs.speculates(e) for e in knobs.servers(trace.effects()) if not e.client]
+    if True in said:
+        return True
+    return False if said and None not in said else None
+
+
 def probe(ctx: Any, point: Any, changed: set[str]) -> list[str]:
     """Whether a point whose textual path does not hold a changed file depends on one: the files
     its trace reads at the head or at the base (`PointTrace.files`). The reasons when it does, or
