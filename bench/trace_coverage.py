@@ -1,12 +1,15 @@
 """How many benchmark points' launches the interpreter follows to a server, at one tree.
 
-Traces one point per master-config key (recipes.launch, as `inspect --trace` does) and counts
+Traces one point per master-config key with the review's tracer (as `inspect --trace` does:
+recipes.launch.path.trace_affected `tracer`, with the srt-slurm recipes and setup scripts of
+the checkout a runner clones when `--external-repo` gives it, and the policy of `--config`,
+by default examples/inferencex/infx-review.yml as the replay uses it) and counts
 the traces that start a server and those that do not; a trace that starts none carries an
 UNKNOWN effect saying where the launch ended (recipes.launch.point.no_server), and those are
 grouped by that place. The sweep's job always starts a server, so every trace without one is a
 launch the interpreter did not follow.
 
-    python bench/trace_coverage.py PATH [--list]
+    python bench/trace_coverage.py PATH [--list] [--external-repo NVIDIA/srt-slurm=DIR] [--config FILE]
 
 PATH is a work tree of a benchmark repository (an InferenceX checkout at some commit).
 """
@@ -21,11 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.commands.inspect import point_trace  # noqa: E402
+from bot.commands.inspect import trace_context, trace_point  # noqa: E402
 from recipes.launch.compare import NO_SERVER_MARK  # noqa: E402
 from recipes.launch.trace import SERVER, UNKNOWN  # noqa: E402
-from recipes.repository import Repository  # noqa: E402
 from recipes.source import DirSource  # noqa: E402
+
+EXAMPLE_CONFIG = Path(__file__).resolve().parents[1] / "examples" / "inferencex" / "infx-review.yml"
 
 _WHERE = re.compile(r"(?:ends at|to the end of) (\S+?)(?::\d+)? ")
 
@@ -34,18 +38,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
     parser.add_argument("--list", action="store_true", help="print every config key without a server")
+    parser.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
+                        help="a local clone of a repository the runners clone (as `check --external-repo`)")
+    parser.add_argument("--config", default=str(EXAMPLE_CONFIG), help="the policy file (as `check --config`)")
     args = parser.parse_args(argv)
-    src = DirSource(args.path)
-    repo = Repository(src)
+    ctx = trace_context(DirSource(args.path), args.external_repo, args.config)
     first: dict[str, object] = {}
-    for p in repo.points:
+    for p in ctx.head_repo.points:
         first.setdefault(p.config_key, p)
     counts: collections.Counter = collections.Counter()
     ends: collections.Counter = collections.Counter()
     t0 = time.process_time()
     for key, point in first.items():
         try:
-            effects = point_trace(repo, src, point).effects()
+            effects = trace_point(ctx, point).effects()
         except Exception as e:  # a crash is a figure too
             counts["crash"] += 1
             print(f"CRASH {key}: {type(e).__name__}: {e}")

@@ -561,3 +561,29 @@ def build_local_snapshot(
         unreadable={**target_tree.link_problems(), **base_tree.link_problems(), **head_tree.link_problems()},
         html_url=f"https://github.com/{name}/pull/{pr.number}",
     )
+
+
+# --- one tree, no change (inspect --trace, the benches) -------------------------------------
+class _ConfigOverlay:
+    """A tree read as it is, with `--config`'s bytes in place of its own configuration file."""
+
+    def __init__(self, source: Any, config: bytes):
+        self.source, self.config_bytes = source, config
+
+    def read(self, path: str) -> bytes | None:
+        return self.config_bytes if path.strip("/") == CONFIG_PATH else self.source.read(path)
+
+    def list(self, directory: str) -> list[str]:
+        return self.source.list(directory)
+
+
+def tree_snapshot(source: Any, *, external: dict[str, str] | None = None, config_file: str | Path | None = None,
+                  review_date: date | None = None) -> PRSnapshot:
+    """A snapshot whose base and head are one tree (`source`: a working tree or a commit), so a
+    tool traces its points as a review of that tree would: with the repositories its runners
+    clone (`external`, from `external_repos`; a branch read as it stood on `review_date`, today
+    when None) and the policy of `config_file` (`--config`), else the tree's own file."""
+    target = _ConfigOverlay(source, read_config_file(config_file)) if config_file is not None else None
+    day = review_day(review_date)
+    return PRSnapshot(repo="local/tree", number=0, base=source, head=source, target=target, review_date=day,
+                      external=LocalExternal(external, day) if external else None)

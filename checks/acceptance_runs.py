@@ -15,7 +15,8 @@ from checks.result import Evidence
 from recipes.launch.path.serving import ServingView
 from recipes.launch.compare import NO_SERVER_MARK, opaque
 from recipes.launch.point import LAUNCHER_ROOT
-from recipes.launch.knobs import json_object
+from recipes.launch import knobs
+from recipes.launch.knobs import Knob
 from recipes.launch.trace import SERVER, WRITE, show
 from recipes.launch.words import Unknown
 from recipes.values import flag_name as norm_name
@@ -38,17 +39,31 @@ MAX_CONFIG_CHARS = 200_000
 
 @dataclass(frozen=True)
 class Setting:
-    """One value a traced server carries: an environment variable, a flag, or a key of a JSON
-    flag (`parent`); `value` is text or the interpreter's Unknown."""
+    """One value a traced server carries, as recipes.launch.knobs reads it: an environment
+    variable, a flag, or a key of a JSON-valued flag (`parent`); `value` is text or the
+    interpreter's Unknown."""
 
-    name: str
-    value: Any
-    effect: Any
-    parent: str | None = None
+    knob: Knob
+
+    @property
+    def name(self) -> str:
+        return self.knob.name
+
+    @property
+    def value(self) -> Any:
+        return self.knob.value
+
+    @property
+    def effect(self) -> Any:
+        return self.knob.effect
+
+    @property
+    def parent(self) -> str | None:
+        return self.knob.parent or None
 
     @property
     def known(self) -> bool:
-        return isinstance(self.value, str)
+        return self.knob.known
 
     @property
     def where(self) -> str:
@@ -61,12 +76,7 @@ class Setting:
 
     @property
     def shown(self) -> str:
-        inner = f"{self.parent} {self.name}" if self.parent else self.name
-        return f"{inner}={show(self.value)}"
-
-    @property
-    def kind(self) -> str:
-        return "trace"
+        return self.knob.shown
 
     def evidence(self, note: str | None = None) -> Evidence:
         return _site_evidence(self.effect)
@@ -77,7 +87,7 @@ class Served:
     """What one traced server runs, as Check 11 reads it."""
 
     effect: Any
-    settings: dict[str, Setting]  # norm_name -> the last setting of that name (argparse: last wins)
+    settings: list[Knob]  # in force (`knobs.settings_in_force`): what the engine reads of its command line and environment
     method: Any = None
     k: Any = None
     draft: Any = None
@@ -86,9 +96,17 @@ class Served:
     # does not hold): a knob or a speculative flag could hide there.
     opaque: str | None = None
 
-    def knob(self, names) -> Setting | None:
-        found = [self.settings[norm_name(n)] for n in names if norm_name(n) in self.settings]
-        return found[-1] if found else None
+    def may_hide(self, names) -> bool:
+        """Whether what it cannot read (`opaque`) may hold one of `names`: a word of its command
+        line or its config file may hold a flag or a key, never an environment variable."""
+        p = engines.profile(self.effect.how)
+        env = {norm_name(n) for n in (p.synthetic_env if p is not None else ())}
+        return self.opaque is not None and any(norm_name(n) not in env for n in names)
+
+    def knob(self, names, kinds=None) -> Setting | None:
+        """The last setting in force named one of `names` (any spelling), of `kinds`."""
+        found = knobs.find(self.settings, *names, kinds=kinds)
+        return Setting(found[-1]) if found else None
 
 
 def _word(x: Any) -> Any:
@@ -98,36 +116,6 @@ def _word(x: Any) -> Any:
     if isinstance(x, bool):
         return str(x).lower()
     return str(x) if isinstance(x, (int, float)) else json.dumps(x)
-
-
-def _settings(e: Any) -> tuple[dict[str, Setting], str | None]:
-    """A server's environment, flags and JSON-flag keys; and the first word it cannot read."""
-    out: dict[str, Setting] = {}
-    opaque = None
-    for name, value in e.env:
-        out[norm_name(name)] = Setting(name, value, e)
-    words = list(e.argv)
-    i = 0
-    while i < len(words):
-        w = words[i]
-        i += 1
-        if not isinstance(w, str):
-            opaque = opaque or f"a word of its command line is not known ({w.why})"
-            continue
-        if not w.startswith("--") or len(w) == 2:
-            continue
-        name, eq, value = w[2:].partition("=")
-        if not eq:
-            nxt = words[i] if i < len(words) else None
-            if nxt is not None and not (isinstance(nxt, str) and nxt.startswith("-")):
-                value, i = nxt, i + 1
-            else:
-                value = "true"
-        out[norm_name(name)] = Setting(name, value, e)
-        obj = json_object(value)
-        for key, inner in (obj or {}).items():
-            out[norm_name(key)] = Setting(str(key), _word(inner), e, parent=name)
-    return out, opaque
 
 
 def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str | None]:
@@ -149,44 +137,34 @@ def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str
 
 
 def _served(ctx, e: Any, written: set) -> Served:
-    settings, opaque = _settings(e)
+    settings, opaque = knobs.settings_in_force(e)
     out = Served(effect=e, settings=settings, opaque=opaque)
     p = engines.profile(e.how)
     fields = p.spec if p is not None else None
     if fields is None:
         return out
-    if fields.block is not None:
-        if fields.block_is_json:
-            raw = settings.get(norm_name(fields.block))
-            cfg = json_object(raw.value) if raw is not None else {}
-            if raw is not None and cfg is None:
-                out.opaque = out.opaque or f"--{fields.block} is not a JSON object ({raw.shown})"
-                return out
-            cfg = {k: v for k, v in (cfg or {}).items()}
-            out.sample = str(cfg["draft_sample_method"]) if cfg.get("draft_sample_method") else None
-        else:  # TRT-LLM: a `speculative_config` block of the YAML file the server loads
-            flag = next((settings[norm_name(f)] for f in TRT_CONFIG_FLAGS if norm_name(f) in settings), None)
-            if flag is None:
-                return out
-            data, why = _config_file(ctx, e, flag.value, written)
-            if data is None:
-                out.opaque = out.opaque or why
-                return out
-            block = data.get(fields.block)
-            cfg = block if isinstance(block, dict) else {}
-        method = _word(cfg.get(fields.method[0]))
-    else:
-        cfg = {k: s.value for k, s in settings.items()}
-        method = next((cfg[norm_name(m)] for m in fields.method if norm_name(m) in cfg), None)
-        fields_k = fields.draft_length_by_method.get(str(method).lower() if isinstance(method, str) else "",
-                                                     fields.draft_length)
-        out.method = method.lower() if isinstance(method, str) else method
-        out.k = cfg.get(norm_name(fields_k))
-        out.draft = cfg.get(norm_name(fields.draft_model))
-        return out
+    read = knobs.spec_values(settings, fields)  # flags of their own (SGLang, ATOM), a JSON block (vLLM)
+    if read is not None:
+        cfg, why = read
+        if why is not None:
+            out.opaque = out.opaque or why
+            return out
+    else:  # TRT-LLM: a `speculative_config` block of the YAML file the server loads
+        flag = knobs.find(settings, *TRT_CONFIG_FLAGS, kinds=(knobs.SERVER_FLAG,))
+        if not flag:
+            return out
+        data, why = _config_file(ctx, e, flag[-1].value, written)
+        if data is None:
+            out.opaque = out.opaque or why
+            return out
+        block = data.get(fields.block)
+        cfg = {norm_name(k): _word(v) for k, v in block.items()} if isinstance(block, dict) else {}
+    method = next((cfg[norm_name(m)] for m in fields.method if norm_name(m) in cfg), None)
     out.method = method.lower() if isinstance(method, str) else method
     fields_k = fields.draft_length_by_method.get(out.method if isinstance(out.method, str) else "", fields.draft_length)
-    out.k, out.draft = _word(cfg.get(fields_k)), _word(cfg.get(fields.draft_model))
+    out.k, out.draft = cfg.get(norm_name(fields_k)), cfg.get(norm_name(fields.draft_model))
+    sample = cfg.get(norm_name("draft_sample_method")) if fields.block_is_json else None
+    out.sample = str(sample) if sample else None
     return out
 
 
@@ -235,21 +213,24 @@ def _run(ctx, v: ServingView, inputs: dict[str, str], symbolic: bool) -> Run:
     return out
 
 
-def _unsettled(run: Run, knobs) -> bool:
-    """Whether a concrete trace (the point's own concurrency) could settle what this one leaves open."""
+def _unsettled(run: Run, names, read_whole: bool) -> bool:
+    """Whether a concrete trace (the point's own concurrency) could settle what this one leaves
+    open that the verdict reads: a word of a server's command line it cannot read counts where
+    the method is missing, or where the knob is (or, `read_whole`, is not) and may hide there."""
     for s in run.servers:
-        k = s.knob(knobs)
-        if s.opaque or s.effect.under or (k is not None and not k.known) or \
+        k = s.knob(names)
+        hidden = s.opaque and (s.method is None or (s.may_hide(names) and (read_whole or k is None)))
+        if hidden or s.effect.under or (k is not None and not k.known) or \
                 (s.method is not None and not isinstance(s.method, str)) or (s.k is not None and not isinstance(s.k, str)):
             return True
     return False
 
 
-def _point_run(ctx, v: ServingView, inputs: dict[str, str], knobs) -> Run:
+def _point_run(ctx, v: ServingView, inputs: dict[str, str], names, read_whole: bool = False) -> Run:
     """One run of the point: traced with its concurrency a symbol (shared by its arm), then with
-    its own values when that leaves a speculative value or the knob open."""
+    its own values when that leaves a speculative value or the knob open (`_unsettled`)."""
     run = _run(ctx, v, inputs, symbolic=True)
-    if run.gap is None and _unsettled(run, knobs):
+    if run.gap is None and _unsettled(run, names, read_whole):
         concrete = _run(ctx, v, inputs, symbolic=False)
         if concrete.gap is None:
             return concrete

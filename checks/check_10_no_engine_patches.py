@@ -200,7 +200,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
     the first unknown that may hide code on a serving path, or a point left untraced by the
     review's budget ("could not verify": nothing passes because no pattern matched)."""
     from recipes.launch.path.trace_affected import TRACE_BUDGET_STEPS, head_trace
-    from recipes.launch.compare import opaque, serving_part
+    from recipes.launch.compare import hides_code, serving_part
     from recipes.launch.image import code_path, install_origin
     from recipes.launch.point import is_client_install, server_env
     from recipes.launch.trace import EXEC, INSTALL, PYTHON, READ, RUN_WRITTEN, SERVER, WRITE
@@ -272,8 +272,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
             # On the runner, a file it sources from its own tooling (a venv's `activate`, uv's
             # `env`) sets its environment; what starts the job is a command it runs.
             on_runner = id(e) in serverless and not e.detail.startswith("sources ")
-            if opaque(e) and (e.container or on_runner) and id(e) in early and not any(f"the download of {t}" in e.detail
-                                                                        for t in policy.trusted_installers):
+            if hides_code(e, policy.trusted_installers) and (e.container or on_runner) and id(e) in early:
                 hidden = unknown(v, e, e.detail)
                 continue
             if e.kind == RUN_WRITTEN and e.container:

@@ -74,7 +74,7 @@ from typing import Any
 
 
 from checks.acceptance_runs import (
-    _site_evidence, _point_run, _settings, BENCH_RUN, EVAL_RUN, Run, Served, Setting,
+    _site_evidence, _point_run, BENCH_RUN, EVAL_RUN, Run, Served, Setting,
 )
 from checks.fixes import FIXES_KEY, value_fix
 from checks.golden_al import (
@@ -88,6 +88,7 @@ from recipes.launch.path.serving_unlisted import unlisted_agentic_views
 from checks.serving_rows import changed_files_unavailable, first_unavailable
 from checks.text import escape_inline, items_text, keys_text
 from recipes.golden import DEFAULT_THINKING_MODE
+from recipes.launch import knobs
 from recipes.launch.trace import SERVER
 from recipes.values import as_float, as_int, flag_name as norm_name, is_enabled
 from recipes import engines
@@ -263,10 +264,9 @@ def _synthetic_hits(ctx, v: ServingView) -> list[Any]:
         from recipes.launch.path.trace_affected import head_trace
 
         trace = head_trace(ctx, v.point)
-        wanted = {norm_name(n) for n in names}
         for e in trace.effects() if trace is not None else ():
             if e.kind == SERVER and not e.client:
-                found.extend(x for x in _settings(e)[0].values() if norm_name(x.name) in wanted)
+                found.extend(Setting(k) for k in knobs.find(knobs.settings_in_force(e)[0], *names))
     return [h for h in found if _is_synthetic(h)]
 
 
@@ -479,7 +479,7 @@ def _from_trace(ctx, v: ServingView, golden, parts: dict, evidence: list, used: 
     mode = _trace_thinking(bench, v)
     hidden = next((s for s in bench.servers if s.opaque), None)
     spec = [s for s in bench.servers if s.method]
-    if hidden is not None and (not spec or hidden.method is None or hidden.knob(names) is None):
+    if hidden is not None and (not spec or hidden.method is None or (hidden.knob(names) is None and hidden.may_hide(names))):
         return _cnv(MSG_OPAQUE.format(key=v.config_key, chain=hidden.effect.where(), why=hidden.opaque, knob=knob_name),
                     hidden.effect)
     if not spec:
@@ -542,7 +542,10 @@ def _from_trace(ctx, v: ServingView, golden, parts: dict, evidence: list, used: 
                                       setting.evidence(), *([golden_ev] if golden_ev else []))
         pinned.append(setting)
     # The eval-only run: no server may carry it (spec 12, `eval-real-acceptance`).
-    evals = _point_run(ctx, v, EVAL_RUN, names)
+    # A word of an eval-only server's command line it cannot read only changes the verdict where
+    # the rule that evals keep real acceptance is in force (before it, it changes the wording).
+    guard_rule = in_force(ctx, EVAL_RULE)
+    evals = _point_run(ctx, v, EVAL_RUN, names, read_whole=bool(guard_rule))
     eval_set = [(s, s.knob(names)) for s in evals.servers if s.knob(names) is not None]
     if missing:
         s = missing[0]
@@ -553,12 +556,11 @@ def _from_trace(ctx, v: ServingView, golden, parts: dict, evidence: list, used: 
         return CheckResult.failed(MSG_NOT_PINNED.format(key=v.config_key, chain=s.effect.where(), knob=knob_name,
                                                         al=fmt_number(al), golden=golden_text),
                                   _site_evidence(s.effect), *([golden_ev] if golden_ev else []))
-    guard_rule = in_force(ctx, EVAL_RULE)
     known = [(s, kn) for s, kn in eval_set if kn.known and str(kn.value).strip() and not s.effect.under]
     doubt = evals.gap or next((f"{kn.shown} at {kn.chain}" + (f", under {s.effect.under[-1]}" if s.effect.under else "")
                                for s, kn in eval_set if (s, kn) not in known and str(kn.value).strip()), None) or \
-        next((f"the server at {s.effect.where()} cannot be read whole ({s.opaque})" for s in evals.servers if s.opaque),
-             None)
+        next((f"the server at {s.effect.where()} cannot be read whole ({s.opaque})" for s in evals.servers
+              if s.may_hide(names)), None)
     setting = pinned[0]
     launcher = v.launcher_path or setting.evidence().path
     rule = BY_KEY[EVAL_RULE]
@@ -574,7 +576,7 @@ def _from_trace(ctx, v: ServingView, golden, parts: dict, evidence: list, used: 
         if guard_rule:
             return _cnv(MSG_EVAL_UNKNOWN.format(key=v.config_key, setting=setting.shown, why=doubt, guard=EVAL_GUARD),
                         *([evals.gap_effect] if evals.gap else [s.effect for s, _ in eval_set] or
-                          [s.effect for s in evals.servers if s.opaque]))
+                          [s.effect for s in evals.servers if s.may_hide(names)]))
         template = MSG_PASS_SCRIPT_BENCH
     else:
         template = MSG_PASS_SCRIPT

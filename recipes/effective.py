@@ -64,13 +64,9 @@ class EffectiveConfig(Model):
     spec_method: Origin | None = None
     draft_length: Origin | None = None
     draft_model: Origin | None = None
-    # A launcher whose draft length differs per run-time branch (one value per branch).
-    draft_length_alternatives: list[Origin] = Field(default_factory=list)
     # Set when the launcher's values differ per branch and this point's matrix values chose
     # them: the script is read as this point runs it (recipes.scripts.analyze_script env=).
     point_env: dict[str, int] | None = None
-    # Set when this point's branch of the launcher starts the server with no speculative config.
-    speculation_off: Origin | None = None
     # Server environment: role env overlaid by the recipe-wide `environment` (spec 3.4), or
     # a script's exports.
     env: dict[str, Origin] = Field(default_factory=dict)
@@ -266,7 +262,7 @@ def _from_script(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: s
             alternatives = _branch_values(analysis, VLLM_K_VARIABLE)
             if not alternatives and as_int(k) is not None:
                 out.draft_length = Origin(value=as_int(k), path=path, line=k_line)
-            elif alternatives and _per_point_draft(out, point, path, text, analysis, alternatives):
+            elif alternatives and _per_point_draft(out, point, path, text, analysis):
                 return  # this point's branch does not speculate
             if draft:
                 # Kept even when part of it is only known at run time: the draft's name (e.g. a
@@ -310,13 +306,12 @@ def _branch_values(analysis: Any, pattern: re.Pattern) -> list[Any]:
     return []
 
 
-def _per_point_draft(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: str, analysis: Any,
-                     alternatives: list[Any]) -> bool:
+def _per_point_draft(out: EffectiveConfig, point: BenchmarkPoint, path: str, text: str, analysis: Any) -> bool:
     """`if [ "$CONC" -le 8 ]; then K=7; elif ...`: the draft length this point runs with, from
     the script read again as this point runs it (its matrix values set, the branches they rule
-    out not walked). Sets `out.draft_length` (or `out.speculation_off` when the point's branch
-    passes no speculative config, returning True), else lists the alternatives: decided at run
-    time by something else, not one value the bot can read."""
+    out not walked). Sets `out.draft_length`, or clears `out.spec_method` when the point's branch
+    passes no speculative config (returning True); else leaves the draft length unset: decided at
+    run time by something else, not one value the bot can read."""
     env = point_env(point)
     mine = analyze_script(text, path, env=env) if env else None
     name = _branch_name(analysis, VLLM_K_VARIABLE)
@@ -329,15 +324,9 @@ def _per_point_draft(out: EffectiveConfig, point: BenchmarkPoint, path: str, tex
         out.point_env = env
         return False
     if decided and facts is None:
-        chosen = mine.assignments_of(name or "")
         out.spec_method = None
         out.point_env = env
-        out.speculation_off = Origin(value=chosen[-1].resolved if chosen else None, path=path,
-                                     line=chosen[-1].line if chosen else mine.server_launch.line)
         return True
-    out.draft_length_alternatives = [
-        Origin(value=loc.resolved if loc.resolved is not None else loc.value, path=path, line=loc.line)
-        for loc in alternatives]
     return False
 
 

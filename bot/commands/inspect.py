@@ -31,6 +31,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trace", metavar="POINT",
                    help="print what a benchmark point runs, interpreted from its runner down: a config key "
                         "(its first point) or a point id")
+    p.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
+                   help="with --trace: a local clone of a repository the runners clone (NVIDIA/srt-slurm), read "
+                        "as a review reads it: its recipes and setup scripts are traced")
+    p.add_argument("--config", metavar="FILE",
+                   help="with --trace: the policy file a review applies (as `check --config`), instead of the tree's "
+                        ".github/infx-review.yml")
 
 
 def _count(obj: Any, *attrs: str) -> int:
@@ -70,37 +76,38 @@ def inspect_repository(repo: Repository) -> dict:
     }
 
 
-def point_trace(repo: Repository, src: Any, point: Any) -> Any:
-    """A point's trace at this tree (recipes.launch), from the runner scripts of its label."""
-    from recipes.launch.path.launch_path import runner_nodes, runner_scripts
-    from recipes.launch.point import Tracer, srt_hook
+def trace_context(src: Any, external: list[str], config_file: str | None) -> Any:
+    """A review context of one tree (base and head the same), without the review's step budget,
+    so `trace_point` builds the tracer a review builds (recipes.launch.path.trace_affected
+    `tracer`): the policy of `config_file` or the tree, and the srt-slurm recipes and setup
+    scripts of the checkouts its runners clone, read from `external` (`OWNER/NAME=DIR`).
+    LocalModeError for a bad `--external-repo` or `--config`."""
+    from bot.local import external_repos, tree_snapshot
+    from checks.context import ReviewContext
+    from recipes.launch.path.trace_affected import without_budget
 
-    def variant(p: Any) -> Any:
-        try:
-            return repo.variant_for(p)
-        except Exception:
-            return None
-
-    def setup_text(p: Any, v: Any, ref: str) -> tuple[str, str] | None:
-        from recipes.launch.path.launch_path import resolve_ref, srt_config_script
-
-        path = resolve_ref(repo, ("/workspace",), ref, v.path) or srt_config_script(repo, ref, v.path)
-        data = src.read(path) if path else None
-        return (path, data.decode("utf-8", "replace")) if data is not None else None
-
-    tracer = Tracer(src, hooks={"srtctl": srt_hook(variant, setup_text)})
-    return tracer.trace(point, runner_scripts(repo, runner_nodes(repo, src), point.runner), symbolic=False)
+    ctx = ReviewContext(tree_snapshot(src, external=external_repos(external) if external else None,
+                                      config_file=config_file))
+    without_budget(ctx)
+    return ctx
 
 
-def print_trace(repo: Repository, src: Any, which: str, fmt: str, out: Any) -> int:
+def trace_point(ctx: Any, point: Any) -> Any:
+    """A point's trace at the context's tree with its own values, as the review traces it."""
+    from recipes.launch.path.trace_affected import own_trace
+
+    return own_trace(ctx, point)
+
+
+def print_trace(ctx: Any, which: str, fmt: str, out: Any) -> int:
     from recipes.launch.trace import show
 
-    points = [p for p in repo.points if which in (p.point_id, p.config_key)]
+    points = [p for p in ctx.head_repo.points if which in (p.point_id, p.config_key)]
     if not points:
         print(f"no benchmark point or config key {which!r} in this repository", file=sys.stderr)
         return EXIT_USAGE
     point = points[0]
-    trace = point_trace(repo, src, point)
+    trace = trace_point(ctx, point)
     effects = [{"kind": e.kind, "where": e.where(), "what": e.describe(), "container": e.container,
                 "under": list(e.under), "client": e.client, "argv": [show(w) for w in e.argv],
                 "env": {k: show(v) for k, v in e.env}} for e in trace.effects()]
@@ -150,7 +157,14 @@ def run(args: argparse.Namespace) -> int:
         print(MSG_NOT_BENCHMARK.format(path=where, markers=benchmark_markers(repo.layout)), file=sys.stderr)
         return EXIT_USAGE
     if args.trace:
-        return print_trace(repo, src, args.trace, args.format, sys.stdout)
+        from bot.local import LocalModeError
+
+        try:
+            ctx = trace_context(src, args.external_repo, args.config)
+        except LocalModeError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        return print_trace(ctx, args.trace, args.format, sys.stdout)
     try:
         report = inspect_repository(repo)
     except RecipeError as e:  # parsers return findings; this is the last line of defence

@@ -187,7 +187,7 @@ def _b_source(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out)
 def _b_eval(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out):
     text = _join_unknown(_intersperse(argv[1:], " "))
     if isinstance(text, Unknown):
-        self.unknown(ctx, node, state, f"eval of text that is not known ({text.why})")
+        self.unknown(ctx, node, state, f"eval of text that is not known ({text.why})", code=text)
         return None
     site = ctx.site(node)
     self.run_text(text, f"{site.path}:{site.line} (eval)", state, ctx.deeper(site, "eval"))

@@ -44,6 +44,23 @@ def opaque(effect: Effect) -> bool:
     return effect.kind == UNKNOWN and any(m in effect.detail for m in OPAQUE_MARKS)
 
 
+# A `.` or `..` path segment (also percent-encoded): `https://astral.sh/uv/../x` is not under uv/.
+_DOT_SEGMENT = re.compile(r"/(?:\.|%2e){1,2}(?:[/?#]|$)", re.IGNORECASE)
+
+
+def trusted_url(url: str, trusted_installers: Iterable[str]) -> bool:
+    """Whether `url` is under one of the policy's `trusted_installers` (URL prefixes of installers
+    that only install benchmark tooling, such as uv's `https://astral.sh/uv/`)."""
+    return bool(url) and not _DOT_SEGMENT.search(url) and any(p and url.startswith(p) for p in trusted_installers)
+
+
+def hides_code(effect: Effect, trusted_installers: Iterable[str] = ()) -> bool:
+    """An unknown that may hide code (`opaque`), unless the code it could not read is one download
+    from a trusted installer (`Effect.download`, e.g. `curl -LsSf https://astral.sh/uv/install.sh | sh`):
+    the one rule Check 10 and the affected rule apply, with the policy's `trusted_installers`."""
+    return opaque(effect) and not trusted_url(effect.download, trusted_installers)
+
+
 def _norm(value: object) -> object:
     if isinstance(value, Unknown):
         return ("?", _LINE_REF.sub(r"\1", value.why))

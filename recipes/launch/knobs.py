@@ -10,11 +10,18 @@ does this point's server get" without reading a script:
   value is `true`); every occurrence is kept and the last of each name is marked `wins`, as
   argparse (and srtctl's own parser) keep the last;
 - a key inside a JSON-valued flag (`--speculative-config '{"quantization": "fp8"}'`), with its
-  parent flag as written;
+  parent flag as written and its depth (1: a key of the object itself, as an engine that reads
+  the object's own keys sees it; 2 and more: inside a nested object or list);
 - an environment variable the process sees (less what it inherits unchanged from the point's
   inputs: those are the master config's own values, read where they are written);
 - a word the interpreter could not resolve where a flag may stand (a whole unknown word, the
   unknown end of an array) is an `opaque` knob: any flag may hide in it.
+
+`settings_in_force(effect)` keeps what one server's engine reads (each flag's last occurrence, the
+own keys of a JSON flag in force, its environment) and says why its command line cannot be read
+whole; `spec_values` reads its speculative settings from those (flags, or a JSON block per the
+engine's recipes.engines SpecFields) and `speculates` whether it starts speculative decoding
+(Check 11, and `ServingView.is_speculative` for a point a launcher starts).
 
 Each knob keeps the `Effect` it came from: `effect.site` and `effect.where()` are its evidence
 (file:line and the chain that led there) and `effect.under` the undecided branches around it.
@@ -28,8 +35,8 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from dataclasses import dataclass
-from typing import Iterable, Optional
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Optional
 
 from recipes.values import flag_name
 
@@ -62,6 +69,7 @@ class Knob:
     wins: bool = True  # the last occurrence of its name in that process (the one in force)
     bare: bool = False  # a flag written without a value
     opaque: bool = False  # an unresolved word where any flag may stand
+    depth: int = 0     # JSON_KEY: 1 for a key of the flag's object itself, more when nested
 
     @property
     def role(self) -> str:
@@ -208,17 +216,17 @@ def json_object(value: Word) -> Optional[dict]:
 
 
 def _walk(obj: object, parent: str, effect: Effect, out: list[Knob]) -> None:
-    stack = [obj]
+    stack = [(obj, 1)]
     while stack and len(out) < MAX_JSON_KEYS:
-        node = stack.pop(0)
+        node, depth = stack.pop(0)
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for k, v in items:
             if isinstance(node, dict):
                 shown = v if isinstance(v, str) else json.dumps(v, separators=(",", ":"))
                 out.append(Knob(name=str(k), key=flag_name(str(k)), value=shown, kind=JSON_KEY, effect=effect,
-                                parent=parent))
+                                parent=parent, depth=depth))
             if isinstance(v, (dict, list)):
-                stack.append(v)
+                stack.append((v, depth + 1 if isinstance(node, dict) else depth))  # a list is no level
 
 
 def _mark_last(found: list[Knob]) -> list[Knob]:
@@ -244,8 +252,7 @@ def _mark_last(found: list[Knob]) -> list[Knob]:
 
 
 def _lost(k: Knob) -> Knob:
-    return Knob(name=k.name, key=k.key, value=k.value, kind=k.kind, effect=k.effect, parent=k.parent,
-                wins=False, bare=k.bare, opaque=k.opaque)
+    return replace(k, wins=False)
 
 
 def find(found: Iterable[Knob], *names: str, kinds: Iterable[str] | None = None,
@@ -276,3 +283,62 @@ def brief(effect: Effect, last: int = 3) -> str:
 def chain_note(effect: Effect) -> str:
     """The evidence note of a setting: the whole chain, and the undecided branches around it."""
     return f"via {effect.where()}" + (f"; under {'; '.join(effect.under)}" if effect.under else "")
+
+
+def settings_in_force(effect: Effect) -> tuple[list[Knob], Optional[str]]:
+    """One server's settings as its engine reads them: its environment, the last occurrence of
+    each flag, and the own keys of the JSON object a flag in force holds (an engine reads
+    `--speculative-config`'s object, not what is nested in it); and why its command line cannot
+    be read whole (the first word where any flag may hide), or None."""
+    found = effect_knobs(effect)
+    hidden = opaque(found)
+    why = f"a word of its command line is not known ({hidden[0].value.why})" if hidden else None
+    return [k for k in found if not k.opaque and k.wins and k.depth <= 1], why
+
+
+def spec_values(found: list[Knob], fields: Any) -> Optional[tuple[dict[str, Word], Optional[str]]]:
+    """The speculative settings a server's settings in force (`settings_in_force`) give its engine, by
+    recipes.values.flag_name; `fields` is the engine's recipes.engines SpecFields. Its own flags
+    (SGLang, ATOM), or the keys of the JSON object its block flag holds (vLLM
+    `--speculative-config`); with why they cannot be read (that flag holds no JSON object), else
+    None. None for an engine that reads them from a file (TRT-LLM's YAML) or has none."""
+    if fields is None or (fields.block is not None and not fields.block_is_json):
+        return None
+    flags = [k for k in found if k.kind == SERVER_FLAG]
+    if fields.block is None:
+        return {k.key: k.value for k in flags}, None
+    raw = find(flags, fields.block)
+    if raw and json_object(raw[-1].value) is None:
+        return {}, f"{raw[-1].name} is not a JSON object ({raw[-1].shown})"
+    block = flag_name(fields.block)
+    return {k.key: k.value for k in found if k.kind == JSON_KEY and flag_name(k.parent) == block}, None
+
+
+_NO_METHOD = ("", "none", "null", "false")
+
+
+def speculates(effect: Effect) -> Optional[bool]:
+    """Whether an engine's server process starts speculative decoding, by its settings in force:
+    a method set (SGLang `--speculative-algorithm`, ATOM `--method`) or a `--speculative-config`
+    object with any key (vLLM). None when its flags cannot tell: an engine that reads them from
+    a file (TRT-LLM) or has none, a method the trace does not know, a block that is not JSON, or
+    none set where a word of the command line may hide one."""
+    from recipes import engines
+
+    profile = engines.profile(effect.how)
+    found, hidden = settings_in_force(effect)
+    read = spec_values(found, profile.spec if profile is not None else None)
+    if read is None or read[1] is not None:
+        return None
+    values = read[0]
+    fields = profile.spec
+    method = next((values[flag_name(m)] for m in fields.method if flag_name(m) in values), None)
+    if method is not None:
+        return None if not isinstance(method, str) else method.strip().lower() not in _NO_METHOD
+    if fields.block is not None and values:
+        return True  # vLLM infers the method from the draft model
+    own = flag_name(fields.block) if fields.block is not None else ""
+    if hidden or any(k.key.startswith(("speculative", "num-speculative")) and k.key != own
+                     for k in found if k.kind == SERVER_FLAG):
+        return None  # a flag may hide it, or speculative flags of another form (vLLM's early `--speculative-model`)
+    return False

@@ -25,7 +25,7 @@ from .trace import (
     WRITE,
     Site,
 )
-from .words import Unknown, Word
+from .words import Downloaded, Unknown, Word
 
 
 # Commands none of whose options runs a program or reads code: name -> whether it writes files.
@@ -93,8 +93,8 @@ Python and containers, and paths as the host sees them."""
             return status
         if out is not None and not _PURE_QUIET.get(head, False):
             fetched = [d.url for d in (ce.downloads if ce is not None else []) if d.dest is None]
-            out.write(Unknown(f"the download of {fetched[0]}" if fetched and isinstance(fetched[0], str)
-                              else f"the output of {head}"))
+            out.write(Downloaded(f"the download of {fetched[0]}", url=fetched[0])
+                      if fetched and isinstance(fetched[0], str) else Unknown(f"the output of {head}"))
         return None
 
     def apply(self, ce: CommandEffects, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any, *,
@@ -146,7 +146,8 @@ Python and containers, and paths as the host sees them."""
                 self.child_shell_text(stdin, (), prefix, state, ctx, node, out)
             else:
                 why = stdin.why if isinstance(stdin, Unknown) else "no input"
-                self.unknown(ctx, node, state, f"{head} runs shell code from its input, which is not known ({why})")
+                self.unknown(ctx, node, state, f"{head} runs shell code from its input, which is not known ({why})",
+                             code=stdin)
         for py in ce.python:
             self.python(py, argv, prefix, state, ctx, node, stdin)
         for c in ce.containers:
@@ -159,7 +160,7 @@ Python and containers, and paths as the host sees them."""
     def child_shell_text(self, text: Word, args: tuple[Word, ...], prefix, state: State, ctx: Ctx, node: Any,
                          out: Out | None) -> None:
         if isinstance(text, Unknown):
-            self.unknown(ctx, node, state, f"shell text that is not known ({text.why})")
+            self.unknown(ctx, node, state, f"shell text that is not known ({text.why})", code=text)
             return
         child = state.child()
         for k, v in prefix:

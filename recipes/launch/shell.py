@@ -62,7 +62,7 @@ from .state import (
     merge_states,
 )
 from .trace import READ, UNKNOWN, WRITE, Effect, Site, Trace
-from .words import Installed, Unknown, Word
+from .words import Downloaded, Installed, Unknown, Word
 
 # How much of a written Python file is read for what it imports.
 MAX_WRITTEN_SCAN = 100_000
@@ -161,8 +161,10 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                     out[rel] = digest
         return tuple(sorted(out.items()))
 
-    def unknown(self, ctx: Ctx, where: Any, state: State, why: str) -> None:
-        self.emit(UNKNOWN, ctx, where, state, detail=why)
+    def unknown(self, ctx: Ctx, where: Any, state: State, why: str, code: Word | None = None) -> None:
+        """An unknown effect; `code`: the shell code it could not read, when it runs some (a
+        download's text names its URL in the effect's `download`)."""
+        self.emit(UNKNOWN, ctx, where, state, detail=why, download=code.url if isinstance(code, Downloaded) else "")
 
     def tick(self) -> None:
         self.steps += 1

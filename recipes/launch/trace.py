@@ -73,6 +73,9 @@ class Effect:
     # Repository files the command reads by naming them (a Python script, a config file):
     # (repository path, digest of its text), so an edit of such a file changes the effect.
     files: tuple[tuple[str, str], ...] = ()
+    # unknown: the URL of the download it runs as shell code (`curl URL | sh`, `bash -c "$(curl
+    # URL)"`, `eval "$(curl URL)"`), read as it is; "" when the code is not one download.
+    download: str = ""
 
     def where(self) -> str:
         """`runner:12 -> script:40 -> fn start_server -> script:88`, for evidence: each hop's

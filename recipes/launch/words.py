@@ -39,4 +39,12 @@ class Installed(Unknown):
         return self.suffix[1:]
 
 
+@dataclass(frozen=True)
+class Downloaded(Unknown):
+    """The text of a download (`curl -fsSL URL`, its output): unknown, but from `url`, so that
+    running it as shell code (`curl URL | sh`) can be judged by where it comes from."""
+
+    url: str = ""
+
+
 Word = Union[str, Unknown]

@@ -105,3 +105,51 @@ def test_error_items_follow_the_contract(capsys):
         assert {"path", "line", "message"} <= set(e)
         assert isinstance(e["path"], str) and isinstance(e["message"], str)
         assert e["line"] is None or type(e["line"]) is int
+
+
+def _srt_fixture(tmp_path: Path) -> tuple[Path, Path]:
+    """A benchmark tree whose gb200 runner clones NVIDIA/srt-slurm for a point whose recipe is
+    only in that checkout, and a local clone of it holding the recipe."""
+    from tests.checks.test_external_srt_recipe import CONFIG, MASTER, RECIPE, RUNNER, RUNNERS
+
+    repo, srt = tmp_path / "repo", tmp_path / "srt"
+    files = {repo / "configs/nvidia-master.yaml": MASTER, repo / "configs/runners.yaml": RUNNERS,
+             repo / "runners/launch_gb200-nv.sh": RUNNER, srt / CONFIG: RECIPE}
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@x",
+           "PATH": "/usr/bin:/bin"}
+    for args in (["init", "-q", "-b", "sa-submission-q2-2026"], ["add", "-A"], ["commit", "-qm", "recipe"]):
+        subprocess.run(["git", "-C", str(srt), *args], check=True, capture_output=True, env=env)
+    return repo, srt
+
+
+def test_trace_binds_the_recipe_of_the_cloned_srt_slurm_checkout_as_the_review_does(tmp_path, capsys):
+    # The review's tracer reads a recipe the runner's srt-slurm checkout holds (--external-repo);
+    # inspect --trace builds that same tracer, so it shows the servers the review judges.
+    repo, srt = _srt_fixture(tmp_path)
+    key = "dsr1-fp4-gb200-dynamo-trt-mtp"
+    rc, alone = _run_json(capsys, str(repo), "--trace", key)
+    assert rc == 0 and "server" not in [e["kind"] for e in alone["effects"]]
+    assert any("cannot bind" in e["what"] for e in alone["effects"] if e["kind"] == "unknown"), alone["effects"]
+    rc, bound = _run_json(capsys, str(repo), "--trace", key, "--external-repo", f"NVIDIA/srt-slurm={srt}")
+    servers = [e for e in bound["effects"] if e["kind"] == "server"]
+    assert rc == 0 and servers and not [e for e in bound["effects"] if e["kind"] == "unknown"], bound["effects"]
+    assert "NVIDIA/srt-slurm@" in servers[0]["where"] and "ctx1_gen1" in servers[0]["what"]
+
+
+def test_trace_with_a_bad_external_repo_is_a_usage_error(tmp_path, capsys):
+    repo, _ = _srt_fixture(tmp_path)
+    rc = main(["inspect", str(repo), "--trace", "dsr1-fp4-gb200-dynamo-trt-mtp", "--external-repo", f"srt={tmp_path}"])
+    assert rc == 2 and "expected OWNER/NAME=DIR" in capsys.readouterr().err
+
+
+def test_trace_coverage_counts_the_review_s_traces(tmp_path, capsys):
+    from bench.trace_coverage import main as coverage
+
+    repo, srt = _srt_fixture(tmp_path)
+    assert coverage([str(repo)]) == 0
+    assert "1 config keys, 0 reach a server, 1 do not" in capsys.readouterr().out
+    assert coverage([str(repo), "--external-repo", f"NVIDIA/srt-slurm={srt}"]) == 0
+    assert "1 config keys, 1 reach a server, 0 do not" in capsys.readouterr().out

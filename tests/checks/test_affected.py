@@ -389,3 +389,25 @@ def test_re_judging_the_candidates_leaves_the_checks_reserve(monkeypatch):
     got = affected({LIB: LIB_TEXT.replace("# Shared helpers", "# Shared bash helpers").replace(
         "PORT:-8888", "PORT:-8888}${EMPTY:-")})
     assert got["dsr1-fp8-mi355x-sglang"][-1] == f"not traced: the review's {ta.TRACE_BUDGET_STEPS:,} interpreter steps were spent"
+
+
+def test_a_trusted_installer_s_download_on_the_path_does_not_keep_the_point_affected():
+    # A runs uv's installer (policy `trusted_installers`) through the shared library: the unknown
+    # that download leaves is the installer's, so the trace still decides the point (the same rule
+    # as Check 10's, recipes.launch.compare.hides_code); any other download keeps the reach rule's answer.
+    def tree(url: str) -> dict[str, str]:
+        out = base_tree()
+        out[LIB] = LIB_TEXT + f"\nensure_uv() {{\n    curl -LsSf {url} | sh\n}}\n"
+        out[A] = A_TEXT.replace("source \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n",
+                                "source \"$(dirname \"$0\")/../../benchmark_lib.sh\"\nensure_uv\n")
+        return out
+
+    for url, kept in (("https://astral.sh/uv/install.sh", False), ("https://example.com/install.sh", True)):
+        base = tree(url)
+        head = {LIB: base[LIB].replace("export PORT", "BANNER=shared\nexport PORT")}  # read by nothing
+        got = {p.config_key: p.reasons for p in ReviewContext(build_snapshot(base=base, head=head)).affected.points}
+        if not kept:
+            assert got == {}, got
+        else:
+            assert list(got) == ["dsr1-fp8-mi355x-sglang"], got
+            assert "runs shell code from its input" in got["dsr1-fp8-mi355x-sglang"][-1], got

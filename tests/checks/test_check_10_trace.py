@@ -80,3 +80,21 @@ def test_git_config_in_the_container_is_not_a_patch():
     code = "git config --global --add safe.directory /sgl-workspace/sglang\n"
     row = _row(A_TEXT.replace(SERVER, code + SERVER))
     assert row.status.value == "PASS", row.reason
+
+
+UV_INSTALL = "curl -LsSf https://astral.sh/uv/install.sh | sh\n"
+
+
+def test_a_trusted_installer_s_download_is_excused_by_the_policy_and_by_what_was_downloaded():
+    # uv's installer (policy `trusted_installers`) piped to a shell before the server: excused by
+    # the URL the trace records for the download, not by words of the unknown's text.
+    assert _row(A_TEXT.replace(SERVER, UV_INSTALL + SERVER)).status.value == "PASS"
+    for other in ("curl -LsSf https://astral.sh/uv/../../tmp/x.sh | sh\n",
+                  "( curl -LsSf https://astral.sh/uv/install.sh; echo 'sed -i s/a/b/ /x.py' ) | sh\n"):
+        row = _row(A_TEXT.replace(SERVER, other + SERVER))
+        assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), (other, row.reason)
+    # The policy decides: with no trusted installers, the same download is not excused.
+    untrusted = evaluate(build_snapshot(base={**base_tree(), ".github/infx-review.yml": "policy:\n  trusted_installers: []\n"},
+                                        head={A: A_TEXT.replace(SERVER, UV_INSTALL + SERVER)}), only={10}).row(10)
+    assert untrusted.status.value == "FAIL" and untrusted.reason.startswith("could not verify"), untrusted.reason
+    assert "astral.sh/uv/install.sh" in untrusted.reason, untrusted.reason

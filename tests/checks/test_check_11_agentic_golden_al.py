@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from checks.golden_al import injected_acceptance
+from recipes.launch.trace import SERVER
 from checks.context import ReviewContext
 from tests.builders import RUNNERS, agentic_entry, build_snapshot, check_row
 
@@ -166,3 +167,105 @@ def test_a_definite_finding_on_one_point_is_not_hidden_by_a_doubt_on_another():
                              "head": {"configs/amd-master.yaml": master, SCRIPT: first, other: second}})
         assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
         assert "writes AL 2.97" in row.reason, row.reason
+
+
+# The servers' settings are read by recipes.launch.knobs, as Checks 8, 9 and 13 read them.
+def test_an_array_tail_the_branches_leave_unknown_may_hold_the_speculation():
+    # `--trust-remote-code` is a boolean: the array after it is not its value. One arm of an
+    # undecided branch adds the speculative flags there, so whether the server speculates is not
+    # known (a reader that took the array for the flag's value passed "runs without speculation").
+    script = ('#!/usr/bin/env bash\nEXTRA=()\nif [[ "${GPU_ARCH}" == "mi355x" ]]; then\n'
+              '  EXTRA+=(--speculative-algorithm NEXTN --speculative-num-steps 3)\nfi\n'
+              'python3 -m sglang.launch_server --model-path m --tp 8 --trust-remote-code "${EXTRA[@]}"\n')
+    row = _row(script)
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "cannot be read whole" in row.reason and "GPU_ARCH" in row.reason and f"{SCRIPT}:6" in row.reason, row.reason
+
+
+def test_an_environment_variable_spelled_like_a_speculative_flag_is_not_the_flag():
+    # SGLang reads its speculative settings from its command line: exported variables that
+    # merely share the flags' names leave the server without speculation (nothing to pin).
+    script = ("#!/usr/bin/env bash\nexport SPECULATIVE_ALGORITHM=NEXTN\nexport SPECULATIVE_NUM_STEPS=3\n"
+              "python3 -m sglang.launch_server --model-path m --tp 8\n")
+    row = _row(script)
+    assert row.status.value == "PASS", row.reason
+    assert "runs without speculative decoding" in row.reason and f"{SCRIPT}:4" in row.reason, row.reason
+
+
+def test_only_the_json_flag_s_own_keys_are_in_force():
+    from recipes.launch.knobs import settings_in_force
+    from recipes.launch.trace import Effect, Site
+
+    spec = '{"method": "eagle", "draft": {"synthetic_acceptance_length": 2.5}, "num_speculative_tokens": 3}'
+    e = Effect(kind=SERVER, site=Site("b.sh", 3), how="vllm",
+               argv=("vllm", "serve", "m", "--speculative-config", spec, "--speculative-config", '{"method": "mtp"}'))
+    found, why = settings_in_force(e)
+    assert why is None
+    assert [(k.name, k.value) for k in found if k.parent] == [("method", "mtp")]  # the last flag wins whole
+    found, _ = settings_in_force(Effect(kind=SERVER, site=Site("b.sh", 3), how="vllm",
+                               argv=("vllm", "serve", "m", "--speculative-config", spec)))
+    assert {k.name: k.depth for k in found if k.parent} == {"method": 1, "draft": 1, "num_speculative_tokens": 1}
+
+
+def _counting_runs(monkeypatch) -> list:
+    import checks.acceptance_runs as runs
+
+    calls: list = []
+    real = runs._run
+
+    def counting(ctx, v, inputs, symbolic):
+        calls.append((inputs.get("EVAL_ONLY"), symbolic))
+        return real(ctx, v, inputs, symbolic)
+
+    monkeypatch.setattr(runs, "_run", counting)
+    return calls
+
+
+EXTRA = 'EXTRA=()\nif [[ "${GPU_ARCH}" == "mi355x" ]]; then EXTRA+=(--x); fi\n'
+VLLM_MASTER = MASTER.replace("framework: sglang", "framework: vllm").replace("sglang-agentic", "vllm-agentic")
+VLLM_SCRIPT = ('#!/usr/bin/env bash\nSPEC=\'{"method": "mtp", "num_speculative_tokens": 3}\'\n'
+               'if [[ "${EVAL_ONLY}" != "true" ]]; then\n'
+               '  SPEC=\'{"method": "mtp", "num_speculative_tokens": 3, "synthetic_acceptance_length": 2.49}\'\nfi\n' + EXTRA +
+               'vllm serve deepseek-ai/DeepSeek-V4-Pro --tp 8 --max-num-seqs "$CONC" --speculative-config "$SPEC" '
+               '--trust-remote-code "${EXTRA[@]}"\n')
+
+
+def test_a_word_it_cannot_read_is_traced_again_only_where_it_may_hide_what_is_judged(monkeypatch):
+    # The server has its method, draft length and knob; an array tail the branches leave unknown
+    # follows a boolean flag. SGLang's knob is an environment variable, which no word of a command
+    # line can hold: neither run is traced again with the point's own values (each such trace
+    # spends the review's step budget: #2647 and #2517 of the history ran out of it), and the
+    # eval-only run is judged as read.
+    calls = _counting_runs(monkeypatch)
+    row = _row(GUARDED.replace(LAUNCH, EXTRA + LAUNCH.replace("\n", ' --max-running-requests "$CONC" '
+                                                              '--trust-remote-code "${EXTRA[@]}"\n')))
+    assert row.status.value == "PASS" and "only outside eval runs" in row.reason, row.reason
+    assert calls == [("false", True), ("true", True)], calls
+    # vLLM's knob is a key of --speculative-config, which the tail may repeat: the benchmark run,
+    # which has it, is not traced again; the eval-only run, which must not have it, is, and stays
+    # "could not verify" (the rule that evals keep real acceptance is in force).
+    calls.clear()
+    row = check_row(11, {"base": {GOLDEN: GOLDEN_TEXT, **RUNNERS},
+                         "head": {"configs/amd-master.yaml": VLLM_MASTER, SCRIPT.replace("sglang", "vllm"): VLLM_SCRIPT}})
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify that"), row.reason
+    assert "cannot be read whole" in row.reason and "GPU_ARCH" in row.reason, row.reason
+    assert ("false", False) not in calls and ("true", False) in calls, calls
+
+
+def test_whether_a_launcher_s_point_speculates_is_read_from_its_traced_servers():
+    # spec-decoding: none in the master config; the launcher decides. A server whose speculative
+    # flag is built by `printf -v` speculates (the script reading missed it: N/A, a silent pass
+    # of an unpinned AL); one whose speculative flags belong to another model's branch does not.
+    master = MASTER.replace("spec-decoding: mtp", "spec-decoding: none")
+    script = SCRIPT.replace("_mtp", "")
+    launch = "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tp 8 "
+
+    def row(text: str):
+        return check_row(11, {"base": {GOLDEN: GOLDEN_TEXT, **RUNNERS}, "head": {"configs/amd-master.yaml": master, script: text}})
+
+    built = row("#!/usr/bin/env bash\nprintf -v ARGS '%s %s' --speculative-algorithm NEXTN\n" + launch +
+                "$ARGS --speculative-num-steps 3\n")
+    assert built.status.value == "FAIL" and "not pinned" in built.reason and f"{script}:3" in built.reason, built.reason
+    other = row('#!/usr/bin/env bash\nSPEC=()\nif [[ "$MODEL" == "other/model" ]]; then\n'
+                '  SPEC=(--speculative-algorithm NEXTN --speculative-num-steps 3)\nfi\n' + launch + '"${SPEC[@]}"\n')
+    assert other.status.value == "N/A", other.reason

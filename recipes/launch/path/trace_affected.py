@@ -26,7 +26,7 @@ import logging
 import re
 from typing import Any, Optional
 
-from recipes.launch.compare import CLIENT_ONLY, compare, opaque
+from recipes.launch.compare import CLIENT_ONLY, compare, hides_code
 from recipes.launch.point import Budget, PointTrace, Tracer, is_client_install, srt_hook
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,7 @@ TRACE_BUDGET_STEPS = 50_000
 # a shared file left its own new point untraced ("could not verify"; #2158, #2360).
 CHECK_RESERVE = 10_000
 PROBE_RESERVE = 20_000
+UNBUDGETED_STEPS = 10**12  # `without_budget`
 REASON_BUDGET = "not traced: the review's {steps:,} interpreter steps were spent"
 REASON_OPAQUE = "the trace could not rule it out: {what} at {where}"
 REASON_DEPENDS = "{path} changed (its launch reads it: {how})"
@@ -96,6 +97,19 @@ def tracer(ctx: Any, side: str) -> Tracer:
                       mounts=tuple(ctx.config.policy.workspace_mounts), root=repo.layout.root,
                       budget=ctx.memo(MEMO_BUDGET, lambda: Budget(TRACE_BUDGET_STEPS)))
     return ctx.memo(MEMO_TRACER.format(side=side), build)
+
+
+def without_budget(ctx: Any) -> None:
+    """Lift the review's step budget for `ctx` (a tool that traces a whole tree, not a review:
+    `inspect --trace`, bench/trace_coverage.py); each trace stays bounded by the interpreter's
+    own caps (recipes/launch/state.py). Before the context's first trace."""
+    ctx.memo(MEMO_BUDGET, lambda: Budget(UNBUDGETED_STEPS))
+
+
+def own_trace(ctx: Any, point: Any) -> Optional[PointTrace]:
+    """The point's trace at the head with its own values (its concurrency too, not a symbol), by
+    the review's tracer: what `inspect --trace` prints and bench/trace_coverage.py counts."""
+    return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner), symbolic=False)
 
 
 def cloned_setup_text(ctx: Any, checkout: Any, ref: str) -> tuple | None:
@@ -153,11 +167,12 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]], leave: int = 0
     launcher changed keeps those reasons; the shared-file ones are replaced by the trace's.
     `leave`: steps of the budget its traces may not spend (`probe`)."""
     packages = ctx.config.policy.benchmark_client_packages
+    trusted = ctx.config.policy.trusted_installers
     out: dict[int, Any] = dict(enumerate(points))
     for i, n_own in shared:
         ap = points[i]
         head = head_trace(ctx, ap.point, leave)
-        hidden = None if head is None else next((e for e in head.effects() if opaque(e)), None)
+        hidden = None if head is None else next((e for e in head.effects() if hides_code(e, trusted)), None)
         base = None
         if head is not None and hidden is None and unreached(ctx, ap.point, head):
             # The head never ran what the PR changed: the base trace is the same trace.
@@ -169,7 +184,7 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]], leave: int = 0
         if head is not None and hidden is None:  # an unknown at the head keeps the point
             base, head = point_traces(ctx, ap.point, leave)
             if base is not None and head is not None:
-                hidden = next((e for e in head.effects() + base.effects() if opaque(e)), None)
+                hidden = next((e for e in head.effects() + base.effects() if hides_code(e, trusted)), None)
         if head is None or (hidden is None and base is None):
             out[i] = type(ap)(point=ap.point, reasons=ap.reasons + [REASON_BUDGET.format(steps=TRACE_BUDGET_STEPS)])
             continue
@@ -195,6 +210,22 @@ def head_trace(ctx: Any, point: Any, leave: int = 0) -> Optional[PointTrace]:
     return tracer(ctx, "head").trace(point, runners(ctx, "head", point.runner), leave=leave)
 
 
+def traced_speculation(ctx: Any, point: Any) -> Optional[bool]:
+    """Whether the point's servers at the head start speculative decoding, read from its trace
+    (recipes.launch.knobs.speculates): True when one does, False when every engine server's
+    settings say it does not; None past the review's budget, for a trace that reaches no engine
+    server, or when a server's settings cannot tell (the caller keeps its script reading)."""
+    from recipes.launch import knobs
+
+    trace = head_trace(ctx, point)
+    if trace is None:
+        return None
+    said = [knobs.speculates(e) for e in knobs.servers(trace.effects()) if not e.client]
+    if True in said:
+        return True
+    return False if said and None not in said else None
+
+
 def probe(ctx: Any, point: Any, changed: set[str]) -> list[str]:
     """Whether a point whose textual path does not hold a changed file depends on one: the files
     its trace reads at the head or at the base (`PointTrace.files`). The reasons when it does, or
@@ -213,7 +244,9 @@ def probe(ctx: Any, point: Any, changed: set[str]) -> list[str]:
         return []
     if not found:
         # A source or a run of a file whose path the trace could not know may be a changed file.
-        hidden = next((e for t in (head, trace) for e in t.effects() if opaque(e) and _unknown_file(e)), None)
+        trusted = ctx.config.policy.trusted_installers
+        hidden = next((e for t in (head, trace) for e in t.effects() if hides_code(e, trusted) and _unknown_file(e)),
+                      None)
         return [] if hidden is None else [REASON_OPAQUE.format(what=hidden.detail, where=hidden.where())]
     return [REASON_DEPENDS.format(path=p, how=_first_use(trace, p)) for p in found]
 
