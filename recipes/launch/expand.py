@@ -460,6 +460,7 @@ command and arithmetic substitution, here-documents."""
         """`$(...)`/backticks: the statements run in a subshell; their output as far as known."""
         inner = state.copy()
         out = Out()
+        pads, self.pads = self.pads, []  # a subshell: no loop or call of its parent's
         try:
             self.depth_guard(ctx)
             for child in node.named_children:
@@ -469,6 +470,8 @@ command and arithmetic substitution, here-documents."""
             pass
         except (_Return, _Loop):
             pass
+        finally:
+            self.pads = pads
         value = out.value()
         if isinstance(value, str):
             value = value.rstrip("\n")

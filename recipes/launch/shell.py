@@ -49,10 +49,12 @@ from .state import (
     Ctx,
     Func,
     Out,
+    Pad,
     State,
     Var,
     _assign_state,
     _child,
+    _Dead,
     _Exit,
     _first_error,
     _join_unknown,
@@ -103,6 +105,8 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         # and the functions defined (Trace.defined): file -> (first line, last line) of each.
         self.executed: dict[str, set[int]] = {}
         self.defined: dict[str, set[tuple[int, int]]] = {}
+        # The loops, function calls and sources the running process is inside (ControlFlow.pad).
+        self.pads: list[Pad] = []
 
     def ran(self, ctx: Ctx, node: Any, *, whole: bool = True, first_only: bool = False) -> None:
         """Record that `node` of the running file was evaluated: all its lines (`whole`), else
@@ -207,6 +211,7 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         """Run a script as a process: `exit` ends it, its EXIT trap runs, the status returns.
         `top`: the launch's first script, whose ending is kept in `ending`."""
         site: Optional[Site] = None
+        pads, self.pads = self.pads, []  # a new process: no loop or call of the caller's
         try:
             self.run_text(text, path, state, ctx)
             status = state.status
@@ -216,6 +221,8 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                 self.last_exit = (site, status)
         except (_Return, _Loop):
             status = state.status
+        finally:
+            self.pads = pads
         if top:
             self.ending = (site, status)
         trap = state.traps.pop("EXIT", None)
@@ -280,11 +287,14 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
 
     def _subshell(self, node, state, ctx, stdin, out):
         inner = state.copy()
+        pads, self.pads = self.pads, []
         try:
             self._compound(node, inner, ctx, stdin, out)
             return inner.status
         except _Exit as e:
             return e.status
+        finally:
+            self.pads = pads
 
     def _list(self, node, state, ctx, stdin, out):
         kids = [c for c in node.children if c.type not in _SKIP]
@@ -307,20 +317,32 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                  fallthrough: bool, why: str) -> Optional[int]:
         """Arms of an undecided branch: each runs from a copy of the state with its test in
         `under`; the states of the arms that go on (and, with `fallthrough`, of running none)
-        are merged. An arm that leaves (`exit`, `return`, `break`) does not go on; when none
-        goes on, the first way out is taken."""
+        are merged. An arm that leaves does not go on: one that `exit`s ends there; one that
+        `break`s, `continue`s or `return`s waits, with its state, at the loop or call it leaves,
+        which goes on from there too (`ControlFlow.land`). When no arm goes on, the way out is
+        the waiting (`_Dead`), else the first exit."""
         results: list[State] = []
         escape: Exception | None = None
+        waiting = False
         for label, runner in arms:
             arm = state.copy()
             try:
                 runner(arm, replace(ctx, under=ctx.under + (label,)))
                 results.append(arm)
-            except (_Exit, _Return, _Loop) as e:
+            except _Dead:
+                waiting = True
+            except _Exit as e:
                 escape = escape or e
+            except (_Return, _Loop) as e:
+                if self.land(e, arm, why):
+                    waiting = True
+                else:
+                    escape = escape or e
         if fallthrough:
             results.append(state.copy())
         if not results:
+            if waiting:
+                raise _Dead()
             assert escape is not None
             raise escape
         _assign_state(state, merge_states(results, why))
@@ -337,9 +359,16 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         for i, kid in enumerate(kids):
             last = i == len(kids) - 1
             sink = out if last else Out()
-            # Each part of a pipeline runs in a subshell (bash without lastpipe).
+            # Each part of a pipeline runs in a subshell (bash without lastpipe): its `exit`
+            # ends that part only.
             part = state.copy()
-            status = self.statement(kid, part, ctx, stdin=feed, out=sink)
+            pads, self.pads = self.pads, []
+            try:
+                status = self.statement(kid, part, ctx, stdin=feed, out=sink)
+            except _Exit as e:
+                status = e.status
+            finally:
+                self.pads = pads
             if not last:
                 feed = sink.value()
                 if isinstance(feed, str) and not sink.parts:
@@ -589,14 +618,27 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         state.frames.append({})
         for k, v in prefix:
             state.frames[-1][k] = Var(v, exported=True)
+        pad = self.pad("call")
         try:
-            status = self.statement(fn.node, state, inner, stdin=stdin, out=out)
-        except _Return as r:
-            status = r.status
+            ending, status = self.run_in(pad, lambda: self.statement(fn.node, state, inner, stdin=stdin, out=out),
+                                         state, f"set on a path that returned early from {name}")
+            status = self.returned(pad, state, ending != "dead", status)
         finally:
+            self.unpad(pad)
             state.frames.pop()
             state.positional = saved_pos
         return status
+
+    def returned(self, pad: Pad, state: State, live: bool, status: Optional[int]) -> Optional[int]:
+        """A function or a sourced file ends: `state` is the merge of the paths that went on to
+        its end (`live`) and those that returned early; the status, when they all agree on it."""
+        if not pad.returns:
+            if not live:
+                raise _Dead()
+            return status
+        statuses = {r[2] for r in pad.returns} | ({status} if live else set())
+        self.rejoin(state, live, pad.returns)
+        return statuses.pop() if len(statuses) == 1 else None
 
 
 # Statements whose inner statements are evaluated (and recorded) one by one: their first and

@@ -92,6 +92,33 @@ class _Loop(Exception):
         self.kind, self.n = kind, n
 
 
+class _Dead(_Exit):
+    """No path goes on from here: each one exited, or left a loop, a function or a sourced file
+    early and waits at that statement's `Pad`; the statement goes on from those."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+
+
+class Pad:
+    """Where the paths that leave a loop (`break`, `continue`), a function or a sourced file
+    (`return`) early wait for it to end. An arm of an undecided branch that leaves does not go
+    on, but bash goes on after the loop or the call from the state that arm left: the statement
+    merges the waiting states with its own (`ControlFlow.rejoin`). `kind`: "loop", "call" or
+    "source"."""
+
+    __slots__ = ("kind", "breaks", "continues", "returns")
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self.breaks: list[tuple["State", str]] = []     # (the state, why a value it set is unknown)
+        self.continues: list[tuple["State", str]] = []
+        self.returns: list[tuple["State", str, Optional[int]]] = []  # ... and the status
+
+    def waiting(self) -> bool:
+        return bool(self.breaks or self.continues or self.returns)
+
+
 @dataclass
 class Var:
     value: Any  # Word, list[Word] (indexed array) or dict[str, Word] (associative array)
