@@ -562,7 +562,13 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
             return 0
         head = argv[0]
         if isinstance(head, Installed):
-            # `"$(command -v python3)" -m ...`: the program a PATH look-up finds, not a function.
+            # `"$(command -v python3)" -m ...`: the program a PATH look-up finds, not a function;
+            # or, on other paths, one at a place that holds the program as shipped.
+            for path in head.also:
+                host = self.host_path(path, state)
+                if not isinstance(host, str) or self.files.written(host) is not None or self.files.repo_path(host):
+                    self.unknown(ctx, node, state, f"a command whose name is not known ({head.why}, or {path})")
+                    return None
             return self.external([head.program, *argv[1:]], prefix, state, ctx, node, stdin=stdin, out=out)
         if isinstance(head, Unknown):
             self.unknown(ctx, node, state, f"a command whose name is not known ({head.why})")

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .fs import WORKSPACE
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
-from .words import Rest, Unknown, Word
+from .words import Installed, Rest, Unknown, Word
 
 MAX_STEPS = 300_000          # nodes evaluated per trace
 
@@ -277,6 +277,9 @@ def _merge_values(a: Any, b: Any, why: str) -> Any:
     keep the command), the text a string starts and ends with."""
     if a == b:
         return a
+    program = _one_program(a, b)
+    if program is not None:
+        return program
     if isinstance(a, list) and isinstance(b, list):
         if len(a) == len(b) and not (a and isinstance(a[-1], Rest)) and not (b and isinstance(b[-1], Rest)):
             return [x if x == y else Unknown(why) for x, y in zip(a, b)]
@@ -289,6 +292,24 @@ def _merge_values(a: Any, b: Any, why: str) -> Any:
         tail = posixpath.commonprefix([a[len(head):][::-1], b[len(head):][::-1]])[::-1]
         return Unknown(why, head[:256], tail[-256:])
     return Unknown(why)
+
+
+def _one_program(a: Any, b: Any) -> Optional[Installed]:
+    """`AIPERF_UV_BIN="$(command -v uv)"` in one arm, `"$DIR/uv"` in another: a word that runs
+    the program uv either way (`Installed`, the other arms' paths in `also`)."""
+    if isinstance(b, Installed) and not isinstance(a, Installed):
+        a, b = b, a
+    if not isinstance(a, Installed):
+        return None
+    if isinstance(b, Installed):
+        if b.suffix != a.suffix:
+            return None
+        paths = b.also
+    elif isinstance(b, str) and b.startswith("/") and b.endswith(a.suffix) and a.suffix:
+        paths = (b,)
+    else:
+        return None
+    return replace(a, also=tuple(dict.fromkeys(a.also + paths)))
 
 
 def merge_states(states: list[State], why: str) -> State:

@@ -30,9 +30,15 @@ class Rest(Unknown):
     how many elements it holds is unknown too (`m+=(x)` in one arm only)."""
 
 
+@dataclass(frozen=True)
 class Installed(Unknown):
     """Where a program is installed (`command -v python3`): a path the bot cannot know, ending
-    in `/NAME`; running that path runs the program NAME that a PATH look-up finds."""
+    in `/NAME`; running that path runs the program NAME that a PATH look-up finds. `also`: the
+    paths ending in `/NAME` that other arms of an undecided branch set instead (`$DIR/uv`, where
+    an installer put it): running the word runs one of them, each as shipped unless the launch
+    wrote it or it is a repository file (`Interpreter.run_argv` checks)."""
+
+    also: tuple[str, ...] = ()
 
     @property
     def program(self) -> str:

@@ -10,9 +10,9 @@ from tests.recipes.test_launch_shell import argvs, run, table
 
 
 def _curl_table(argv, cwd=None):
-    # `curl` and `kill` stand for what the launch cannot know the outcome of.
+    # `curl` and `kill` stand for what the launch cannot know the outcome of; `uv` for a tool.
     from recipes.launch.effects import CommandEffects
-    return CommandEffects() if argv[0] in ("curl", "kill") else table(argv, cwd)
+    return CommandEffects() if argv[0] in ("curl", "kill", "uv") else table(argv, cwd)
 
 
 def run_real(text, **kw):
@@ -126,3 +126,28 @@ def test_a_break_inside_a_function_does_not_leave_the_callers_loop_state():
     assert "run end" in argvs(trace)
     assert len(state.frames) == 1
     assert not [e for e in trace.of(UNKNOWN) if "internal error" in e.detail]
+
+
+# benchmark_lib.sh's ensure_agentic_uv: uv from PATH, else where its installer puts it.
+ENSURE_UV = """\
+ensure_uv() {
+    if command -v uv >/dev/null 2>&1; then
+        UV_BIN="$(command -v uv)"
+        return
+    fi
+    UV_BIN="/opt/uv/bin/uv"
+}
+ensure_uv
+"$UV_BIN" venv /tmp/venv
+"""
+
+
+def test_a_program_found_on_path_or_where_an_installer_put_it_runs_either_way():
+    it, _ = run_real(ENSURE_UV)
+    assert not it.trace.of(UNKNOWN)
+    assert it.trace.of(EXEC)[-1].argv[:2] == ("uv", "venv")
+
+
+def test_a_program_path_the_launch_wrote_is_not_read_as_the_program():
+    it, _ = run_real(ENSURE_UV.replace('UV_BIN="/opt/uv/bin/uv"', 'UV_BIN="/opt/uv/bin/uv"; echo "#!/bin/sh" > "$UV_BIN"'))
+    assert any("a command whose name is not known" in e.detail for e in it.trace.of(UNKNOWN))
