@@ -140,15 +140,19 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
             raise Budget(f"over {MAX_EFFECTS:,} effects")
         site = node_or_site if isinstance(node_or_site, Site) else ctx.site(node_or_site)
         if kind in _NAMES_FILES and "files" not in kw:
-            kw["files"] = self.named_files(kw.get("argv", ()), kw.get("path"), state)
+            kw["files"], kw["wrote"] = self.named_files(kw.get("argv", ()), kw.get("path"), state)
         self.trace.effects.append(Effect(kind=kind, site=site, chain=ctx.chain, chain_names=ctx.names,
                                          under=ctx.under, container=state.container,
                                          client=ctx.client or kw.pop("client", False), **kw))
 
-    def named_files(self, argv: Iterable[Word], path: Any, state: State) -> tuple[tuple[str, str], ...]:
+    def named_files(self, argv: Iterable[Word], path: Any, state: State
+                    ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, Word], ...]]:
         """The repository files a command names (an argument, `--opt=FILE`, the effect's path),
-        with a digest of each: a server's config file, a Python script, a file read."""
+        with a digest of each: a server's config file, a Python script, a file read; and the
+        files the launch wrote that it names, with the text written there (`cat <<EOF >
+        ser.yaml`, then `trtllm-serve --config ser.yaml`)."""
         out: dict[str, str] = {}
+        wrote: dict[str, Word] = {}
         words = [w for w in argv if isinstance(w, str)][:MAX_NAMED_WORDS]
         if isinstance(path, str):
             words.append(path)
@@ -159,11 +163,14 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                 continue
             host = path if w is path else self.host_path(w, state)
             if isinstance(host, str):
+                written = self.files.written(host)
+                if written is not None:
+                    wrote.setdefault(w, written.text)
                 rel = self.files.repo_path(host)
                 digest = self.files.digest(host) if rel else None
                 if digest is not None:
                     out[rel] = digest
-        return tuple(sorted(out.items()))
+        return tuple(sorted(out.items())), tuple(wrote.items())
 
     def unknown(self, ctx: Ctx, where: Any, state: State, why: str) -> None:
         self.emit(UNKNOWN, ctx, where, state, detail=why)

@@ -73,6 +73,9 @@ class Effect:
     # Repository files the command reads by naming them (a Python script, a config file):
     # (repository path, digest of its text), so an edit of such a file changes the effect.
     files: tuple[tuple[str, str], ...] = ()
+    # Files the launch wrote that the command names: (the word that names it, the text written
+    # there as far as known), so the text of a config file it wrote changes the effect.
+    wrote: tuple[tuple[str, Word], ...] = ()
 
     def where(self) -> str:
         """`runner:12 -> script:40 -> fn start_server -> script:88`, for evidence: each hop's

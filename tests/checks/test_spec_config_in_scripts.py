@@ -209,15 +209,20 @@ TRTLLM_CMD=(
 """
 
 
-def test_trt_heredoc_config_the_trace_does_not_hold_is_could_not_verify():
-    # The draft length is in the YAML the launcher writes; the trace records the write, not its
-    # text, so the golden AL cannot be looked up: never a pass on a guess.
+def test_trt_heredoc_config_is_read_from_the_text_the_trace_holds():
+    # The draft length is in the YAML the launcher writes (#2686): the server's effect holds the
+    # text written there, expansions done, and the golden AL is looked up from it.
     path = "benchmarks/single_node/agentic/minimaxm3_fp4_b200_trt_mtp.sh"
     master = _master(framework="trt", prefix="minimaxm3", model="MiniMaxAI/MiniMax-M3")
-    for script in (TRT, TRT.replace("=1.78", "=1.5")):
-        row = _row(script, path=path, master=master, golden=(MINIMAX_GOLDEN, MINIMAX_TEXT))
-        assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
-        assert "ser.yaml is written by the launch" in row.reason and f"{path}:23" in row.reason, row.reason
+    row = _row(TRT, path=path, master=master, golden=(MINIMAX_GOLDEN, MINIMAX_TEXT))
+    assert row.status.value == "PASS", row.reason
+    row = _row(TRT.replace("=1.78", "=1.5"), path=path, master=master, golden=(MINIMAX_GOLDEN, MINIMAX_TEXT))
+    assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+    # A value of that text the bot cannot know could stand anywhere in it: never a pass on a guess.
+    unknown = TRT.replace("max_draft_len: 3", "max_draft_len: $(cat /models/k)")
+    row = _row(unknown, path=path, master=master, golden=(MINIMAX_GOLDEN, MINIMAX_TEXT))
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "ser.yaml, which the launch writes, holds a value not known" in row.reason and f"{path}:23" in row.reason
 
 
 def test_trt_config_file_of_the_repository_gives_method_and_draft_length():

@@ -151,3 +151,16 @@ def test_a_program_found_on_path_or_where_an_installer_put_it_runs_either_way():
 def test_a_program_path_the_launch_wrote_is_not_read_as_the_program():
     it, _ = run_real(ENSURE_UV.replace('UV_BIN="/opt/uv/bin/uv"', 'UV_BIN="/opt/uv/bin/uv"; echo "#!/bin/sh" > "$UV_BIN"'))
     assert any("a command whose name is not known" in e.detail for e in it.trace.of(UNKNOWN))
+
+
+def test_a_command_naming_a_config_file_the_launch_wrote_carries_its_text():
+    # minimaxm3_fp4_b200_trt_mtp.sh (#2686): the TRT-LLM config is a here-document, then
+    # `trtllm-serve --config ser.yaml`; Check 11 reads the speculative block from this text.
+    text = 'K=3\ncat << EOF > ser.yaml\nspeculative_config:\n    max_draft_len: $K\nEOF\nserve --config ser.yaml\n'
+    trace, _ = run(text)
+    serve = trace.of(EXEC)[-1]
+    assert serve.wrote == (("ser.yaml", "speculative_config:\n    max_draft_len: 3\n"),)
+    # ... and so the text changes the effect as a comparison sees it.
+    other, _ = run(text.replace("K=3", "K=4"))
+    from recipes.launch.compare import _key
+    assert _key(other.of(EXEC)[-1]) != _key(serve)
