@@ -142,7 +142,7 @@ def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str
     if isinstance(text, Unknown):
         return None, f"its config file {path}, which the launch writes, holds a value not known ({text.why})"
     if isinstance(text, str) and symbolic(text):
-        return None, f"its config file {path}, which the launch writes, holds the point's concurrency (traced as a symbol)"
+        return None, f"its config file {path}, which the launch writes, holds a value the trace leaves open (the point's concurrency, the user id)"
     if isinstance(text, str):
         return _parse_config(text, path)
     for rel, _ in e.files if path not in written else ():

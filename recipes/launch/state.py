@@ -64,7 +64,7 @@ class Budget(Exception):
 # A point's value that the trace carries as a symbol (its concurrency): every point of an arm then
 # shares one trace. A decision that reads the symbol (a test, arithmetic, a pattern) is undecided,
 # like one on any value the interpreter does not know: every arm it may take is traced.
-SYMBOL = "\x00pt:"
+SYMBOL = "\x01pt:"  # \x01, not \x00: shell text that holds one (`bash -c "...$CONC..."`) still parses
 
 
 def symbolic(*values: object) -> bool:
@@ -72,8 +72,13 @@ def symbolic(*values: object) -> bool:
     return any(isinstance(v, str) and SYMBOL in v for v in values)
 
 
+# Variables bash sets in every shell to values of the machine the job runs on (traced as symbols).
+SHELL_SET = frozenset({"UID", "EUID", "PPID", "BASHPID", "HOSTNAME", "RANDOM", "SRANDOM", "SECONDS",
+                       "EPOCHSECONDS", "EPOCHREALTIME"})
+
+
 def symbol(name: str) -> str:
-    return f"{SYMBOL}{name}\x00"
+    return f"{SYMBOL}{name}\x01"
 
 
 class _Exit(Exception):

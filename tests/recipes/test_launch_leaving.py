@@ -164,3 +164,15 @@ def test_a_command_naming_a_config_file_the_launch_wrote_carries_its_text():
     other, _ = run(text.replace("K=3", "K=4"))
     from recipes.launch.compare import _key
     assert _key(other.of(EXEC)[-1]) != _key(serve)
+
+
+def test_a_variable_bash_always_sets_is_known_text_but_decides_nothing():
+    # runners/launch_mi300x-amds.sh (#2580): COMPUTE_TMPDIR="$SQUASH_DIR/tmp-${UID}", then
+    # `bash -c "... mkdir -p '$COMPUTE_TMPDIR' ..."`: shell text it can now read.
+    trace, _ = run('D="/raid/tmp-${UID}"\nbash -c "mkdir -p \'$D\'; run \'$D\'"\n'
+                   'if [ "$EUID" -ne 0 ]; then run user; else run root; fi\n')
+    assert not [e for e in trace.of(UNKNOWN) if "not known" in e.detail], trace.of(UNKNOWN)
+    runs = trace.of(EXEC)
+    assert [e.argv[1] for e in runs[-2:]] == ["user", "root"] and all(e.under for e in runs[-2:])
+    trace, _ = run('run $((UID + 1))\n')
+    assert isinstance(trace.of(EXEC)[0].argv[1], Unknown)  # not 1: the uid is the machine's
