@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .fs import WORKSPACE
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
-from .words import Installed, Rest, Unknown, Word
+from .words import Installed, OrEmpty, Rest, Unknown, Word
 
 MAX_STEPS = 300_000          # nodes evaluated per trace
 
@@ -292,11 +292,26 @@ def _merge_values(a: Any, b: Any, why: str) -> Any:
         while n < min(len(a), len(b)) and a[n] == b[n] and not isinstance(a[n], Rest):
             n += 1
         return a[:n] + [Rest(why)]
+    if (a == "" or b == "" or isinstance(a, OrEmpty) or isinstance(b, OrEmpty)) and \
+            all(isinstance(x, (str, OrEmpty)) for x in (a, b)):
+        return or_empty([a, b], why)
     if isinstance(a, str) and isinstance(b, str):
         head = posixpath.commonprefix([a, b])
         tail = posixpath.commonprefix([a[len(head):][::-1], b[len(head):][::-1]])[::-1]
         return Unknown(why, head[:256], tail[-256:])
     return Unknown(why)
+
+
+def or_empty(values: list, why: str) -> OrEmpty:
+    """Empty, or one of `values` (texts, or values already empty-or-set): what the set ones
+    start and end with."""
+    ends = [(v, v) if isinstance(v, str) else (v.set_prefix, v.set_suffix) for v in values
+            if not (isinstance(v, str) and v == "")]
+    if not ends:
+        return OrEmpty(why)
+    head = posixpath.commonprefix([p for p, _ in ends])
+    tail = posixpath.commonprefix([s[::-1] for _, s in ends])[::-1]
+    return OrEmpty(why, set_prefix=head[:256], set_suffix=tail[-256:])
 
 
 def _one_program(a: Any, b: Any) -> Optional[Installed]:

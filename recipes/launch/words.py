@@ -25,6 +25,17 @@ class Unknown:
         return f"<unknown: {self.why}>"
 
 
+@dataclass(frozen=True)
+class OrEmpty(Unknown):
+    """A value the arms of an undecided branch left empty in one arm and set in another (`SEL=""`,
+    then `SEL="$candidate"` in a loop that may find one): empty, or text that starts with
+    `set_prefix` and ends with `set_suffix`. Any reader sees an unknown that may be empty (no
+    known start); `${SEL:-default}` is the set value or the default, and keeps their common ends."""
+
+    set_prefix: str = ""
+    set_suffix: str = ""
+
+
 class Rest(Unknown):
     """The unknown end of an array whose undecided branch arms left it with different elements:
     how many elements it holds is unknown too (`m+=(x)` in one arm only)."""

@@ -176,3 +176,23 @@ def test_a_variable_bash_always_sets_is_known_text_but_decides_nothing():
     assert [e.argv[1] for e in runs[-2:]] == ["user", "root"] and all(e.under for e in runs[-2:])
     trace, _ = run('run $((UID + 1))\n')
     assert isinstance(trace.of(EXEC)[0].argv[1], Unknown)  # not 1: the uid is the machine's
+
+
+def test_a_value_empty_on_one_path_keeps_the_ends_of_its_default():
+    # runners/launch_b200-dgxc.sh: the first candidate folder that exists, else the default.
+    text = """\
+SELECTED=""
+for candidate in /lustre/models/deepseek-v4-pro /lustre/models/dsv4-pro; do
+    if [[ -d "$candidate" ]]; then
+        SELECTED="$candidate"
+        break
+    fi
+done
+export MODEL_PATH="${SELECTED:-/lustre/models/deepseek-v4-pro}"
+run "$MODEL_PATH"
+run "${SELECTED}"
+"""
+    trace, _ = run(text)
+    path, maybe = trace.of(EXEC)[-2].argv[1], trace.of(EXEC)[-1].argv[1]
+    assert isinstance(path, Unknown) and path.prefix == "/lustre/models/d" and path.suffix == "v4-pro"
+    assert isinstance(maybe, Unknown) and maybe.prefix == ""  # it may be empty
