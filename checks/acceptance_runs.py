@@ -18,7 +18,7 @@ from recipes.launch.point import LAUNCHER_ROOT
 from recipes.launch.state import symbolic
 from recipes.launch.knobs import json_object
 from recipes.launch.trace import SERVER, WRITE, show
-from recipes.launch.words import Unknown
+from recipes.launch.words import Rest, Unknown
 from recipes.values import flag_name as norm_name
 from recipes import engines
 
@@ -113,6 +113,8 @@ def _settings(e: Any) -> tuple[dict[str, Setting], str | None]:
         w = words[i]
         i += 1
         if not isinstance(w, str):
+            if not isinstance(w, Rest) and w.prefix and not w.prefix.startswith("-"):
+                continue  # a positional word (`vllm serve "$MODEL_PATH"`), as knobs reads it
             opaque = opaque or f"a word of its command line is not known ({w.why})"
             continue
         if not w.startswith("--") or len(w) == 2:

@@ -65,6 +65,18 @@ def test_json_in_a_variable_per_eval_branch_passes():
     assert "synthetic_acceptance_length=2.49" in row.reason and "K=3" in row.reason
 
 
+def test_a_model_folder_the_node_decides_is_a_positional_word_not_a_hidden_flag():
+    # launch_b200-dgxc.sh: the first candidate folder that exists, else a default; the served
+    # model is then not known, but it is the positional word of `vllm serve`, not a flag.
+    pick = ('SEL=""\nfor c in /lustre/models/dsv4-pro /lustre/models/DeepSeek-V4-Pro; do\n'
+            '    if [[ -d "$c" ]]; then SEL="$c"; break; fi\ndone\nMODEL_DIR="${SEL:-/lustre/models/dsv4}"\n')
+    script = VLLM_BRANCHES.replace("#!/usr/bin/env bash\n", "#!/usr/bin/env bash\n" + pick)
+    row = _row(script.replace('vllm serve "$MODEL"', 'vllm serve "$MODEL_DIR"'))
+    assert row.status.value == "PASS", row.reason
+    row = _row(script.replace('vllm serve "$MODEL"', 'vllm serve "$MODEL" $(cat /opt/extra-flags)'))
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+
+
 def test_reversed_branches_serve_the_benchmark_run_not_the_eval():
     # `!= true` first: the eval-only else branch is assigned last but is not the served config.
     script = VLLM_BRANCHES.replace('= "true" ]', '!= "true" ]')
