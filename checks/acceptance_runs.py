@@ -17,6 +17,7 @@ from recipes.launch.compare import NO_SERVER_MARK, opaque
 from recipes.launch.point import LAUNCHER_ROOT
 from recipes.launch import knobs
 from recipes.launch.knobs import Knob
+from recipes.launch.state import symbolic
 from recipes.launch.trace import SERVER, WRITE, show
 from recipes.launch.words import Unknown
 from recipes.values import flag_name as norm_name
@@ -119,21 +120,36 @@ def _word(x: Any) -> Any:
 
 
 def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str | None]:
-    """A server's YAML config file (TRT-LLM `--config`): a repository file the effect names is
-    read at the head; one the launch writes is not held by the trace."""
+    """A server's YAML config file (TRT-LLM `--config`): one the launch wrote is read from the
+    text the trace holds for it (`Effect.wrote`: a here-document with its expansions done), a
+    repository file the effect names from the head. Text with a value the bot cannot know is
+    not read at all: that value could stand anywhere in the file."""
     if not isinstance(path, str):
         return None, f"its config file is not known ({show(path)})"
+    text = dict(e.wrote).get(path)
+    if isinstance(text, Unknown):
+        return None, f"its config file {path}, which the launch writes, holds a value not known ({text.why})"
+    if isinstance(text, str) and symbolic(text):
+        return None, f"its config file {path}, which the launch writes, holds a value the trace leaves open (the point's concurrency, the user id)"
+    if isinstance(text, str):
+        return _parse_config(text, path)
     for rel, _ in e.files if path not in written else ():
         if rel and (path == rel or path.endswith("/" + rel)):
             data = ctx.snapshot.head.read(rel)
             if data is None or len(data) > MAX_CONFIG_CHARS:
                 break
-            try:
-                parsed = yaml.safe_load(data.decode("utf-8", "replace"))
-            except yaml.YAMLError as err:
-                return None, f"its config file {rel} is not valid YAML ({str(err).splitlines()[0]})"
-            return (parsed if isinstance(parsed, dict) else {}), None
+            return _parse_config(data.decode("utf-8", "replace"), rel)
     return None, f"its config file {path} is written by the launch, and the trace does not hold its text"
+
+
+def _parse_config(text: str, name: str) -> tuple[dict | None, str | None]:
+    if len(text) > MAX_CONFIG_CHARS:
+        return None, f"its config file {name} is over {MAX_CONFIG_CHARS:,} characters"
+    try:
+        parsed = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        return None, f"its config file {name} is not valid YAML ({str(err).splitlines()[0]})"
+    return (parsed if isinstance(parsed, dict) else {}), None
 
 
 def _served(ctx, e: Any, written: set) -> Served:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Optional
 
-from .state import _NAME, Ctx, State, _scalar, _short, symbolic
+from .state import _NAME, SHELL_SET, Ctx, State, _scalar, _short, symbolic
 from .words import Unknown, Word
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ class _Arith:
             return None
         value = self.state.get(name)
         if value is None:
-            return 0
+            return None if name in SHELL_SET else 0  # `$((UID + 1))`: the machine's, not known
         value = _scalar(value)
         if isinstance(value, Unknown):
             return None

@@ -174,14 +174,18 @@ def _b_source(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out)
     saved = state.positional
     if len(argv) > 2:
         state.positional = list(argv[2:])
+    inner = ctx.deeper(ctx.site(node), f"source {label}", local=self.local_path(argv[1], state))
+    def run() -> Optional[int]:
+        self.run_text(text, label, state, inner)
+        return state.status
+    pad = self.pad("source")
     try:
-        self.run_text(text, label, state, ctx.deeper(ctx.site(node), f"source {label}", local=self.local_path(argv[1], state)))
-    except _Return as r:
-        return r.status
+        ending, status = self.run_in(pad, run, state, f"set on a path that returned early from {label}")
+        return self.returned(pad, state, ending != "dead", status)
     finally:
+        self.unpad(pad)
         if len(argv) > 2:
             state.positional = saved
-    return state.status
 
 
 def _b_eval(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out):

@@ -78,7 +78,7 @@ def _key(e: Effect) -> tuple:
     if e.how == "shell text" and isinstance(path, str):
         path = _LINE_REF.sub(r"\1", path)  # `bash -c` text is named by its line: lines never count
     return (e.kind, argv, env, _norm(e.cwd), path, e.how, detail, e.container, e.client, len(e.under),
-            e.chain_names, e.files)
+            e.chain_names, e.files, tuple((w, _norm(t)) for w, t in e.wrote))
 
 
 def serving_part(effects: Iterable[Effect], client_install: Callable[[Effect], bool] = lambda e: False) -> list[Effect]:
@@ -136,6 +136,9 @@ def _changed(base: Effect, head: Effect) -> str:
     if base.files != head.files:
         changed = sorted({p for p, _ in set(base.files) ^ set(head.files)})
         return f" ({', '.join(changed[:3])} {'it reads ' if len(changed) == 1 else ''}changed)"
+    if base.wrote != head.wrote:
+        changed = sorted({w for w, _ in set(base.wrote) ^ set(head.wrote)})
+        return f" (the text the launch wrote to {', '.join(changed[:3])} changed)"
     if len(base.under) != len(head.under):
         return " (now under a different set of undecided branches)"
     return f" (was at {base.site})"

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from .state import _SKIP, MAX_LOOP, Ctx, State, _Loop, _short
+from .state import (
+    _SKIP,
+    MAX_LOOP,
+    Ctx,
+    Pad,
+    State,
+    _assign_state,
+    _Dead,
+    _Exit,
+    _Loop,
+    _Return,
+    _short,
+    merge_states,
+)
 from .text import _glob_match
 from .words import Unknown, Word
 
@@ -135,6 +148,116 @@ arms each run from a copy of the state and are merged."""
         return self.run_arms(pending, state, ctx, fallthrough=not last_sure,
                              why=f"set on an undecided case arm ({undecided[0]})")
 
+    # -- paths that leave a loop, a function or a sourced file early (`Pad`)
+
+    def pad(self, kind: str) -> Pad:
+        pad = Pad(kind)
+        self.pads.append(pad)
+        return pad
+
+    def unpad(self, pad: Pad) -> None:
+        assert self.pads and self.pads[-1] is pad
+        self.pads.pop()
+
+    def land(self, e: Exception, state: State, why: str, below: Optional[Pad] = None) -> bool:
+        """Put a path that `break`s, `continue`s or `return`s (`e`) at the pad of the statement it
+        leaves (below the pad `below`, when given). False when no statement of this process is
+        there to take it (a `break` out of a function: bash does not leave the caller's loop)."""
+        pads = self.pads
+        if below is not None:
+            pads = pads[:next(i for i in range(len(pads) - 1, -1, -1) if pads[i] is below)]
+        if isinstance(e, _Return):
+            for pad in reversed(pads):
+                if pad.kind != "loop":
+                    pad.returns.append((state, why, e.status))
+                    return True
+            return False
+        if not isinstance(e, _Loop):
+            return False
+        n, target = e.n, None
+        for pad in reversed(pads):
+            if pad.kind == "call":
+                break
+            if pad.kind == "loop":
+                target = pad  # `break N` past the outermost loop leaves them all
+                n -= 1
+                if n <= 0:
+                    break
+        if target is None:
+            return False
+        (target.breaks if e.kind == "break" else target.continues).append((state, why))
+        return True
+
+    def run_in(self, pad: Pad, run: Callable[[], Any], state: State, why: str) -> tuple[str, Optional[int]]:
+        """Run a loop's body or a function's or sourced file's text on `state`, under `pad`:
+        how it ended ("done", "break", "continue", "return", or "dead": no path goes on from
+        `state`, the others wait at the pads), and its status."""
+        try:
+            return "done", run()
+        except _Dead as e:
+            return self._away(e, pad, state, why)
+        except _Exit as e:
+            return self._away(e, pad, state, why)
+        except _Loop as e:
+            if pad.kind == "loop":
+                if e.n <= 1:
+                    return e.kind, None
+                e = _Loop(e.kind, e.n - 1)
+            return self._away(e, pad, state, why)
+        except _Return as e:
+            if pad.kind != "loop":
+                return "return", e.status
+            return self._away(e, pad, state, why)
+
+    def _away(self, e: Exception, pad: Pad, state: State, why: str) -> tuple[str, Optional[int]]:
+        """The path on `state` leaves past `pad`'s statement: alone, it takes the statement with
+        it (as before: the exception goes on); with other paths waiting at the pad, it exits
+        or lands further out, and the statement goes on from those."""
+        if not pad.waiting():
+            raise e
+        if isinstance(e, (_Loop, _Return)) and not self.land(e, state.copy(), why, below=pad):
+            raise e
+        return "dead", None
+
+    def rejoin(self, state: State, live: bool, waiting: list[tuple]) -> bool:
+        """`state` becomes the merge of itself (when `live`: a path goes on from it) and the
+        states waiting at a pad; False when there is no path at all."""
+        paths = ([state] if live else []) + [w[0] for w in waiting]
+        if not paths:
+            return False
+        if len(paths) > 1 or not live:
+            _assign_state(state, merge_states(paths, waiting[0][1] if waiting else ""))
+        return True
+
+    def _turn(self, pad: Pad, state: State, run: Callable[[], Any], why: str) -> tuple[str, Optional[int]]:
+        """One pass of a loop's body: "next" when a path goes on to the next pass (`state` is
+        then the merge of those that do), else "break" (`state` left the loop) or "dead"."""
+        ending, status = self.run_in(pad, run, state, why)
+        going = ending in ("done", "continue")
+        if pad.continues:
+            if ending == "break":
+                pad.breaks.append((state.copy(), why))
+            waiting, pad.continues = pad.continues, []
+            self.rejoin(state, going, waiting)
+            return "next", None
+        return ("next" if going else ending), status
+
+    def _loop_end(self, pad: Pad, state: State, live: bool) -> bool:
+        """The loop ends: `state` is the merge of the paths that leave it; True when that merged
+        some (the status is then not known)."""
+        waiting = pad.breaks + pad.continues
+        if not self.rejoin(state, live, waiting):
+            raise _Dead()
+        return bool(waiting)
+
+    def _once(self, pad: Pad, body: Any, why: str, stdin, out) -> Callable[[State, Ctx], None]:
+        """A loop's body as an arm that may run once more (its test is not decided): a `break`
+        or `continue` on its way ends that pass, and so the loop."""
+        def run(s: State, c: Ctx) -> None:
+            if self.run_in(pad, lambda: self._compound(body, s, c, stdin, out), s, why)[0] == "dead":
+                raise _Dead()
+        return run
+
     def _for(self, node, state, ctx, stdin, out):
         var = node.child_by_field_name("variable")
         body = node.child_by_field_name("body")
@@ -147,35 +270,28 @@ arms each run from a copy of the state and are merged."""
         else:
             words = list(state.positional)
         known = all(isinstance(w, str) for w in words)
-        if not known or len(words) > MAX_LOOP:
-            why = (f"the loop at {ctx.site(node)} has over {MAX_LOOP} iterations" if known
-                   else f"the list of the loop at {ctx.site(node)} is not known")
-            if len(words) > MAX_LOOP:
-                self.unknown(ctx, node, state, why)
-            cond = f"loop `for {name}` at {ctx.site(node)}"
-            state.set(name, Unknown(why))
-            return self._maybe(lambda s, c: self._loop_body(body, s, c, stdin, out), state, ctx, cond)
-        status: Optional[int] = 0
-        for w in words:
-            state.set(name, w)
-            try:
-                status = self._loop_body(body, state, ctx, stdin, out)
-            except _Loop as e:
-                if e.n > 1:
-                    raise _Loop(e.kind, e.n - 1)
-                if e.kind == "break":
-                    break
-        return status
-
-    def _loop_body(self, body, state, ctx, stdin, out):
+        why = f"set on a pass of the loop at {ctx.site(node)} that left it early"
+        pad = self.pad("loop")
         try:
-            return self._compound(body, state, ctx, stdin, out)
-        except _Loop as e:
-            if e.n > 1:
-                raise _Loop(e.kind, e.n - 1)
-            if e.kind == "break":
-                raise _Loop("break", 1)
-            return None
+            if not known or len(words) > MAX_LOOP:
+                reason = (f"the loop at {ctx.site(node)} has over {MAX_LOOP} iterations" if known
+                          else f"the list of the loop at {ctx.site(node)} is not known")
+                if len(words) > MAX_LOOP:
+                    self.unknown(ctx, node, state, reason)
+                cond = f"loop `for {name}` at {ctx.site(node)}"
+                state.set(name, Unknown(reason))
+                status = self._maybe(self._once(pad, body, why, stdin, out), state, ctx, cond)
+                return None if self._loop_end(pad, state, True) else status
+            status: Optional[int] = 0
+            ending = "next"
+            for w in words:
+                state.set(name, w)
+                ending, status = self._turn(pad, state, lambda: self._compound(body, state, ctx, stdin, out), why)
+                if ending != "next":
+                    break
+            return None if self._loop_end(pad, state, ending != "dead") else status
+        finally:
+            self.unpad(pad)
 
     def _while(self, node, state, ctx, stdin, out):
         """`while`/`until`: iterate while the test is decided (an option-parsing loop over `$@`);
@@ -184,31 +300,28 @@ arms each run from a copy of the state and are merged."""
         body = node.child_by_field_name("body")
         until = node.children and node.children[0].type == "until"
         label = f"loop `{_short(' '.join(ctx.text(c) for c in conds))}` at {ctx.site(node)}"
-
-        def once(s: State, c: Ctx) -> None:
-            try:
-                self._compound(body, s, c, stdin, out)
-            except _Loop as e:
-                if e.n > 1:
-                    raise _Loop(e.kind, e.n - 1)
-        for _ in range(MAX_LOOP):
-            status = None
-            for c in conds:
-                status = self.statement(c, state, ctx, stdin=stdin)
-            holds = None if status is None else (status == 0) != bool(until)
-            if holds is False:
-                return 0
-            if holds is None:
-                return self._maybe(once, state, ctx, label)
-            try:
-                self._compound(body, state, ctx, stdin, out)
-            except _Loop as e:
-                if e.n > 1:
-                    raise _Loop(e.kind, e.n - 1)
-                if e.kind == "break":
-                    return 0
-        self.unknown(ctx, node, state, f"the loop at {ctx.site(node)} ran over {MAX_LOOP} iterations")
-        return None
+        why = f"set on a pass of the loop at {ctx.site(node)} that left it early"
+        pad = self.pad("loop")
+        try:
+            for _ in range(MAX_LOOP):
+                status = None
+                for c in conds:
+                    status = self.statement(c, state, ctx, stdin=stdin)
+                holds = None if status is None else (status == 0) != bool(until)
+                if holds is False:
+                    return None if self._loop_end(pad, state, True) else 0
+                if holds is None:
+                    self._maybe(self._once(pad, body, why, stdin, out), state, ctx, label)
+                    self._loop_end(pad, state, True)
+                    return None
+                ending, _ = self._turn(pad, state, lambda: self._compound(body, state, ctx, stdin, out), why)
+                if ending != "next":
+                    return None if self._loop_end(pad, state, ending != "dead") else 0
+            self.unknown(ctx, node, state, f"the loop at {ctx.site(node)} ran over {MAX_LOOP} iterations")
+            self._loop_end(pad, state, True)
+            return None
+        finally:
+            self.unpad(pad)
 
     def _c_for(self, node, state, ctx, stdin, out):
         body = node.child_by_field_name("body")
@@ -216,10 +329,10 @@ arms each run from a copy of the state and are merged."""
         for child in node.named_children:
             if child != body and child.type not in _SKIP:
                 self.arith(ctx.text(child), state, ctx, child)
-
-        def once(s: State, c: Ctx) -> None:
-            try:
-                self._compound(body, s, c, stdin, out)
-            except _Loop:
-                pass
-        return self._maybe(once, state, ctx, cond)
+        why = f"set on a pass of the loop at {ctx.site(node)} that left it early"
+        pad = self.pad("loop")
+        try:
+            status = self._maybe(self._once(pad, body, why, stdin, out), state, ctx, cond)
+            return None if self._loop_end(pad, state, True) else status
+        finally:
+            self.unpad(pad)

@@ -24,6 +24,7 @@ from .state import (
     _Return,
     _scalar,
     _short,
+    or_empty,
     symbolic,
 )
 from .text import (
@@ -37,7 +38,7 @@ from .text import (
     _unescape_dq,
     _unescape_word,
 )
-from .words import Rest, Unknown, Word
+from .words import OrEmpty, Rest, Unknown, Word
 
 
 class Expansion:
@@ -359,6 +360,18 @@ command and arithmetic substitution, here-documents."""
         is_set = value is not None and not (isinstance(value, Unknown) and value.why.endswith("is not set on this path"))
         if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
             empty = (not is_set) or (op.startswith(":") and value == "")
+            if isinstance(value, OrEmpty) and op in (":-", ":="):
+                # Empty (the default) or set: what the default and the set values agree on.
+                default = _segments_text(self._operand(operands, state, ctx, quoted))
+                got: Word = value
+                if isinstance(default, Unknown):
+                    got = Unknown(value.why)
+                elif default:
+                    ends = or_empty([value, default], value.why)
+                    got = Unknown(value.why, ends.set_prefix, ends.set_suffix)
+                if op == ":=":
+                    state.set(name, got)
+                return [(kind, got)]
             if isinstance(value, Unknown) and is_set:
                 if op in (":-", "-", ":=", "="):
                     return [(kind, value)]
@@ -467,6 +480,7 @@ command and arithmetic substitution, here-documents."""
         """`$(...)`/backticks: the statements run in a subshell; their output as far as known."""
         inner = state.copy()
         out = Out()
+        pads, self.pads = self.pads, []  # a subshell: no loop or call of its parent's
         try:
             self.depth_guard(ctx)
             for child in node.named_children:
@@ -476,6 +490,8 @@ command and arithmetic substitution, here-documents."""
             pass
         except (_Return, _Loop):
             pass
+        finally:
+            self.pads = pads
         value = out.value()
         if isinstance(value, str):
             value = value.rstrip("\n")

@@ -6,7 +6,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Callable, Optional
 
-from .state import MAX_FIELDS, MAX_TRIM_CHARS, State, _join_unknown
+from .state import MAX_FIELDS, MAX_TRIM_CHARS, SHELL_SET, State, _join_unknown, symbol
 from .words import Unknown, Word
 
 if TYPE_CHECKING:
@@ -310,3 +310,7 @@ _ENVIRONMENT_DEFAULTS: dict[str, Callable[[State], Word]] = {
     "BASH_SOURCE": lambda s: s.argv0,
     "HOME": lambda s: "/root",
 }
+# Variables bash itself sets in every shell, to values of the machine the job runs on: each is
+# a symbol (recipes.launch.state.SYMBOL), so `/tmp/enroot-runtime-${UID}` is one known path in
+# every trace while a test or arithmetic that reads it (`[ "$EUID" -ne 0 ]`) is not decided.
+_ENVIRONMENT_DEFAULTS.update({name: (lambda n: lambda s: symbol(n))(name) for name in SHELL_SET})

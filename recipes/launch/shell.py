@@ -49,10 +49,12 @@ from .state import (
     Ctx,
     Func,
     Out,
+    Pad,
     State,
     Var,
     _assign_state,
     _child,
+    _Dead,
     _Exit,
     _first_error,
     _join_unknown,
@@ -103,6 +105,8 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         # and the functions defined (Trace.defined): file -> (first line, last line) of each.
         self.executed: dict[str, set[int]] = {}
         self.defined: dict[str, set[tuple[int, int]]] = {}
+        # The loops, function calls and sources the running process is inside (ControlFlow.pad).
+        self.pads: list[Pad] = []
 
     def ran(self, ctx: Ctx, node: Any, *, whole: bool = True, first_only: bool = False) -> None:
         """Record that `node` of the running file was evaluated: all its lines (`whole`), else
@@ -136,15 +140,19 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
             raise Budget(f"over {MAX_EFFECTS:,} effects")
         site = node_or_site if isinstance(node_or_site, Site) else ctx.site(node_or_site)
         if kind in _NAMES_FILES and "files" not in kw:
-            kw["files"] = self.named_files(kw.get("argv", ()), kw.get("path"), state)
+            kw["files"], kw["wrote"] = self.named_files(kw.get("argv", ()), kw.get("path"), state)
         self.trace.effects.append(Effect(kind=kind, site=site, chain=ctx.chain, chain_names=ctx.names,
                                          under=ctx.under, container=state.container,
                                          client=ctx.client or kw.pop("client", False), **kw))
 
-    def named_files(self, argv: Iterable[Word], path: Any, state: State) -> tuple[tuple[str, str], ...]:
+    def named_files(self, argv: Iterable[Word], path: Any, state: State
+                    ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, Word], ...]]:
         """The repository files a command names (an argument, `--opt=FILE`, the effect's path),
-        with a digest of each: a server's config file, a Python script, a file read."""
+        with a digest of each: a server's config file, a Python script, a file read; and the
+        files the launch wrote that it names, with the text written there (`cat <<EOF >
+        ser.yaml`, then `trtllm-serve --config ser.yaml`)."""
         out: dict[str, str] = {}
+        wrote: dict[str, Word] = {}
         words = [w for w in argv if isinstance(w, str)][:MAX_NAMED_WORDS]
         if isinstance(path, str):
             words.append(path)
@@ -155,11 +163,14 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                 continue
             host = path if w is path else self.host_path(w, state)
             if isinstance(host, str):
+                written = self.files.written(host)
+                if written is not None:
+                    wrote.setdefault(w, written.text)
                 rel = self.files.repo_path(host)
                 digest = self.files.digest(host) if rel else None
                 if digest is not None:
                     out[rel] = digest
-        return tuple(sorted(out.items()))
+        return tuple(sorted(out.items())), tuple(wrote.items())
 
     def unknown(self, ctx: Ctx, where: Any, state: State, why: str, code: Word | None = None) -> None:
         """An unknown effect; `code`: the shell code it could not read, when it runs some (a
@@ -209,6 +220,7 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         """Run a script as a process: `exit` ends it, its EXIT trap runs, the status returns.
         `top`: the launch's first script, whose ending is kept in `ending`."""
         site: Optional[Site] = None
+        pads, self.pads = self.pads, []  # a new process: no loop or call of the caller's
         try:
             self.run_text(text, path, state, ctx)
             status = state.status
@@ -218,6 +230,8 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                 self.last_exit = (site, status)
         except (_Return, _Loop):
             status = state.status
+        finally:
+            self.pads = pads
         if top:
             self.ending = (site, status)
         trap = state.traps.pop("EXIT", None)
@@ -282,11 +296,14 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
 
     def _subshell(self, node, state, ctx, stdin, out):
         inner = state.copy()
+        pads, self.pads = self.pads, []
         try:
             self._compound(node, inner, ctx, stdin, out)
             return inner.status
         except _Exit as e:
             return e.status
+        finally:
+            self.pads = pads
 
     def _list(self, node, state, ctx, stdin, out):
         kids = [c for c in node.children if c.type not in _SKIP]
@@ -309,20 +326,32 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                  fallthrough: bool, why: str) -> Optional[int]:
         """Arms of an undecided branch: each runs from a copy of the state with its test in
         `under`; the states of the arms that go on (and, with `fallthrough`, of running none)
-        are merged. An arm that leaves (`exit`, `return`, `break`) does not go on; when none
-        goes on, the first way out is taken."""
+        are merged. An arm that leaves does not go on: one that `exit`s ends there; one that
+        `break`s, `continue`s or `return`s waits, with its state, at the loop or call it leaves,
+        which goes on from there too (`ControlFlow.land`). When no arm goes on, the way out is
+        the waiting (`_Dead`), else the first exit."""
         results: list[State] = []
         escape: Exception | None = None
+        waiting = False
         for label, runner in arms:
             arm = state.copy()
             try:
                 runner(arm, replace(ctx, under=ctx.under + (label,)))
                 results.append(arm)
-            except (_Exit, _Return, _Loop) as e:
+            except _Dead:
+                waiting = True
+            except _Exit as e:
                 escape = escape or e
+            except (_Return, _Loop) as e:
+                if self.land(e, arm, why):
+                    waiting = True
+                else:
+                    escape = escape or e
         if fallthrough:
             results.append(state.copy())
         if not results:
+            if waiting:
+                raise _Dead()
             assert escape is not None
             raise escape
         _assign_state(state, merge_states(results, why))
@@ -339,9 +368,16 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         for i, kid in enumerate(kids):
             last = i == len(kids) - 1
             sink = out if last else Out()
-            # Each part of a pipeline runs in a subshell (bash without lastpipe).
+            # Each part of a pipeline runs in a subshell (bash without lastpipe): its `exit`
+            # ends that part only.
             part = state.copy()
-            status = self.statement(kid, part, ctx, stdin=feed, out=sink)
+            pads, self.pads = self.pads, []
+            try:
+                status = self.statement(kid, part, ctx, stdin=feed, out=sink)
+            except _Exit as e:
+                status = e.status
+            finally:
+                self.pads = pads
             if not last:
                 feed = sink.value()
                 if isinstance(feed, str) and not sink.parts:
@@ -535,7 +571,13 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
             return 0
         head = argv[0]
         if isinstance(head, Installed):
-            # `"$(command -v python3)" -m ...`: the program a PATH look-up finds, not a function.
+            # `"$(command -v python3)" -m ...`: the program a PATH look-up finds, not a function;
+            # or, on other paths, one at a place that holds the program as shipped.
+            for path in head.also:
+                host = self.host_path(path, state)
+                if not isinstance(host, str) or self.files.written(host) is not None or self.files.repo_path(host):
+                    self.unknown(ctx, node, state, f"a command whose name is not known ({head.why}, or {path})")
+                    return None
             return self.external([head.program, *argv[1:]], prefix, state, ctx, node, stdin=stdin, out=out)
         if isinstance(head, Unknown):
             self.unknown(ctx, node, state, f"a command whose name is not known ({head.why})")
@@ -591,14 +633,27 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         state.frames.append({})
         for k, v in prefix:
             state.frames[-1][k] = Var(v, exported=True)
+        pad = self.pad("call")
         try:
-            status = self.statement(fn.node, state, inner, stdin=stdin, out=out)
-        except _Return as r:
-            status = r.status
+            ending, status = self.run_in(pad, lambda: self.statement(fn.node, state, inner, stdin=stdin, out=out),
+                                         state, f"set on a path that returned early from {name}")
+            status = self.returned(pad, state, ending != "dead", status)
         finally:
+            self.unpad(pad)
             state.frames.pop()
             state.positional = saved_pos
         return status
+
+    def returned(self, pad: Pad, state: State, live: bool, status: Optional[int]) -> Optional[int]:
+        """A function or a sourced file ends: `state` is the merge of the paths that went on to
+        its end (`live`) and those that returned early; the status, when they all agree on it."""
+        if not pad.returns:
+            if not live:
+                raise _Dead()
+            return status
+        statuses = {r[2] for r in pad.returns} | ({status} if live else set())
+        self.rejoin(state, live, pad.returns)
+        return statuses.pop() if len(statuses) == 1 else None
 
 
 # Statements whose inner statements are evaluated (and recorded) one by one: their first and

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .fs import WORKSPACE
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
-from .words import Rest, Unknown, Word
+from .words import Installed, OrEmpty, Rest, Unknown, Word
 
 MAX_STEPS = 300_000          # nodes evaluated per trace
 
@@ -64,7 +64,7 @@ class Budget(Exception):
 # A point's value that the trace carries as a symbol (its concurrency): every point of an arm then
 # shares one trace. A decision that reads the symbol (a test, arithmetic, a pattern) is undecided,
 # like one on any value the interpreter does not know: every arm it may take is traced.
-SYMBOL = "\x00pt:"
+SYMBOL = "\x01pt:"  # \x01, not \x00: shell text that holds one (`bash -c "...$CONC..."`) still parses
 
 
 def symbolic(*values: object) -> bool:
@@ -72,8 +72,13 @@ def symbolic(*values: object) -> bool:
     return any(isinstance(v, str) and SYMBOL in v for v in values)
 
 
+# Variables bash sets in every shell to values of the machine the job runs on (traced as symbols).
+SHELL_SET = frozenset({"UID", "EUID", "PPID", "BASHPID", "HOSTNAME", "RANDOM", "SRANDOM", "SECONDS",
+                       "EPOCHSECONDS", "EPOCHREALTIME"})
+
+
 def symbol(name: str) -> str:
-    return f"{SYMBOL}{name}\x00"
+    return f"{SYMBOL}{name}\x01"
 
 
 class _Exit(Exception):
@@ -90,6 +95,33 @@ class _Return(Exception):
 class _Loop(Exception):
     def __init__(self, kind: str, n: int):
         self.kind, self.n = kind, n
+
+
+class _Dead(_Exit):
+    """No path goes on from here: each one exited, or left a loop, a function or a sourced file
+    early and waits at that statement's `Pad`; the statement goes on from those."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+
+
+class Pad:
+    """Where the paths that leave a loop (`break`, `continue`), a function or a sourced file
+    (`return`) early wait for it to end. An arm of an undecided branch that leaves does not go
+    on, but bash goes on after the loop or the call from the state that arm left: the statement
+    merges the waiting states with its own (`ControlFlow.rejoin`). `kind`: "loop", "call" or
+    "source"."""
+
+    __slots__ = ("kind", "breaks", "continues", "returns")
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self.breaks: list[tuple["State", str]] = []     # (the state, why a value it set is unknown)
+        self.continues: list[tuple["State", str]] = []
+        self.returns: list[tuple["State", str, Optional[int]]] = []  # ... and the status
+
+    def waiting(self) -> bool:
+        return bool(self.breaks or self.continues or self.returns)
 
 
 @dataclass
@@ -250,6 +282,9 @@ def _merge_values(a: Any, b: Any, why: str) -> Any:
     keep the command), the text a string starts and ends with."""
     if a == b:
         return a
+    program = _one_program(a, b)
+    if program is not None:
+        return program
     if isinstance(a, list) and isinstance(b, list):
         if len(a) == len(b) and not (a and isinstance(a[-1], Rest)) and not (b and isinstance(b[-1], Rest)):
             return [x if x == y else Unknown(why) for x, y in zip(a, b)]
@@ -257,11 +292,44 @@ def _merge_values(a: Any, b: Any, why: str) -> Any:
         while n < min(len(a), len(b)) and a[n] == b[n] and not isinstance(a[n], Rest):
             n += 1
         return a[:n] + [Rest(why)]
+    if (a == "" or b == "" or isinstance(a, OrEmpty) or isinstance(b, OrEmpty)) and \
+            all(isinstance(x, (str, OrEmpty)) for x in (a, b)):
+        return or_empty([a, b], why)
     if isinstance(a, str) and isinstance(b, str):
         head = posixpath.commonprefix([a, b])
         tail = posixpath.commonprefix([a[len(head):][::-1], b[len(head):][::-1]])[::-1]
         return Unknown(why, head[:256], tail[-256:])
     return Unknown(why)
+
+
+def or_empty(values: list, why: str) -> OrEmpty:
+    """Empty, or one of `values` (texts, or values already empty-or-set): what the set ones
+    start and end with."""
+    ends = [(v, v) if isinstance(v, str) else (v.set_prefix, v.set_suffix) for v in values
+            if not (isinstance(v, str) and v == "")]
+    if not ends:
+        return OrEmpty(why)
+    head = posixpath.commonprefix([p for p, _ in ends])
+    tail = posixpath.commonprefix([s[::-1] for _, s in ends])[::-1]
+    return OrEmpty(why, set_prefix=head[:256], set_suffix=tail[-256:])
+
+
+def _one_program(a: Any, b: Any) -> Optional[Installed]:
+    """`AIPERF_UV_BIN="$(command -v uv)"` in one arm, `"$DIR/uv"` in another: a word that runs
+    the program uv either way (`Installed`, the other arms' paths in `also`)."""
+    if isinstance(b, Installed) and not isinstance(a, Installed):
+        a, b = b, a
+    if not isinstance(a, Installed):
+        return None
+    if isinstance(b, Installed):
+        if b.suffix != a.suffix:
+            return None
+        paths = b.also
+    elif isinstance(b, str) and b.startswith("/") and b.endswith(a.suffix) and a.suffix:
+        paths = (b,)
+    else:
+        return None
+    return replace(a, also=tuple(dict.fromkeys(a.also + paths)))
 
 
 def merge_states(states: list[State], why: str) -> State:

@@ -76,6 +76,9 @@ class Effect:
     # unknown: the URL of the download it runs as shell code (`curl URL | sh`, `bash -c "$(curl
     # URL)"`, `eval "$(curl URL)"`), read as it is; "" when the code is not one download.
     download: str = ""
+    # Files the launch wrote that the command names: (the word that names it, the text written
+    # there as far as known), so the text of a config file it wrote changes the effect.
+    wrote: tuple[tuple[str, Word], ...] = ()
 
     def where(self) -> str:
         """`runner:12 -> script:40 -> fn start_server -> script:88`, for evidence: each hop's

@@ -25,14 +25,31 @@ class Unknown:
         return f"<unknown: {self.why}>"
 
 
+@dataclass(frozen=True)
+class OrEmpty(Unknown):
+    """A value the arms of an undecided branch left empty in one arm and set in another (`SEL=""`,
+    then `SEL="$candidate"` in a loop that may find one): empty, or text that starts with
+    `set_prefix` and ends with `set_suffix`. Any reader sees an unknown that may be empty (no
+    known start); `${SEL:-default}` is the set value or the default, and keeps their common ends."""
+
+    set_prefix: str = ""
+    set_suffix: str = ""
+
+
 class Rest(Unknown):
     """The unknown end of an array whose undecided branch arms left it with different elements:
     how many elements it holds is unknown too (`m+=(x)` in one arm only)."""
 
 
+@dataclass(frozen=True)
 class Installed(Unknown):
     """Where a program is installed (`command -v python3`): a path the bot cannot know, ending
-    in `/NAME`; running that path runs the program NAME that a PATH look-up finds."""
+    in `/NAME`; running that path runs the program NAME that a PATH look-up finds. `also`: the
+    paths ending in `/NAME` that other arms of an undecided branch set instead (`$DIR/uv`, where
+    an installer put it): running the word runs one of them, each as shipped unless the launch
+    wrote it or it is a repository file (`Interpreter.run_argv` checks)."""
+
+    also: tuple[str, ...] = ()
 
     @property
     def program(self) -> str:

@@ -65,6 +65,18 @@ def test_json_in_a_variable_per_eval_branch_passes():
     assert "synthetic_acceptance_length=2.49" in row.reason and "K=3" in row.reason
 
 
+def test_a_model_folder_the_node_decides_is_a_positional_word_not_a_hidden_flag():
+    # launch_b200-dgxc.sh: the first candidate folder that exists, else a default; the served
+    # model is then not known, but it is the positional word of `vllm serve`, not a flag.
+    pick = ('SEL=""\nfor c in /lustre/models/dsv4-pro /lustre/models/DeepSeek-V4-Pro; do\n'
+            '    if [[ -d "$c" ]]; then SEL="$c"; break; fi\ndone\nMODEL_DIR="${SEL:-/lustre/models/dsv4}"\n')
+    script = VLLM_BRANCHES.replace("#!/usr/bin/env bash\n", "#!/usr/bin/env bash\n" + pick)
+    row = _row(script.replace('vllm serve "$MODEL"', 'vllm serve "$MODEL_DIR"'))
+    assert row.status.value == "PASS", row.reason
+    row = _row(script.replace('vllm serve "$MODEL"', 'vllm serve "$MODEL" $(cat /opt/extra-flags)'))
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+
+
 def test_reversed_branches_serve_the_benchmark_run_not_the_eval():
     # `!= true` first: the eval-only else branch is assigned last but is not the served config.
     script = VLLM_BRANCHES.replace('= "true" ]', '!= "true" ]')
@@ -209,15 +221,20 @@ TRTLLM_CMD=(
 """
 
 
-def test_trt_heredoc_config_the_trace_does_not_hold_is_could_not_verify():
-    # The draft length is in the YAML the launcher writes; the trace records the write, not its
-    # text, so the golden AL cannot be looked up: never a pass on a guess.
+def test_trt_heredoc_config_is_read_from_the_text_the_trace_holds():
+    # The draft length is in the YAML the launcher writes (#2686): the server's effect holds the
+    # text written there, expansions done, and the golden AL is looked up from it.
     path = "benchmarks/single_node/agentic/minimaxm3_fp4_b200_trt_mtp.sh"
     master = _master(framework="trt", prefix="minimaxm3", model="MiniMaxAI/MiniMax-M3")
-    for script in (TRT, TRT.replace("=1.78", "=1.5")):
-        row = _row(script, path=path, master=master, golden=(MINIMAX_GOLDEN, MINIMAX_TEXT))
-        assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
-        assert "ser.yaml is written by the launch" in row.reason and f"{path}:23" in row.reason, row.reason
+    row = _row(TRT, path=path, master=master, golden=(MINIMAX_GOLDEN, MINIMAX_TEXT))
+    assert row.status.value == "PASS", row.reason
+    row = _row(TRT.replace("=1.78", "=1.5"), path=path, master=master, golden=(MINIMAX_GOLDEN, MINIMAX_TEXT))
+    assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
+    # A value of that text the bot cannot know could stand anywhere in it: never a pass on a guess.
+    unknown = TRT.replace("max_draft_len: 3", "max_draft_len: $(cat /models/k)")
+    row = _row(unknown, path=path, master=master, golden=(MINIMAX_GOLDEN, MINIMAX_TEXT))
+    assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
+    assert "ser.yaml, which the launch writes, holds a value not known" in row.reason and f"{path}:23" in row.reason
 
 
 def test_trt_config_file_of_the_repository_gives_method_and_draft_length():
