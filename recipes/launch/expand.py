@@ -129,7 +129,8 @@ command and arithmetic substitution, here-documents."""
         """The parts of a word: ("q", text) quoted, ("u", text) unquoted (split later) and
         ("fields", [words]) for `"$@"`/`"${a[@]}"`."""
         t = node.type
-        if t in ("word", "number", "extglob_pattern"):
+        if t in ("word", "number", "extglob_pattern", "variable_name"):
+            # A name the grammar reads inside a word (`mia1` of `${X:-mia1-p01,mia1-p02}`) is text.
             text = ctx.text(node)
             return [("q" if quoted else "u_lit", _unescape_word(text) if not quoted else text)]
         if t == "raw_string":

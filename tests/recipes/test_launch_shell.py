@@ -95,6 +95,12 @@ def test_expansions_read_as_bash_reads_them():
                               "m 2 x y z 11 1 2 3 sub")
 
 
+def test_a_default_that_starts_with_a_name_is_its_text():
+    # InferenceX's AMD submit.sh: the grammar reads `mia1` of this default as a variable's name.
+    trace, _ = run('N="${SLURM_EXCLUDE_NODES:-mia1-p01-g09,mia1-p01-g11}"\nrun "$N" ${U:-vllm-x}\n')
+    assert argvs(trace) == ["run mia1-p01-g09,mia1-p01-g11 vllm-x"]
+
+
 def test_word_splitting_and_quoting():
     trace, _ = run('X="a  b"\nrun $X "$X" \'$X\' "" ${EMPTY_UNSET:-}\n')
     assert [e.argv for e in trace.of(EXEC)][0] == ("run", "a", "b", "a  b", "$X", "")
