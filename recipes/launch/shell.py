@@ -60,9 +60,26 @@ from .state import (
     _Return,
     _short,
     merge_states,
+    one_of_texts,
 )
 from .trace import READ, UNKNOWN, WRITE, Effect, Site, Trace
-from .words import Installed, Unknown, Word
+from .words import (
+    MAX_ALTERNATIVES,
+    Installed,
+    OneOf,
+    OneOfRest,
+    Unknown,
+    Word,
+    alternatives,
+    combinations,
+    picks,
+)
+
+# A command whose words hold values with alternatives runs once per combination: at most this
+# many combinations for one command, and this many such runs in one trace (past either, the
+# words are unknown, as any value the interpreter cannot know).
+MAX_COMBINATIONS = 8
+MAX_ALTERNATIVE_RUNS = 64
 
 # How much of a written Python file is read for what it imports.
 MAX_WRITTEN_SCAN = 100_000
@@ -103,6 +120,9 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         # and the functions defined (Trace.defined): file -> (first line, last line) of each.
         self.executed: dict[str, set[int]] = {}
         self.defined: dict[str, set[tuple[int, int]]] = {}
+        # Runs of commands whose words have alternatives (run_alternatives), capped per trace.
+        self.alternative_runs = 0
+        self.alternative_reads: Optional[list[str]] = None  # names read by the test being evaluated
 
     def ran(self, ctx: Ctx, node: Any, *, whole: bool = True, first_only: bool = False) -> None:
         """Record that `node` of the running file was evaluated: all its lines (`whole`), else
@@ -446,8 +466,34 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         inner = [c for c in node.named_children if c.type not in _SKIP]
         if not inner:
             return 1
-        verdict = self.test_expr(inner[0], state, ctx)
+        outer, self.alternative_reads = self.alternative_reads, []
+        try:
+            verdict = self.test_expr(inner[0], state, ctx)
+            names = list(dict.fromkeys(self.alternative_reads))
+        finally:
+            self.alternative_reads = outer
+        if verdict is None and names and not any(m in ctx.text(node) for m in _RUNS_CODE):
+            verdict = self.test_each_value(inner[0], names, state, ctx)
         return None if verdict is None else int(not verdict)
+
+    def test_each_value(self, expr: Any, names: list[str], state: State, ctx: Ctx) -> Optional[bool]:
+        """A test over variables with alternatives, tried with each combination of their values
+        on a copy of the state: decided when every combination decides it alike."""
+        values = {n: state.get(n) for n in names}
+        words = [v if isinstance(v, OneOf) else v[-1] for v in values.values()]
+        chosen = picks(words, MAX_COMBINATIONS)
+        if chosen is None:
+            return None
+        verdicts = set()
+        for pick in chosen:
+            trial = state.copy()
+            for (name, value), word in zip(values.items(), words):
+                run = list((alternatives(word) or [])[pick[word]])
+                trial.set(name, run[0] if isinstance(value, OneOf) else value[:-1] + run)
+            verdicts.add(self.test_expr(expr, trial, ctx))
+            if None in verdicts or len(verdicts) > 1:
+                return None
+        return verdicts.pop()
 
     def _arith_statement(self, node, state, ctx, stdin, out):
         inner = [c for c in node.named_children if c.type not in _SKIP]
@@ -531,6 +577,13 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                  *, stdin: Word | None = None, out: Out | None = None, functions: bool = True) -> Optional[int]:
         if not argv:
             return 0
+        if any(isinstance(w, (OneOf, OneOfRest)) for w in argv):
+            runs = combinations(argv, MAX_COMBINATIONS)
+            if runs is not None and self.alternative_runs + len(runs) <= MAX_ALTERNATIVE_RUNS:
+                self.alternative_runs += len(runs)
+                return self.run_alternatives(runs, prefix, state, ctx, node, stdin=stdin, out=out,
+                                             functions=functions)
+            # Past the caps, the words stay unknown: the command is read as one it cannot know.
         head = argv[0]
         if isinstance(head, Installed):
             # `"$(command -v python3)" -m ...`: the program a PATH look-up finds, not a function.
@@ -561,6 +614,34 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                 if saved is not None:
                     self._restore_prefix(saved, state)
         return self.external(argv, prefix, state, ctx, node, stdin=stdin, out=out)
+
+    def run_alternatives(self, runs: list[tuple[list[Word], tuple[tuple[str, str], ...]]], prefix: list[tuple[str, Word]],
+                         state: State, ctx: Ctx, node: Any, *, stdin: Word | None, out: Out | None,
+                         functions: bool) -> Optional[int]:
+        """A command whose words hold values an undecided branch left different (`OneOf`): run
+        once per combination of values, as the arms of a branch (each run's effects carry what it
+        chose in `under`), and the states merged. Its output is one of the runs' outputs."""
+        statuses: list[Optional[int]] = []
+        outs: list[Out] = []
+
+        def arm(words: list[Word]) -> Callable[[State, Ctx], Any]:
+            def run(s: State, c: Ctx) -> None:
+                sink = None
+                if out is not None:
+                    sink = Out()
+                    outs.append(sink)
+                statuses.append(self.run_argv(words, prefix, s, c, node, stdin=stdin, out=sink,
+                                              functions=functions))
+            return run
+
+        arms = [("; ".join(f"{label}: {shown}" for label, shown in what), arm(words)) for words, what in runs]
+        why = f"set by a command run with {runs[0][1][0][0]}"
+        try:
+            self.run_arms(arms, state, ctx, fallthrough=False, why=why)
+        finally:
+            if out is not None and any(o.parts for o in outs):
+                out.write(_one_output([o.value() for o in outs], f"the output of a command run with {runs[0][1][0][0]}"))
+        return statuses[0] if statuses and all(st == statuses[0] for st in statuses) else None
 
     def _apply_prefix(self, prefix: list[tuple[str, Word]], state: State) -> list[tuple[str, Optional[Var]]]:
         saved = []
@@ -597,6 +678,20 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
             state.frames.pop()
             state.positional = saved_pos
         return status
+
+
+# Text in a test that runs commands (a test tried once per value must not run them again).
+_RUNS_CODE = ("$(", "`", "<(", ">(")
+
+
+def _one_output(values: list[Word], why: str) -> Word:
+    """The output of a command run once per alternative: the same text, one of the texts, or unknown."""
+    distinct = list(dict.fromkeys(values))
+    if len(distinct) == 1:
+        return distinct[0]
+    if len(distinct) <= MAX_ALTERNATIVES and all(isinstance(v, str) for v in distinct):
+        return one_of_texts(distinct, why, f"one of {len(distinct)} values of {why}")
+    return Unknown(why)
 
 
 # Statements whose inner statements are evaluated (and recorded) one by one: their first and
