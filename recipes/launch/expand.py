@@ -227,7 +227,8 @@ command and arithmetic substitution, here-documents."""
             return [(kind, Unknown(f"${name}"))]
         self.note(name)
         value = state.get(name)
-        self.read_alternatives(name, value)
+        if self.alternative_reads is not None:
+            self.read_alternatives(name, value)
         if value is None and name in ("BASH_SOURCE", "FUNCNAME", "LINENO"):
             value = self.special(name, ctx, node)
             if index is not None:
@@ -248,8 +249,7 @@ command and arithmetic substitution, here-documents."""
     def read_alternatives(self, name: str, value: Any) -> None:
         """Note a variable read whose value has alternatives (a test over it is then tried with
         each value: `Interpreter._test`)."""
-        if self.alternative_reads is not None and (
-                isinstance(value, OneOf) or (isinstance(value, list) and value and isinstance(value[-1], OneOfRest))):
+        if isinstance(value, OneOf) or (isinstance(value, list) and value and isinstance(value[-1], OneOfRest)):
             self.alternative_reads.append(name)
 
     def special(self, name: str, ctx: Ctx, node: Any) -> Any:
@@ -432,7 +432,8 @@ command and arithmetic substitution, here-documents."""
             name = ctx.text(base) if base is not None else ""
             self.note(name)
             value = state.get(name)
-            self.read_alternatives(name, value)
+            if self.alternative_reads is not None:
+                self.read_alternatives(name, value)
             if value is None and name in ("BASH_SOURCE", "FUNCNAME"):
                 value = self.special(name, ctx, target)
             if value is None:

@@ -221,13 +221,13 @@ def _scalar(value: Any) -> Word:
 
 def _join_unknown(parts: Iterable[Word]) -> Word:
     parts = list(parts)
-    if any(isinstance(p, OneOf) for p in parts):
-        joined = _join_alternatives(parts)
-        if joined is not None:
-            return joined
     out: list[str] = []
     for i, p in enumerate(parts):
         if isinstance(p, Unknown):
+            if isinstance(p, OneOf) or any(isinstance(q, OneOf) for q in parts[i + 1:]):
+                joined = _join_alternatives(parts)
+                if joined is not None:
+                    return joined
             known = "".join(out) + p.prefix
             tail: list[str] = []
             for q in reversed(parts[i + 1:]):

@@ -90,10 +90,12 @@ def _ansi_c(text: str) -> str:
 def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
     """Split an argument's segments into fields as bash does (IFS whitespace on unquoted
     expansions; quoted parts and literals never split; `"$@"` makes a field per word)."""
-    if any(_split_alternatives(kind, value, len(segs)) for kind, value in segs):
-        got = _fields_per_alternative(segs)
-        if got is not None:
-            return got
+    for kind, value in segs:
+        if (kind == "u" or kind == "fields") and _split_alternatives(kind, value, len(segs)):
+            got = _fields_per_alternative(segs)
+            if got is not None:
+                return got
+            break
     fields: list[list[Word]] = []
     current: list[Word] = []
     have = False  # whether the current field exists (a quoted empty string makes one)
@@ -144,9 +146,10 @@ def _split_alternatives(kind: str, value: Any, n: int) -> bool:
     """Whether a part with alternatives makes fields that depend on which value it has: an
     unquoted one some value of which splits or is empty, a `"${a[@]}"` that ends in alternatives
     next to other text (other parts keep their alternatives in the words they join)."""
-    if kind == "u" and isinstance(value, OneOf):
-        return any(not isinstance(v, str) or not v or re.search(r"[ \t\n]", v) for v in value.values)
-    return kind == "fields" and n > 1 and any(isinstance(w, OneOfRest) for w in value)
+    if kind == "u":
+        return isinstance(value, OneOf) and any(
+            not isinstance(v, str) or not v or re.search(r"[ \t\n]", v) for v in value.values)
+    return n > 1 and any(isinstance(w, OneOfRest) for w in value)
 
 
 def _fields_per_alternative(segs: list[tuple[str, Any]]) -> Optional[list[Word]]:
