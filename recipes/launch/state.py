@@ -336,8 +336,16 @@ def _one_of(values: list, why: str, name: str) -> Any:
     label = f"one of {len(values)} values of {name or 'a variable'} {why}"
     if isinstance(values[0], str):
         return one_of_texts(values, why, label)
-    n = _common_prefix_len(values)
-    return values[0][:n] + [OneOfRest(why, values=tuple(tuple(v[n:]) for v in values), label=label)]
+    return one_of_arrays(values, why, label)
+
+
+def one_of_arrays(runs: list[list[Word]], why: str, label: str) -> list[Word]:
+    """An array that is one of `runs`: the words all start with, then a `OneOfRest`."""
+    runs = [list(r) for r in dict.fromkeys(tuple(r) for r in runs)]
+    if len(runs) == 1:
+        return runs[0]
+    n = _common_prefix_len(runs)
+    return runs[0][:n] + [OneOfRest(why, values=tuple(tuple(r[n:]) for r in runs), label=label)]
 
 
 def one_of_runs(runs: list[list[Word]], why: str, label: str) -> list[Word]:

@@ -243,6 +243,11 @@ _CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "space": " 
 
 
 def _glob_match(value: Word, pattern: Word) -> Optional[bool]:
+    if isinstance(pattern, str) and pattern and pattern.strip("*") == "":
+        return True  # `*)`: any text, known or not
+    if isinstance(value, OneOf) and isinstance(pattern, str) and all(isinstance(v, str) for v in value.values):
+        got = {_glob_match(v, pattern) for v in value.values}
+        return got.pop() if len(got) == 1 else None  # decided when every value decides alike
     if symbolic(value, pattern):
         return None
     if isinstance(value, Unknown) or isinstance(pattern, Unknown):

@@ -189,3 +189,17 @@ def test_a_test_every_value_decides_alike_is_decided():
     # Decided alike by every value: one arm, under no branch. Decided differently, or with a
     # command in the test (not run again per value): both arms, under the test.
     assert got == [("set", 0), ("a", 0), ("one", 1), ("sub", 1)]
+
+
+def test_arguments_an_undecided_branch_shifted_differently_keep_each_arms_words():
+    it, _ = run('f() {\n  case $1 in --two) shift 2 ;; *) shift ;; esac\n  run "$@"\n  shift 3\n  run "$#"\n}\n'
+                'f "$OPT" b c\n', env={"OPT": Unknown("OPT")})
+    # `$1` is not known, so both arms shift: one argument left or two, then a shift past the
+    # end of either leaves them (and fails).
+    assert execs(it) == ["run c", "run b c", "run 1", "run 2"]
+    # A `case` every value decides alike is decided; `*)` matches any text, known or not.
+    it, _ = run('if [[ "$X" == 1 ]]; then A=a1; else A=a2; fi\n'
+                'case $A in a*) run a ;; *) run other ;; esac\ncase $A in a1) run one ;; *) run two ;; esac\n'
+                'case $U in x) run x ;; *) run any ;; esac\n', env={"X": Unknown("X"), "U": Unknown("U")})
+    assert [(e.argv[1], len(e.under)) for e in it.trace.of(EXEC)] == [
+        ("a", 0), ("one", 1), ("two", 1), ("x", 1), ("any", 1)]
