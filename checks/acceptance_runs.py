@@ -236,13 +236,17 @@ def _run(ctx, v: ServingView, inputs: dict[str, str], symbolic: bool) -> Run:
 
 
 def _unsettled(run: Run, knobs) -> bool:
-    """Whether a concrete trace (the point's own concurrency) could settle what this one leaves open."""
+    """Whether a concrete trace (the point's own concurrency) could settle what this one leaves open.
+    Servers under undecided branches (or run once per value a branch left) leave it open only when
+    they disagree on what is read: the point's values can drop some of them, not change the rest."""
+    readings = set()
     for s in run.servers:
         k = s.knob(knobs)
-        if s.opaque or s.effect.under or (k is not None and not k.known) or \
+        if s.opaque or (k is not None and not k.known) or \
                 (s.method is not None and not isinstance(s.method, str)) or (s.k is not None and not isinstance(s.k, str)):
             return True
-    return False
+        readings.add((s.method, s.k, None if k is None else (k.name, k.value)))
+    return any(s.effect.under for s in run.servers) and len(readings) > 1
 
 
 def _point_run(ctx, v: ServingView, inputs: dict[str, str], knobs) -> Run:

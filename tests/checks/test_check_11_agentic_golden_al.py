@@ -166,3 +166,23 @@ def test_a_definite_finding_on_one_point_is_not_hidden_by_a_doubt_on_another():
                              "head": {"configs/amd-master.yaml": master, SCRIPT: first, other: second}})
         assert row.status.value == "FAIL" and not row.reason.startswith("could not verify"), row.reason
         assert "writes AL 2.97" in row.reason, row.reason
+
+
+def test_servers_under_branches_that_agree_need_no_trace_with_the_points_own_values():
+    # A server run once per value an undecided branch left (its KV-offload arguments) reads the
+    # same draft length and AL under every branch: the point's own values cannot change that.
+    from checks.acceptance_runs import Run, Served, Setting, _unsettled, norm_name
+    from recipes.launch.words import Unknown
+    from recipes.launch.trace import SERVER, Effect, Site
+
+    def served(under, k, al):
+        e = Effect(kind=SERVER, site=Site("x.sh", 3), under=under)
+        knob = Setting("synthetic_acceptance_length", al, e, parent="speculative-config")
+        return Served(effect=e, settings={norm_name(knob.name): knob}, method="mtp", k=k)
+    names = ("synthetic_acceptance_length",)
+    agree = Run(servers=[served(("one of 2 values of OFFLOAD_ARGS ...: no words",), "3", "2.49"),
+                         served(("one of 2 values of OFFLOAD_ARGS ...: `--kv-transfer-config x`",), "3", "2.49")])
+    assert not _unsettled(agree, names)
+    differ = Run(servers=[served(("`[ \"$CONC\" -le 8 ]` at x.sh:2",), "3", "2.49"), served(("else",), "2", "2.27")])
+    assert _unsettled(differ, names)
+    assert _unsettled(Run(servers=[served((), "3", Unknown("x"))]), names)
