@@ -207,6 +207,8 @@ command and arithmetic substitution, here-documents."""
                 return [("fields", words)]
             return [(kind, _join_unknown(_intersperse(words, " ")))]
         rest = state.positional[-1] if state.positional and isinstance(state.positional[-1], Rest) else None
+        if self.alternative_reads is not None and isinstance(rest, OneOfRest):
+            self.alternative_reads.append("@")  # the arguments: `$#`, `$1` in a test
         if name == "#":
             if isinstance(rest, OneOfRest):
                 return [(kind, _length(state.positional))]

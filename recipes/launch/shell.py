@@ -62,7 +62,7 @@ from .state import (
     merge_states,
     one_of_texts,
 )
-from .trace import READ, UNKNOWN, WRITE, Effect, Site, Trace
+from .trace import EXEC, READ, UNKNOWN, WRITE, Effect, Site, Trace
 from .words import (
     MAX_ALTERNATIVES,
     Installed,
@@ -479,7 +479,7 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
     def test_each_value(self, expr: Any, names: list[str], state: State, ctx: Ctx) -> Optional[bool]:
         """A test over variables with alternatives, tried with each combination of their values
         on a copy of the state: decided when every combination decides it alike."""
-        values = {n: state.get(n) for n in names}
+        values = {n: state.positional if n == "@" else state.get(n) for n in names}
         words = [v if isinstance(v, OneOf) else v[-1] for v in values.values()]
         chosen = picks(words, MAX_COMBINATIONS)
         if chosen is None:
@@ -489,7 +489,10 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
             trial = state.copy()
             for (name, value), word in zip(values.items(), words):
                 run = list((alternatives(word) or [])[pick[word]])
-                trial.set(name, run[0] if isinstance(value, OneOf) else value[:-1] + run)
+                if name == "@":
+                    trial.positional = value[:-1] + run
+                else:
+                    trial.set(name, run[0] if isinstance(value, OneOf) else value[:-1] + run)
             verdicts.add(self.test_expr(expr, trial, ctx))
             if None in verdicts or len(verdicts) > 1:
                 return None
@@ -621,6 +624,18 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         """A command whose words hold values an undecided branch left different (`OneOf`): run
         once per combination of values, as the arms of a branch (each run's effects carry what it
         chose in `under`), and the states merged. Its output is one of the runs' outputs."""
+        labels = ["; ".join(f"{label}: {shown}" for label, shown in what) for _, what in runs]
+        ce = self.same_effects([words for words, _ in runs], state, ctx, functions)
+        if ce is not None:
+            # What it runs does not depend on the choice: each argv is recorded under its choice,
+            # and what it runs is followed once, as sure as the command itself.
+            env = self.env_of(state, prefix)
+            for (words, _), label in zip(runs, labels):
+                self.emit(EXEC, replace(ctx, under=ctx.under + (label,)), node, state, argv=tuple(words), env=env,
+                          cwd=state.cwd)
+            self.apply(ce, runs[0][0], prefix, state, ctx, node, stdin=stdin, out=out)
+            self.unmodelled_output(ce, runs[0][0][0], out)
+            return None
         statuses: list[Optional[int]] = []
         outs: list[Out] = []
 
@@ -634,7 +649,7 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                                               functions=functions))
             return run
 
-        arms = [("; ".join(f"{label}: {shown}" for label, shown in what), arm(words)) for words, what in runs]
+        arms = [(label, arm(words)) for (words, _), label in zip(runs, labels)]
         why = f"set by a command run with {runs[0][1][0][0]}"
         try:
             self.run_arms(arms, state, ctx, fallthrough=False, why=why)

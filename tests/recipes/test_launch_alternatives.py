@@ -70,18 +70,28 @@ def test_sbatch_given_an_array_the_arms_left_different_reaches_the_jobs_server_i
     sbatch = [e for e in trace.of(EXEC) if e.argv[0] == "sbatch"]
     assert [e.argv[3:5] for e in sbatch] == [("2", "--exclude"), ("2", "--time")]
     assert isinstance(sbatch[0].argv[5], Unknown)  # the node list Python printed
-    servers = trace.of(SERVER)
-    assert len(servers) == 2
-    for server, sb in zip(servers, sbatch):
-        assert server.argv[:3] == ("python3", "-m", "sglang.launch_server")
-        assert server.chain[-1].path == "benchmarks/multi_node/amd_utils/submit.sh"
-        assert server.under == sb.under and len(server.under) == 1
-        assert server.under[0].startswith("one of 2 values of EXCLUDE_OPT set on an undecided branch "
-                                          "(`[[ -n \"$RESOLVED_EXCLUDE_NODES\" ]]` at "
-                                          "benchmarks/multi_node/amd_utils/submit.sh:9)")
-    assert servers[0].under[0].endswith(": `--exclude <unknown>`") and servers[1].under[0].endswith(": no words")
+    for sb in sbatch:
+        assert len(sb.under) == 1
+        assert sb.under[0].startswith("one of 2 values of EXCLUDE_OPT set on an undecided branch "
+                                      "(`[[ -n \"$RESOLVED_EXCLUDE_NODES\" ]]` at "
+                                      "benchmarks/multi_node/amd_utils/submit.sh:9)")
+    assert sbatch[0].under[0].endswith(": `--exclude <unknown>`") and sbatch[1].under[0].endswith(": no words")
+    # Either way sbatch runs job.slurm alike: it is followed once, as sure as sbatch itself.
+    [server] = trace.of(SERVER)
+    assert server.argv[:3] == ("python3", "-m", "sglang.launch_server") and not server.under
+    assert server.chain[-1].path == "benchmarks/multi_node/amd_utils/submit.sh"
     assert not [e for e in trace.of(UNKNOWN) if opaque(e)]
     assert not [e for e in trace.effects if NO_SERVER_MARK in e.detail]
+    # An option that changes what the job runs (`--chdir`) runs the job once per value.
+    src = MemorySource({**{k: src.read(k).decode() for k in (
+        "runners/launch_mi355x-amds.sh", "benchmarks/multi_node/amd_utils/node_excludes.yaml",
+        "benchmarks/multi_node/amd_utils/job.slurm")},
+        "benchmarks/multi_node/amd_utils/submit.sh": SUBMIT.replace('(--exclude "$RESOLVED_EXCLUDE_NODES")',
+                                                                    '(--chdir /scratch)')})
+    trace = Tracer(src).trace(AMD, ["runners/launch_mi355x-amds.sh"]).runners["runners/launch_mi355x-amds.sh"]
+    servers = trace.of(SERVER)
+    assert [(s.cwd, len(s.under)) for s in servers] == [("/scratch", 1), ("/github/workspace", 1)]
+    assert servers[0].under[0].endswith(": `--chdir /scratch`")
 
 
 def test_a_command_name_an_undecided_branch_chooses_runs_each_helper():
@@ -197,6 +207,10 @@ def test_arguments_an_undecided_branch_shifted_differently_keep_each_arms_words(
     # `$1` is not known, so both arms shift: one argument left or two, then a shift past the
     # end of either leaves them (and fails).
     assert execs(it) == ["run c", "run b c", "run 1", "run 2"]
+    # A test of the arguments every arm decides alike is decided (an option loop goes on).
+    it, _ = run('set -- "$OPT" b c\nif [[ $1 == --two ]]; then shift 2; else shift; fi\n'
+                'if [[ $# -gt 0 && -n "$1" ]]; then run more; else run none; fi\n', env={"OPT": Unknown("OPT")})
+    assert [(e.argv[1], len(e.under)) for e in it.trace.of(EXEC)] == [("more", 0)]
     # A `case` every value decides alike is decided; `*)` matches any text, known or not.
     it, _ = run('if [[ "$X" == 1 ]]; then A=a1; else A=a2; fi\n'
                 'case $A in a*) run a ;; *) run other ;; esac\ncase $A in a1) run one ;; *) run two ;; esac\n'
