@@ -6,7 +6,8 @@ from __future__ import annotations
 from recipes.launch.compare import NO_SERVER_MARK, compare, opaque
 from recipes.launch.fs import WORKSPACE, Files
 from recipes.launch.point import Tracer
-from recipes.launch.shell import MAX_ALTERNATIVE_RUNS, Interpreter
+from recipes.launch.alternatives import MAX_ALTERNATIVE_RUNS
+from recipes.launch.shell import Interpreter
 from recipes.launch.trace import EXEC, SERVER, UNKNOWN, Effect, Site
 from recipes.launch.words import MAX_ALTERNATIVES, OneOf, OneOfRest, Unknown
 from recipes.points import BenchmarkPoint
