@@ -57,7 +57,7 @@ EVALUATION_FAILED = "could not be evaluated"
 COULD_NOT_VERIFY = "could not verify"
 # Reasons that are about evidence only GitHub has; local mode reports them unavailable by design.
 GITHUB_ONLY_RE = re.compile(r"not provided in local mode|sweep run|check run|artifact|upstream", re.I)
-PATH_IN_REASON_RE = re.compile(r"[\w./-]+\.(?:sh|ya?ml|md|py|json|patch|diff)\b")
+PATH_IN_REASON_RE = re.compile(r"[\w./-]+\.(?:sh|slurm|ya?ml|md|py|json|patch|diff)\b")
 NOT_FOUND_RE = re.compile(r"could not verify: (\S+) named at \S+ (?:was not found|is not in this repository)"
                           r"|could not verify: \S+ named at \S+ is copied into the srt-slurm checkout from (\S+) ")
 # Code a script downloads or pipes in at run time: not a file of the commit the bot missed.

@@ -232,14 +232,18 @@ def _run(ctx, v: ServingView, inputs: dict[str, str], symbolic: bool) -> Run:
 def _unsettled(run: Run, names, read_whole: bool) -> bool:
     """Whether a concrete trace (the point's own concurrency) could settle what this one leaves
     open that the verdict reads: a word of a server's command line it cannot read counts where
-    the method is missing, or where the knob is (or, `read_whole`, is not) and may hide there."""
+    the method is missing, or where the knob is (or, `read_whole`, is not) and may hide there.
+    Servers under undecided branches (or run once per value a branch left) leave it open only when
+    they disagree on what is read: the point's values can drop some of them, not change the rest."""
+    readings = set()
     for s in run.servers:
         k = s.knob(names)
         hidden = s.opaque and (s.method is None or (s.may_hide(names) and (read_whole or k is None)))
-        if hidden or s.effect.under or (k is not None and not k.known) or \
+        if hidden or (k is not None and not k.known) or \
                 (s.method is not None and not isinstance(s.method, str)) or (s.k is not None and not isinstance(s.k, str)):
             return True
-    return False
+        readings.add((s.method, s.k, None if k is None else (k.name, k.value)))
+    return any(s.effect.under for s in run.servers) and len(readings) > 1
 
 
 def _point_run(ctx, v: ServingView, inputs: dict[str, str], names, read_whole: bool = False) -> Run:

@@ -17,9 +17,10 @@ from .state import (
     _Loop,
     _Return,
     _scalar,
+    one_of_arrays,
 )
 from .text import _ansi_c, _printf, _split
-from .words import Installed, Rest, Unknown, Word
+from .words import Installed, OneOfRest, Rest, Unknown, Word
 
 if TYPE_CHECKING:
     from .shell import Interpreter
@@ -158,7 +159,14 @@ def _b_shift(self, argv, state, ctx, node, stdin, out):
     n = 1
     if len(argv) > 1:
         n = self.arith(argv[1], state, ctx, node) or 0
-    rest = state.positional[-1:] if state.positional and isinstance(state.positional[-1], Rest) else []
+    last = state.positional[-1] if state.positional else None
+    if isinstance(last, OneOfRest):
+        # Each arm's arguments shift on their own (a shift past the end leaves them, and fails).
+        runs = [state.positional[:-1] + list(t) for t in last.values]
+        state.positional = one_of_arrays([r[n:] if n <= len(r) else r for r in runs], last.why, last.label)
+        statuses = {int(n > len(r)) for r in runs}
+        return statuses.pop() if len(statuses) == 1 else None
+    rest = state.positional[-1:] if isinstance(last, Rest) else []
     state.positional = state.positional[n:] or rest  # past the known words, how many are left is unknown
     return 0
 

@@ -24,6 +24,7 @@ from .state import (
     _Return,
     _scalar,
     _short,
+    one_of_texts,
     or_empty,
     symbolic,
 )
@@ -38,7 +39,7 @@ from .text import (
     _unescape_dq,
     _unescape_word,
 )
-from .words import OrEmpty, Rest, Unknown, Word
+from .words import MAX_ALTERNATIVES, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
 
 class Expansion:
@@ -130,7 +131,8 @@ command and arithmetic substitution, here-documents."""
         """The parts of a word: ("q", text) quoted, ("u", text) unquoted (split later) and
         ("fields", [words]) for `"$@"`/`"${a[@]}"`."""
         t = node.type
-        if t in ("word", "number", "extglob_pattern"):
+        if t in ("word", "number", "extglob_pattern", "variable_name"):
+            # A name the grammar reads inside a word (`mia1` of `${X:-mia1-p01,mia1-p02}`) is text.
             text = ctx.text(node)
             return [("q" if quoted else "u_lit", _unescape_word(text) if not quoted else text)]
         if t == "raw_string":
@@ -213,14 +215,18 @@ command and arithmetic substitution, here-documents."""
                 return [("fields", words)]
             return [(kind, _join_unknown(_intersperse(words, " ")))]
         rest = state.positional[-1] if state.positional and isinstance(state.positional[-1], Rest) else None
+        if self.alternative_reads is not None and isinstance(rest, OneOfRest):
+            self.alternative_reads.append("@")  # the arguments: `$#`, `$1` in a test
         if name == "#":
+            if isinstance(rest, OneOfRest):
+                return [(kind, _length(state.positional))]
             return [(kind, str(len(state.positional)) if rest is None else Unknown(f"the number of arguments: {rest.why}"))]
         if name.isdigit():
             i = int(name)
             if i == 0:
                 return [(kind, state.argv0)]
             if rest is not None and i >= len(state.positional):
-                return [(kind, rest)]
+                return [(kind, _element(state.positional, i - 1))]
             return [(kind, state.positional[i - 1] if i <= len(state.positional) else "")]
         if name == "?":
             return [(kind, str(state.status) if state.status is not None else Unknown("the last command's status"))]
@@ -231,6 +237,8 @@ command and arithmetic substitution, here-documents."""
             return [(kind, Unknown(f"${name}"))]
         self.note(name)
         value = state.get(name)
+        if self.alternative_reads is not None:
+            self.read_alternatives(name, value)
         if value is None and name in ("BASH_SOURCE", "FUNCNAME", "LINENO"):
             value = self.special(name, ctx, node)
             if index is not None:
@@ -247,6 +255,12 @@ command and arithmetic substitution, here-documents."""
         if index is not None:
             return self.indexed(name, value, index, state, ctx, node, quoted)
         return [(kind, _scalar(value))]
+
+    def read_alternatives(self, name: str, value: Any) -> None:
+        """Note a variable read whose value has alternatives (a test over it is then tried with
+        each value: `Interpreter._test`)."""
+        if isinstance(value, OneOf) or (isinstance(value, list) and value and isinstance(value[-1], OneOfRest)):
+            self.alternative_reads.append(name)
 
     def special(self, name: str, ctx: Ctx, node: Any) -> Any:
         """BASH_SOURCE (the file being run, as the host sees it), FUNCNAME, LINENO."""
@@ -281,7 +295,7 @@ command and arithmetic substitution, here-documents."""
             return [(kind, Unknown(f"{name}[{index}]"))]
         seq = value if isinstance(value, list) else [value]
         if seq and isinstance(seq[-1], Rest) and (i < 0 or i >= len(seq) - 1):
-            return [(kind, seq[-1])]  # past the part the arms agree on
+            return [(kind, _element(seq, i))]  # past the part the arms agree on
         if i < 0:
             i += len(seq)
         return [(kind, seq[i] if 0 <= i < len(seq) else "")]
@@ -304,6 +318,8 @@ command and arithmetic substitution, here-documents."""
                 if isinstance(seq, Unknown):
                     return [(kind, seq)]
                 if index in ("@", "*"):
+                    if isinstance(seq, list) and seq and isinstance(seq[-1], OneOfRest):
+                        return [(kind, _length(seq))]
                     if isinstance(seq, list) and seq and isinstance(seq[-1], Rest):
                         return [(kind, Unknown(f"the length of {value[0]}: {seq[-1].why}"))]
                     return [(kind, str(len(seq)) if isinstance(seq, (list, dict)) else "1")]
@@ -357,6 +373,30 @@ command and arithmetic substitution, here-documents."""
         if isinstance(value, tuple):
             got = self.indexed(value[0], value[1], value[2], state, ctx, node, True)
             value = got[0][1] if got[0][0] != "fields" else _join_unknown(_intersperse(got[0][1], " "))
+        if isinstance(value, OneOf) and all(isinstance(v, str) for v in value.values):
+            return self._per_alternative(name, value, op_node, op, operands, state, ctx, node, quoted, kind)
+        return self._operate(name, value, op_node, op, operands, state, ctx, node, quoted, kind)
+
+    def _per_alternative(self, name: str, value: OneOf, op_node: Any, op: str, operands: list, state: State,
+                         ctx: Ctx, node: Any, quoted: bool, kind: str) -> list:
+        """An operator over a value with alternatives, applied to each (`${SEL:-default}` where SEL
+        is empty or one of two folders gives the default or that folder): one of the results when
+        each is one text, else unknown."""
+        results = [self._operate(name, v, op_node, op, operands, state, ctx, node, quoted, kind) for v in value.values]
+        texts = [r[0][1] for r in results if len(r) == 1 and r[0][0] == kind and isinstance(r[0][1], str)]
+        if len(texts) < len(results):
+            got: Word = Unknown(value.why)
+        else:
+            distinct = list(dict.fromkeys(texts))
+            got = distinct[0] if len(distinct) == 1 else one_of_texts(distinct, value.why, value.label) \
+                if len(distinct) <= MAX_ALTERNATIVES else Unknown(value.why)
+        if op in (":=", "="):
+            state.set(name, got)
+        return [(kind, got)]
+
+    def _operate(self, name: str, value: Any, op_node: Any, op: str, operands: list, state: State, ctx: Ctx,
+                 node: Any, quoted: bool, kind: str) -> list:
+        """`${name OP operands}` over `value` (a Word; None when unset)."""
         is_set = value is not None and not (isinstance(value, Unknown) and value.why.endswith("is not set on this path"))
         if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
             empty = (not is_set) or (op.startswith(":") and value == "")
@@ -438,6 +478,8 @@ command and arithmetic substitution, here-documents."""
             name = ctx.text(base) if base is not None else ""
             self.note(name)
             value = state.get(name)
+            if self.alternative_reads is not None:
+                self.read_alternatives(name, value)
             if value is None and name in ("BASH_SOURCE", "FUNCNAME"):
                 value = self.special(name, ctx, target)
             if value is None:
@@ -495,6 +537,9 @@ command and arithmetic substitution, here-documents."""
         value = out.value()
         if isinstance(value, str):
             value = value.rstrip("\n")
+        elif isinstance(value, OneOf) and all(isinstance(v, str) for v in value.values):
+            texts = list(dict.fromkeys(v.rstrip("\n") for v in value.values))
+            value = texts[0] if len(texts) == 1 else one_of_texts(texts, value.why, value.label)
         state.status = inner.status
         return value
 
@@ -533,3 +578,33 @@ command and arithmetic substitution, here-documents."""
             i = end
         parts.append("".join(plain))
         return _join_unknown(parts)
+
+
+def _runs(seq: list[Word]) -> Optional[list[list[Word]]]:
+    """The arrays an array ending in alternatives (`OneOfRest`) may be, else None."""
+    rest = seq[-1] if seq else None
+    if not isinstance(rest, OneOfRest):
+        return None
+    return [seq[:-1] + list(t) for t in rest.values]
+
+
+def _element(seq: list[Word], i: int) -> Word:
+    """Element i of an array whose end an undecided branch left unknown (`Rest`): the element
+    every arm agrees on, one of the arms' elements, or unknown."""
+    rest = seq[-1]
+    runs = _runs(seq)
+    if runs is None:
+        return rest
+    got = list(dict.fromkeys((r[i] if -len(r) <= i < len(r) else "") for r in runs))
+    if len(got) == 1:
+        return got[0]
+    if all(isinstance(g, str) for g in got) and len(got) <= MAX_ALTERNATIVES:
+        return one_of_texts(got, rest.why, rest.label)
+    return Unknown(rest.why)
+
+
+def _length(seq: list[Word]) -> Word:
+    """The number of elements of an array ending in alternatives: known when the arms agree."""
+    runs = _runs(seq) or []
+    got = list(dict.fromkeys(str(len(r)) for r in runs))
+    return got[0] if len(got) == 1 else one_of_texts(got, seq[-1].why, seq[-1].label)

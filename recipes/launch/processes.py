@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import replace
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 from .effects import CommandEffects, Container, PythonRun
 from .fs import WORKSPACE, Written, norm
 from .outputs import _OUTPUT_MODELS, _PURE_QUIET
-from .state import _ABSENT, Ctx, Out, State, Var, _short
+from .state import _ABSENT, _FILE_SUFFIXES, _SHELL_SUFFIXES, BUILTINS, MAX_NAMED_WORDS, Ctx, Out, State, Var, _short
 from .pycode import SITE_PACKAGES, write_targets
 from .text import _python_code_detail
 from .trace import (
@@ -91,11 +91,61 @@ Python and containers, and paths as the host sees them."""
             if out is not None:
                 out.write(text)
             return status
+        self.unmodelled_output(ce, head, out)
+        return None
+
+    def unmodelled_output(self, ce: Optional[CommandEffects], head: str, out: Out | None) -> None:
+        """What a command whose output no model computes prints: unknown (a download's text)."""
         if out is not None and not _PURE_QUIET.get(head, False):
             fetched = [d.url for d in (ce.downloads if ce is not None else []) if d.dest is None]
             out.write(Downloaded(f"the download of {fetched[0]}", url=fetched[0])
                       if fetched and isinstance(fetched[0], str) else Unknown(f"the output of {head}"))
-        return None
+
+    def same_effects(self, argvs: list[list[Word]], state: State, ctx: Ctx, functions: bool) -> Optional[CommandEffects]:
+        """The vocabulary's one answer for every argv, when they differ only in words that change
+        nothing it runs, reads or writes (`sbatch` with or without `--exclude NODES`): an
+        external command that is no server, client, hook or script, else None."""
+        head = argv0 = argvs[0][0]
+        if not isinstance(head, str) or "/" in head or head in self.hooks or head in _OUTPUT_MODELS \
+                or any(a[0] != argv0 for a in argvs) or (functions and head in state.functions) \
+                or head in BUILTINS or (state.expand_aliases and head in state.aliases):
+            return None
+        answers = []
+        for argv in argvs:
+            if self.classify and self.classify(tuple(argv), self, state, ctx) is not None:
+                return None
+            try:
+                answers.append(self.vocabulary(tuple(argv), None))
+            except Exception:
+                return None
+        return answers[0] if answers[0] is not None and all(a == answers[0] for a in answers) else None
+
+    def named_files(self, argv: Iterable[Word], path: Any, state: State
+                    ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, Word], ...]]:
+        """The repository files a command names (an argument, `--opt=FILE`, the effect's path),
+        with a digest of each: a server's config file, a Python script, a file read; and the
+        files the launch wrote that it names, with the text written there (`cat <<EOF >
+        ser.yaml`, then `trtllm-serve --config ser.yaml`)."""
+        out: dict[str, str] = {}
+        wrote: dict[str, Word] = {}
+        words = [w for w in argv if isinstance(w, str)][:MAX_NAMED_WORDS]
+        if isinstance(path, str):
+            words.append(path)
+        for w in words:
+            w = w.split("=", 1)[1] if w.startswith("-") and "=" in w else w
+            if not w or w.startswith("-") or w.endswith(_SHELL_SUFFIXES) or (
+                    "/" not in w and not w.endswith(_FILE_SUFFIXES)):
+                continue
+            host = path if w is path else self.host_path(w, state)
+            if isinstance(host, str):
+                written = self.files.written(host)
+                if written is not None:
+                    wrote.setdefault(w, written.text)
+                rel = self.files.repo_path(host)
+                digest = self.files.digest(host) if rel else None
+                if digest is not None:
+                    out[rel] = digest
+        return tuple(sorted(out.items())), tuple(wrote.items())
 
     def apply(self, ce: CommandEffects, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any, *,
               stdin: Word | None, out: Out | None) -> None:

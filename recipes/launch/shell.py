@@ -24,6 +24,7 @@ import re
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Optional
 
+from .alternatives import RUNS_CODE, MAX_ALTERNATIVE_RUNS, MAX_COMBINATIONS, Alternatives
 from .assign import Assignments
 from .builtins import _BUILTINS
 from .conditions import Conditions
@@ -34,14 +35,11 @@ from .fs import Files, Written
 from .processes import Processes
 from .reached import node_lines
 from .state import (
-    _FILE_SUFFIXES,
     _NAMES_FILES,
     _PARSED,
-    _SHELL_SUFFIXES,
     _SKIP,
     BUILTINS,
     MAX_EFFECTS,
-    MAX_NAMED_WORDS,
     MAX_PARSED,
     MAX_SCRIPT_CHARS,
     MAX_STEPS,
@@ -64,7 +62,7 @@ from .state import (
     merge_states,
 )
 from .trace import READ, UNKNOWN, WRITE, Effect, Site, Trace
-from .words import Downloaded, Installed, Unknown, Word
+from .words import Downloaded, Installed, OneOf, OneOfRest, Unknown, Word, combinations
 
 # How much of a written Python file is read for what it imports.
 MAX_WRITTEN_SCAN = 100_000
@@ -75,7 +73,7 @@ Vocabulary = Callable[..., Optional[CommandEffects]]
 Classifier = Callable[[tuple[Word, ...], "Interpreter", State, Ctx], Optional[tuple[str, str]]]
 
 
-class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
+class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, Conditions):
     """Runs shell text for one trace. `vocabulary(argv, cwd)` describes external commands;
 `classify(argv, ...)` names an engine server or the benchmark client: (SERVER, engine) or
 (CLIENT, what), else None."""
@@ -107,6 +105,9 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         self.defined: dict[str, set[tuple[int, int]]] = {}
         # The loops, function calls and sources the running process is inside (ControlFlow.pad).
         self.pads: list[Pad] = []
+        # Runs of commands whose words have alternatives (run_alternatives), capped per trace.
+        self.alternative_runs = 0
+        self.alternative_reads: Optional[list[str]] = None  # names read by the test being evaluated
 
     def ran(self, ctx: Ctx, node: Any, *, whole: bool = True, first_only: bool = False) -> None:
         """Record that `node` of the running file was evaluated: all its lines (`whole`), else
@@ -144,33 +145,6 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         self.trace.effects.append(Effect(kind=kind, site=site, chain=ctx.chain, chain_names=ctx.names,
                                          under=ctx.under, container=state.container,
                                          client=ctx.client or kw.pop("client", False), **kw))
-
-    def named_files(self, argv: Iterable[Word], path: Any, state: State
-                    ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, Word], ...]]:
-        """The repository files a command names (an argument, `--opt=FILE`, the effect's path),
-        with a digest of each: a server's config file, a Python script, a file read; and the
-        files the launch wrote that it names, with the text written there (`cat <<EOF >
-        ser.yaml`, then `trtllm-serve --config ser.yaml`)."""
-        out: dict[str, str] = {}
-        wrote: dict[str, Word] = {}
-        words = [w for w in argv if isinstance(w, str)][:MAX_NAMED_WORDS]
-        if isinstance(path, str):
-            words.append(path)
-        for w in words:
-            w = w.split("=", 1)[1] if w.startswith("-") and "=" in w else w
-            if not w or w.startswith("-") or w.endswith(_SHELL_SUFFIXES) or (
-                    "/" not in w and not w.endswith(_FILE_SUFFIXES)):
-                continue
-            host = path if w is path else self.host_path(w, state)
-            if isinstance(host, str):
-                written = self.files.written(host)
-                if written is not None:
-                    wrote.setdefault(w, written.text)
-                rel = self.files.repo_path(host)
-                digest = self.files.digest(host) if rel else None
-                if digest is not None:
-                    out[rel] = digest
-        return tuple(sorted(out.items())), tuple(wrote.items())
 
     def unknown(self, ctx: Ctx, where: Any, state: State, why: str, code: Word | None = None) -> None:
         """An unknown effect; `code`: the shell code it could not read, when it runs some (a
@@ -484,7 +458,14 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
         inner = [c for c in node.named_children if c.type not in _SKIP]
         if not inner:
             return 1
-        verdict = self.test_expr(inner[0], state, ctx)
+        outer, self.alternative_reads = self.alternative_reads, []
+        try:
+            verdict = self.test_expr(inner[0], state, ctx)
+            names = list(dict.fromkeys(self.alternative_reads))
+        finally:
+            self.alternative_reads = outer
+        if verdict is None and names and not any(m in ctx.text(node) for m in RUNS_CODE):
+            verdict = self.test_each_value(inner[0], names, state, ctx)
         return None if verdict is None else int(not verdict)
 
     def _arith_statement(self, node, state, ctx, stdin, out):
@@ -569,6 +550,13 @@ class Interpreter(ControlFlow, Assignments, Processes, Expansion, Conditions):
                  *, stdin: Word | None = None, out: Out | None = None, functions: bool = True) -> Optional[int]:
         if not argv:
             return 0
+        if any(isinstance(w, (OneOf, OneOfRest)) for w in argv):
+            runs = combinations(argv, MAX_COMBINATIONS)
+            if runs is not None and self.alternative_runs + len(runs) <= MAX_ALTERNATIVE_RUNS:
+                self.alternative_runs += len(runs)
+                return self.run_alternatives(runs, prefix, state, ctx, node, stdin=stdin, out=out,
+                                             functions=functions)
+            # Past the caps, the words stay unknown: the command is read as one it cannot know.
         head = argv[0]
         if isinstance(head, Installed):
             # `"$(command -v python3)" -m ...`: the program a PATH look-up finds, not a function;

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .fs import WORKSPACE
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
-from .words import Installed, OrEmpty, Rest, Unknown, Word
+from .words import MAX_ALTERNATIVES, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
 MAX_STEPS = 300_000          # nodes evaluated per trace
 
@@ -256,6 +256,10 @@ def _join_unknown(parts: Iterable[Word]) -> Word:
     out: list[str] = []
     for i, p in enumerate(parts):
         if isinstance(p, Unknown):
+            if isinstance(p, OneOf) or any(isinstance(q, OneOf) for q in parts[i + 1:]):
+                joined = _join_alternatives(parts)
+                if joined is not None:
+                    return joined
             known = "".join(out) + p.prefix
             tail: list[str] = []
             for q in reversed(parts[i + 1:]):
@@ -276,15 +280,60 @@ def _join_unknown(parts: Iterable[Word]) -> Word:
     return text
 
 
-def _merge_values(a: Any, b: Any, why: str) -> Any:
-    """Two arms' values of one variable: the same value, else what both arms agree on: the
-    words an array starts with (`PIP=(python3 -m pip install)` and `PIP+=(--flag)` in one arm
-    keep the command), the text a string starts and ends with."""
+def _join_alternatives(parts: list[Word]) -> Optional[Word]:
+    """Text joined from known parts and values with alternatives (`--exclude=$X`, X one of two
+    texts): one of the joined texts, while there are at most MAX_ALTERNATIVES; else None."""
+    choices: list[list[str]] = []
+    for p in parts:
+        if isinstance(p, OneOf) and all(isinstance(v, str) for v in p.values):
+            choices.append(list(p.values))
+        elif isinstance(p, str):
+            choices.append([p])
+        else:
+            return None
+    texts = [""]
+    for options in choices:
+        texts = list(dict.fromkeys(t + o for t in texts for o in options))
+        if len(texts) > MAX_ALTERNATIVES or any(len(t) > MAX_VALUE_CHARS for t in texts):
+            return None
+    if len(texts) == 1:
+        return texts[0]
+    first = next(p for p in parts if isinstance(p, OneOf))
+    labels = list(dict.fromkeys(p.label for p in parts if isinstance(p, OneOf)))
+    return one_of_texts(texts, first.why, "; ".join(labels))
+
+
+def one_of_texts(texts: list[str], why: str, label: str) -> OneOf:
+    """A value that is one of `texts`, known before and after what they differ in."""
+    head, tail = _common_ends(texts)
+    return OneOf(why, head[:256], tail[-256:], values=tuple(texts), label=label)
+
+
+def _merge_values(a: Any, b: Any, why: str, name: str = "") -> Any:
+    """Two arms' values of one variable: the same value; else, when each arm's value is known
+    (text, or an array of words) and there are at most MAX_ALTERNATIVES of them, one of them
+    (`OneOf`, `OneOfRest` after the words all agree on: a command that uses it runs once per
+    value); else what the arms agree on: the words an array starts with (`PIP=(python3 -m pip
+    install)` and `PIP+=(--flag)` in one arm keep the command), the text a string starts and ends
+    with."""
     if a == b:
         return a
     program = _one_program(a, b)
     if program is not None:
         return program
+    alts_a, alts_b = _alternatives_of(a), _alternatives_of(b)
+    if alts_a is not None and alts_b is not None and isinstance(alts_a[0], str) == isinstance(alts_b[0], str):
+        union = list(alts_a)
+        union += [v for v in alts_b if v not in union]
+        if len(union) <= MAX_ALTERNATIVES:
+            return _one_of(union, why, name)
+        if isinstance(union[0], str):
+            head, tail = _common_ends(union)
+            return Unknown(why, head[:256], tail[-256:])
+        n = _common_prefix_len(union)
+        if all(len(v) == len(union[0]) for v in union):
+            return [w if all(v[i] == w for v in union) else Unknown(why) for i, w in enumerate(union[0])]
+        return union[0][:n] + [Rest(why)]
     if isinstance(a, list) and isinstance(b, list):
         if len(a) == len(b) and not (a and isinstance(a[-1], Rest)) and not (b and isinstance(b[-1], Rest)):
             return [x if x == y else Unknown(why) for x, y in zip(a, b)]
@@ -292,21 +341,37 @@ def _merge_values(a: Any, b: Any, why: str) -> Any:
         while n < min(len(a), len(b)) and a[n] == b[n] and not isinstance(a[n], Rest):
             n += 1
         return a[:n] + [Rest(why)]
-    if (a == "" or b == "" or isinstance(a, OrEmpty) or isinstance(b, OrEmpty)) and \
-            all(isinstance(x, (str, OrEmpty)) for x in (a, b)):
-        return or_empty([a, b], why)
-    if isinstance(a, str) and isinstance(b, str):
-        head = posixpath.commonprefix([a, b])
-        tail = posixpath.commonprefix([a[len(head):][::-1], b[len(head):][::-1]])[::-1]
+    if _may_be_empty(a) or _may_be_empty(b):
+        if all(isinstance(x, (str, Unknown)) and not isinstance(x, Rest) for x in (a, b)):
+            return or_empty([a, b], why)
+    if isinstance(a, (str, Unknown)) and isinstance(b, (str, Unknown)) and not isinstance(a, Rest) \
+            and not isinstance(b, Rest):
+        # The text both start and end with (an unknown value's known ends count).
+        head = posixpath.commonprefix([x if isinstance(x, str) else x.prefix for x in (a, b)])
+        tail = posixpath.commonprefix([(x[len(head):] if isinstance(x, str) else x.suffix)[::-1] for x in (a, b)])[::-1]
         return Unknown(why, head[:256], tail[-256:])
     return Unknown(why)
 
 
+def _may_be_empty(value: Any) -> bool:
+    return value == "" or isinstance(value, OrEmpty) or (isinstance(value, OneOf) and "" in value.values)
+
+
+def _set_ends(value: Any) -> list[tuple[str, str]]:
+    """The (start, end) of each non-empty value `value` may be."""
+    if isinstance(value, str):
+        return [(value, value)] if value else []
+    if isinstance(value, OrEmpty):
+        return [(value.set_prefix, value.set_suffix)]
+    if isinstance(value, OneOf):
+        return [(v, v) if isinstance(v, str) else (v.prefix, v.suffix) for v in value.values if v != ""]
+    return [(value.prefix, value.suffix)]
+
+
 def or_empty(values: list, why: str) -> OrEmpty:
-    """Empty, or one of `values` (texts, or values already empty-or-set): what the set ones
-    start and end with."""
-    ends = [(v, v) if isinstance(v, str) else (v.set_prefix, v.set_suffix) for v in values
-            if not (isinstance(v, str) and v == "")]
+    """Empty, or one of `values` (texts, unknowns with known ends, values already empty-or-set or
+    with alternatives): what the set ones start and end with."""
+    ends = [e for v in values for e in _set_ends(v)]
     if not ends:
         return OrEmpty(why)
     head = posixpath.commonprefix([p for p, _ in ends])
@@ -330,6 +395,69 @@ def _one_program(a: Any, b: Any) -> Optional[Installed]:
     else:
         return None
     return replace(a, also=tuple(dict.fromkeys(a.also + paths)))
+
+
+def _alternatives_of(value: Any) -> Optional[list]:
+    """The values a variable may hold, each known: texts, or arrays of words whose number is
+    known (an element may be unknown). None for anything else (unset, unknown, an array of
+    unknown length, an associative array)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, OneOf):
+        return list(value.values) if all(isinstance(v, str) for v in value.values) else None
+    if isinstance(value, list):
+        if not (value and isinstance(value[-1], OneOfRest)):
+            return None if any(isinstance(w, Rest) for w in value) else [value]
+        head = value[:-1]
+        runs = [head + list(t) for t in value[-1].values]
+        return None if any(isinstance(w, Rest) for r in runs for w in r) else runs
+    return None
+
+
+def _one_of(values: list, why: str, name: str) -> Any:
+    label = f"one of {len(values)} values of {name or 'a variable'} {why}"
+    if isinstance(values[0], str):
+        return one_of_texts(values, why, label)
+    return one_of_arrays(values, why, label)
+
+
+def one_of_arrays(runs: list[list[Word]], why: str, label: str) -> list[Word]:
+    """An array that is one of `runs`: the words all start with, then a `OneOfRest`."""
+    runs = [list(r) for r in dict.fromkeys(tuple(r) for r in runs)]
+    if len(runs) == 1:
+        return runs[0]
+    n = _common_prefix_len(runs)
+    return runs[0][:n] + [OneOfRest(why, values=tuple(tuple(r[n:]) for r in runs), label=label)]
+
+
+def one_of_runs(runs: list[list[Word]], why: str, label: str) -> list[Word]:
+    """Words that are one of `runs`: the words all runs start with, then the one word they differ
+    in (a `OneOf`, when they differ in one known word at one place) or the rest of each run (a
+    `OneOfRest`)."""
+    distinct = list(dict.fromkeys(tuple(r) for r in runs))
+    if len(distinct) == 1:
+        return list(distinct[0])
+    n = _common_prefix_len([list(r) for r in distinct])
+    tails = [r[n:] for r in distinct]
+    if all(len(t) == len(tails[0]) for t in tails) and all(
+            t[1:] == tails[0][1:] and isinstance(t[0], str) for t in tails if t):
+        if tails[0]:
+            return list(distinct[0][:n]) + [one_of_texts([t[0] for t in tails], why, label)] + list(tails[0][1:])
+    return list(distinct[0][:n]) + [OneOfRest(why, values=tuple(tails), label=label)]
+
+
+def _common_ends(texts: list[str]) -> tuple[str, str]:
+    """The text all of `texts` start with, and the text they all end with after it."""
+    head = posixpath.commonprefix(texts)
+    tail = posixpath.commonprefix([t[len(head):][::-1] for t in texts])[::-1]
+    return head, tail
+
+
+def _common_prefix_len(runs: list[list]) -> int:
+    n = 0
+    while all(n < len(r) for r in runs) and all(r[n] == runs[0][n] for r in runs):
+        n += 1
+    return n
 
 
 def merge_states(states: list[State], why: str) -> State:
@@ -358,7 +486,7 @@ def merge_states(states: list[State], why: str) -> State:
                 exported = exported or bool(var and var.exported)
             merged = values[0]
             for v in values[1:]:
-                merged = _merge_values(merged, v, why)
+                merged = _merge_values(merged, v, why, name)
             if merged is None:
                 frame.pop(name, None)
             else:
@@ -368,11 +496,11 @@ def merge_states(states: list[State], why: str) -> State:
             out.functions.setdefault(name, fn)
         for name, text in s.aliases.items():
             out.aliases.setdefault(name, text)
-        out.cwd = _merge_values(out.cwd, s.cwd, why)
+        out.cwd = _merge_values(out.cwd, s.cwd, why, "the working folder")
         out.expand_aliases = out.expand_aliases or s.expand_aliases
         out.traps.update(s.traps)
         if out.positional != s.positional:
-            out.positional = _merge_values(list(out.positional), list(s.positional), why)
+            out.positional = _merge_values(list(out.positional), list(s.positional), why, "the arguments")
     out.status = None
     return out
 

@@ -12,9 +12,10 @@ from .state import (
     _intersperse,
     _join_unknown,
     _short,
+    one_of_runs,
     symbolic,
 )
-from .words import Unknown, Word
+from .words import MAX_ALTERNATIVES, OneOf, OneOfRest, Unknown, Word, alternatives, picks
 
 
 def _expansion_end(text: str, i: int) -> Optional[int]:
@@ -89,6 +90,12 @@ def _ansi_c(text: str) -> str:
 def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
     """Split an argument's segments into fields as bash does (IFS whitespace on unquoted
     expansions; quoted parts and literals never split; `"$@"` makes a field per word)."""
+    for kind, value in segs:
+        if (kind == "u" or kind == "fields") and _split_alternatives(kind, value, len(segs)):
+            got = _fields_per_alternative(segs)
+            if got is not None:
+                return got
+            break
     fields: list[list[Word]] = []
     current: list[Word] = []
     have = False  # whether the current field exists (a quoted empty string makes one)
@@ -133,6 +140,42 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
     if have:
         fields.append(current)
     return [_join_unknown(f) for f in fields]
+
+
+def _split_alternatives(kind: str, value: Any, n: int) -> bool:
+    """Whether a part with alternatives makes fields that depend on which value it has: an
+    unquoted one some value of which splits or is empty, a `"${a[@]}"` that ends in alternatives
+    next to other text (other parts keep their alternatives in the words they join)."""
+    if kind == "u":
+        return isinstance(value, OneOf) and any(
+            not isinstance(v, str) or not v or re.search(r"[ \t\n]", v) for v in value.values)
+    return n > 1 and any(isinstance(w, OneOfRest) for w in value)
+
+
+def _fields_per_alternative(segs: list[tuple[str, Any]]) -> Optional[list[Word]]:
+    """The fields of a word, split as each choice of its parts' alternatives splits; the words
+    every choice gives alike are kept, the others are the alternatives (None past the cap)."""
+    words = [w for kind, value in segs for w in (value if kind == "fields" else [value])]
+    chosen = picks(words, MAX_ALTERNATIVES)
+    if chosen is None:
+        return None
+    results: list[list[Word]] = []
+    for pick in chosen:
+        concrete: list[tuple[str, Any]] = []
+        for kind, value in segs:
+            if kind == "fields":
+                run: list[Word] = []
+                for w in value:
+                    run += (alternatives(w) or [])[pick[w]] if w in pick else [w]
+                concrete.append((kind, run))
+            elif value in pick:
+                concrete.append((kind, (alternatives(value) or [])[pick[value]][0]))
+            else:
+                concrete.append((kind, value))
+        results.append(_fields(concrete))
+    first = next(w for w in words if isinstance(w, (OneOf, OneOfRest)))
+    label = "; ".join(dict.fromkeys(w.label for w in words if isinstance(w, (OneOf, OneOfRest))))
+    return one_of_runs(results, first.why, label)
 
 
 def _segments_text(segs: list[tuple[str, Any]]) -> Word:
@@ -200,6 +243,11 @@ _CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "space": " 
 
 
 def _glob_match(value: Word, pattern: Word) -> Optional[bool]:
+    if isinstance(pattern, str) and pattern and pattern.strip("*") == "":
+        return True  # `*)`: any text, known or not
+    if isinstance(value, OneOf) and isinstance(pattern, str) and all(isinstance(v, str) for v in value.values):
+        got = {_glob_match(v, pattern) for v in value.values}
+        return got.pop() if len(got) == 1 else None  # decided when every value decides alike
     if symbolic(value, pattern):
         return None
     if isinstance(value, Unknown) or isinstance(pattern, Unknown):

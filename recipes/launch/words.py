@@ -8,7 +8,7 @@ does not model, a value over a cap). Unknowns carry why, so a row that depends o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Iterable, Union
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,73 @@ class OrEmpty(Unknown):
 class Rest(Unknown):
     """The unknown end of an array whose undecided branch arms left it with different elements:
     how many elements it holds is unknown too (`m+=(x)` in one arm only)."""
+
+
+@dataclass(frozen=True)
+class OneOf(Unknown):
+    """A word the arms of an undecided branch left different, each arm's value known: one of
+    `values` (at most `MAX_ALTERNATIVES`). It is unknown to every reader that does not look for
+    alternatives; a command whose words hold one runs once per value (`Interpreter.run_argv`).
+    `label` names the variable and the branch (`one of 2 values of X set on an undecided branch
+    (...)`): the runs carry it in `under`."""
+
+    values: tuple[Word, ...] = ()
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class OneOfRest(Rest):
+    """The end of an array the arms of an undecided branch left different in length or
+    elements, each arm's known: one of `values`, each a run of words (`()` or `(--exclude X)`)."""
+
+    values: tuple[tuple[Word, ...], ...] = ()
+    label: str = ""
+
+
+MAX_ALTERNATIVES = 4  # values a variable keeps from an undecided branch; past it, plain unknown
+
+
+def alternatives(word: "Word") -> "list[tuple[Word, ...]] | None":
+    """The runs of words a word may stand for (each value of a `OneOf` is one word), else None."""
+    if isinstance(word, OneOfRest):
+        return list(word.values)
+    if isinstance(word, OneOf):
+        return [(v,) for v in word.values]
+    return None
+
+
+def picks(words: "Iterable[Word]", cap: int) -> "list[dict[Word, int]] | None":
+    """Every choice of one value for each word with alternatives among `words` (the same word
+    twice is one choice: a variable has one value), as word -> index; None past `cap` choices."""
+    distinct = list(dict.fromkeys(w for w in words if isinstance(w, (OneOf, OneOfRest))))
+    out: list[dict[Word, int]] = [{}]
+    for w in distinct:
+        out = [{**p, w: i} for p in out for i in range(len(alternatives(w) or ()))]
+        if len(out) > cap:
+            return None
+    return out
+
+
+def combinations(words: "list[Word]", cap: int) -> "list[tuple[list[Word], tuple[tuple[str, str], ...]]] | None":
+    """Every list of words `words` may stand for, each word with alternatives replaced by one of
+    its values, with what was chosen: (the word's label, the value shown); None past `cap`."""
+    chosen = picks(words, cap)
+    if chosen is None:
+        return None
+    out = []
+    for pick in chosen:
+        run: list[Word] = []
+        for w in words:
+            run += (alternatives(w) or [])[pick[w]] if w in pick else [w]
+        out.append((run, tuple((w.label, _shown((alternatives(w) or [])[i])) for w, i in pick.items())))
+    return out
+
+
+def _shown(words: "tuple[Word, ...]") -> str:
+    if not words:
+        return "no words"
+    text = " ".join(w if isinstance(w, str) else "<unknown>" for w in words)
+    return f"`{text if len(text) <= 80 else text[:77] + '...'}`"
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,8 @@ def history(tmp_path: Path) -> Path:
     shutil.copytree(FIXTURES / "root-layout", repo)
     (repo / ".github").mkdir()
     (repo / ".github/CODEOWNERS").write_text(CODEOWNERS)
+    (repo / "benchmarks/multi_node/amd_utils").mkdir(parents=True)
+    (repo / "benchmarks/multi_node/amd_utils/job.slurm").write_text("#!/bin/bash\n")
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "initial layout")
@@ -108,6 +110,11 @@ def test_bot_caused_names_a_file_the_commit_has(history):
             "checkout from benchmarks/multi_node/srt-slurm-recipes/x/a.yaml (runners/launch_gb300-nv.sh:3), which is "
             "not in this repository; commit the recipe or fix the copy.")
     assert not replay.bot_caused(str(history), sha, copy)
+    # A Slurm batch script of the commit the launch runs (`sbatch .../job.slurm`) is a file too.
+    assert replay.bot_caused(str(history), sha, "could not verify x: its interpreted launch reaches neither its "
+                                                "servers nor its client (sweep job:1 -> ... -> benchmarks/multi_node/"
+                                                "amd_utils/job.slurm:176: could not interpret: shell text that is not "
+                                                "known (the output of awk))")
     # The review's own interpreter budget is the bot's limit, whatever the reason names.
     assert replay.bot_caused(str(history), sha, "could not verify x-fp8-mi355x-vllm: its launch was not interpreted, "
                                                 "the review's 50,000 interpreter steps were spent on other points")

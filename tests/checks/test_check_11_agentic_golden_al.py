@@ -179,7 +179,8 @@ def test_an_array_tail_the_branches_leave_unknown_may_hold_the_speculation():
               'python3 -m sglang.launch_server --model-path m --tp 8 --trust-remote-code "${EXTRA[@]}"\n')
     row = _row(script)
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify"), row.reason
-    assert "cannot be read whole" in row.reason and "GPU_ARCH" in row.reason and f"{SCRIPT}:6" in row.reason, row.reason
+    # The server runs once per value the branch left: one of them speculates, unpinned.
+    assert "one of 2 values of EXTRA" in row.reason and "GPU_ARCH" in row.reason and f"{SCRIPT}:6" in row.reason, row.reason
 
 
 def test_an_environment_variable_spelled_like_a_speculative_flag_is_not_the_flag():
@@ -221,7 +222,9 @@ def _counting_runs(monkeypatch) -> list:
     return calls
 
 
-EXTRA = 'EXTRA=()\nif [[ "${GPU_ARCH}" == "mi355x" ]]; then EXTRA+=(--x); fi\n'
+# More values than a merge keeps (recipes.launch.words.MAX_ALTERNATIVES): words it cannot count.
+EXTRA = ('case "${GPU_ARCH}" in a) EXTRA=(-a);; b) EXTRA=(-a -b);; c) EXTRA=(-a -b -c);; d) EXTRA=(-d);; '
+         '*) EXTRA=(--x -y -z -w);; esac\n')
 VLLM_MASTER = MASTER.replace("framework: sglang", "framework: vllm").replace("sglang-agentic", "vllm-agentic")
 VLLM_SCRIPT = ('#!/usr/bin/env bash\nSPEC=\'{"method": "mtp", "num_speculative_tokens": 3}\'\n'
                'if [[ "${EVAL_ONLY}" != "true" ]]; then\n'
@@ -248,7 +251,7 @@ def test_a_word_it_cannot_read_is_traced_again_only_where_it_may_hide_what_is_ju
     row = check_row(11, {"base": {GOLDEN: GOLDEN_TEXT, **RUNNERS},
                          "head": {"configs/amd-master.yaml": VLLM_MASTER, SCRIPT.replace("sglang", "vllm"): VLLM_SCRIPT}})
     assert row.status.value == "FAIL" and row.reason.startswith("could not verify that"), row.reason
-    assert "cannot be read whole" in row.reason and "GPU_ARCH" in row.reason, row.reason
+    assert "cannot be read whole" in row.reason and "case arm" in row.reason, row.reason
     assert ("false", False) not in calls and ("true", False) in calls, calls
 
 
@@ -269,3 +272,26 @@ def test_whether_a_launcher_s_point_speculates_is_read_from_its_traced_servers()
     other = row('#!/usr/bin/env bash\nSPEC=()\nif [[ "$MODEL" == "other/model" ]]; then\n'
                 '  SPEC=(--speculative-algorithm NEXTN --speculative-num-steps 3)\nfi\n' + launch + '"${SPEC[@]}"\n')
     assert other.status.value == "N/A", other.reason
+
+
+def test_servers_under_branches_that_agree_need_no_trace_with_the_points_own_values():
+    # A server run once per value an undecided branch left (its KV-offload arguments) reads the
+    # same draft length and AL under every branch: the point's own values cannot change that.
+    from checks.acceptance_runs import Run, Served, _unsettled
+    from recipes.launch.knobs import JSON_KEY, Knob
+    from recipes.launch.words import Unknown
+    from recipes.launch.trace import SERVER, Effect, Site
+    from recipes.values import flag_name
+
+    def served(under, k, al):
+        e = Effect(kind=SERVER, site=Site("x.sh", 3), under=under)
+        knob = Knob("synthetic_acceptance_length", flag_name("synthetic_acceptance_length"), al, JSON_KEY, e,
+                    parent="--speculative-config", depth=1)
+        return Served(effect=e, settings=[knob], method="mtp", k=k)
+    names = ("synthetic_acceptance_length",)
+    agree = Run(servers=[served(("one of 2 values of OFFLOAD_ARGS ...: no words",), "3", "2.49"),
+                         served(("one of 2 values of OFFLOAD_ARGS ...: `--kv-transfer-config x`",), "3", "2.49")])
+    assert not _unsettled(agree, names, False)
+    differ = Run(servers=[served(("`[ \"$CONC\" -le 8 ]` at x.sh:2",), "3", "2.49"), served(("else",), "2", "2.27")])
+    assert _unsettled(differ, names, False)
+    assert _unsettled(Run(servers=[served((), "3", Unknown("x"))]), names, False)

@@ -191,7 +191,7 @@ def test_draft_length_per_branch_the_point_does_not_decide_is_could_not_verify()
     assert row.status.value == "FAIL"
     # The trace names the branch the point's values leave open and the server it reaches.
     assert row.reason.startswith("could not verify") and "undecided branch" in row.reason, row.reason
-    assert f"{SCRIPT}:20" in row.reason and f"{SCRIPT}:12" in row.reason, row.reason
+    assert f"{SCRIPT}:20" in row.reason and f'`[ "$GPU_ARCH" -le 8 ]` at {SCRIPT}:2)' in row.reason, row.reason
     assert all(e.unavailable for e in row.evidence)
 
 

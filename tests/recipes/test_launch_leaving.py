@@ -15,6 +15,11 @@ def _curl_table(argv, cwd=None):
     return CommandEffects() if argv[0] in ("curl", "kill", "uv") else table(argv, cwd)
 
 
+def _values(trace, name):
+    """The words a command got as its first argument, over every run of it."""
+    return {e.argv[1] for e in trace.of(EXEC) if e.argv and e.argv[0] == name}
+
+
 def run_real(text, **kw):
     import recipes.launch.shell as shell
     from recipes.launch.fs import WORKSPACE, Files
@@ -75,7 +80,7 @@ def test_a_path_that_only_ever_breaks_keeps_what_it_set():
 def test_a_continue_under_an_undecided_test_reaches_the_next_pass():
     trace, state = run('N=0\nfor i in 1 2; do if [[ "$A" == x ]]; then N=skip; continue; fi; N=$i; done\n'
                        'run "$N"\n')
-    assert isinstance(trace.of(EXEC)[-1].argv[1], Unknown)  # 2 or skip
+    assert _values(trace, "run") == {"2", "skip"}  # one run per value the paths left (alternatives)
 
 
 def test_a_return_under_an_undecided_test_goes_on_after_the_call():
@@ -104,14 +109,13 @@ serve
 
 def test_a_function_that_returns_early_on_one_path_merges_what_both_set():
     trace, _ = run('f() { if [[ "$A" == x ]]; then V=early; return 0; fi; V=late; }\nf\nrun "$V"\n')
-    v = trace.of(EXEC)[-1].argv[1]
-    assert isinstance(v, Unknown)
+    assert _values(trace, "run") == {"early", "late"}
 
 
 def test_a_sourced_file_that_returns_early_merges_too():
     trace, _ = run('source lib.sh\nrun "$V"\n',
                    files={"lib.sh": 'if [[ "$A" == x ]]; then V=early; return 0; fi\nV=late\n'})
-    assert isinstance(trace.of(EXEC)[-1].argv[1], Unknown)
+    assert _values(trace, "run") == {"early", "late"}
 
 
 def test_an_exit_in_a_pipeline_part_ends_that_part_only():
@@ -193,6 +197,13 @@ run "$MODEL_PATH"
 run "${SELECTED}"
 """
     trace, _ = run(text)
-    path, maybe = trace.of(EXEC)[-2].argv[1], trace.of(EXEC)[-1].argv[1]
-    assert isinstance(path, Unknown) and path.prefix == "/lustre/models/d" and path.suffix == "v4-pro"
-    assert isinstance(maybe, Unknown) and maybe.prefix == ""  # it may be empty
+    # Each candidate is known: the alternatives are kept, and the default fills the empty one.
+    runs = [e.argv[1] for e in trace.of(EXEC)]
+    assert set(runs[:-3]) == {"/lustre/models/deepseek-v4-pro", "/lustre/models/dsv4-pro"}
+    assert set(runs[-3:]) == {"", "/lustre/models/deepseek-v4-pro", "/lustre/models/dsv4-pro"}  # it may be empty
+    # A candidate not wholly known: "empty, or text with these ends" (OrEmpty), whose default
+    # keeps the ends the default and the set values share.
+    trace, _ = run('if [[ "$A" == x ]]; then S=/lustre/models/deepseek-v4-pro; elif [[ "$B" == y ]]; then S=""\n'
+                   'else S="/lustre/models/d${SUFFIX}-v4-pro"; fi\nrun "${S:-/lustre/models/deepseek-v4-pro}"\n')
+    [path] = [e.argv[1] for e in trace.of(EXEC)]
+    assert isinstance(path, Unknown) and path.prefix == "/lustre/models/d" and path.suffix == "-v4-pro"

@@ -105,6 +105,12 @@ def test_arithmetic_in_a_default_and_the_conditional_operator():
     assert not trace.of(UNKNOWN)
 
 
+def test_a_default_that_starts_with_a_name_is_its_text():
+    # InferenceX's AMD submit.sh: the grammar reads `mia1` of this default as a variable's name.
+    trace, _ = run('N="${SLURM_EXCLUDE_NODES:-mia1-p01-g09,mia1-p01-g11}"\nrun "$N" ${U:-vllm-x}\n')
+    assert argvs(trace) == ["run mia1-p01-g09,mia1-p01-g11 vllm-x"]
+
+
 def test_word_splitting_and_quoting():
     trace, _ = run('X="a  b"\nrun $X "$X" \'$X\' "" ${EMPTY_UNSET:-}\n')
     assert [e.argv for e in trace.of(EXEC)][0] == ("run", "a", "b", "a  b", "$X", "")
@@ -131,7 +137,12 @@ def test_an_undecided_branch_runs_both_arms_and_says_so():
     runs = trace.of(EXEC)
     assert [e.argv[1] for e in runs[:2]] == ["amd", "nv"]
     assert all(e.under for e in runs[:2])
-    assert isinstance(runs[2].argv[1], Unknown)
+    # After it, X is unknown to every reader that does not look for alternatives; a command
+    # that uses it runs once per arm's value, each run under the choice.
+    assert isinstance(state.get("X"), Unknown)
+    assert [(e.argv[1], len(e.under)) for e in runs[2:]] == [("amd", 1), ("nv", 1)]
+    assert runs[3].under[0].startswith("one of 2 values of X set on an undecided branch (`[[ \"$GPU\" == mi355x ]]` at launch.sh:1)")
+    assert runs[3].under[0].endswith(": `nv`")
 
 
 def test_a_decided_branch_runs_one_arm():
@@ -263,6 +274,14 @@ def test_what_the_arms_of_an_undecided_branch_agree_on_is_kept():
     trace, _ = run('CMD=(python3 -m pip install)\nif pip --help | grep -q break; then CMD+=(--break-system-packages); fi\n'
                    'NAME=m\nM=/models/$NAME/x.safetensors\nif [[ -n "$FAST" ]]; then M=/scratch/$NAME/x.safetensors; fi\n'
                    '"${CMD[@]}" aiperf\nrun "$M"\n')
+    # Few values, each known: the command runs once per value (below); past the cap (five
+    # places here), what the arms agree on is kept.
+    assert [e.argv for e in trace.of(PYTHON)] == [("python3", "-m", "pip", "install", "--break-system-packages", "aiperf"),
+                                                  ("python3", "-m", "pip", "install", "aiperf")]
+    assert [e.argv[1] for e in trace.of(EXEC) if e.argv[0] == "run"] == ["/scratch/m/x.safetensors", "/models/m/x.safetensors"]
+    trace, _ = run('CMD=(python3 -m pip install)\nM=/models/m/x.safetensors\nfor g in a b c d e; do\n'
+                   '  if [[ "$GPU" == "$g" ]]; then CMD+=("--$g"); M=/$g/m/x.safetensors; fi\ndone\n'
+                   '"${CMD[@]}" aiperf\nrun "$M"\n')
     pip = trace.of(PYTHON)[-1]
     assert pip.argv[:4] == ("python3", "-m", "pip", "install") and isinstance(pip.argv[4], Unknown)
     model = trace.of(EXEC)[-1].argv[1]
@@ -276,7 +295,7 @@ def test_an_array_the_arms_grow_differently_has_an_unknown_length():
     trace, _ = run('m=()\nif [[ -z "$X" ]]; then m+=(X); fi\n'
                    'if [[ ${#m[@]} -gt 0 ]]; then run "${m[0]}"; exit 1; fi\nserve\n', env={"X": Unknown("X")})
     assert argvs(trace)[-1] == "serve"
-    assert trace.of(EXEC)[0].under and isinstance(trace.of(EXEC)[0].argv[1], Unknown)
+    assert argvs(trace)[:2] == ["run X", "run "] and all(len(e.under) == 2 for e in trace.of(EXEC)[:2])
     # Arms that grow an array to the same length keep it, with the element they disagree on unknown.
     trace, _ = run('a=(x y)\nif [[ -n "$X" ]]; then a[1]=z; fi\nrun "${#a[@]}" "${a[0]}"\n', env={"X": Unknown("X")})
     assert argvs(trace) == ["run 2 x"]
