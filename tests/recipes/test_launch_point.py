@@ -174,3 +174,33 @@ def test_a_trace_that_may_only_spend_part_of_the_budget_leaves_the_rest():
     # ... and a made trace is shared whatever the caller leaves; the review's own use spends the rest.
     assert tracer.trace(POINT, ["runners/launch_h200-cw.sh"], leave=3 * RUN_COST) is not None
     assert tracer.trace(other, ["runners/launch_h200-cw.sh"]) is not None and budget.spent > spent
+
+
+def test_a_point_looked_up_again_gets_its_trace_without_building_its_job_again(monkeypatch):
+    import recipes.launch.point as point
+
+    built = []
+    real = point.job_env
+    monkeypatch.setattr(point, "job_env", lambda *a, **k: built.append(a[0]) or real(*a, **k))
+    tracer = Tracer(MemorySource({"runners/launch_h200-cw.sh": 'echo "$IMAGE"\n' + SERVE}))
+    first = tracer.trace(POINT, ["runners/launch_h200-cw.sh"])
+    again = tracer.trace(POINT, ["runners/launch_h200-cw.sh"])
+    assert again.runners == first.runners and built == [POINT]
+    # Another run of the point (other inputs) is another lookup.
+    tracer.trace(POINT, ["runners/launch_h200-cw.sh"], inputs={"EVAL_ONLY": "true"})
+    assert built == [POINT, POINT]
+
+
+def test_a_point_the_budget_left_untraced_shares_a_trace_made_since():
+    from recipes.launch.point import RUN_COST, Budget
+
+    src = MemorySource({"runners/launch_h200-cw.sh": 'echo "$IMAGE"\n' + SERVE})
+    budget = Budget(2 * RUN_COST)
+    tracer = Tracer(src, budget=budget)
+    same_values = POINT.model_copy(update={"config_key": "same-image"})
+    assert tracer.trace(same_values, ["runners/launch_h200-cw.sh"], leave=2 * RUN_COST) is None
+    made = tracer.trace(POINT, ["runners/launch_h200-cw.sh"])
+    # Still too little budget to make one, but the trace POINT made reads only what they share.
+    shared = tracer.trace(same_values, ["runners/launch_h200-cw.sh"], leave=2 * RUN_COST)
+    assert shared is not None and shared.runners == made.runners
+
