@@ -204,3 +204,14 @@ def test_a_point_the_budget_left_untraced_shares_a_trace_made_since():
     shared = tracer.trace(same_values, ["runners/launch_h200-cw.sh"], leave=2 * RUN_COST)
     assert shared is not None and shared.runners == made.runners
 
+
+def test_an_effects_comparison_key_is_kept_on_it_and_is_not_part_of_its_equality():
+    from recipes.launch.compare import _key, compare
+    from recipes.launch.trace import Effect, Site
+
+    a = Effect(kind=EXEC, site=Site("a.sh", 3), argv=("vllm", Unknown("x at a.sh:3")))
+    b = Effect(kind=EXEC, site=Site("a.sh", 9), argv=("vllm", Unknown("x at a.sh:9")))
+    assert compare([a], [b]) is None  # lines never count
+    assert _key(a) is _key(a) and a.__dict__["_compare_key"] == _key(b)
+    fresh = Effect(kind=EXEC, site=Site("a.sh", 3), argv=("vllm", Unknown("x at a.sh:3")))
+    assert fresh == a and hash(fresh) == hash(a) and "_compare_key" not in repr(a)
