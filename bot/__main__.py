@@ -8,10 +8,17 @@ helpers, logging) have run and standard output and error are flushed, the operat
 cleanup is all that is left, so the process then ends with `os._exit`. The normal shutdown is
 kept when another thread is still running (its owner expects it to be joined) or when the hooks
 or a flush fail.
+
+While it runs, the process makes full garbage collections rare (`fewer_full_collections`). A
+review builds up to millions of objects that stay alive to its end (traces, syntax trees, parsed
+YAML), and Python walks all of them in each full collection: 4 of them took 0.6 s of a 3.7 s
+verdict of the InferenceX history, for 30 MB of cyclic garbage at most. The young generations are
+still collected as usual, so the peak memory of those verdicts grew by 2-5 MB.
 """
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import sys
 import threading
@@ -51,8 +58,21 @@ def leave(code: object) -> int:
     os._exit(status)
 
 
+# Young collections between two full collections (Python's default: 10): at this many, a full
+# collection comes after about seven million allocations that stayed alive, past any review.
+FULL_COLLECTION_AFTER = 1000
+
+
+def fewer_full_collections() -> None:
+    """Full garbage collections only after FULL_COLLECTION_AFTER collections of the middle
+    generation (see the module); the young generations' thresholds stay."""
+    young, middle, full = gc.get_threshold()
+    gc.set_threshold(young, middle, max(full, FULL_COLLECTION_AFTER))
+
+
 def main() -> int:
     """The CLI (`bot.cli.main`) as a program: run it, then leave quickly (see the module)."""
+    fewer_full_collections()
     try:
         code: object = cli_main()
     except SystemExit as e:

@@ -88,8 +88,7 @@ def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
     flags on a server's command line, and any write to a model file (policy `model_file_patterns`)
     on the serving path, whatever command does it (`sed -i`, `jq ... >`, `cp`, `perl -pi`, a heredoc)."""
     from recipes.launch.path.trace_affected import head_trace
-    from recipes.launch.knobs import SERVER_FLAG, effect_knobs, reached
-    from recipes.launch.trace import EXEC, PYTHON, SERVER, WRITE, show
+    from recipes.launch.knobs import reached
 
     trace = head_trace(ctx, v.point)
     if trace is None or not reached(trace.effects()):
@@ -97,6 +96,21 @@ def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
         # what it would have run is not in the trace, so the script reading, as before traces.
         model_files = model_file_regex(ctx)
         return [item for use in v.scripts for item in _script_items(use, model_files)]
+    # The items are the trace's alone: computed once per trace, however many points share it
+    # (`PointTrace.identity`: its runner traces, which the review's tracer keeps alive).
+    memo = ctx.memo(MEMO_TRACE_ITEMS, dict)
+    if trace.identity not in memo:
+        memo[trace.identity] = _traced_items(ctx, trace)
+    return memo[trace.identity]
+
+
+MEMO_TRACE_ITEMS = "check08:trace-items"
+
+
+def _traced_items(ctx, trace) -> list[tuple[str, Evidence]]:
+    from recipes.launch.knobs import SERVER_FLAG, effect_knobs
+    from recipes.launch.trace import EXEC, PYTHON, SERVER, WRITE, show
+
     wanted = {norm_name(f) for f in ctx.config.policy.arch_hack_flags}
     model_files = model_file_regex(ctx)
     out: list[tuple[str, Evidence]] = []

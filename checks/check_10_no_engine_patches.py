@@ -107,6 +107,13 @@ class Patch:
 _SEGMENT = re.compile(r"[/@#=+:\[\]\s\"'$(){}.]+")
 
 
+def _line_text(here: list) -> str:
+    """The words of what a line runs (its reads left out), for the client-only rule."""
+    from recipes.launch.trace import READ
+
+    return " ".join(w for x in here if x.kind != READ for w in x.argv if isinstance(w, str))
+
+
 def _client_only(ctx, *texts: str | None) -> bool:
     """Whether a patch touches only the benchmark client or eval tooling (policy
     `benchmark_client_packages`: lm-eval, aiperf, sa-bench, the harness's eval patches) and names
@@ -263,8 +270,7 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
                 continue
             where = e.where()
             here = at_line.get((e.site.path, e.site.line), [])
-            text = " ".join(w for x in here if x.kind != READ for w in x.argv if isinstance(w, str))
-            if e.kind in (WRITE, RUN_WRITTEN) and (_client_only(ctx, e.shown_path(), text)
+            if e.kind in (WRITE, RUN_WRITTEN) and (_client_only(ctx, e.shown_path(), _line_text(here))
                                                    or _applies_client_patch(ctx, here)):
                 continue  # the eval/benchmark client, not the serving stack
             # Inside the container the server runs in (or the recipe's, for its setup script):

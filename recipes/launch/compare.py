@@ -73,7 +73,16 @@ def _norm(value: object) -> object:
 
 
 def _key(e: Effect) -> tuple:
-    """The effect as a comparison sees it (no lines; a mount by its container side only)."""
+    """The effect as a comparison sees it (no lines; a mount by its container side only).
+    Kept on the effect (frozen: its key never changes; not a field, so not in its equality): a
+    trace shared by many points is compared once per point."""
+    cached = e.__dict__.get("_compare_key")
+    if cached is None:
+        cached = e.__dict__["_compare_key"] = _make_key(e)
+    return cached
+
+
+def _make_key(e: Effect) -> tuple:
     argv = tuple(_norm(w) for w in e.argv)
     env = tuple((k, _norm(v)) for k, v in e.env)
     detail = _LINE_REF.sub(r"\1", e.detail) if e.kind == UNKNOWN else ""

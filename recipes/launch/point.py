@@ -14,6 +14,7 @@ Traces are shared: a trace depends on the point's values only through the variab
 """
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
@@ -145,6 +146,14 @@ def _template_value(name: str, text: str, env: dict[str, Word], inputs: dict[str
     return Unknown(f"the workflow's value of {name}: {expr[:80]}")
 
 
+@functools.lru_cache(maxsize=1024)
+def _template_word(name: str, text: str, in_env: bool, scenario: str) -> Optional[Word]:
+    """`_template_value` of a job whose environment has `name` set or not, with the one input
+    the templates test (`scenario-type`): it reads no more of either, and each point of a
+    review asks the same few questions (the value, a frozen Unknown, is shared)."""
+    return _template_value(name, text, {name: ""} if in_env else {}, {"scenario-type": scenario})
+
+
 # The names point_env gives from the point's own fields (the rest are its `additional-settings`).
 _POINT_ENV_NAMES = frozenset({"EXP_NAME", "SCENARIO_SUBDIR", "FRAMEWORK", "PRECISION", "MODEL", "MODEL_PREFIX",
                               "SPEC_DECODING", "IS_MULTINODE", "IS_AGENTIC"})
@@ -153,6 +162,10 @@ _POINT_ENV_NAMES = frozenset({"EXP_NAME", "SCENARIO_SUBDIR", "FRAMEWORK", "PRECI
 def sweep_input(name: str) -> Unknown:
     """A variable the workflow sets from a sweep input the bot does not know."""
     return Unknown(f"the sweep's input `{name}`, which the bot does not know")
+
+
+_UNKNOWN_INPUT_WORDS = {k: sweep_input(v) for k, v in _UNKNOWN_INPUTS.items()}
+_UNKNOWN_MULTINODE_INPUT_WORDS = {k: sweep_input(v) for k, v in _UNKNOWN_MULTINODE_INPUTS.items()}
 
 
 def job_env(point: Any, node: str, template: Optional[dict[str, str]] = None,
@@ -167,11 +180,12 @@ def job_env(point: Any, node: str, template: Optional[dict[str, str]] = None,
     from recipes.launch.env import point_env
 
     multinode = bool(getattr(point, "multinode", False))
-    settings = {k: v for k, v in point_env(point).items() if k not in _POINT_ENV_NAMES}
+    own = point_env(point)
+    settings = {k: v for k, v in own.items() if k not in _POINT_ENV_NAMES}
     env: dict[str, Word] = dict(JOB_CONSTANTS)
     env.update(_TEMPLATE_CONSTANTS)
-    env.update({k: sweep_input(v) for k, v in _UNKNOWN_INPUTS.items()})
-    env.update(point_env(point))
+    env.update(_UNKNOWN_INPUT_WORDS)
+    env.update(own)
     fields = {
         "MODEL": point.model, "MODEL_PREFIX": point.model_prefix, "IMAGE": point.image, "FRAMEWORK": point.framework,
         "PRECISION": point.precision, "TP": point.tp, "PP_SIZE": point.pp, "DCP_SIZE": point.dcp_size,
@@ -195,7 +209,7 @@ def job_env(point: Any, node: str, template: Optional[dict[str, str]] = None,
         env.pop("HF_HUB_CACHE", None)
         env.pop("RESULT_DIR", None)
         env.pop("AIPERF_FAILED_REQUEST_THRESHOLD", None)
-        env.update({k: sweep_input(v) for k, v in _UNKNOWN_MULTINODE_INPUTS.items()})
+        env.update(_UNKNOWN_MULTINODE_INPUT_WORDS)
         workers = getattr(point, "workers", None) or {}
         for role in ("prefill", "decode"):
             block = workers.get(role) or {}
@@ -209,11 +223,11 @@ def job_env(point: Any, node: str, template: Optional[dict[str, str]] = None,
     if template is not None:
         # The tree's own template: what it sets, as it sets it; a name it does not set is not
         # exported at this tree.
-        known = {"scenario-type": str(fields["SCENARIO_TYPE"])}
+        scenario = str(fields["SCENARIO_TYPE"])
         for name in [n for n in env if n in _TEMPLATE_NAMES and n not in template and n not in settings]:
             del env[name]
         for name, text in template.items():
-            value = _template_value(name, text, env, known)
+            value = _template_word(name, text, name in env, scenario)
             if value is not None and name not in settings:
                 env[name] = value
     name = env.get("EXP_NAME")
@@ -364,6 +378,11 @@ class Tracer:
         self._cache: dict[str, list[_Cached]] = {}
         self._templates: dict[bool, Optional[dict[str, str]]] = {}
         self._files: dict[int, frozenset[str]] = {}  # id(trace) -> the files it depends on
+        # (id(point), runner, node, symbolic, run) -> (point, the trace a lookup of it found, or
+        # None and how many traces of that runner the cache held then). The entry holds the
+        # point, so its id() cannot be another point's while it is kept (`is` checks it anyway);
+        # a trace lives in `_cache` for the tracer's life.
+        self._looked: dict[tuple, tuple[Any, Optional[Trace], int]] = {}
         self.runs = 0   # traces interpreted (the rest were shared)
 
     def trace(self, point: Any, runner_paths: Iterable[str], *, symbolic: bool = True,
@@ -398,12 +417,31 @@ class Tracer:
 
     def runner_trace(self, point: Any, path: str, node: str, symbolic: bool = True,
                      inputs: Optional[Mapping[str, str]] = None, leave: int = 0) -> Optional[Trace]:
+        # A point's values and the cache's entries do not change (the point is frozen, the cache
+        # only grows at its end), so a lookup answers as the last lookup of that point did
+        # without building the job's environment again: the trace it found; or, when it found
+        # none and no trace of that runner was made since, none again while the budget is spent.
+        run = tuple(sorted((inputs or {}).items()))
+        key = (id(point), path, node, symbolic, run)
+        looked = self._looked.get(key)
+        if looked is not None and looked[0] is point:
+            if looked[1] is not None:
+                return looked[1]
+            if looked[2] == len(self._cache.get(path, ())) and self.budget is not None and self.budget.spent_but(leave):
+                return None
+        n = len(self._cache.get(path, ()))
+        trace = self._runner_trace(point, path, node, symbolic, inputs, run, leave)
+        self._looked[key] = (point, trace, n)
+        return trace
+
+    def _runner_trace(self, point: Any, path: str, node: str, symbolic: bool, inputs: Optional[Mapping[str, str]],
+                      run: tuple, leave: int) -> Optional[Trace]:
         env = job_env(point, node, self.template(bool(getattr(point, "multinode", False))), inputs)
         if symbolic:
             env.update({k: symbol(k) for k in SYMBOLIC if k in env})
         # The run is part of the key: a name a run sets that another leaves unset is not among
         # the names a trace records as read (`Interpreter.note`), so it alone cannot tell them apart.
-        deps = (self.point_deps(point), tuple(sorted((inputs or {}).items())))
+        deps = (self.point_deps(point), run)
         for cached in self._cache.get(path, ()):
             if cached.deps == deps and all(env.get(k) == v for k, v in cached.read.items()):
                 return cached.trace

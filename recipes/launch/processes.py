@@ -49,7 +49,9 @@ Python and containers, and paths as the host sees them."""
         env = state.exported()
         for k, v in prefix:
             env[k] = v
-        return tuple(sorted((k, v) for k, v in env.items() if self.inputs.get(k, _ABSENT) != v))
+        inputs = self.inputs
+        # Most names still hold the input's own object: `is` answers before `!=` compares.
+        return tuple(sorted((k, v) for k, v in env.items() if (i := inputs.get(k, _ABSENT)) is not v and i != v))
 
     def external(self, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any, *,
                  stdin: Word | None = None, out: Out | None = None) -> Optional[int]:

@@ -218,7 +218,9 @@ class State:
         for frame in self.frames:
             for k, v in frame.items():
                 if v.exported:
-                    out[k] = _scalar(v.value)
+                    value = v.value
+                    # Most values are text, their own scalar (run for every command a launch runs).
+                    out[k] = value if value.__class__ is str else _scalar(value)
                 elif k in out:
                     del out[k]
         return out

@@ -76,3 +76,16 @@ def test_a_local_check_keeps_its_usage_error_status(tmp_path):
     proc = _run(["check", "--local", str(tmp_path), "--base", "a", "--head", "b"])
     assert proc.returncode == 2 and "is not a git" in proc.stderr + proc.stdout
     assert "teardown ran" not in proc.stdout
+
+
+def test_the_program_makes_full_collections_rare():
+    probe = ("import atexit, gc, sys\nsys.argv = ['bot', '--help']\nbefore = gc.get_threshold()\n"
+             "import bot.__main__ as m\n"
+             "atexit.register(lambda: print('thresholds', before, gc.get_threshold()))\n"
+             "raise SystemExit(m.main())\n")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    before, after = proc.stdout.rsplit("thresholds", 1)[1].strip().split(") (")
+    before, after = eval(before + ")"), eval("(" + after)
+    # The young generations keep Python's thresholds; a full collection waits for 1,000 middle ones.
+    assert after[:2] == before[:2] and after[2] == max(before[2], 1000) >= 1000

@@ -207,3 +207,44 @@ def test_only_a_url_under_a_trusted_prefix_is_trusted():
                 "http://astral.sh/uv/install.sh"):
         (e,) = _unknowns(f"curl -LsSf {url} | sh\n")
         assert e.download == url and hides_code(e, trusted), url
+
+
+def test_a_point_looked_up_again_gets_its_trace_without_building_its_job_again(monkeypatch):
+    import recipes.launch.point as point
+
+    built = []
+    real = point.job_env
+    monkeypatch.setattr(point, "job_env", lambda *a, **k: built.append(a[0]) or real(*a, **k))
+    tracer = Tracer(MemorySource({"runners/launch_h200-cw.sh": 'echo "$IMAGE"\n' + SERVE}))
+    first = tracer.trace(POINT, ["runners/launch_h200-cw.sh"])
+    again = tracer.trace(POINT, ["runners/launch_h200-cw.sh"])
+    assert again.runners == first.runners and built == [POINT]
+    # Another run of the point (other inputs) is another lookup.
+    tracer.trace(POINT, ["runners/launch_h200-cw.sh"], inputs={"EVAL_ONLY": "true"})
+    assert built == [POINT, POINT]
+
+
+def test_a_point_the_budget_left_untraced_shares_a_trace_made_since():
+    from recipes.launch.point import RUN_COST, Budget
+
+    src = MemorySource({"runners/launch_h200-cw.sh": 'echo "$IMAGE"\n' + SERVE})
+    budget = Budget(2 * RUN_COST)
+    tracer = Tracer(src, budget=budget)
+    same_values = POINT.model_copy(update={"config_key": "same-image"})
+    assert tracer.trace(same_values, ["runners/launch_h200-cw.sh"], leave=2 * RUN_COST) is None
+    made = tracer.trace(POINT, ["runners/launch_h200-cw.sh"])
+    # Still too little budget to make one, but the trace POINT made reads only what they share.
+    shared = tracer.trace(same_values, ["runners/launch_h200-cw.sh"], leave=2 * RUN_COST)
+    assert shared is not None and shared.runners == made.runners
+
+
+def test_an_effects_comparison_key_is_kept_on_it_and_is_not_part_of_its_equality():
+    from recipes.launch.compare import _key, compare
+    from recipes.launch.trace import Effect, Site
+
+    a = Effect(kind=EXEC, site=Site("a.sh", 3), argv=("vllm", Unknown("x at a.sh:3")))
+    b = Effect(kind=EXEC, site=Site("a.sh", 9), argv=("vllm", Unknown("x at a.sh:9")))
+    assert compare([a], [b]) is None  # lines never count
+    assert _key(a) is _key(a) and a.__dict__["_compare_key"] == _key(b)
+    fresh = Effect(kind=EXEC, site=Site("a.sh", 3), argv=("vllm", Unknown("x at a.sh:3")))
+    assert fresh == a and hash(fresh) == hash(a) and "_compare_key" not in repr(a)
