@@ -17,7 +17,7 @@ from recipes.launch.compare import NO_SERVER_MARK, opaque
 from recipes.launch.point import LAUNCHER_ROOT
 from recipes.launch import knobs
 from recipes.launch.knobs import Knob
-from recipes.launch.state import symbolic
+from recipes.launch.state import SYMBOL
 from recipes.launch.trace import SERVER, WRITE, show
 from recipes.launch.words import Unknown
 from recipes.values import flag_name as norm_name
@@ -129,10 +129,10 @@ def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str
     text = dict(e.wrote).get(path)
     if isinstance(text, Unknown):
         return None, f"its config file {path}, which the launch writes, holds a value not known ({text.why})"
-    if isinstance(text, str) and symbolic(text):
-        return None, f"its config file {path}, which the launch writes, holds a value the trace leaves open (the point's concurrency, the user id)"
     if isinstance(text, str):
-        return _parse_config(text, path)
+        # A value the trace leaves open (the point's concurrency, the user id) is read as a
+        # placeholder: a setting that holds one is unknown (`_open_values`), the others are read.
+        return _parse_config(SYMBOL_TEXT.sub(OPEN_VALUE, text), path)
     for rel, _ in e.files if path not in written else ():
         if rel and (path == rel or path.endswith("/" + rel)):
             data = ctx.snapshot.head.read(rel)
@@ -140,6 +140,13 @@ def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str
                 break
             return _parse_config(data.decode("utf-8", "replace"), rel)
     return None, f"its config file {path} is written by the launch, and the trace does not hold its text"
+
+
+# A value of the point's own the trace carries as a symbol (recipes.launch.state.symbol), as it
+# is written into a config file's text before that text is parsed.
+SYMBOL_TEXT = re.compile(re.escape(SYMBOL) + r"[^\x01]*\x01")
+OPEN_VALUE = "__infx_open_value__"
+OPEN_WHY = "a value each point has its own of (its concurrency, the user id)"
 
 
 def _parse_config(text: str, name: str) -> tuple[dict | None, str | None]:
@@ -174,7 +181,12 @@ def _served(ctx, e: Any, written: set) -> Served:
             out.opaque = out.opaque or why
             return out
         block = data.get(fields.block)
-        cfg = {norm_name(k): _word(v) for k, v in block.items()} if isinstance(block, dict) else {}
+        if OPEN_VALUE in repr(block):
+            if not isinstance(block, dict):
+                out.opaque = out.opaque or f"its config file's {fields.block} is a value the trace leaves open"
+                return out
+        cfg = {norm_name(k): (Unknown(OPEN_WHY) if OPEN_VALUE in repr(v) else _word(v))
+               for k, v in block.items()} if isinstance(block, dict) else {}
     method = next((cfg[norm_name(m)] for m in fields.method if norm_name(m) in cfg), None)
     out.method = method.lower() if isinstance(method, str) else method
     fields_k = fields.draft_length_by_method.get(out.method if isinstance(out.method, str) else "", fields.draft_length)

@@ -29,9 +29,10 @@ EMPTY_REASON = "the check gave no reason"
 LAZY_WORKERS = 8
 # The checks that trace launches (recipes.launch) share the review's interpreter budget, so they
 # run one after another in this order: which of them a spent budget leaves without traces then
-# never depends on thread timing. Those that need the traces of a few points (an agentic run,
-# a draft) go before Check 10, which traces every affected point.
-BUDGET_ORDER = (11, 13, 9, 8, 10)
+# never depends on thread timing. Checks 13, 9, 8 and 10 read the points' head traces, which the
+# points of an arm share; Check 11 goes last, as it traces each agentic point's runs again, with
+# the point's own values where a shared trace leaves its settings open (one trace per point).
+BUDGET_ORDER = (13, 9, 8, 10, 11)
 
 
 class VerdictStatus(str, Enum):

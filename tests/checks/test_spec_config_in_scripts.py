@@ -237,6 +237,26 @@ def test_trt_heredoc_config_is_read_from_the_text_the_trace_holds():
     assert "ser.yaml, which the launch writes, holds a value not known" in row.reason and f"{path}:23" in row.reason
 
 
+def test_trt_heredoc_config_holding_the_concurrency_elsewhere_is_read(monkeypatch):
+    # The capture sizes follow the point's concurrency (a symbol in the trace the points of an
+    # arm share): the rest of the file is read, and the speculative block settles the row with
+    # no trace per point (each spends the review's step budget: #2686, #2697 ran out of it).
+    from tests.checks.test_check_11_agentic_golden_al import _counting_runs
+
+    calls = _counting_runs(monkeypatch)
+    path = "benchmarks/single_node/agentic/minimaxm3_fp4_b200_trt_mtp.sh"
+    master = _master(framework="trt", prefix="minimaxm3", model="MiniMaxAI/MiniMax-M3")
+    sized = TRT.replace("max_batch_size: 64", "max_batch_size: $CONC")
+    row = _row(sized, path=path, master=master, golden=(MINIMAX_GOLDEN, MINIMAX_TEXT))
+    assert row.status.value == "PASS", row.reason
+    assert calls and all(symbolic for _, symbolic in calls), calls
+    # A draft length that follows the concurrency is open in that trace, not a guess: the
+    # point's own trace reads it (K=4 at concurrency 4, which has no golden value).
+    open_k = TRT.replace("max_draft_len: 3", "max_draft_len: $CONC")
+    row = _row(open_k, path=path, master=master, golden=(MINIMAX_GOLDEN, MINIMAX_TEXT))
+    assert row.status.value == "FAIL" and "no thinking_on value for K=4" in row.reason, row.reason
+
+
 def test_trt_config_file_of_the_repository_gives_method_and_draft_length():
     path = "benchmarks/single_node/agentic/minimaxm3_fp4_b200_trt_mtp.sh"
     master = _master(framework="trt", prefix="minimaxm3", model="MiniMaxAI/MiniMax-M3")
