@@ -128,6 +128,8 @@ def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str
         return None, f"its config file is not known ({show(path)})"
     text = dict(e.wrote).get(path)
     if isinstance(text, Unknown):
+        # Not read around the unknown part (`words.Holed`): text it could hold (a newline and a
+        # key) may change what the rest of the file means.
         return None, f"its config file {path}, which the launch writes, holds a value not known ({text.why})"
     if isinstance(text, str):
         # A value the trace leaves open (the point's concurrency, the user id) is read as a

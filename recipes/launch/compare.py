@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
 from .trace import CLIENT, CONTAINER, DOWNLOAD, INSTALL, PYTHON, RUN_WRITTEN, SERVER, SOURCE, UNKNOWN, WRITE, Effect, show
-from .words import OneOf, OneOfRest, Unknown, alternatives
+from .words import Holed, OneOf, OneOfRest, Unknown, alternatives
 
 SERVING = "serving"
 CLIENT_ONLY = "client"
@@ -65,6 +65,9 @@ def _norm(value: object) -> object:
     if isinstance(value, (OneOf, OneOfRest)):
         # The values an undecided branch left are compared too: another value is another launch.
         return ("?", _LINE_REF.sub(r"\1", value.why), tuple(tuple(_norm(w) for w in run) for run in alternatives(value) or ()))
+    if isinstance(value, Holed):
+        # A text with holes: its known parts are compared too (an edit of a here-document's text).
+        return ("?", _LINE_REF.sub(r"\1", value.why), value.template)
     if isinstance(value, Unknown):
         return ("?", _LINE_REF.sub(r"\1", value.why))
     if isinstance(value, str):

@@ -39,7 +39,7 @@ from .text import (
     _unescape_dq,
     _unescape_word,
 )
-from .words import MAX_ALTERNATIVES, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
+from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
 
 class Expansion:
@@ -577,7 +577,17 @@ command and arithmetic substitution, here-documents."""
             parts.append(words[0] if len(words) == 1 else _join_unknown(_intersperse(words, " ")))
             i = end
         parts.append("".join(plain))
-        return _join_unknown(parts)
+        out = _join_unknown(parts)
+        if isinstance(out, Unknown) and not isinstance(out, Holed):
+            # The known parts stay readable beside the holes (a config file's other keys).
+            template = "".join(p if isinstance(p, str) else HOLE for p in parts)
+            if len(template) <= MAX_HOLED_CHARS:
+                return Holed(out.why, out.prefix, out.suffix, template=template)
+        return out
+
+
+# The longest here-document kept with its holes (past it, only unknown).
+MAX_HOLED_CHARS = 200_000
 
 
 def _runs(seq: list[Word]) -> Optional[list[list[Word]]]:

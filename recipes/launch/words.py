@@ -36,6 +36,19 @@ class OrEmpty(Unknown):
     set_suffix: str = ""
 
 
+# Where a text with holes (`Holed.template`) has a part the interpreter could not resolve.
+HOLE = "\x01hole\x01"
+
+
+@dataclass(frozen=True)
+class Holed(Unknown):
+    """A text with some parts unknown (a here-document whose `$(seq 1 $N)` is not known):
+    unknown to any reader, and `template`, the text with HOLE for each unknown part, for a reader
+    that can use the rest (a config file's other keys: checks.acceptance_runs)."""
+
+    template: str = ""
+
+
 class Rest(Unknown):
     """The unknown end of an array whose undecided branch arms left it with different elements:
     how many elements it holds is unknown too (`m+=(x)` in one arm only)."""

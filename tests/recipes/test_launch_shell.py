@@ -313,3 +313,17 @@ def test_an_option_loop_over_an_unknown_argument_ends():
                    'f --model "$M" --x\nserve\n', env={"M": Unknown("M")})
     assert argvs(trace)[-1] == "serve"
     assert not [e for e in trace.of(UNKNOWN) if "iterations" in e.detail or "loop" in e.detail]
+
+
+def test_a_here_document_with_an_unknown_part_keeps_its_known_text_for_comparison():
+    from recipes.launch.compare import _norm
+    from recipes.launch.words import HOLE, Holed
+
+    it = Interpreter(Files(MemorySource({})), vocabulary=table)
+    state = it.initial_state()
+    it.run_top('cat > a.yaml <<EOF\nk: 3\nsizes: [$(cat /models/n)]\nEOF\n', "t.sh", state)
+    text = it.files.written(f"{WORKSPACE}/a.yaml").text
+    assert isinstance(text, Holed) and text.template == f"k: 3\nsizes: [{HOLE}]\n"
+    # An edit of the known part is another text, though both are unknown.
+    other = Holed(text.why, template=text.template.replace("k: 3", "k: 4"))
+    assert _norm(text) != _norm(other) and _norm(text) == _norm(Holed(text.why, template=text.template))
