@@ -220,22 +220,44 @@ def _glob_regex(pattern: str) -> Optional[str]:
         elif c == "?":
             out.append(".")
         elif c == "[":
-            j = pattern.find("]", i + 2 if i + 1 < n and pattern[i + 1] in "!^" else i + 1)
+            j = _bracket_end(pattern, i)
             if j < 0:
                 out.append(re.escape(c))
             else:
                 body = pattern[i + 1:j]
-                if body.startswith(("!", "^")):
-                    body = "^" + body[1:]
-                body = body.replace("\\", "\\\\")
-                body = re.sub(r"\[:(\w+):\]", lambda m: _CLASSES.get(m.group(1), ""), body)
-                out.append(f"[{body}]")
+                negate = body.startswith(("!", "^"))
+                body = body[1:] if negate else body
+                # A class name (`[:alpha:]`) is its ranges; any other `[`, `\\` or `^` is itself.
+                parts = re.split(r"(\[:\w+:\])", body)
+                body = "".join(_CLASSES.get(x[2:-2], "") if x.startswith("[:") and x.endswith(":]")
+                               else x.replace("\\", "\\\\").replace("[", "\\[").replace("^", "\\^") for x in parts)
+                out.append(f"[{'^' if negate else ''}{body}]")
                 i = j + 1
                 continue
         else:
             out.append(re.escape(c))
         i += 1
     return "".join(out)
+
+
+def _bracket_end(pattern: str, i: int) -> int:
+    """Where the bracket expression that opens at `i` closes (a `]` first in it, or inside a
+    `[:class:]`, does not close it); -1 when it does not close."""
+    k = i + 1
+    if k < len(pattern) and pattern[k] in "!^":
+        k += 1
+    if k < len(pattern) and pattern[k] == "]":
+        k += 1
+    while k < len(pattern):
+        if pattern.startswith("[:", k):
+            end = pattern.find(":]", k + 2)
+            if end >= 0:
+                k = end + 2
+                continue
+        if pattern[k] == "]":
+            return k
+        k += 1
+    return -1
 
 
 _CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "space": " \\t\\n\\r\\f\\v", "upper": "A-Z",

@@ -327,3 +327,10 @@ def test_a_here_document_with_an_unknown_part_keeps_its_known_text_for_compariso
     # An edit of the known part is another text, though both are unknown.
     other = Holed(text.why, template=text.template.replace("k: 3", "k: 4"))
     assert _norm(text) != _norm(other) and _norm(text) == _norm(Holed(text.why, template=text.template))
+
+
+def test_bracket_expressions_with_classes_match_as_bash_matches_them():
+    # `[[:alpha:]]` once closed at the class's own `]` (and compiled with a nested-set warning).
+    trace, _ = run('for v in a 1 "[" x-; do case "$v" in [[:alpha:]]) run alpha "$v";; [![:alnum:][]) run other "$v";;'
+                   ' "[") run bracket;; *) run rest "$v";; esac; done\n')
+    assert argvs(trace) == ["run alpha a", "run rest 1", "run bracket", "run rest x-"]
