@@ -64,6 +64,10 @@ NOT_FOUND_RE = re.compile(r"could not verify: (\S+) named at \S+ (?:was not foun
 OPAQUE_RE = re.compile(r"could not read what line \d+ of \S+ runs: a script it downloads")
 # The review's interpreter budget was spent before the point was traced: the bot's own limit.
 BUDGET_RE = re.compile(r"interpreter steps were spent")
+# A script sourcing a path the bot resolved as bash does (`$(dirname "$0")/../lib.sh`) that is
+# not in the commit: only that exact path counts (a file of that name elsewhere is not the one
+# bash would read).
+RESOLVED_MISSING_RE = re.compile(r"which is (\S+), not a file of the repository")
 # A YAML file that sets one key twice: the bot read it and refuses it by design (issue 29: YAML
 # is read with YAML's own rules, duplicate keys refused), so the row reports the file's defect.
 DUPLICATE_KEY_RE = re.compile(r"duplicate key '[^']*' \(first at line \d+\)")
@@ -273,6 +277,9 @@ def bot_caused(repo: str, sha: str, reason: str) -> bool:
     if GITHUB_ONLY_RE.search(reason) or OPAQUE_RE.search(reason) or DUPLICATE_KEY_RE.search(reason):
         return False
     names = tree_names(repo, sha)
+    resolved = RESOLVED_MISSING_RE.search(reason)
+    if resolved:
+        return resolved.group(1) in names
     missing = NOT_FOUND_RE.search(reason)
     # "X named at Y was not found": only X is what the bot failed to find (Y is the referrer).
     for path in [missing.group(1) or missing.group(2)] if missing else PATH_IN_REASON_RE.findall(reason):

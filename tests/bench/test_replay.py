@@ -118,6 +118,14 @@ def test_bot_caused_names_a_file_the_commit_has(history):
     # The review's own interpreter budget is the bot's limit, whatever the reason names.
     assert replay.bot_caused(str(history), sha, "could not verify x-fp8-mi355x-vllm: its launch was not interpreted, "
                                                 "the review's 50,000 interpreter steps were spent on other points")
+    # A source the bot resolved as bash does, to a path the commit lacks: the script's defect,
+    # though a file of that name is elsewhere.
+    lib = ('could not verify x: benchmarks/single_node/fixed_seq_len/x.sh:3 sources $(dirname "$0")/../'
+           'dsr1_fp4_mi355x_atom.sh, which is benchmarks/single_node/fixed_seq_len/../dsr1_fp4_mi355x_atom.sh, not a file of the repository')
+    assert not replay.bot_caused(str(history), sha, lib.replace("fixed_seq_len/../", "elsewhere/"))
+    present = next(n for n in sorted(replay.tree_names(str(history), sha)) if n.endswith(".sh") and "/" in n)
+    assert replay.bot_caused(str(history), sha, f"could not verify x: a.sh:3 sources y, which is {present}, "
+                                                "not a file of the repository")
     # A file refused for a key it sets twice is the file's defect, though the commit has it.
     launcher = "benchmarks/single_node/dsr1_fp4_mi355x_atom.sh"
     assert replay.bot_caused(str(history), sha, f"could not verify: the recipe {launcher}:9 is not understood")
