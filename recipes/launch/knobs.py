@@ -41,7 +41,7 @@ from typing import Any, Iterable, Optional
 from recipes.values import flag_name
 
 from .trace import CLIENT, SERVER, Effect, Trace
-from .words import Rest, Unknown, Word
+from .words import Rest, Split, Unknown, Word
 
 SERVER_FLAG = "server flag"
 SERVER_ENV = "server env"
@@ -192,6 +192,9 @@ def _flags(effect: Effect, kind: str) -> list[Knob]:
             continue
         i += 1
         out.extend(_knob(name, nxt, kind, effect))
+        if isinstance(nxt, Split) and not nxt.prefix:
+            # Its value, or the value and more words (flags among them): any flag may be there.
+            out.append(Knob(name="", key="", value=nxt, kind=kind, effect=effect, opaque=True))
     return out
 
 

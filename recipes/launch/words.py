@@ -25,6 +25,12 @@ class Unknown:
         return f"<unknown: {self.why}>"
 
 
+class Split(Unknown):
+    """An unquoted expansion whose value is not known, standing alone as a word (`$FLAGS`,
+    `$(cat args)`): bash splits it, so it may be any number of words. Readers that count on one
+    word per position (a flag's value: recipes.launch.knobs) must not."""
+
+
 @dataclass(frozen=True)
 class OrEmpty(Unknown):
     """A value the arms of an undecided branch left empty in one arm and set in another (`SEL=""`,

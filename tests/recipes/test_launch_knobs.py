@@ -150,3 +150,18 @@ def test_whether_a_server_speculates_by_its_settings_in_force():
     assert speculates(vllm("--speculative-model", "d", "--num-speculative-tokens", "3")) is None  # vLLM's early form
     trt = Effect(kind=SERVER, site=SITE, argv=("trtllm-serve", "m", "--config", "c.yaml"), how="trtllm")
     assert speculates(trt) is None  # its speculative_config is in the file
+
+
+def test_an_unquoted_unknown_after_a_flag_may_hold_more_flags():
+    # `--trust-remote-code $(cat /flags)`: bash splits the output, so a speculative flag may be
+    # among its words; `--served-model-name "$(cat /name)"` is one word, the flag's value.
+    from recipes.launch.knobs import settings_in_force
+    from recipes.launch.trace import SERVER, Effect, Site
+    from recipes.launch.words import Split, Unknown
+
+    def why(word):
+        e = Effect(kind=SERVER, site=Site("b.sh", 3), how="vllm", argv=("vllm", "serve", "m", "--trust-remote-code", word))
+        return settings_in_force(e)[1]
+
+    assert why(Split("the output of cat")) is not None
+    assert why(Unknown("the output of cat")) is None

@@ -334,3 +334,11 @@ def test_bracket_expressions_with_classes_match_as_bash_matches_them():
     trace, _ = run('for v in a 1 "[" x-; do case "$v" in [[:alpha:]]) run alpha "$v";; [![:alnum:][]) run other "$v";;'
                    ' "[") run bracket;; *) run rest "$v";; esac; done\n')
     assert argvs(trace) == ["run alpha a", "run rest 1", "run bracket", "run rest x-"]
+
+
+def test_an_unquoted_unknown_alone_in_its_word_may_be_several_words():
+    from recipes.launch.words import Split
+
+    trace, _ = run('A=$(cat /f)\nrun --m $A "$A" x$A\n', files={})
+    words = trace.of(EXEC)[-1].argv
+    assert isinstance(words[2], Split) and not isinstance(words[3], Split) and not isinstance(words[4], Split)
