@@ -15,7 +15,7 @@ from .state import (
     one_of_runs,
     symbolic,
 )
-from .words import MAX_ALTERNATIVES, OneOf, OneOfRest, OrEmpty, Split, Unknown, Word, alternatives, picks
+from .words import MAX_ALTERNATIVES, OneOf, OneOfRest, Split, Unknown, Word, alternatives, picks
 
 
 def _expansion_end(text: str, i: int) -> Optional[int]:
@@ -116,8 +116,9 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
             continue
         # unquoted expansion: split on whitespace
         if isinstance(value, Unknown):
-            # Alone in its word, a plain unknown may be any number of words (`Split`).
-            alone = not current and len(segs) == 1 and type(value) in (Unknown, OrEmpty)
+            # Alone in its word, a plain unknown may be any number of words (`Split`). A value
+            # empty on one path (`OrEmpty`) keeps what it is when set (its known start).
+            alone = not current and len(segs) == 1 and type(value) is Unknown
             current.append(Split(value.why, value.prefix, value.suffix) if alone else value)
             have = True
             continue
