@@ -116,9 +116,8 @@ def _hidden_flag(ctx, v: ServingView) -> CheckResult | None:
     """"Could not verify" when a traced server's command line holds words whose number is not
     known (an unquoted expansion of an unknown value standing alone, `$(cat extra_args)`; an
     array the branches left different): an override among them is not seen, so nothing passes
-    on it. A word that starts with a known flag (`--context-length <unknown>`, a branch left its
-    value unknown) is read as that flag with its value, as knobs reads it; its unknown part may
-    still split into more words (docs/launch.md "Not yet done")."""
+    on it. A word with a known flag name and an unknown value is that flag's value (as knobs
+    reads it)."""
     from recipes.launch.path.trace_affected import head_trace
     from recipes.launch.knobs import SERVER_FLAG, effect_knobs, reached
     from recipes.launch.trace import SERVER
@@ -131,8 +130,7 @@ def _hidden_flag(ctx, v: ServingView) -> CheckResult | None:
     if trace.identity not in memo:
         memo[trace.identity] = next(((e, kn) for e in trace.serving_effects() if e.kind == SERVER and not e.client
                                      for kn in effect_knobs(e) if kn.kind == SERVER_FLAG and kn.opaque
-                                     and (isinstance(kn.value, Rest) or (isinstance(kn.value, Split)
-                                                                         and not kn.value.prefix))), None)
+                                     and isinstance(kn.value, (Split, Rest))), None)
     found = memo[trace.identity]
     if found is None:
         return None
