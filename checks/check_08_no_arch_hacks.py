@@ -113,15 +113,12 @@ MEMO_HIDDEN = "check08:hidden"
 
 
 def _hidden_flag(ctx, v: ServingView) -> CheckResult | None:
-    """"Could not verify" when a traced server's command line holds words whose number is not
-    known (an unquoted expansion of an unknown value standing alone, `$(cat extra_args)`; an
-    array the branches left different): an override among them is not seen, so nothing passes
-    on it. A word with a known flag name and an unknown value is that flag's value (as knobs
-    reads it)."""
+    """"Could not verify" when a traced server's command line holds a word where any flag may
+    be (recipes.launch.knobs: an unknown word, an expansion that may be several words): an
+    override there is not seen, so nothing passes on it."""
     from recipes.launch.path.trace_affected import head_trace
     from recipes.launch.knobs import SERVER_FLAG, effect_knobs, reached
     from recipes.launch.trace import SERVER
-    from recipes.launch.words import Rest, Split
 
     trace = head_trace(ctx, v.point)
     if trace is None or not reached(trace.effects()):
@@ -129,8 +126,7 @@ def _hidden_flag(ctx, v: ServingView) -> CheckResult | None:
     memo = ctx.memo(MEMO_HIDDEN, dict)
     if trace.identity not in memo:
         memo[trace.identity] = next(((e, kn) for e in trace.serving_effects() if e.kind == SERVER and not e.client
-                                     for kn in effect_knobs(e) if kn.kind == SERVER_FLAG and kn.opaque
-                                     and isinstance(kn.value, (Split, Rest))), None)
+                                     for kn in effect_knobs(e) if kn.kind == SERVER_FLAG and kn.opaque), None)
     found = memo[trace.identity]
     if found is None:
         return None
