@@ -65,10 +65,6 @@ MSG_PUB_DEFAULT_OFF = (
     "in the pinned srt-slurm is false; set {key}: true. Rule: {rule}."
 )
 MSG_PUB_NOT_IN_FORCE = "The {key} requirement does not apply: {why}"
-MSG_HIDDEN = (
-    "could not verify {key}: the server at {where} has a word of its command line the bot cannot read "
-    "({why}), where an architecture override could be; make that word one the bot can read"
-)
 MSG_PASS = "No {flags}, layer/expert/head trimming or model-file edits in the serving config of {keys}. {publication}"
 MSG_PUB_ENABLED = "{key} is enabled for {keys} ({where})."
 MSG_PUB_EXEMPT = "{key} is a {owners} srtctl key that {engines} does not support."
@@ -109,30 +105,6 @@ def _trace_items(ctx, v: ServingView) -> list[tuple[str, Evidence]]:
 
 
 MEMO_TRACE_ITEMS = "check08:trace-items"
-MEMO_HIDDEN = "check08:hidden"
-
-
-def _hidden_flag(ctx, v: ServingView) -> CheckResult | None:
-    """"Could not verify" when a traced server's command line holds a word where any flag may
-    be (recipes.launch.knobs: an unknown word, an expansion that may be several words): an
-    override there is not seen, so nothing passes on it."""
-    from recipes.launch.path.trace_affected import head_trace
-    from recipes.launch.knobs import SERVER_FLAG, effect_knobs, reached
-    from recipes.launch.trace import SERVER
-
-    trace = head_trace(ctx, v.point)
-    if trace is None or not reached(trace.effects()):
-        return None  # read from its scripts (`_trace_items`)
-    memo = ctx.memo(MEMO_HIDDEN, dict)
-    if trace.identity not in memo:
-        memo[trace.identity] = next(((e, kn) for e in trace.serving_effects() if e.kind == SERVER and not e.client
-                                     for kn in effect_knobs(e) if kn.kind == SERVER_FLAG and kn.opaque), None)
-    found = memo[trace.identity]
-    if found is None:
-        return None
-    e, kn = found
-    return CheckResult.failed(MSG_HIDDEN.format(key=v.config_key, where=e.where(), why=kn.value.why),
-                              Evidence(path=e.site.path, line=e.site.line, unavailable=True, note=e.where()))
 
 
 def _traced_items(ctx, trace) -> list[tuple[str, Evidence]]:
@@ -254,10 +226,6 @@ class NoArchHacksCheck:
         missing = first_unavailable(views, launch=ctx)
         if missing is not None:
             return missing
-        for v in views:
-            hidden = _hidden_flag(ctx, v)
-            if hidden is not None:
-                return hidden
 
         keys = [v.config_key for v in views]
         sentences = []
