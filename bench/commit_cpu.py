@@ -30,6 +30,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
 from bench.replay import BUDGET_RE, TIMEOUT_S, compile_bot, git, run_measured, verdict_command  # noqa: E402
+from bot.local import add_review_inputs  # noqa: E402
 
 # `python -m bot ...` with the review's step budget replaced first.
 WITH_BUDGET = ("import runpy, recipes.launch.path.trace_affected as t; t.TRACE_BUDGET_STEPS = {steps}; "
@@ -98,8 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bot", action="append", default=[],
                     help="an infx-review checkout (repeatable; the first is the reference; default: this one)")
     ap.add_argument("--runs", type=int, default=3, help="runs per commit and bot (default 3; the median is shown)")
-    ap.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[])
-    ap.add_argument("--config", metavar="FILE", help="the repository config every verdict applies")
+    add_review_inputs(ap, "every verdict")
     ap.add_argument("--budget", type=int, metavar="STEPS", help="the review's interpreter steps (TRACE_BUDGET_STEPS)")
     ap.add_argument("--json", action="store_true", help="print one JSON document")
     args = ap.parse_args(argv)

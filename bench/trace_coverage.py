@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bot.local import add_review_inputs  # noqa: E402
 from bot.commands.inspect import trace_context, trace_point  # noqa: E402
 from recipes.launch.compare import NO_SERVER_MARK  # noqa: E402
 from recipes.launch.trace import SERVER, UNKNOWN  # noqa: E402
@@ -38,9 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
     parser.add_argument("--list", action="store_true", help="print every config key without a server")
-    parser.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
-                        help="a local clone of a repository the runners clone (as `check --external-repo`)")
-    parser.add_argument("--config", default=str(EXAMPLE_CONFIG), help="the policy file (as `check --config`)")
+    add_review_inputs(parser, config_default=str(EXAMPLE_CONFIG))
     args = parser.parse_args(argv)
     ctx = trace_context(DirSource(args.path), args.external_repo, args.config)
     first: dict[str, object] = {}

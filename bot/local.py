@@ -127,6 +127,18 @@ MSG_EXTERNAL_TOO_EARLY = "{repo} branch {ref!r} has no commit on or before {day}
 _HEX = re.compile(r"^[0-9a-f]{7,40}$")
 
 
+def add_review_inputs(parser: Any, when: str = "", config_default: str | None = None) -> None:
+    """The `--external-repo` and `--config` options of a command that reviews or traces a tree
+    (parsed by `external_repos` and `read_config_file`); `when` says when they apply."""
+    lead = f"{when}: " if when else ""
+    parser.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
+                        help=f"{lead}a local clone of a repository the runners clone (e.g. NVIDIA/srt-slurm=../srt-slurm), "
+                             "read as a review reads it: its recipes and setup scripts; repeatable")
+    parser.add_argument("--config", metavar="FILE", default=config_default,
+                        help=f"{lead}apply this configuration instead of the target branch's .github/infx-review.yml "
+                             "(e.g. examples/inferencex/infx-review.yml for an InferenceX checkout)")
+
+
 def external_repos(specs: Iterable[str]) -> dict[str, str]:
     """`OWNER/NAME=DIR` options -> {owner/name (lower case): DIR}, each DIR checked to be git."""
     out: dict[str, str] = {}

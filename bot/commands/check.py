@@ -41,12 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--github-url", metavar="URL", help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com)")
     p.add_argument("--post", action="store_true", help="publish the verdict comment and commit status (GitHub mode)")
     p.add_argument("--signoff", metavar="URL_OR_KEY", help="the sign-off comment to verify (default: the newest one)")
-    p.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
-                   help="local mode: a clone of a repository the runners clone (e.g. NVIDIA/srt-slurm=../srt-slurm), "
-                        "to read the multi-node recipes they name from it; repeatable")
-    p.add_argument("--config", metavar="FILE",
-                   help="local mode: apply this configuration instead of the target branch's .github/infx-review.yml "
-                        "(e.g. examples/inferencex/infx-review.yml for an InferenceX checkout)")
+    from bot.local import add_review_inputs
+
+    add_review_inputs(p, "local mode")
     p.add_argument("--fix", action="store_true",
                    help="local mode: apply the mechanical fixes findings offer to the working tree of PATH")
 

@@ -31,12 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trace", metavar="POINT",
                    help="print what a benchmark point runs, interpreted from its runner down: a config key "
                         "(its first point) or a point id")
-    p.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[],
-                   help="with --trace: a local clone of a repository the runners clone (NVIDIA/srt-slurm), read "
-                        "as a review reads it: its recipes and setup scripts are traced")
-    p.add_argument("--config", metavar="FILE",
-                   help="with --trace: the policy file a review applies (as `check --config`), instead of the tree's "
-                        ".github/infx-review.yml")
+    from bot.local import add_review_inputs
+
+    add_review_inputs(p, "with --trace")
 
 
 def _count(obj: Any, *attrs: str) -> int:
