@@ -43,7 +43,8 @@ from dataclasses import dataclass
 
 from .bash.commands import SETTERS, WRAPPERS
 from .bash.detect import _PY_FLAGS as PY_FLAGS, _PY_VALUE_FLAGS as PY_VALUE_FLAGS, _PYTHON as _PY_INTERPRETER
-from .bash.detect import PIP_VALUE_OPTIONS, _py_writes, _python_module, flag_words
+from .bash.detect import PIP_VALUE_OPTIONS, _python_module, flag_words
+from .launch.pycode import py_writes
 from .bash.model import (
     MAX_ARRAY_ITEMS, MAX_BRACKET_DEPTH, MAX_COMMANDS, MAX_CONDITION_CHARS, MAX_LIST_OPERATORS, MAX_PRINTF_WIDTH,
     MAX_ELEMENTS, MAX_RESOLVED_CHARS, MAX_SEPARATORS, MAX_TRIM_CHARS, MAX_VALUE_CHARS, MSG_BOUND, Bound,
@@ -77,7 +78,7 @@ __all__ = [
     "eval_branch", "flag_words", "python_file_run", "python_file_runs",
     "normalise_flag", "package_name", "point_branch", "trim_pattern",
 ]
-_INTERNALS = (_Analyzer, _Ctx, _eval_number, _literal_arithmetic, _literal_printf, _py_writes, _python_module)
+_INTERNALS = (_Analyzer, _Ctx, _eval_number, _literal_arithmetic, _literal_printf, py_writes, _python_module)
 
 
 # --------------------------------------------------------------------------- public API

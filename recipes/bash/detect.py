@@ -12,7 +12,7 @@ from typing import Any, Iterator
 
 from .. import engines
 from ..launch.image import CODE_TREE, SCRATCH
-from ..launch.pycode import CUSTOMIZE, FIND_SPEC, IMPORT_LOOKUP, PY_IMPORTED, PY_LITERAL_PATH, py_writes
+from ..launch.pycode import CUSTOMIZE, IMPORT_LOOKUP, PY_LITERAL_PATH, imported_modules, py_writes
 from .model import (
     MSG_JSON_FLAG, Flag, Finding, PatchOp, PipInstall, ServerLaunch, ShellCommand, _vocabulary, eval_branch,
     normalise_flag,
@@ -34,9 +34,6 @@ _SENSITIVE_PATH = re.compile(
 )
 _SENSITIVE_VAR = re.compile(r"\$\{?(?:[A-Z0-9_]*(?:SITE|PACKAGES|SGLANG|VLLM|ATOM|TRTLLM|TENSORRT|ENGINE)[A-Z0-9_]*)", re.I)
 _BENIGN_PATH = re.compile(SCRATCH.pattern + r"|\.(?:log|txt|out|err|csv)$|(?:^|/)(?:logs?|results?)/")
-# How Python code writes, read once for the trace and this analysis (recipes.launch.pycode).
-_CUSTOMIZE, _IMPORT_LOOKUP, _PY_IMPORTED, _FIND_SPEC = CUSTOMIZE, IMPORT_LOOKUP, PY_IMPORTED, FIND_SPEC
-_PY_LITERAL_PATH = PY_LITERAL_PATH
 IMPORT_LOOKUP_TARGET = "<path from an import lookup>"
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 _JSON_START = re.compile(r'^\s*(?:\{\s*["}]|\[)')
@@ -65,9 +62,6 @@ def flag_words(argv: list[str], start: int = 0) -> Iterator[tuple[int, str | Non
         else:
             yield i, None, word
         i += 1
-
-
-_py_writes = py_writes
 
 
 _PY_FLAGS = frozenset({"-u", "-O", "-OO", "-B", "-E", "-s", "-S", "-I", "-q", "-b", "-bb", "-P", "-R", "-d", "-v"})
@@ -210,7 +204,7 @@ class Detectors:
         """'sensitive', 'benign' or 'unknown' for a write target (see module docstring)."""
         if not target:
             return "unknown"
-        if _CUSTOMIZE.search(target):
+        if CUSTOMIZE.search(target):
             return "sensitive"
         names = {m.group(1) or m.group(4) for m in _PARAM.finditer(target)}
         if names & self.tainted or _SENSITIVE_VAR.search(target) or "$(python" in target:
@@ -225,7 +219,7 @@ class Detectors:
         return "unknown"
 
     def add_patch(self, kind: str, target: str | None, cmd_line: int, text: str, sensitive: bool = True) -> None:
-        if target and _CUSTOMIZE.search(target):
+        if target and CUSTOMIZE.search(target):
             kind = "sitecustomize"
         self.out.patches.append(PatchOp(kind=kind, target=target, line=cmd_line, text=text, sensitive=sensitive,
                                         function=self._function))
@@ -234,8 +228,8 @@ class Detectors:
         args = argv[1:]
         text, line = cmd.text, cmd.line
         heredocs = self._heredoc_by_line.get(line, [])
-        if _CUSTOMIZE.search(" ".join(argv)) and head not in ("echo", "printf"):
-            self.add_patch("sitecustomize", next((a for a in args if _CUSTOMIZE.search(a)), None), line, text)
+        if CUSTOMIZE.search(" ".join(argv)) and head not in ("echo", "printf"):
+            self.add_patch("sitecustomize", next((a for a in args if CUSTOMIZE.search(a)), None), line, text)
             return
         if head == "git" and any(a in ("apply", "am") for a in args):
             target = args[args.index("-C") + 1] if "-C" in args[:-1] else self.cwd
@@ -321,19 +315,16 @@ class Detectors:
 
     def python_write_target(self, code: str) -> str | None:
         """A sensitive file the Python code writes, or a description of one; None if benign."""
-        writes = _py_writes(code)
-        if _CUSTOMIZE.search(code) and writes:
+        writes = py_writes(code)
+        if CUSTOMIZE.search(code) and writes:
             return "sitecustomize.py"
         if not writes:
             return None
-        for m in _PY_LITERAL_PATH.finditer(code):
+        for m in PY_LITERAL_PATH.finditer(code):
             if self.classify(m.group(1)) == "sensitive":
                 return m.group(1)
-        if _IMPORT_LOOKUP.search(code):
-            mods = _FIND_SPEC.findall(code)
-            for imported in _PY_IMPORTED.findall(code):
-                mods += [m.strip().split(" ")[0] for m in imported.split(",")]
-            engines = [m for m in mods if m.split(".")[0] in _vocabulary().ENGINE_PACKAGES]
+        if IMPORT_LOOKUP.search(code):
+            engines = [m for m in imported_modules(code) if m.split(".")[0] in _vocabulary().ENGINE_PACKAGES]
             return f"{engines[0]}.__file__" if engines else IMPORT_LOOKUP_TARGET
         if any(name in self.tainted and (f"'{name}'" in code or f"${name}" in code or f"${{{name}}}" in code or f"environ['{name}']" in code or f'environ["{name}"]' in code) for name in self.tainted):
             return IMPORT_LOOKUP_TARGET

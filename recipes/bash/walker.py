@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from .commands import WRAPPERS, Commands
-from .detect import _IMPORT_LOOKUP
+from ..launch.pycode import IMPORT_LOOKUP
 from .model import (
     MAX_ARRAY_ITEMS, MAX_COMMANDS, MAX_CONDITION_CHARS, MAX_RESOLVED_CHARS, MAX_VALUE_CHARS, MSG_BOUND, MSG_BOUND_REST, MSG_OPAQUE_RUN, MSG_PARSE, MSG_UNCLOSED_HEREDOC, Bound, Budget,
     Finding, FunctionDef, Heredoc, Located, ScriptAnalysis, ShellCommand, _Ctx, _short, eval_branch, point_branch,
@@ -561,7 +561,7 @@ class _Analyzer(Commands):
                       function=function)
         if "$(" in raw or "`" in raw:
             low = raw.lower()
-            if ("python" in low and _IMPORT_LOOKUP.search(raw)) or "pip show" in low:
+            if ("python" in low and IMPORT_LOOKUP.search(raw)) or "pip show" in low:
                 self.tainted.add(name)
         self.out.assignments.append((name, loc, exported))
         if eval_branch(cond) is True and name in self.vars:

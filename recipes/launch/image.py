@@ -42,8 +42,9 @@ def code_path(path: str, engine_dists: Iterable[str] = (), *, image: bool = True
     return any(dist_name(part) in names for part in path.split("/") if part)
 
 
-# Options of pip/uv install that take their packages from somewhere other than the image's index.
-_OTHER_INDEX = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--index", "--default-index")
+# Options of pip/uv install that take their packages from somewhere other than the image's index
+# (another index, a folder of wheels); the pip family's handler reads them too.
+PIP_INDEX_OPTIONS = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--index", "--default-index")
 _VCS = ("git+", "hg+", "svn+", "bzr+")
 _ARCHIVES = (".whl", ".tar.gz", ".tgz", ".zip", ".tar.bz2")
 
@@ -60,7 +61,7 @@ def install_origin(words: Iterable[str]) -> str | None:
         if w in ("-r", "--requirement", "-c", "--constraint"):
             skip = True
             continue
-        if w in _OTHER_INDEX or w.startswith(tuple(f"{o}=" for o in _OTHER_INDEX if o.startswith("--"))):
+        if w in PIP_INDEX_OPTIONS or w.startswith(tuple(f"{o}=" for o in PIP_INDEX_OPTIONS if o.startswith("--"))):
             return "another package index"
         if w in ("-e", "--editable"):
             return "a source tree"

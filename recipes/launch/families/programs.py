@@ -6,6 +6,7 @@ import re
 from typing import Sequence
 
 from ..effects import CommandEffects, Download, Install, PythonRun, Write
+from ..image import PIP_INDEX_OPTIONS
 from ..options import OptionError, Options, opts, parse, Parsed, under
 from ..words import Unknown, Word
 from .common import Handler, _joined_text, _names, _run, _Unknown, _words
@@ -272,9 +273,6 @@ _PIP_INSTALL = opts(
     "-P --upgrade-package")
 
 
-_PIP_INDEX = ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--index", "--default-index")
-
-
 def pip_effects(argv: Sequence[Word], cwd: Word | None = None, manager: str = "pip") -> CommandEffects:
     """What `pip ARGS` does (also `python -m pip ARGS` and `uv pip ARGS`, `manager="uv"`): installs
     (requirements, `-r FILE`, `-e DIR`, URLs, each with the indexes given), uninstalls, downloads."""
@@ -309,7 +307,7 @@ def _pip_install(p: Parsed, rest: list[Word], cwd: Word | None, manager: str) ->
     packages: list[Word] = []
     editable: list[Word] = []
     for option, value in p.options:
-        if option in _PIP_INDEX and value is not None:
+        if option in PIP_INDEX_OPTIONS and value is not None:
             index += [option, value]
         elif option == "--no-index":
             index.append(option)
