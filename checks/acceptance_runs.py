@@ -41,7 +41,7 @@ MAX_CONFIG_CHARS = 200_000
 @dataclass(frozen=True)
 class Setting:
     """One value a traced server carries, as recipes.launch.knobs reads it: an environment
-    variable, a flag, or a key of a JSON-valued flag (`parent`); `value` is text or the
+    variable, a flag, or a key of a JSON-valued flag (`knob.parent`); its value is text or the
     interpreter's Unknown."""
 
     knob: Knob
@@ -57,10 +57,6 @@ class Setting:
     @property
     def effect(self) -> Any:
         return self.knob.effect
-
-    @property
-    def parent(self) -> str | None:
-        return self.knob.parent or None
 
     @property
     def known(self) -> bool:
@@ -79,7 +75,7 @@ class Setting:
     def shown(self) -> str:
         return self.knob.shown
 
-    def evidence(self, note: str | None = None) -> Evidence:
+    def evidence(self) -> Evidence:
         return _site_evidence(self.effect)
 
 
@@ -214,9 +210,8 @@ def _run(ctx, v: ServingView, inputs: dict[str, str], symbolic: bool) -> Run:
 
     # The job's own variables (TOTAL_CPU_DRAM_GB, DURATION, RESULT_DIR, ...) are the workflow
     # template's (recipes.launch.point.job_env); a run adds only its eval switches.
-    run_inputs = dict(inputs)
     pt = tracer(ctx, "head").trace(v.point, runners(ctx, "head", v.point.runner), symbolic=symbolic,
-                                   inputs=run_inputs)
+                                   inputs=inputs)
     if pt is None:
         return Run(gap=MSG_GAP_BUDGET)
     out = Run(trace=pt)

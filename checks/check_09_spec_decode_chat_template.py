@@ -443,10 +443,6 @@ class SpecDecodeChatTemplateCheck:
                 if use is not None and use.state == "on":
                     by_flag.append((v, use))
                     continue
-                if use is not None and use.state == "unknown" and not use.text.startswith(
-                        MSG_NO_CLIENT.split("{", 1)[0]) and not use.text.startswith(MSG_NOT_REACHED.split("{", 1)[0]):
-                    unknown.append((use.text, use.evidence))
-                    continue
                 env_line = v.variant.line_of("benchmark", "env")
                 line = env_line or v.variant.line
                 problems.append((MSG_ENV_MISSING.format(where=f"{v.variant.path}:{line}", variant=v.variant.selector or v.variant.name,

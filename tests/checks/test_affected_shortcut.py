@@ -67,7 +67,8 @@ def test_a_changed_workflow_template_is_compared():
     env = "env:\n  IMAGE: ${{ inputs.image }}\n  EXP_NAME: ${{ inputs.exp-name }}\n  MODEL_PREFIX: ${{ inputs.model-prefix }}\n"
     got, stats, _ = review(RUNNER.replace("/data/other", "/data/elsewhere"),
                            extra={template: env}, head_extra={template: env + "  X_UNUSED: b\n"})
-    assert stats["decided"] == 0 and review.why == {"a changed file the tracer reads": stats["compared"]} != {}
+    assert stats["decided"] == 0 and stats["compared"] > 0
+    assert review.why == {"a changed file the tracer reads": stats["compared"]}
 
 
 def test_a_new_elif_arm_another_model_takes_needs_no_base_trace():
