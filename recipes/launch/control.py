@@ -2,7 +2,8 @@
 arms each run from a copy of the state and are merged."""
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional
 
 from .state import (
     _SKIP,
@@ -149,6 +150,16 @@ arms each run from a copy of the state and are merged."""
                              why=f"set on an undecided case arm ({undecided[0]})")
 
     # -- paths that leave a loop, a function or a sourced file early (`Pad`)
+
+    @contextmanager
+    def new_process(self) -> Iterator[None]:
+        """A new process (a script, a subshell, a pipeline part, a substitution): no loop, call
+        or sourced file of its parent's can be left from inside it."""
+        pads, self.pads = self.pads, []
+        try:
+            yield
+        finally:
+            self.pads = pads
 
     def pad(self, kind: str) -> Pad:
         pad = Pad(kind)

@@ -522,18 +522,14 @@ command and arithmetic substitution, here-documents."""
         """`$(...)`/backticks: the statements run in a subshell; their output as far as known."""
         inner = state.copy()
         out = Out()
-        pads, self.pads = self.pads, []  # a subshell: no loop or call of its parent's
-        try:
-            self.depth_guard(ctx)
-            for child in node.named_children:
-                if child.type not in _SKIP:
-                    self.statement(child, inner, replace(ctx, depth=ctx.depth + 1), out=out)
-        except _Exit:
-            pass
-        except (_Return, _Loop):
-            pass
-        finally:
-            self.pads = pads
+        with self.new_process():
+            try:
+                self.depth_guard(ctx)
+                for child in node.named_children:
+                    if child.type not in _SKIP:
+                        self.statement(child, inner, replace(ctx, depth=ctx.depth + 1), out=out)
+            except (_Exit, _Return, _Loop):
+                pass
         value = out.value()
         if isinstance(value, str):
             value = value.rstrip("\n")

@@ -194,18 +194,16 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         """Run a script as a process: `exit` ends it, its EXIT trap runs, the status returns.
         `top`: the launch's first script, whose ending is kept in `ending`."""
         site: Optional[Site] = None
-        pads, self.pads = self.pads, []  # a new process: no loop or call of the caller's
-        try:
-            self.run_text(text, path, state, ctx)
-            status = state.status
-        except _Exit as e:
-            status, site = e.status, e.site
-            if site is not None:
-                self.last_exit = (site, status)
-        except (_Return, _Loop):
-            status = state.status
-        finally:
-            self.pads = pads
+        with self.new_process():
+            try:
+                self.run_text(text, path, state, ctx)
+                status = state.status
+            except _Exit as e:
+                status, site = e.status, e.site
+                if site is not None:
+                    self.last_exit = (site, status)
+            except (_Return, _Loop):
+                status = state.status
         if top:
             self.ending = (site, status)
         trap = state.traps.pop("EXIT", None)
@@ -270,14 +268,12 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
 
     def _subshell(self, node, state, ctx, stdin, out):
         inner = state.copy()
-        pads, self.pads = self.pads, []
-        try:
-            self._compound(node, inner, ctx, stdin, out)
-            return inner.status
-        except _Exit as e:
-            return e.status
-        finally:
-            self.pads = pads
+        with self.new_process():
+            try:
+                self._compound(node, inner, ctx, stdin, out)
+                return inner.status
+            except _Exit as e:
+                return e.status
 
     def _list(self, node, state, ctx, stdin, out):
         kids = [c for c in node.children if c.type not in _SKIP]
@@ -345,13 +341,11 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
             # Each part of a pipeline runs in a subshell (bash without lastpipe): its `exit`
             # ends that part only.
             part = state.copy()
-            pads, self.pads = self.pads, []
-            try:
-                status = self.statement(kid, part, ctx, stdin=feed, out=sink)
-            except _Exit as e:
-                status = e.status
-            finally:
-                self.pads = pads
+            with self.new_process():
+                try:
+                    status = self.statement(kid, part, ctx, stdin=feed, out=sink)
+                except _Exit as e:
+                    status = e.status
             if not last:
                 feed = sink.value()
                 if isinstance(feed, str) and not sink.parts:
