@@ -117,3 +117,35 @@ def test_the_probes_leave_the_reserve_of_the_budget_to_the_checks(monkeypatch):
     assert affected(tree(PRINTF_LAUNCHER), {HELPER: "export MEM_FRACTION=0.9\n"}) == {}
     monkeypatch.setattr(ta, "PROBE_RESERVE", 0)
     assert list(affected(tree(PRINTF_LAUNCHER), {HELPER: "export MEM_FRACTION=0.9\n"})) == ["qwen3.5-fp8-mi355x-sglang"]
+
+
+def _base_runs(head: dict[str, str], base: dict[str, str]) -> tuple[dict[str, list[str]], int]:
+    """The affected points and how many launches the base tracer interpreted."""
+    from recipes.launch.path.trace_affected import tracer
+
+    ctx = ReviewContext(build_snapshot(base=base, head=head))
+    got = {p.config_key: p.reasons for p in ctx.affected.points}
+    return got, tracer(ctx, "base").runs
+
+
+def test_a_probe_whose_head_trace_reads_no_changed_file_does_not_trace_the_base():
+    # Both runs read the same files until one reads a file the trees hold differently, and that
+    # would be a changed file the head reads: the base trace is the head's, not made again.
+    vllm_env = "benchmarks/single_node/helpers/vllm_env.sh"
+    base = dict(tree(PRINTF_LAUNCHER), **{vllm_env: "export X=1\n"})
+    got, runs = _base_runs({vllm_env: "export X=2\n"}, base)
+    assert got == {} and runs == 0
+    # A changed file the head reads is compared with the base as before.
+    got, runs = _base_runs({HELPER: "export MEM_FRACTION=0.9\n"}, tree(PRINTF_LAUNCHER))
+    assert list(got) == ["qwen3.5-fp8-mi355x-sglang"] and runs > 0
+
+
+def test_a_file_gone_from_a_folder_the_head_tests_is_found_in_the_base_trace():
+    # The head finds no `extra` folder and reads nothing in it; the base sourced the file the PR
+    # deleted from it. The head's test of the folder is what ties it: the base is traced.
+    extra = "benchmarks/single_node/helpers/extra/tuning.sh"
+    launcher = ('d="$(dirname "$0")/../helpers/extra"\nif [ -d "$d" ]; then source "$d/tuning.sh"; fi\n'
+                'python3 -m sglang.launch_server --model-path "$MODEL" --tp 8 --mem-fraction-static "${MEM:-0.8}"\n')
+    base = dict(tree(launcher), **{extra: "MEM=0.5\n"})
+    got, runs = _base_runs({extra: None}, base)
+    assert list(got) == ["qwen3.5-fp8-mi355x-sglang"] and runs > 0

@@ -235,7 +235,7 @@ def probe(ctx: Any, point: Any, changed: set[str]) -> list[str]:
     head = head_trace(ctx, point, PROBE_RESERVE)
     found = sorted(changed & head.files) if head is not None else []
     trace = head
-    if head is not None and not found:
+    if head is not None and not found and _base_may_differ(ctx, point, head, changed):
         base, _ = point_traces(ctx, point, PROBE_RESERVE)
         found, trace = (sorted(changed & base.files), base) if base is not None else ([], None)
     if trace is None:
@@ -249,6 +249,50 @@ def probe(ctx: Any, point: Any, changed: set[str]) -> list[str]:
                       None)
         return [] if hidden is None else [REASON_OPAQUE.format(what=hidden.detail, where=hidden.where())]
     return [REASON_DEPENDS.format(path=p, how=_first_use(trace, p)) for p in found]
+
+
+def _base_may_differ(ctx: Any, point: Any, head: PointTrace, changed: set[str]) -> bool:
+    """Whether the point's base trace may differ from a head trace that depends on none of the
+    `changed` files. Both runs start from the same values and read the same files with the same
+    text until one reads a file the trees hold differently: a changed file, which the head would
+    depend on. So the base trace is the head's unless the tracer reads something no trace
+    records (`_read_by_tracer`), or a changed path lies in a folder the head looked up (a test
+    of the folder: what a listing of it finds is not a file the trace depends on)."""
+    if _read_by_tracer(ctx, point, changed) is not None:
+        return True
+    looked = set().union(*(t.data_reads | t.run_reads for t in head.runners.values()))
+    return any(folder in looked for path in changed for folder in _folders(path))
+
+
+def _folders(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _read_by_tracer(ctx: Any, point: Any, paths: Any) -> Optional[str]:
+    """Why a change to `paths` may reach a point's trace without the trace recording a read of
+    it, or None: the runner scripts its label lands on differ between the trees (runners.yaml),
+    or a changed path is one the tracer reads for itself (`_tracer_file`)."""
+    if _other_runners(ctx, point):
+        return _OTHER_RUNNERS
+    return next((_TRACER_READS for path in paths if _tracer_file(point, path)), None)
+
+
+_TRACER_READS = "a changed file the tracer reads"
+_OTHER_RUNNERS = "other runner scripts at the base"
+
+
+def _other_runners(ctx: Any, point: Any) -> bool:
+    """Whether the point's label lands on other runner scripts at the base (runners.yaml)."""
+    return runners(ctx, "base", point.runner) != runners(ctx, "head", point.runner)
+
+
+def _tracer_file(point: Any, path: str) -> bool:
+    """A file the tracer reads for itself, outside what a trace records: a workflow template;
+    for a point an srt-slurm recipe launches, a recipe file its binding may pick."""
+    launcher = getattr(point, "launcher", None)
+    recipe_launched = launcher is not None and launcher.kind != "script"
+    return path.startswith(_TEMPLATE_FOLDER) or (recipe_launched and path.endswith(_RECIPE_SUFFIXES))
 
 
 def _unknown_file(effect: Any) -> bool:
@@ -306,16 +350,14 @@ def _doubt(ctx: Any, point: Any, head: PointTrace) -> Optional[str]:
     paths = ctx.changed_paths
     if not isinstance(paths, frozenset) or not head.runners:
         return "no changed files or no runner"
-    if runners(ctx, "base", point.runner) != runners(ctx, "head", point.runner):
-        return "other runner scripts at the base"
+    if _other_runners(ctx, point):
+        return _OTHER_RUNNERS
     traces = list(head.runners.values())
     named: set[str] = set()
     for e in head.effects():
         named.update(p for p, _ in e.files)
         if e.kind != SOURCE and isinstance(e.path, str):
             named.add(e.path.removeprefix(WORKSPACE + "/"))
-    launcher = getattr(point, "launcher", None)
-    recipe_launched = launcher is not None and launcher.kind != "script"
     for path in sorted(paths):
         data = any(path in t.data_reads or any(path.startswith(d + "/") for d in t.data_reads) for t in traces)
         run = any(path in t.run_reads for t in traces)
@@ -326,8 +368,8 @@ def _doubt(ctx: Any, point: Any, head: PointTrace) -> Optional[str]:
         if not run:
             if ran or defined:
                 return "a changed file run outside the files record (a setup script)"
-            if path.startswith(_TEMPLATE_FOLDER) or (recipe_launched and path.endswith(_RECIPE_SUFFIXES)):
-                return "a changed file the tracer reads"
+            if _tracer_file(point, path):
+                return _TRACER_READS
             continue
         texts = ctx.memo(f"trace:texts:{path}", lambda p=path: _texts(ctx, p))
         if texts is None:
