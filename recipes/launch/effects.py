@@ -32,7 +32,8 @@ class Copy:
     - "pack": `dest` is an archive holding each source under its member name (`tar -C SRC -czf
       DEST .`: `.` is the member "");
     - "file": the file `sources[0]` is copied to the file `dest` (an archive's copy is that archive);
-    - "unpack": the archive `sources[0]` is extracted into the folder `dest`.
+    - "unpack": the archive `sources[0]` is extracted into the folder `dest`;
+    - "commit": a clone of the git work tree `sources[0]` is made at `dest` (its committed files).
     A copy whose layout the bot cannot be sure of (`cp -r SRC DEST`: DEST/SRC when DEST exists),
     or that leaves files out (`--exclude` of anything but `.git`), has no `Copy`."""
 

@@ -156,7 +156,12 @@ class Files:
         for the checkout's. A copy of the checkout there stands at its own folder, `COPIES/<n>`,
         which `unknown_copy` gives for the value and the paths below it."""
         kind = copy.kind
-        if kind in ("tree", "pack"):
+        if kind == "commit":
+            # Only the checkout itself is a git work tree the bot knows, and a clone of it holds
+            # its commit: the repository's files, not what the launch wrote there.
+            if isinstance(sources[0], str) and norm(sources[0]) == WORKSPACE and self._snapshot(WORKSPACE):
+                self._place((WORKSPACE, ()), dest)
+        elif kind in ("tree", "pack"):
             trees = [self._snapshot(s) for s in sources]
             if any(t is None for t in trees):
                 return

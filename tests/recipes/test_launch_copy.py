@@ -127,3 +127,14 @@ def test_a_place_named_by_an_unknown_value_written_twice_is_never_the_checkout()
                   'cp /etc/x "$REMOTE_WORKSPACE"\ntar -C "$REMOTE_WORKSPACE" -xzf "$REMOTE_TAR"'):
         it = run(STAGE.replace("{extract}", extra))
         assert "sleep 11" not in ran(it), (extra, ran(it))
+
+
+def test_a_clone_of_the_checkout_holds_its_commit_not_what_the_launch_wrote():
+    it = run("echo 'sleep 33' > benchmarks/y.sh\n"
+             'git clone -q "$GITHUB_WORKSPACE" /tmp/ws\n'
+             "bash /tmp/ws/benchmarks/x.sh\nbash /tmp/ws/benchmarks/y.sh\n")
+    assert "sleep 11" in ran(it) and "sleep 22" in ran(it) and "sleep 33" not in ran(it), ran(it)
+    # Another branch, a folder that is no work tree of its own, a remote repository: not the checkout.
+    for other in ('git clone -b other "$GITHUB_WORKSPACE" /tmp/ws', 'git clone "$GITHUB_WORKSPACE/benchmarks" /tmp/ws',
+                  "git clone https://example.com/r.git /tmp/ws"):
+        assert "sleep 11" not in ran(run(f"{other}\nbash /tmp/ws/x.sh\nbash /tmp/ws/benchmarks/x.sh\n")), other

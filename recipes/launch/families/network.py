@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from ..effects import CommandEffects, Download, Write
+from ..effects import CommandEffects, Copy, Download, Write
 from ..options import opts, parse, respelled, under
 from ..words import Unknown, Word
 from .common import _joined_text, _names, _only_git, _pure, _subcommands, _tree_copy, _Unknown
@@ -358,7 +358,15 @@ def _git_clone(rest: list[Word], repo: Word | None) -> CommandEffects:
     else:
         dest = Unknown(f"the folder named after an unknown URL ({url.why})")
     target = under(dest, repo)
-    return CommandEffects(downloads=[Download(url, target)], writes=[Write(target, "checkout")])
+    out = CommandEffects(downloads=[Download(url, target)], writes=[Write(target, "checkout")])
+    local = url.removeprefix("file://") if isinstance(url, str) else None
+    if local is not None and local.startswith(("/", ".")) and not p.has(
+            "-n", "--no-checkout", "--bare", "--mirror", "--sparse", "--recursive", "--recurse-submodules") \
+            and not p.values("-b", "--branch", "--revision", "--filter", "--separate-git-dir"):
+        # A clone of a local folder (`git clone "$GITHUB_WORKSPACE" /tmp/ws`): when it is the
+        # checkout, its commit's files (fs.Files.copy "commit").
+        out.copies = [Copy("commit", target, ((under(local, repo), ""),))]
+    return out
 
 
 def _git_apply(rest: list[Word], repo: Word | None) -> CommandEffects:
