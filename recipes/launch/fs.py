@@ -49,6 +49,10 @@ class Written:
     site: Site
 
 
+# Writes that leave the files of a folder there as they were (`mkdir -p` of a folder that is
+# there, `chmod -R`): a copy of the checkout stays one.
+_SAME_FILES = ("create", "mode")
+
 # A folder (or file) of the checkout as a copy takes it: its WORKSPACE path, and the files the
 # launch had written under it (path relative to it, what was written).
 _Tree = tuple[str, tuple[tuple[str, Written], ...]]
@@ -83,6 +87,7 @@ class Files:
         # that stands for a copy of the checkout there.
         self._unknown_writes: dict[Unknown, list[str]] = {}
         self._unknown_copies: dict[Unknown, str] = {}
+        self._named = 0  # the folders `COPIES/<n>` given so far
 
     def mount_external(self, key: str, source: Any) -> str:
         """The host folder of another repository's checkout (`key` = `repo@commit`), read through
@@ -130,14 +135,15 @@ class Files:
     def _copied(self, p: str) -> str | None:
         """The WORKSPACE path a (normalised) host path in a copy of the checkout stands for: the
         copy nearest above it decides, unless a folder the launch wrote since (cloned, unpacked,
-        deleted; one it only made with `mkdir` holds what is copied into it) is nearer."""
+        deleted; one it only made with `mkdir` or changed the mode of holds what is copied into
+        it) is nearer."""
         if not self.copies:
             return None
         q = p
         while True:
             if q in self.copies:
                 return self.copies[q] + p[len(q):]
-            if q != p and q in self.overlay and not self.overlay[q].by.startswith("create "):
+            if q != p and q in self.overlay and self.overlay[q].by.split(" ", 1)[0] not in _SAME_FILES:
                 return None
             if q in ("/", "") or q.startswith(WORKSPACE + "/"):
                 return None
@@ -151,7 +157,7 @@ class Files:
         A place the bot cannot name (`/tmp/ws-$JOB_ID` with the job id unknown) is keyed by its
         value: the same variable's value, used again, is equal to it. Two places an equal value
         names could still be two places (two `$(mktemp)` of unknown templates): such a key is kept
-        only when nothing but a `mkdir` or an `rm` wrote that value before the copy, and dropped by
+        only when nothing but `mkdir`, `rm` or `chmod` wrote that value before the copy, and dropped by
         any later write to it (`changed`), so an archive or a folder written twice is never taken
         for the checkout's. A copy of the checkout there stands at its own folder, `COPIES/<n>`,
         which `unknown_copy` gives for the value and the paths below it."""
@@ -187,11 +193,11 @@ class Files:
 
     def _keyable(self, path: Word, own: tuple[str, ...]) -> bool:
         """Whether a place can hold a record: a known path, or a value nothing wrote before this
-        copy but `mkdir`/`rm` (the copy's own write, of a kind in `own`, is its last)."""
+        copy but `mkdir`, `rm` or `chmod` (the copy's own write, of a kind in `own`, is its last)."""
         if isinstance(path, str):
             return True
         hows = self._unknown_writes.get(path, [])
-        return bool(hows) and hows[-1] in own and all(h in ("create", "delete") for h in hows[:-1])
+        return bool(hows) and hows[-1] in own and all(h in ("create", "delete", "mode") for h in hows[:-1])
 
     def _snapshot(self, source: Word) -> _Tree | None:
         """The checkout's folder (or file) a copy reads, with the files the launch wrote under it:
@@ -224,15 +230,17 @@ class Files:
         launch had written under it. Files the launch wrote there before that the repository does
         not hold stay."""
         if isinstance(dest, Unknown):
-            if not self._keyable(dest, ("copy", "unpack")) or len(self._unknown_copies) >= MAX_COPIES:
+            if not self._keyable(dest, ("copy", "unpack")):
                 return
-            d = self._unknown_copies.get(dest) or f"{COPIES}/{len(self._unknown_copies)}"
-            self._unknown_copies[dest] = d
+            d = self._unknown_copies.get(dest) or f"{COPIES}/{self._named}"
         else:
             d = norm(dest)
         if d in ("/", "") or d == WORKSPACE or d.startswith(WORKSPACE + "/") or d.startswith(EXTERNAL + "/") \
                 or (d not in self.copies and len(self.copies) >= MAX_COPIES):
             return
+        if isinstance(dest, Unknown) and dest not in self._unknown_copies:
+            self._unknown_copies[dest] = d
+            self._named += 1
         canon, below = tree
         for q in [q for q in self.overlay if q == d or q.startswith(d + "/")]:
             if q == d or self._in_repo(canon + q[len(d):]):
@@ -258,19 +266,21 @@ class Files:
 
     def changed(self, path: Word, how: str) -> None:
         """A write of any kind to `path`, before what it copies is recorded: an archive there is
-        replaced, a copy of the checkout there (or below) overwritten, unless it only made a
-        folder (`mkdir -p` of a folder that is there changes nothing). A place the bot cannot
+        replaced, a copy of the checkout there (or below) overwritten, unless the write leaves its
+        files as they were (`_SAME_FILES`; a mode change leaves an archive as it was). A place the bot cannot
         name that is written twice is dropped for good (`copy`)."""
         if isinstance(path, Unknown):
             self._unknown_writes.setdefault(path, []).append(how)
-            self.archives.pop(path, None)
-            if how not in ("create",):
-                self._unknown_copies.pop(path, None)
+            if how != "mode":
+                self.archives.pop(path, None)
+            if how not in _SAME_FILES and path in self._unknown_copies:
+                self.copies.pop(self._unknown_copies.pop(path), None)
             return
         p = norm(path)
-        for key in [k for k in self.archives if isinstance(k, str) and (k == p or k.startswith(p + "/"))]:
-            del self.archives[key]
-        if how != "create":
+        if how != "mode":
+            for key in [k for k in self.archives if isinstance(k, str) and (k == p or k.startswith(p + "/"))]:
+                del self.archives[key]
+        if how not in _SAME_FILES:
             for q in [q for q in self.copies if q == p or q.startswith(p + "/")]:
                 del self.copies[q]
 

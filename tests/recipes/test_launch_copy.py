@@ -89,7 +89,7 @@ def test_what_the_copy_holds_besides_the_repository_is_not_known():
 
 
 def test_a_folder_written_over_the_copy_hides_it_and_a_made_one_does_not():
-    it = run("cp -rT . /tmp/ws\nmkdir -p /tmp/ws/benchmarks\nbash /tmp/ws/benchmarks/x.sh\n")
+    it = run("cp -rT . /tmp/ws\nmkdir -p /tmp/ws/benchmarks\nchmod -R 755 /tmp/ws\nbash /tmp/ws/benchmarks/x.sh\n")
     assert "sleep 11" in ran(it)
     for over in ("git clone https://example.com/r.git /tmp/ws/benchmarks", "rm -rf /tmp/ws",
                  "tar -C /tmp/ws -xzf /tmp/other.tgz"):
@@ -117,6 +117,10 @@ def test_a_copy_at_a_place_named_by_a_value_the_bot_cannot_know_is_found_by_that
     it = run(STAGE.replace("{extract}", 'tar -C "$REMOTE_WORKSPACE" -xzf "$REMOTE_TAR"'))
     assert "sleep 11" in ran(it), (ran(it), unknowns(it))
     assert f"{WORKSPACE}/benchmarks/x.sh" in [e.path for e in it.trace.of(SOURCE)]
+    # On the host too: a path after that value, and a folder `cd` names with it.
+    for use in ('bash "$REMOTE_WORKSPACE/benchmarks/y.sh"', 'cd "$REMOTE_WORKSPACE" && bash benchmarks/y.sh'):
+        it = run(STAGE.replace("{extract}", f'tar -C "$REMOTE_WORKSPACE" -xzf "$REMOTE_TAR"\n{use}'))
+        assert "sleep 22" in ran(it), (use, unknowns(it))
 
 
 def test_a_place_named_by_an_unknown_value_written_twice_is_never_the_checkout():
