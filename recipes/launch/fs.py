@@ -56,6 +56,8 @@ _SAME_FILES = ("create", "mode")
 # A folder (or file) of the checkout as a copy takes it: its WORKSPACE path, and the files the
 # launch had written under it (path relative to it, what was written).
 _Tree = tuple[str, tuple[tuple[str, Written], ...]]
+# A place named by a value the bot cannot know, as a record's key (`Files._key`).
+_Place = tuple[str, str, str, str]
 
 
 def norm(path: str) -> str:
@@ -82,11 +84,11 @@ class Files:
         self.copies: dict[str, str] = {}
         # Archives of the checkout (`tar -c`, and their copies): archive path -> its members, each
         # (member name, the WORKSPACE path, the overlay files under it then, relative).
-        self.archives: dict[Word, tuple[tuple[str, _Tree], ...]] = {}
+        self.archives: dict[str | _Place, tuple[tuple[str, _Tree], ...]] = {}
         # A place the bot cannot name (an `Unknown`): what wrote there (`how`s), and the folder
         # that stands for a copy of the checkout there.
-        self._unknown_writes: dict[Unknown, list[str]] = {}
-        self._unknown_copies: dict[Unknown, str] = {}
+        self._unknown_writes: dict[_Place, list[str]] = {}
+        self._unknown_copies: dict[_Place, str] = {}
         self._named = 0  # the folders `COPIES/<n>` given so far
 
     def mount_external(self, key: str, source: Any) -> str:
@@ -188,15 +190,18 @@ class Files:
                     self._place(tree, dest)
 
     @staticmethod
-    def _key(path: Word) -> Word:
-        return norm(path) if isinstance(path, str) else path
+    def _key(path: Word) -> str | _Place:
+        """A place as a record's key: a path, or an unknown value's kind, reason and known ends
+        (what else it carries, such as the characters it may hold, is left out: a value read
+        back from shell text that held it may lose them)."""
+        return norm(path) if isinstance(path, str) else (type(path).__name__, path.why, path.prefix, path.suffix)
 
     def _keyable(self, path: Word, own: tuple[str, ...]) -> bool:
         """Whether a place can hold a record: a known path, or a value nothing wrote before this
         copy but `mkdir`, `rm` or `chmod` (the copy's own write, of a kind in `own`, is its last)."""
         if isinstance(path, str):
             return True
-        hows = self._unknown_writes.get(path, [])
+        hows = self._unknown_writes.get(self._key(path), [])
         return bool(hows) and hows[-1] in own and all(h in ("create", "delete", "mode") for h in hows[:-1])
 
     def _snapshot(self, source: Word) -> _Tree | None:
@@ -232,14 +237,14 @@ class Files:
         if isinstance(dest, Unknown):
             if not self._keyable(dest, ("copy", "unpack")):
                 return
-            d = self._unknown_copies.get(dest) or f"{COPIES}/{self._named}"
+            d = self._unknown_copies.get(self._key(dest)) or f"{COPIES}/{self._named}"
         else:
             d = norm(dest)
         if d in ("/", "") or d == WORKSPACE or d.startswith(WORKSPACE + "/") or d.startswith(EXTERNAL + "/") \
                 or (d not in self.copies and len(self.copies) >= MAX_COPIES):
             return
-        if isinstance(dest, Unknown) and dest not in self._unknown_copies:
-            self._unknown_copies[dest] = d
+        if isinstance(dest, Unknown) and self._key(dest) not in self._unknown_copies:
+            self._unknown_copies[self._key(dest)] = d
             self._named += 1
         canon, below = tree
         for q in [q for q in self.overlay if q == d or q.startswith(d + "/")]:
@@ -256,12 +261,10 @@ class Files:
         value itself, or that value and a known path after it (`$DEST/benchmarks/x.sh`)."""
         if not self._unknown_copies:
             return None
-        for key, folder in self._unknown_copies.items():
-            if key == path:
-                return folder
-            if type(key) is type(path) and (key.why, key.prefix) == (path.why, path.prefix) and \
-                    path.suffix.startswith(key.suffix + "/"):
-                return norm(folder + path.suffix[len(key.suffix):])
+        kind, why, prefix, suffix = self._key(path)
+        for (k, w, p, s), folder in self._unknown_copies.items():
+            if (k, w, p) == (kind, why, prefix) and (suffix == s or suffix.startswith(s + "/")):
+                return norm(folder + suffix[len(s):])
         return None
 
     def changed(self, path: Word, how: str) -> None:
@@ -270,11 +273,12 @@ class Files:
         files as they were (`_SAME_FILES`; a mode change leaves an archive as it was). A place the bot cannot
         name that is written twice is dropped for good (`copy`)."""
         if isinstance(path, Unknown):
-            self._unknown_writes.setdefault(path, []).append(how)
+            key = self._key(path)
+            self._unknown_writes.setdefault(key, []).append(how)
             if how != "mode":
-                self.archives.pop(path, None)
-            if how not in _SAME_FILES and path in self._unknown_copies:
-                self.copies.pop(self._unknown_copies.pop(path), None)
+                self.archives.pop(key, None)
+            if how not in _SAME_FILES and key in self._unknown_copies:
+                self.copies.pop(self._unknown_copies.pop(key), None)
             return
         p = norm(path)
         if how != "mode":
