@@ -57,7 +57,7 @@ _SAME_FILES = ("create", "mode")
 # launch had written under it (path relative to it, what was written).
 _Tree = tuple[str, tuple[tuple[str, Written], ...]]
 # A place named by a value the bot cannot know, as a record's key (`Files._key`).
-_Place = tuple[str, str, str, str]
+_Place = tuple[str, str, str]
 
 
 def norm(path: str) -> str:
@@ -191,10 +191,10 @@ class Files:
 
     @staticmethod
     def _key(path: Word) -> str | _Place:
-        """A place as a record's key: a path, or an unknown value's kind, reason and known ends
-        (what else it carries, such as the characters it may hold, is left out: a value read
-        back from shell text that held it may lose them)."""
-        return norm(path) if isinstance(path, str) else (type(path).__name__, path.why, path.prefix, path.suffix)
+        """A place as a record's key: a path, or an unknown value's reason and known ends (what
+        else it carries is left out: the same variable's value read back from shell text that
+        held it, or split from a list of mounts, keeps them but not its kind nor what it held)."""
+        return norm(path) if isinstance(path, str) else (path.why, path.prefix, path.suffix)
 
     def _keyable(self, path: Word, own: tuple[str, ...]) -> bool:
         """Whether a place can hold a record: a known path, or a value nothing wrote before this
@@ -261,9 +261,9 @@ class Files:
         value itself, or that value and a known path after it (`$DEST/benchmarks/x.sh`)."""
         if not self._unknown_copies:
             return None
-        kind, why, prefix, suffix = self._key(path)
-        for (k, w, p, s), folder in self._unknown_copies.items():
-            if (k, w, p) == (kind, why, prefix) and (suffix == s or suffix.startswith(s + "/")):
+        why, prefix, suffix = self._key(path)
+        for (w, p, s), folder in self._unknown_copies.items():
+            if (w, p) == (why, prefix) and (suffix == s or suffix.startswith(s + "/")):
                 return norm(folder + suffix[len(s):])
         return None
 
