@@ -48,8 +48,8 @@ def test_a_script_run_from_a_staged_copy_is_the_repository_s_and_reaches_its_ser
 
     snap = build_snapshot(base=_tree(), head={A: A_TEXT + "echo touched\n"})
     ctx = ReviewContext(snap)
-    point = next(p for p in ctx.affected.points if p.config_key == "dsr1-fp8-mi355x-sglang")
-    trace = head_trace(ctx, point.point if hasattr(point, "point") else point)
+    point = next(p for p in ctx.head_repo.points if p.config_key == "dsr1-fp8-mi355x-sglang")
+    trace = head_trace(ctx, point)
     assert trace is not None
     effects = list(trace.effects())
     assert [e for e in effects if e.kind == SERVER], [e.describe() for e in effects]
