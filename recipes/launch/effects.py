@@ -25,6 +25,24 @@ class Write:
 
 
 @dataclass(frozen=True)
+class Copy:
+    """What a copy puts where, when the command says it exactly (`recipes.launch.fs.Files.copy`):
+    - "tree": the files of `sources[0]` (a folder or a file) land at `dest` (`cp -rT SRC DEST`,
+      `cp -r SRC/. DEST`, `rsync -a SRC/ DEST/`);
+    - "pack": `dest` is an archive holding each source under its member name (`tar -C SRC -czf
+      DEST .`: `.` is the member "");
+    - "file": the file `sources[0]` is copied to the file `dest` (an archive's copy is that archive);
+    - "unpack": the archive `sources[0]` is extracted into the folder `dest`;
+    - "commit": a clone of the git work tree `sources[0]` is made at `dest` (its committed files).
+    A copy whose layout the bot cannot be sure of (`cp -r SRC DEST`: DEST/SRC when DEST exists),
+    or that leaves files out (`--exclude` of anything but `.git`), has no `Copy`."""
+
+    kind: str
+    dest: Word
+    sources: tuple[tuple[Word, str], ...]  # (path, member name in the archive; "" but for "pack")
+
+
+@dataclass(frozen=True)
 class Download:
     """A network fetch: `url` saved to `dest` (None: to standard output)."""
 
@@ -102,6 +120,9 @@ class CommandEffects:
     # Runs a program by path that is not a shell or Python file the vocabulary knows (`./x`,
     # `/opt/tool/run`): the program word and its args.
     programs: list[tuple[Word, tuple[Word, ...]]] = field(default_factory=list)
+    # What it copies where, when the copy is exact (the files it copies are also in `reads`
+    # and `writes`): a copy of the checkout somewhere else is the checkout there.
+    copies: list[Copy] = field(default_factory=list)
     # Set when the command (or an option of it) is not understood: the reason. The interpreter
     # reports it as an unknown naming the line; nothing else in this answer is then complete.
     unknown: str | None = None

@@ -7,22 +7,36 @@ runner (the runners `cd` there and use relative paths, or `$GITHUB_WORKSPACE`); 
 a host folder at the container path its mount names. A read goes to the overlay first (a file
 the launch wrote: its text when known, who wrote it), then to the repository. Nothing here
 touches the real disk: the repository is read through the `FileSource` it was given.
+
+A folder the launch copies the checkout (or a folder of it) to is a copy of the checkout
+(`Files.copy`): `cp -rT`, `rsync -a SRC/ DEST`, or `tar -c` of it into an archive, copies of that
+archive (`sbcast`, `cp`) and `tar -x` of it into a folder. A file of the repository at that
+folder is the repository's file (what the launch wrote into the checkout before the copy goes
+along; what it writes into the copy afterwards is the overlay's, as in WORKSPACE); any other
+file there is not known (the folder may hold files from before). A copy's place may be a value
+the bot cannot know (`/tmp/ws-$JOB_ID`): see `Files.copy`.
 """
 from __future__ import annotations
 
 import hashlib
 import posixpath
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .trace import Site
 from .words import Unknown, Word
+
+if TYPE_CHECKING:
+    from .effects import Copy
 
 WORKSPACE = "/github/workspace"
 # Where another repository's checkout the launch makes (srt-slurm's) sits on the host: its files
 # are named `<repo>@<commit>:<path>` (checks.result.external_path).
 EXTERNAL = "/external-checkout"
+# Where a copy of the checkout at a place the bot cannot name sits (`Files.copy`): `<COPIES>/<n>`.
+COPIES = "/copy-of-checkout"
 MAX_OVERLAY_FILES = 2_000
+MAX_COPIES = 64
 MAX_FILE_CHARS = 1_000_000
 
 
@@ -33,6 +47,17 @@ class Written:
     text: Word
     by: str        # "heredoc", "download", "copy", ...
     site: Site
+
+
+# Writes that leave the files of a folder there as they were (`mkdir -p` of a folder that is
+# there, `chmod -R`): a copy of the checkout stays one.
+_SAME_FILES = ("create", "mode")
+
+# A folder (or file) of the checkout as a copy takes it: its WORKSPACE path, and the files the
+# launch had written under it (path relative to it, what was written).
+_Tree = tuple[str, tuple[tuple[str, Written], ...]]
+# A place named by a value the bot cannot know, as a record's key (`Files._key`).
+_Place = tuple[str, str, str]
 
 
 def norm(path: str) -> str:
@@ -55,6 +80,16 @@ class Files:
         # (its text read as data, digested, a test of its existence, a folder listed).
         self.run_reads: set[str] = set()
         self.data_reads: set[str] = set()
+        # Copies of the checkout: host folder (or file) -> the WORKSPACE path it is a copy of.
+        self.copies: dict[str, str] = {}
+        # Archives of the checkout (`tar -c`, and their copies): archive path -> its members, each
+        # (member name, the WORKSPACE path, the overlay files under it then, relative).
+        self.archives: dict[str | _Place, tuple[tuple[str, _Tree], ...]] = {}
+        # A place the bot cannot name (an `Unknown`): what wrote there (`how`s), and the folder
+        # that stands for a copy of the checkout there.
+        self._unknown_writes: dict[_Place, list[str]] = {}
+        self._unknown_copies: dict[_Place, str] = {}
+        self._named = 0  # the folders `COPIES/<n>` given so far
 
     def mount_external(self, key: str, source: Any) -> str:
         """The host folder of another repository's checkout (`key` = `repo@commit`), read through
@@ -85,7 +120,7 @@ class Files:
         return frozenset(self.read_texts) | frozenset(self._missing) | frozenset(self.noted)
 
     def repo_path(self, host_path: str) -> str | None:
-        """The repository path of a host path under the workspace, or None."""
+        """The repository path of a host path under the workspace (or a copy of it), or None."""
         p = norm(host_path)
         if p == WORKSPACE:
             return ""
@@ -94,7 +129,173 @@ class Files:
         ext = self._external(p)
         if ext is not None:
             return f"{ext[0]}:{ext[2]}"
+        copied = self._copied(p)
+        if copied is not None:
+            return copied[len(WORKSPACE) + 1:] if copied != WORKSPACE else ""
         return None
+
+    def _copied(self, p: str) -> str | None:
+        """The WORKSPACE path a (normalised) host path in a copy of the checkout stands for: the
+        copy nearest above it decides, unless a folder the launch wrote since (cloned, unpacked,
+        deleted; one it only made with `mkdir` or changed the mode of holds what is copied into
+        it) is nearer."""
+        if not self.copies:
+            return None
+        q = p
+        while True:
+            if q in self.copies:
+                return self.copies[q] + p[len(q):]
+            if q != p and q in self.overlay and self.overlay[q].by.split(" ", 1)[0] not in _SAME_FILES:
+                return None
+            if q in ("/", "") or q.startswith(WORKSPACE + "/"):
+                return None
+            q = posixpath.dirname(q)
+
+    def copy(self, copy: Copy, sources: list[Word], dest: Word) -> None:
+        """Record what a copy made (`recipes.launch.effects.Copy`; `sources` and `dest` as host
+        paths), after its writes were recorded. Only a copy of the checkout (a folder or a file
+        of it, or of a copy of it) is kept; anything else stays what the writes made it.
+
+        A place the bot cannot name (`/tmp/ws-$JOB_ID` with the job id unknown) is keyed by its
+        value: the same variable's value, used again, is equal to it. Two places an equal value
+        names could still be two places (two `$(mktemp)` of unknown templates): such a key is kept
+        only when nothing but `mkdir`, `rm` or `chmod` wrote that value before the copy, and dropped by
+        any later write to it (`changed`), so an archive or a folder written twice is never taken
+        for the checkout's. A copy of the checkout there stands at its own folder, `COPIES/<n>`,
+        which `unknown_copy` gives for the value and the paths below it."""
+        kind = copy.kind
+        if kind == "commit":
+            # Only the checkout itself is a git work tree the bot knows, and a clone of it holds
+            # its commit: the repository's files, not what the launch wrote there.
+            if isinstance(sources[0], str) and norm(sources[0]) == WORKSPACE and self._snapshot(WORKSPACE):
+                self._place((WORKSPACE, ()), dest)
+        elif kind in ("tree", "pack"):
+            trees = [self._snapshot(s) for s in sources]
+            if any(t is None for t in trees):
+                return
+            if kind == "tree":
+                self._place(trees[0], dest)
+            elif self._keyable(dest, ("create",)):
+                self.archives[self._key(dest)] = tuple((m, t) for (_, m), t in zip(copy.sources, trees) if t)
+        elif kind == "file":
+            found = self.archives.get(self._key(sources[0]))
+            if found is not None and self._keyable(dest, ("copy",)):
+                self.archives[self._key(dest)] = found
+        elif kind == "unpack":
+            found = self.archives.get(self._key(sources[0]))
+            for member, tree in found or ():
+                if isinstance(dest, str):
+                    self._place(tree, posixpath.join(dest, member) if member else dest)
+                elif not member:
+                    self._place(tree, dest)
+
+    @staticmethod
+    def _key(path: Word) -> str | _Place:
+        """A place as a record's key: a path, or an unknown value's reason and known ends (what
+        else it carries is left out: the same variable's value read back from shell text that
+        held it, or split from a list of mounts, keeps them but not its kind nor what it held)."""
+        return norm(path) if isinstance(path, str) else (path.why, path.prefix, path.suffix)
+
+    def _keyable(self, path: Word, own: tuple[str, ...]) -> bool:
+        """Whether a place can hold a record: a known path, or a value nothing wrote before this
+        copy but `mkdir`, `rm` or `chmod` (the copy's own write, of a kind in `own`, is its last)."""
+        if isinstance(path, str):
+            return True
+        hows = self._unknown_writes.get(self._key(path), [])
+        return bool(hows) and hows[-1] in own and all(h in ("create", "delete", "mode") for h in hows[:-1])
+
+    def _snapshot(self, source: Word) -> _Tree | None:
+        """The checkout's folder (or file) a copy reads, with the files the launch wrote under it:
+        None when it is not one (a folder the launch made, cloned or wrote)."""
+        if not isinstance(source, str):
+            return None
+        p = norm(source)
+        if p in self.overlay:
+            return None
+        if p == WORKSPACE or p.startswith(WORKSPACE + "/"):
+            if self.inside_written(p):
+                return None
+            canon = p
+        else:
+            canon = self._copied(p)
+            if canon is None:
+                return None
+        if canon != WORKSPACE and not self._in_repo(canon):
+            return None
+        below = tuple((q[len(p):], w) for q, w in self.overlay.items() if q.startswith(p + "/"))
+        return canon, below
+
+    def _in_repo(self, workspace_path: str) -> bool:
+        """Whether the repository holds a file or folder at a WORKSPACE path (not the overlay)."""
+        rel = self.repo_path(workspace_path)
+        return rel == "" or (rel is not None and self._repo_has(workspace_path, rel) is True)
+
+    def _place(self, tree: _Tree, dest: Word) -> None:
+        """`dest` now holds the checkout's folder `tree[0]`: its repository files, and what the
+        launch had written under it. Files the launch wrote there before that the repository does
+        not hold stay."""
+        if isinstance(dest, Unknown):
+            if not self._keyable(dest, ("copy", "unpack")):
+                return
+            d = self._unknown_copies.get(self._key(dest)) or f"{COPIES}/{self._named}"
+        else:
+            d = norm(dest)
+        if d in ("/", "") or d == WORKSPACE or d.startswith(WORKSPACE + "/") or d.startswith(EXTERNAL + "/") \
+                or (d not in self.copies and len(self.copies) >= MAX_COPIES):
+            return
+        if isinstance(dest, Unknown) and self._key(dest) not in self._unknown_copies:
+            self._unknown_copies[self._key(dest)] = d
+            self._named += 1
+        canon, below = tree
+        for q in [q for q in self.overlay if q == d or q.startswith(d + "/")]:
+            if q == d or self._in_repo(canon + q[len(d):]):
+                del self.overlay[q]  # the copy's file (or folder) replaces what was there
+        for q in [q for q in self.copies if q == d or q.startswith(d + "/")]:
+            del self.copies[q]
+        self.copies[d] = canon
+        for rel, written in below:
+            self.write(d + rel, written)
+
+    def unknown_copy(self, path: Unknown) -> str | None:
+        """The folder that stands for a copy of the checkout at a place the bot cannot name: the
+        value itself, or that value and a known path after it (`$DEST/benchmarks/x.sh`)."""
+        if not self._unknown_copies:
+            return None
+        why, prefix, suffix = self._key(path)
+        for (w, p, s), folder in self._unknown_copies.items():
+            if (w, p) == (why, prefix) and (suffix == s or suffix.startswith(s + "/")):
+                return norm(folder + suffix[len(s):])
+        return None
+
+    def changed(self, path: Word, how: str) -> None:
+        """A write of any kind to `path`, before what it copies is recorded: an archive there is
+        replaced, a copy of the checkout there (or below) overwritten, unless the write leaves its
+        files as they were (`_SAME_FILES`; a mode change leaves an archive as it was). A place the bot cannot
+        name that is written twice is dropped for good (`copy`)."""
+        if isinstance(path, Unknown):
+            key = self._key(path)
+            self._unknown_writes.setdefault(key, []).append(how)
+            if how != "mode":
+                self.archives.pop(key, None)
+            if how not in _SAME_FILES and key in self._unknown_copies:
+                self.copies.pop(self._unknown_copies.pop(key), None)
+            return
+        p = norm(path)
+        if how != "mode":
+            for key in [k for k in self.archives if isinstance(k, str) and (k == p or k.startswith(p + "/"))]:
+                del self.archives[key]
+        if how not in _SAME_FILES:
+            for q in [q for q in self.copies if q == p or q.startswith(p + "/")]:
+                del self.copies[q]
+
+    def as_checkout(self, host_path: str) -> str:
+        """A host path in a copy of the checkout as the checkout's own path (WORKSPACE/...); any
+        other path as it is."""
+        p = norm(host_path)
+        if p.startswith(WORKSPACE + "/") or p == WORKSPACE:
+            return host_path
+        copied = self._copied(p)
+        return copied if copied is not None else host_path
 
     def write(self, host_path: str, written: Written) -> bool:
         """Record a write; False when the overlay is full (the caller reports it)."""
@@ -150,6 +351,10 @@ class Files:
         p = norm(host_path)
         if p in self.overlay:
             return True
+        copied = self._copied(p)
+        if copied is not None:
+            # A file of the checkout is in its copy; any other may be there from before.
+            return True if self._in_repo(copied) else None
         if self.inside_written(p):
             return None  # in a folder the launch cloned, unpacked or made: its contents are not known
         rel = self.repo_path(p)
@@ -157,6 +362,9 @@ class Files:
             return None
         if rel == "":
             return True
+        return self._repo_has(p, rel)
+
+    def _repo_has(self, p: str, rel: str) -> bool | None:
         if self.read(p) is not None:
             return True
         self.data_reads.add(rel)

@@ -93,6 +93,9 @@ def _o_mktemp(it: Interpreter, argv, state, stdin):
         elif isinstance(a, Unknown) or not a.startswith("-"):
             template = a
         i += 1
+    if isinstance(template, Unknown) and isinstance(folder, str) and template.prefix.startswith("/"):
+        # `mktemp "/tmp/ws-${JOB_ID}.XXXXXX.tar.gz"`: its known ends, the X's made fixed as above.
+        return Unknown("a temporary name", template.prefix, template.suffix.replace("X", "0")), None
     if isinstance(template, Unknown) or isinstance(folder, Unknown):
         return Unknown("a temporary name"), None
     name = template.replace("X", "0") if "/" in template else posixpath.join(folder, template.replace("X", "0"))

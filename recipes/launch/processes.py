@@ -175,6 +175,8 @@ Python and containers, and paths as the host sees them."""
             self.emit(DOWNLOAD, ctx, node, state, argv=(d.url,), path=dest)
             if isinstance(dest, str):
                 self.files.write(dest, Written(Unknown(f"downloaded from {d.url}"), "downloaded", ctx.site(node)))
+        for c in ce.copies:
+            self.files.copy(c, [self.host_path(source, state) for source, _ in c.sources], self.host_path(c.dest, state))
         for inst in ce.installs:
             self.emit(INSTALL, ctx, node, state, argv=tuple(inst.packages) + tuple(inst.index), how=inst.manager,
                       detail="editable" if inst.editable else "")
@@ -443,16 +445,21 @@ Python and containers, and paths as the host sees them."""
         (inside a container, the container's own path)."""
         if word is None:
             return Unknown("no path")
-        if isinstance(word, Unknown):
-            return word
+        cwd = state.cwd
+        if isinstance(word, Unknown) or isinstance(cwd, Unknown):
+            # A copy of the checkout at a place the bot cannot name, on the host (fs.Files.copy).
+            copied = None if state.container else self.files.unknown_copy(word if isinstance(word, Unknown) else cwd)
+            if isinstance(word, Unknown):
+                return copied if copied is not None else word
+            cwd = copied if copied is not None else cwd
         path = word
         if path.startswith("~"):
             home = state.get("HOME")
             path = (home if isinstance(home, str) else "/root") + path[1:]
         if not path.startswith("/"):
-            if isinstance(state.cwd, Unknown):
-                return Unknown(f"{path} relative to a folder that is not known ({state.cwd.why})")
-            path = posixpath.join(state.cwd, path)
+            if isinstance(cwd, Unknown):
+                return Unknown(f"{path} relative to a folder that is not known ({cwd.why})")
+            path = posixpath.join(cwd, path)
         return norm(path)
 
     def host_path(self, word: Word | None, state: State) -> Word:
@@ -464,7 +471,10 @@ Python and containers, and paths as the host sees them."""
             for inside, host in state.mounts:
                 if path == inside or path.startswith(inside.rstrip("/") + "/"):
                     if isinstance(host, Unknown):
-                        return host
+                        copied = self.files.unknown_copy(host)
+                        if copied is None:
+                            return host
+                        host = copied
                     return norm(host + path[len(inside):]) if inside != "/" else norm(host + path)
             return f"{state.container}:{path}"  # the image's own file
         return path

@@ -61,7 +61,7 @@ from .state import (
     _short,
     merge_states,
 )
-from .trace import READ, UNKNOWN, WRITE, Effect, Site, Trace
+from .trace import DOWNLOAD, READ, UNKNOWN, WRITE, Effect, Site, Trace
 from .words import Downloaded, Installed, OneOf, OneOfRest, Unknown, Word, combinations
 
 # How much of a written Python file is read for what it imports.
@@ -142,6 +142,14 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         site = node_or_site if isinstance(node_or_site, Site) else ctx.site(node_or_site)
         if kind in _NAMES_FILES and "files" not in kw:
             kw["files"], kw["wrote"] = self.named_files(kw.get("argv", ()), kw.get("path"), state)
+        path = kw.get("path")
+        if kind in (WRITE, DOWNLOAD) and path is not None:
+            self.files.changed(path, kw.get("how", "download"))
+        if isinstance(path, str) and self.files.copies:
+            # A file in a copy of the checkout is named as the checkout's: what the checks read
+            # of a path there (a write into an engine's tree, a repository file it depends on)
+            # is what they read of the checkout mounted where the copy is.
+            kw["path"] = self.files.as_checkout(path)
         self.trace.effects.append(Effect(kind=kind, site=site, chain=ctx.chain, chain_names=ctx.names,
                                          under=ctx.under, container=state.container,
                                          client=ctx.client or kw.pop("client", False), **kw))

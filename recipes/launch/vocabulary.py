@@ -26,7 +26,7 @@ from .families.common import (
     _Unknown,
 )
 from .families.files import (
-    _MODE, _READ, _awk, _dd, _decompress, _ed, _find, _in_out, _install, _jq, _mktemp, _mode_given, _mount,
+    _MODE, _READ, _awk, _cp, _dd, _decompress, _ed, _find, _in_out, _install, _jq, _mktemp, _mode_given, _mount,
     _patch, _perl, _sed, _sysctl, _tar, _tee, _unsquashfs, _unzip, _yq,
 )
 from .families.jobs import (
@@ -229,12 +229,7 @@ _add("writer", "shred", "overwrites the files it names",
                     "delete"))
 _add("writer", "chmod chown chgrp", "changes the mode or owner of the files it names (after the mode/owner)",
      _every_operand(_MODE, "mode", skip_first=_mode_given))
-_add("writer", "cp", "copies its sources to the last operand",
-     _copy(opts("-r -R -a -f -i -n -p -P -L -H -l -s -u -v -x -b -T -d --recursive --archive --force --no-clobber "
-                "--parents --preserve --no-dereference --dereference --update --verbose --remove-destination "
-                "--no-target-directory --link --symbolic-link",
-                valued="-t -S --target-directory --suffix --backup", attached="--preserve --reflink --sparse"),
-           "copy"))
+_add("writer", "cp", "copies its sources to the last operand", _cp)
 _add("writer", "mv", "moves its sources to the last operand",
      _copy(opts("-f -i -n -u -v -b -T --force --no-clobber --update --verbose --no-target-directory",
                 valued="-t -S --target-directory --suffix --backup"), "move"))

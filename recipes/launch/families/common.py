@@ -6,7 +6,7 @@ import posixpath
 import re
 from typing import Callable
 
-from ..effects import CommandEffects, Write
+from ..effects import CommandEffects, Copy, Write
 from ..options import Options, Parsed, opts, parse, under
 from ..words import Unknown, Word
 
@@ -77,6 +77,20 @@ def _copy(spec: Options, how: str, *, target_opts: tuple[str, ...] = ("-t", "--t
         reads = [] if how == "link" else [under(s, cwd) for s in sources]
         return CommandEffects(reads=reads, writes=[Write(under(target, cwd), how)])
     return handle
+
+
+# Patterns that leave out only git's own folder, which the bot's view of the checkout does not
+# hold anyway: a copy with other excludes is not a copy of the checkout.
+_GIT_ONLY = frozenset({".git", ".git/", "./.git", "*/.git", "**/.git", ".git/*", "*/.git/*", "/.git"})
+
+
+def _only_git(patterns: list[Word]) -> bool:
+    return all(isinstance(p, str) and p in _GIT_ONLY for p in patterns)
+
+
+def _tree_copy(source: Word, dest: Word) -> Copy:
+    """The files of `source` land at `dest`."""
+    return Copy("tree", dest, ((source, ""),))
 
 
 def _runs_rest(spec: Options, *, needs_command: bool = False) -> Handler:
@@ -168,12 +182,15 @@ def _joined_text(words: list[Word]) -> CommandEffects:
 
 def _split_list(value: Word) -> list[Word]:
     """`A,B,C`; of a value known only up to a point (`$WS:/workspace,$HF:$HF`), the items its
-    known text completes and the rest as unknown."""
+    known text completes, the item around its unknown part as unknown, and the items its known
+    end completes (`/a:/b,$WS:/workspace,/dev/kfd:/dev/kfd`)."""
     if isinstance(value, str):
         return value.split(",")
     done = value.prefix.split(",")[:-1] if "," in value.prefix else []
-    rest = Unknown(value.why, value.prefix.rsplit(",", 1)[-1] if "," in value.prefix else value.prefix, value.suffix)
-    return [*done, rest]
+    after = value.suffix.split(",")[1:] if "," in value.suffix else []
+    rest = Unknown(value.why, value.prefix.rsplit(",", 1)[-1] if "," in value.prefix else value.prefix,
+                   value.suffix.split(",", 1)[0])
+    return [*done, rest, *after]
 
 
 def _fixed_write(path: Word, how: str) -> Handler:

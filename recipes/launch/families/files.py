@@ -2,12 +2,13 @@
 writers (cp, mv, ln, rm, tee, dd, ...) and archives (tar, unzip, gzip/xz/zstd, unsquashfs)."""
 from __future__ import annotations
 
+import posixpath
 import re
 
-from ..effects import CommandEffects, Write
+from ..effects import CommandEffects, Copy, Write
 from ..options import Options, Parsed, opts, parse, respelled, under
 from ..words import Unknown, Word
-from .common import _ASSIGNMENT, _copy, Handler, _names, _Unknown, _words
+from .common import _ASSIGNMENT, _copy, Handler, _names, _only_git, _tree_copy, _Unknown, _words
 
 
 _READ = opts(risky=False)
@@ -316,6 +317,40 @@ def _install(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     return _copy(opts(), "copy")(name, [*p.operands, *p.values("-t", "--target-directory")], cwd)
 
 
+_CP = opts("-r -R -a -f -i -n -p -P -L -H -l -s -u -v -x -b -T -d --recursive --archive --force --no-clobber "
+           "--parents --preserve --no-dereference --dereference --update --verbose --remove-destination "
+           "--no-target-directory --link --symbolic-link",
+           valued="-t -S --target-directory --suffix --backup", attached="--preserve --reflink --sparse")
+_cp_words = _copy(_CP, "copy")
+
+
+def _cp(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
+    """`cp`: reads its sources, writes the last operand; with one source, where its files land when
+    cp says it exactly (`Copy`): `-T` (DEST is the copy), `-t DIR` (DIR/NAME), a folder's `SRC/.`
+    (its contents into DEST). `cp -r SRC DEST` lands at DEST/SRC when DEST exists, which is not
+    known: no `Copy`. Links and `--parents` copy no files' text."""
+    out = _cp_words(name, args, cwd)
+    p = parse(args, _CP)
+    if len(p.operands) != 2 - bool(p.values("-t", "--target-directory")) or \
+            p.has("--parents", "-l", "-s", "--link", "--symbolic-link"):
+        return out
+    source, dest = under(p.operands[0], cwd), out.writes[0].path
+    folder = p.has("-r", "-R", "-a", "--recursive", "--archive")
+    if isinstance(source, Unknown) or isinstance(dest, Unknown) and p.values("-t", "--target-directory"):
+        return out
+    if p.values("-t", "--target-directory"):
+        dest = posixpath.join(dest, posixpath.basename(source))
+    elif not p.has("-T", "--no-target-directory") and not (folder and _contents(p.operands[0])):
+        return out
+    out.copies = [_tree_copy(source, dest) if folder else Copy("file", dest, ((source, ""),))]
+    return out
+
+
+def _contents(word: Word) -> bool:
+    """`SRC/.`: the folder's contents, wherever the destination is."""
+    return isinstance(word, str) and (word == "." or word.endswith("/."))
+
+
 def _tee(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     p = parse(args, opts("-a -i -p --append --ignore-interrupts", attached="--output-error", risky=False))
     how = "append" if p.has("-a", "--append") else "create"
@@ -384,15 +419,38 @@ def _tar(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     folder = p.last("-C", "--directory")
     where = under(folder, cwd) if folder is not None else (cwd if cwd is not None else ".")
     arch = under(archive, cwd) if archive is not None and archive != "-" else None
+    # Whether the archive's members are the files as named (no renaming, nothing left out but
+    # `.git`, no absolute names, no list of names from a file).
+    exact = _only_git(p.values("--exclude")) and not p.values("--transform", "--xform", "--strip-components",
+                                                                  "-X", "--exclude-from", "-T", "--files-from") \
+        and not p.has("-P", "--absolute-names")
     if mode == ["x"]:
         out = CommandEffects(reads=[arch] if arch is not None else [])
         if not p.has("-O", "--to-stdout"):
             out.writes = [Write(where, "unpack")]
+            if arch is not None and exact and not p.operands:
+                out.copies = [Copy("unpack", where, ((arch, ""),))]
         return out
     if mode == ["t"]:
         return CommandEffects(reads=[arch] if arch is not None else [])
     files = [under(f, where) for f in p.operands] + [under(f, cwd) for f in p.values("-T", "--files-from")]
-    return CommandEffects(reads=files, writes=[Write(arch, "create")] if arch is not None else [])
+    out = CommandEffects(reads=files, writes=[Write(arch, "create")] if arch is not None else [])
+    if mode == ["c"] and arch is not None and exact and p.operands:
+        members = [_member(f) for f in p.operands]
+        if all(m is not None for m in members):
+            out.copies = [Copy("pack", arch, tuple((f, m) for f, m in zip(files, members) if m is not None))]
+    return out
+
+
+def _member(operand: Word) -> str | None:
+    """The name `tar -c` gives an operand's files in the archive (`.` and `./`: none; `a/b`:
+    `a/b`), or None when it is not a plain relative path."""
+    if not isinstance(operand, str) or operand.startswith("/") or not operand:
+        return None
+    name = posixpath.normpath(operand)
+    if name == ".":
+        return ""
+    return None if name.startswith("..") else name
 
 
 _TAR_LONG = {"x": ("--extract", "--get"), "c": ("--create",), "t": ("--list",), "r": ("--append",),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..effects import CommandEffects, Container, Download, Write
+from ..effects import CommandEffects, Container, Copy, Download, Write
 from ..options import Parsed, opts, parse, under
 from ..words import Unknown, Word
 from .common import _assignment, _joined_text, _names, _pure, _split_list, _subcommands, _Unknown
@@ -70,7 +70,7 @@ def _volume(spec: Word, cwd: Word | None) -> tuple[Word, Word]:
     """`-v HOST:CONTAINER[:opts]` (a named or anonymous volume: its name as the host side)."""
     if isinstance(spec, Unknown):
         if ":" in spec.suffix:  # `$HF_HOME:/root/.cache/huggingface[:ro]`
-            return (Unknown(spec.why, spec.prefix), spec.suffix.split(":")[1])
+            return (Unknown(spec.why, spec.prefix, spec.suffix.split(":")[0]), spec.suffix.split(":")[1])
         if ":" in spec.prefix:  # `/models:$TARGET`
             host = spec.prefix.split(":")[0]
             return (under(host, cwd), Unknown(spec.why, spec.prefix.split(":")[1], spec.suffix))
@@ -313,7 +313,8 @@ def _sbcast(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
                                                                           "--timeout --exclude --send-libs"))
     if len(p.operands) != 2:
         raise _Unknown("not SOURCE DEST")
-    return CommandEffects(reads=[under(p.operands[0], cwd)], writes=[Write(p.operands[1], "copy")])
+    source, dest = under(p.operands[0], cwd), under(p.operands[1], cwd)
+    return CommandEffects(reads=[source], writes=[Write(dest, "copy")], copies=[Copy("file", dest, ((source, ""),))])
 
 
 def _profiler(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:

@@ -2,12 +2,13 @@
 gh, and git (clone, checkout, apply, ... in `-C DIR`)."""
 from __future__ import annotations
 
+import posixpath
 import re
 
-from ..effects import CommandEffects, Download, Write
+from ..effects import CommandEffects, Copy, Download, Write
 from ..options import opts, parse, respelled, under
 from ..words import Unknown, Word
-from .common import _joined_text, _names, _pure, _subcommands, _Unknown
+from .common import _joined_text, _names, _only_git, _pure, _subcommands, _tree_copy, _Unknown
 
 
 def _curl(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
@@ -199,7 +200,19 @@ def _rsync(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
                                 "--backup-dir --suffix"))
     if p.values("-e", "--rsh", "--rsync-path"):
         raise _Unknown("a remote shell command (`-e`, `--rsync-path`)")
-    return _transfer(p.operands, cwd, _HOST_PATH) if len(p.operands) >= 2 else CommandEffects()
+    out = _transfer(p.operands, cwd, _HOST_PATH) if len(p.operands) >= 2 else CommandEffects()
+    if len(p.operands) == 2 and out.writes and out.writes[0].how == "copy" and p.has("-a", "-r", "--archive",
+                                                                                      "--recursive") \
+            and not p.has("-R", "--relative") and _only_git(p.values("--exclude")) \
+            and not p.values("--include", "--exclude-from", "--include-from", "--filter", "--files-from"):
+        # `rsync -a SRC/ DEST`: SRC's files land in DEST; `rsync -a SRC DEST`: in DEST/SRC.
+        source, dest = p.operands[0], out.writes[0].path
+        if isinstance(source, str) and not source.endswith(("/", "/.")) and source != ".":
+            if not isinstance(dest, str) or posixpath.basename(source) in ("", ".."):
+                return out
+            dest = posixpath.join(dest, posixpath.basename(source))
+        out.copies = [_tree_copy(under(source, cwd), dest)]
+    return out
 
 
 def _gh(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
@@ -345,7 +358,15 @@ def _git_clone(rest: list[Word], repo: Word | None) -> CommandEffects:
     else:
         dest = Unknown(f"the folder named after an unknown URL ({url.why})")
     target = under(dest, repo)
-    return CommandEffects(downloads=[Download(url, target)], writes=[Write(target, "checkout")])
+    out = CommandEffects(downloads=[Download(url, target)], writes=[Write(target, "checkout")])
+    local = url.removeprefix("file://") if isinstance(url, str) else None
+    if local is not None and local.startswith(("/", ".")) and not p.has(
+            "-n", "--no-checkout", "--bare", "--mirror", "--sparse", "--recursive", "--recurse-submodules") \
+            and not p.values("-b", "--branch", "--revision", "--filter", "--separate-git-dir"):
+        # A clone of a local folder (`git clone "$GITHUB_WORKSPACE" /tmp/ws`): when it is the
+        # checkout, its commit's files (fs.Files.copy "commit").
+        out.copies = [Copy("commit", target, ((under(local, repo), ""),))]
+    return out
 
 
 def _git_apply(rest: list[Word], repo: Word | None) -> CommandEffects:
