@@ -18,7 +18,7 @@ import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from recipes.evidence import Evidence
 from recipes.launch.path.launch_path import (
@@ -268,7 +268,8 @@ class ServingView:
                 self._hits, self._hit_index, _ = self.shared[key]
                 return self._hits
             if self.variant is not None:
-                cached = list(_shared_variant_hits(self.variant, self.shared))
+                variant_hits, self._variant_index = _shared_variant_hits(self.variant, self.shared)
+                cached = list(variant_hits)
             elif self.scripts:
                 cached = []  # the launcher's own analysis below has resolved values and conditions
             else:
@@ -276,7 +277,8 @@ class ServingView:
             for use in self.scripts:
                 cached.extend(_shared_script_hits(use))
             for holder, line, entry in self.entries:
-                cached.extend(_entry_hits(holder, line, entry))
+                cached.extend(_shared(self.shared, ("entry", holder, line, id(entry)), entry,
+                                      lambda h=holder, ln=line, e=entry: _entry_hits(h, ln, e)))
             cached.extend(_setting_hits(self.point))
             self._hits = cached
             if key is not None:
@@ -289,9 +291,16 @@ class ServingView:
     def _index(self) -> dict[str, list[tuple[int, Hit]]]:
         index = getattr(self, "_hit_index", None)
         if index is None:
-            index = {}
-            for pos, h in enumerate(self.all_hits()):
-                index.setdefault(h.key, []).append((pos, h))
+            hits = self.all_hits()
+            # The variant's hits come first and their index is shared: index the rest only.
+            shared = getattr(self, "_variant_index", None) or {}
+            start = sum(len(v) for v in shared.values())
+            rest: dict[str, list[tuple[int, Hit]]] = {}
+            for pos in range(start, len(hits)):
+                rest.setdefault(hits[pos].key, []).append((pos, hits[pos]))
+            index = dict(shared)
+            for k, found in rest.items():
+                index[k] = index[k] + found if k in index else found
             self._hit_index = index
         return index
 
@@ -374,16 +383,27 @@ def _variant_hits(variant: Any) -> list[Hit]:
     return out
 
 
-def _shared_variant_hits(variant: Any, shared: dict | None) -> list[Hit]:
-    """`_variant_hits`, computed once per variant and review: points served by one variant but
-    set up differently (worker counts) do not share their views' hits, but share these (Hits
-    are frozen; the list is copied by the caller)."""
+def _shared_variant_hits(variant: Any, shared: dict | None) -> tuple[list[Hit], dict[str, list[tuple[int, Hit]]]]:
+    """`_variant_hits` and their index by key, computed once per variant and review: points
+    served by one variant but set up differently (worker counts) do not share their views'
+    hits, but share these (Hits are frozen; neither is changed by a caller)."""
+    def build() -> tuple[list[Hit], dict[str, list[tuple[int, Hit]]]]:
+        hits = _variant_hits(variant)
+        index: dict[str, list[tuple[int, Hit]]] = {}
+        for pos, h in enumerate(hits):
+            index.setdefault(h.key, []).append((pos, h))
+        return hits, index
+    return _shared(shared, ("variant", id(variant)), variant, build)
+
+
+def _shared(shared: dict | None, key: tuple, obj: Any, build: Callable[[], Any]) -> Any:
+    """`build()` once per review for `obj`, whose id is in `key`: the entry keeps `obj` alive,
+    so no other object can take its id while the review shares it."""
     if shared is None:
-        return _variant_hits(variant)
-    key = ("variant", id(variant))
+        return build()
     found = shared.get(key)
-    if found is None or found[0] is not variant:  # the variant is kept, so its id is not reused
-        found = shared[key] = (variant, _variant_hits(variant))
+    if found is None or found[0] is not obj:
+        found = shared[key] = (obj, build())
     return found[1]
 
 
