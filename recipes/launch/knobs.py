@@ -151,15 +151,25 @@ def _is_number(word: str) -> bool:
 _PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
 
 
+# Python's own options that take the next word as their value (`python3 -X dev -m ...`).
+PY_OPTS_WITH_VALUE = frozenset({"-W", "-X", "-Q"})
+
+
+def python_options_end(words: "tuple[Word, ...] | list[Word]", i: int = 0) -> int:
+    """The index, from `i`, of the first of `words` after the Python interpreter's own options:
+    a `-m`/`-c`, the script, or a word whose text is not known."""
+    while i < len(words) and isinstance(words[i], str) and words[i].startswith("-") and words[i] not in ("-m", "-c"):
+        i += 2 if words[i] in PY_OPTS_WITH_VALUE else 1
+    return i
+
+
 def _program_words(argv: tuple[Word, ...]) -> list[Word]:
     """The words the program's own parser reads: after `python3 [-u ...] -m MODULE` or
     `python3 SCRIPT`, else after the command's name."""
     head = argv[0] if argv else None
     if not isinstance(head, str) or not _PYTHON.fullmatch(posixpath.basename(head)):
         return list(argv[1:])
-    i = 1
-    while i < len(argv) and isinstance(argv[i], str) and argv[i].startswith("-") and argv[i] not in ("-m", "-c"):
-        i += 1
+    i = python_options_end(argv, 1)
     return list(argv[i + 2:] if i < len(argv) and argv[i] in ("-m", "-c") else argv[i + 1:])
 
 

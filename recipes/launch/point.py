@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Optional
 
 from .fs import WORKSPACE, Files
+from .knobs import python_options_end
 from .shell import Interpreter
 from .state import Ctx, State, symbol
 from .trace import CLIENT, READ, SERVER, Effect, Site, Trace
@@ -37,7 +38,6 @@ JOB_CONSTANTS = {
 # workflow's `total-cpu-dram-gb`, `duration`): set, with a value the trace carries as a symbol,
 # so that a launcher's `check_env_vars` does not read them as missing and end the trace.
 AGENTIC_INPUTS = ("TOTAL_CPU_DRAM_GB", "DURATION")
-_PY_OPTS_WITH_VALUE = {"-W", "-X", "-Q"}
 # How a trace names where it starts: the sweep's job step, or (without a runner script) the
 # runner that starts the launcher.
 JOB_LABEL = "sweep job"
@@ -248,9 +248,7 @@ def classify(argv: tuple[Word, ...], it: Interpreter, state: State, ctx: Ctx,
     base = posixpath.basename(head)
     rest = words[1:]
     if re.fullmatch(r"python(\d+(\.\d+)?)?", base):
-        i = 0
-        while i < len(rest) and isinstance(rest[i], str) and rest[i].startswith("-") and rest[i] not in ("-m", "-c"):
-            i += 2 if rest[i] in _PY_OPTS_WITH_VALUE else 1
+        i = python_options_end(rest)
         if i < len(rest) and rest[i] == "-m" and i + 1 < len(rest) and isinstance(rest[i + 1], str):
             module = rest[i + 1]
             engine = engines.launch_modules().get(module)

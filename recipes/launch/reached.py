@@ -22,6 +22,7 @@ whatever led the base into the changed lines led the head to the same place.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Optional
@@ -56,8 +57,14 @@ def node_lines(node) -> tuple[int, int]:
     return first, last
 
 
+@functools.lru_cache(maxsize=16)
+def _opcodes(base: str, head: str) -> tuple:
+    """The line diff of two texts, once per pair (`hunks` and `same_skeleton` both read it)."""
+    return tuple(difflib.SequenceMatcher(None, base.splitlines(), head.splitlines(), autojunk=False).get_opcodes())
+
+
 def hunks(base: str, head: str) -> list[Hunk]:
-    ops = difflib.SequenceMatcher(None, base.splitlines(), head.splitlines(), autojunk=False).get_opcodes()
+    ops = _opcodes(base, head)
     return [Hunk(j1 + 1, j2, i2 > i1) for tag, i1, i2, j1, j2 in ops if tag != "equal"]
 
 
@@ -90,7 +97,7 @@ def reached(hunk: Hunk, ran: Iterable[int], head_lines: list[str],
 
 def _line_map(base: str, head: str) -> dict[int, int]:
     """Base line -> head line, for the lines the PR left as they were."""
-    ops = difflib.SequenceMatcher(None, base.splitlines(), head.splitlines(), autojunk=False).get_opcodes()
+    ops = _opcodes(base, head)
     out: dict[int, int] = {}
     for tag, i1, i2, j1, _ in ops:
         if tag == "equal":

@@ -27,6 +27,9 @@ def test_python_s_own_options_are_not_the_program_s():
     assert [k.name for k in effect_knobs(e)] == ["--use-chat-template"]
     e = Effect(kind=SERVER, site=SITE, argv=("vllm", "serve", "m", "--tp", "8"))
     assert [k.name for k in effect_knobs(e)] == ["--tp"]
+    # `-X dev` and `-W ignore` take a value: the module after them is not a flag's value.
+    e = Effect(kind=SERVER, site=SITE, argv=("python3", "-X", "dev", "-W", "ignore", "-m", "sglang.launch_server", "--tp", "8"))
+    assert [(k.name, k.value) for k in effect_knobs(e)] == [("--tp", "8")]
 
 
 def test_the_three_argv_forms_and_a_boolean():
