@@ -25,7 +25,7 @@ from .trace import (
     WRITE,
     Site,
 )
-from .words import Downloaded, Unknown, Word
+from .words import Downloaded, Unknown, Word, unclassed
 
 
 # Commands none of whose options runs a program or reads code: name -> whether it writes files.
@@ -211,10 +211,13 @@ Python and containers, and paths as the host sees them."""
 
     def child_shell_text(self, text: Word, args: tuple[Word, ...], prefix, state: State, ctx: Ctx, node: Any,
                          out: Out | None) -> None:
-        if isinstance(text, Unknown):
-            self.unknown(ctx, node, state, f"shell text that is not known ({text.why})", code=text)
-            return
         child = state.child()
+        if isinstance(text, Unknown):
+            filled, why = self.readable(text, child)
+            if filled is None:
+                self.unknown(ctx, node, state, f"shell text that is not known ({why})", code=text)
+                return
+            text = filled
         for k, v in prefix:
             child.set(k, v, export=True)
         if args:
@@ -444,7 +447,8 @@ Python and containers, and paths as the host sees them."""
         if word is None:
             return Unknown("no path")
         if isinstance(word, Unknown):
-            return word
+            # A path that may be relative is another text once joined to the working folder.
+            return word if word.prefix.startswith("/") else unclassed(word)
         path = word
         if path.startswith("~"):
             home = state.get("HOME")
@@ -464,14 +468,14 @@ Python and containers, and paths as the host sees them."""
             for inside, host in state.mounts:
                 if path == inside or path.startswith(inside.rstrip("/") + "/"):
                     if isinstance(host, Unknown):
-                        return host
+                        return unclassed(host)
                     return norm(host + path[len(inside):]) if inside != "/" else norm(host + path)
             return f"{state.container}:{path}"  # the image's own file
         return path
 
     def read_text(self, path: Word, state: State, ctx: Ctx, node: Any, *, quiet: bool = False) -> Word:
         if isinstance(path, Unknown):
-            return path
+            return unclassed(path)
         written = self.files.written(path)
         if written is not None:
             return written.text
