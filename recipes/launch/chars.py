@@ -61,6 +61,10 @@ def regex_chars(pattern: str, *, pcre: bool = True, fold: bool = False) -> Optio
     characters before it count too: a superset."""
     if pcre:
         pattern = re.sub(r"(?<!\\)((?:\\\\)*)\\K", r"\1", pattern)
+    if re.search(r"\[[:=.]", pattern) or (not pcre and re.search(r"\[[^\]]*\\", pattern)):
+        # `[[:upper:]]`, `[=a=]`: classes Python reads as their letters; a backslash in a POSIX
+        # bracket is a backslash, in Python an escape.
+        return None
     try:
         parsed = _sre.parse(pattern)
     except Exception:  # re.error, RecursionError on a hostile nest, an unsupported escape
@@ -190,9 +194,13 @@ def awk_output(program: str, texts: list[str], sep: Optional[str]) -> "tuple[fro
             if cls and re.match(rf"\s*;\s*print\s+\{target}\s*[;}}\n]", after):
                 removed[int(target[1:])] = frozenset(cls.group(1))
     prints = list(_AWK_PRINT.finditer(code))
-    if not prints:
-        return frozenset(), False
     out: set[str] = set()
+    if _implicit_print(code):
+        # A pattern without an action prints its lines.
+        got = _field_chars(texts, sep, 0)
+        out |= (got or set()) | extra | {"\n"}
+    if not prints:
+        return frozenset(out), False
     for m in prints:
         args = m.group(1)
         if not _AWK_ARGS.fullmatch(args):
@@ -210,8 +218,28 @@ def awk_output(program: str, texts: list[str], sep: Optional[str]) -> "tuple[fro
             out |= DIGITS
         if "," in args:
             out.add(" ")
-    one_line = "END" not in code and all(re.match(r"\s*;\s*exit\b", code[m.end():]) for m in prints)
+    one_line = "END" not in code and not _implicit_print(code) and all(
+        re.match(r"\s*;\s*exit\b", code[m.end():]) for m in prints)
     return frozenset(out), one_line
+
+
+def _implicit_print(code: str) -> bool:
+    """Whether a rule of the program has a pattern and no action (`/x/`, `NR == 1`): awk prints
+    the lines it matches."""
+    depth, pending = 0, []
+    for c in code:
+        if c == "{":
+            if depth == 0:
+                items = [x for x in re.split(r"[;\n]", "".join(pending)) if x.strip()]
+                if len(items) > 1:
+                    return True  # a pattern before the one this action belongs to
+                pending = []
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            pending.append(c)
+    return bool("".join(pending).strip())
 
 
 def _field_chars(texts: list[str], sep: Optional[str], n: int) -> Optional[set]:

@@ -257,9 +257,10 @@ def _o_tr(it: Interpreter, argv, state, stdin):
     delete = "d" in flags
     if "c" in flags:
         keep = frozenset(sets[0])
-        if isinstance(stdin, str):
+        if isinstance(stdin, str) and (delete or len(set(sets[1])) == 1):
             return "".join(c if c in keep else ("" if delete else sets[1][-1]) for c in stdin), 0
-        return Unknown("the output of tr", chars=keep if delete else keep | {sets[1][-1]}), None
+        # What is not in SET1 becomes a character of SET2 (in the order of the complement).
+        return Unknown("the output of tr", chars=keep if delete else keep | frozenset(sets[1])), None
     if delete:
         if isinstance(stdin, str):
             return stdin.translate({ord(c): None for c in sets[0]}), 0
@@ -395,7 +396,8 @@ def _o_awk(it: Interpreter, argv, state, stdin):
         flag = args.pop(0)
         sep = flag[2:] if len(flag) > 2 else (args.pop(0) if args else None)
     if len(args) < 2 or not all(isinstance(a, str) for a in args) or not isinstance(sep, (str, type(None))) \
-            or any(a.startswith("-") or "=" in a for a in args[1:]):
+            or args[0].startswith("-") or any(a.startswith("-") or "=" in a for a in args[1:]):
+        # `-f FILE` (the program is in a file), `-v X=1`, `X=1` operands, standard input
         return Unknown(f"the output of {argv[0]}"), None
     texts = [it.read_text(it.host_path(a, state), state, None, None) for a in args[1:]]
     if not all(isinstance(t, str) for t in texts):

@@ -159,6 +159,8 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         in `state` as the variable that stands for it. Else (None, why it cannot be read)."""
         if not isinstance(text, Holed) or not text.holes:
             return None, text.why
+        if state.get("IFS") not in (None, " \t\n"):
+            return None, f"{text.why}: words split on a changed IFS"
         got = fill(text.template, text.holes, self.parse, self.holes_read)
         if isinstance(got, str):
             return None, f"{text.why}: {got}"

@@ -39,7 +39,8 @@ def test_the_characters_a_pattern_can_match(pattern, chars):
     assert regex_chars(pattern) == frozenset(chars)
 
 
-@pytest.mark.parametrize("pattern", [".", "a.*", "[^a]", r"\D", r"\W+", r"\S", "(?i)k", "[", "(a", "[\x00-\uffff]"])
+@pytest.mark.parametrize("pattern", [".", "a.*", "[^a]", r"\D", r"\W+", r"\S", "(?i)k", "[", "(a", "[\x00-\uffff]",
+                                     "[[:upper:]]+", r"\Qa\E", r"\p{L}", "(?<n>a)"])
 def test_a_pattern_that_can_match_any_character_or_does_not_parse_is_not_bounded(pattern):
     assert regex_chars(pattern) is None
 
@@ -80,6 +81,17 @@ def test_awk_printing_a_field_of_a_known_file_holds_what_that_field_holds_there(
 ])
 def test_awk_doing_more_than_printing_fields_is_not_bounded(program):
     assert awk_output(program, ["a b c\n"], None) is None
+
+
+def test_awk_reading_its_program_from_a_file_is_not_bounded():
+    _, state = run("N=$(awk -f prog.awk models.yaml)\n", files={"models.yaml": MODELS, "prog.awk": "{print}"})
+    assert isinstance(state.get("N"), Unknown) and state.get("N").chars is None
+
+
+def test_a_rule_without_an_action_prints_its_lines():
+    chars, one_line = awk_output("/b/", ["a b;c\n"], None)
+    assert {";", " "} <= chars and not one_line
+    assert ";" in awk_output("/x/{print $1}\nNR == 1", ["a b;c\n"], None)[0]
 
 
 def test_a_sub_replacement_is_part_of_what_is_printed():
@@ -229,6 +241,18 @@ C=$(echo "-a-" | tr -d -- '-')
     assert state.get("A").chars is None
     assert state.get("B").chars == frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_\n")
     assert state.get("C") == "a"
+    # With -c, what is not in SET1 becomes any character of SET2.
+    _, state = run("""D=$(whoami | tr -c 'a' 'x;')
+""")
+    assert ";" in state.get("D").chars
+
+
+def test_eval_after_ifs_changed_is_not_read_around_its_holes():
+    trace, _ = run("""X=$(whoami | tr -c 'a-z/' '_')
+IFS=/
+eval "run $X"
+""")
+    assert any("eval of text that is not known" in d and "IFS" in d for d in unknowns(trace))
 
 
 def test_a_trim_keeps_the_bound():
