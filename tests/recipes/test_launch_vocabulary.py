@@ -406,6 +406,12 @@ def test_srun_without_a_container_runs_on_the_node():
 
 
 
+def test_a_mount_whose_host_path_holds_a_symbol_splits_at_its_own_colons():
+    job = dict(_JOB_ENV)["SLURM_JOB_ID"]
+    box = effects(["docker", "run", "-v", f"/logs/mc_{job}.env:/config/mc.env:ro", "img", "sh"]).containers[0]
+    assert box.mounts == ((f"/logs/mc_{job}.env", "/config/mc.env"),)
+
+
 def test_sbatch_runs_its_script_with_its_environment():
     slurm = tuple(_JOB_ENV)
     assert effects(["sbatch", "--export=ALL,A=1", "job.sh", "x"]).runs == [

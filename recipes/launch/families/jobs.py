@@ -7,7 +7,7 @@ import re
 from ..chars import HOST_NAMES
 from ..effects import CommandEffects, Container, Download, Write
 from ..options import Parsed, opts, parse, under
-from ..state import symbol
+from ..state import SYMBOL, symbol
 from ..words import Unknown, Word
 from .common import _assignment, _joined_text, _names, _pure, _split_list, _subcommands, _Unknown
 
@@ -79,7 +79,8 @@ def _volume(spec: Word, cwd: Word | None) -> tuple[Word, Word]:
             host = spec.prefix.split(":")[0]
             return (under(host, cwd), Unknown(spec.why, spec.prefix.split(":")[1], spec.suffix))
         return (spec, Unknown(f"the container side of an unknown mount ({spec.why})"))
-    parts = spec.split(":")
+    parts = [p.replace("\x02", ":") for p in re.sub(rf"{SYMBOL}[^\x01]*\x01", lambda m: m.group(0).replace(":", "\x02"),
+                                                       spec).split(":")]  # a symbol's own `:` is no separator
     if len(parts) == 1:
         return (Unknown(f"an anonymous volume at {spec}"), spec)
     host = parts[0]
