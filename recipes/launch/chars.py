@@ -442,7 +442,7 @@ def _place(node: Any, hole: Unknown, before: str, src: bytes) -> str:
     while up is not None:
         if up.type in _NO_HOLE or up.type == "command_name" or (
                 up.parent is not None and up.parent.type == "function_definition" and up.type == "word"):
-            return f"!in a {up.type.replace('_', ' ')}, where it may change the text"
+            return f"!in {_named(up.type)}, where it may change the text"
         up = up.parent
     if before in ("\\", "$", "~"):
         return f"!after `{before}`, where it may change the text"
@@ -461,7 +461,12 @@ def _place(node: Any, hole: Unknown, before: str, src: bytes) -> str:
             return "!in a word with braces, where it may change the text"
         bad = chars - (_PLAIN_WORD | {","})
         return f"!in a plain word and may hold {_shown(bad)}" if bad else "\"${{{}}}\""
-    return f"!in a {node.type.replace('_', ' ')}, where it may change the text"
+    return f"!in {_named(node.type)}, where it may change the text"
+
+
+def _named(node_type: str) -> str:
+    name = node_type.replace("_", " ")
+    return ("an " if name[0] in "aeiou" else "a ") + name
 
 
 def _shown(chars: frozenset) -> str:
