@@ -114,6 +114,22 @@ def _line_text(here: list) -> str:
     return " ".join(w for x in here if x.kind != READ for w in x.argv if isinstance(w, str))
 
 
+def _settings_only(e, hooks: set) -> bool:
+    """Whether the file a run-written effect runs is known text of plain `NAME=value` lines (and
+    blank or comment lines) whose names load no code."""
+    texts = [text for _, text in e.wrote]
+    if len(texts) != 1 or not isinstance(texts[0], str):
+        return False
+    for line in texts[0].splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = _SETTING.fullmatch(line)
+        if m is None or m.group(1) in hooks or m.group(1) in _CODE_LOADING_NAMES:
+            return False
+    return True
+
+
 def _client_only(ctx, *texts: str | None) -> bool:
     """Whether a patch touches only the benchmark client or eval tooling (policy
     `benchmark_client_packages`: lm-eval, aiperf, sa-bench, the harness's eval patches) and names
@@ -180,6 +196,11 @@ def _applies_patch(argv) -> bool:
 MSG_TRACE_WRITE = "{where} {how} {path} inside the image {image}"
 MSG_TRACE_WRITE_MOUNTED = "{where} {how} {path}, a folder mounted into {image}"
 MSG_TRACE_RUN_WRITTEN = "{where} runs {path}, which {detail}"
+# A settings file the launch writes and sources (`NAME=value` lines, job.slurm's
+# hicache_mc_<JOB>.env): plain assignments run no code. A name that loads code (the policy's
+# hooks, PYTHONPATH, BASH_ENV/ENV that a later shell sources) keeps it a patch.
+_SETTING = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=[A-Za-z0-9_.,:/@%+=\x01-]*")
+_CODE_LOADING_NAMES = frozenset({"PYTHONPATH", "BASH_ENV", "ENV"})
 MSG_TRACE_INSTALL = "{where} installs {pkgs} from {origin}"
 MSG_TRACE_HIDDEN = (
     "could not verify {key}: what it runs is not fully known at {where} ({detail}); "
@@ -284,6 +305,8 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
             if e.kind == RUN_WRITTEN and e.container:
                 # Where the server runs (the runner's own scripts it writes and runs, such as a
                 # result collector, change nothing the engine serves).
+                if _settings_only(e, hooks):
+                    continue
                 patch(e, MSG_TRACE_RUN_WRITTEN.format(where=where, path=e.shown_path(), detail=e.detail),
                       e.shown_path())
             elif e.kind == WRITE and e.container and e.how not in HARMLESS_WRITES:

@@ -19,8 +19,9 @@ from .state import (
     _scalar,
     one_of_arrays,
 )
+from .chars import path_lookup_chars
 from .text import _ansi_c, _printf, _split
-from .words import Installed, OneOfRest, Rest, Unknown, Word
+from .words import Installed, OneOfRest, Rest, Unknown, Word, unclassed
 
 if TYPE_CHECKING:
     from .shell import Interpreter
@@ -64,6 +65,8 @@ def _b_echo(self, argv, state, ctx, node, stdin, out):
         text = _join_unknown(_intersperse(args, " "))
         if escapes and isinstance(text, str):
             text = _ansi_c(text)
+        elif escapes:
+            text = unclassed(text)  # `\x27` in it is a quote
         out.write(_join_unknown([text, "\n" if newline else ""]))
     return 0
 
@@ -199,8 +202,11 @@ def _b_source(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out)
 def _b_eval(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out):
     text = _join_unknown(_intersperse(argv[1:], " "))
     if isinstance(text, Unknown):
-        self.unknown(ctx, node, state, f"eval of text that is not known ({text.why})", code=text)
-        return None
+        filled, why = self.readable(text, state)
+        if filled is None:
+            self.unknown(ctx, node, state, f"eval of text that is not known ({why})", code=text)
+            return None
+        text = filled
     site = ctx.site(node)
     self.run_text(text, f"{site.path}:{site.line} (eval)", state, ctx.deeper(site, "eval"))
     return state.status
@@ -366,7 +372,7 @@ def _b_command(self: Interpreter, argv, state: State, ctx: Ctx, node, stdin, out
             if isinstance(name, str) and args[0] == "-v" and (name in state.functions or name in BUILTINS):
                 out.write(f"{name}\n")  # a function or a builtin: bash prints its name
             elif isinstance(name, str) and _PROGRAM.fullmatch(name):
-                out.write(Installed(f"where {name} is installed", "", f"/{name}"))
+                out.write(Installed(f"where {name} is installed", "", f"/{name}", chars=path_lookup_chars(state.get("PATH"), name)))
             else:
                 out.write(Unknown("where a command is installed"))
         return None  # whether a program is installed is the image's business

@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 from typing import Any, Optional
 
+from .chars import HOLE_PREFIX, INTEGER
 from .fs import WORKSPACE
 from .outputs import _ENVIRONMENT_DEFAULTS
 from .state import (
@@ -39,7 +40,7 @@ from .text import (
     _unescape_dq,
     _unescape_word,
 )
-from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
+from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word, chars_of, unclassed
 
 
 class Expansion:
@@ -53,7 +54,7 @@ command and arithmetic substitution, here-documents."""
         for seg in parts:
             if seg[0] == "fields":
                 out.append(" ".join(w for w in seg[1] if isinstance(w, str)) if all(isinstance(w, str) for w in seg[1])
-                           else next(w for w in seg[1] if isinstance(w, Unknown)))
+                           else unclassed(next(w for w in seg[1] if isinstance(w, Unknown))))
             else:
                 out.append(seg[1])
         return _join_unknown(out)
@@ -95,7 +96,7 @@ command and arithmetic substitution, here-documents."""
         """The value of a word given as text (an associative array element, an alias)."""
         words = self.expand_text_words(text, state, ctx, node)
         if any(isinstance(w, Unknown) for w in words):
-            return next(w for w in words if isinstance(w, Unknown))
+            return unclassed(next(w for w in words if isinstance(w, Unknown)))
         return " ".join(words)  # type: ignore[arg-type]
 
     def expand_text_words(self, text: str, state: State, ctx: Ctx, node: Any) -> list[Word]:
@@ -188,7 +189,7 @@ command and arithmetic substitution, here-documents."""
                 # of a subshell; bash reads `$((` as arithmetic (a subshell needs `$( (`).
                 value = self.arith(text[3:-2], state, ctx, node)
                 return [("q" if quoted else "u", str(value) if value is not None else
-                         Unknown(f"the arithmetic `{_short(text)}`"))]
+                         Unknown(f"the arithmetic `{_short(text)}`", chars=INTEGER))]
             return [("q" if quoted else "u", self.substitute(node, state, ctx))]
         if t == "process_substitution":
             inner = state.copy()
@@ -200,7 +201,7 @@ command and arithmetic substitution, here-documents."""
             for c in inner:
                 value = self.arith(ctx.text(c), state, ctx, c)
             return [("q" if quoted else "u", str(value) if value is not None else
-                     Unknown(f"the arithmetic `{_short(ctx.text(node))}`"))]
+                     Unknown(f"the arithmetic `{_short(ctx.text(node))}`", chars=INTEGER))]
         if t == "brace_expression":
             return [("q" if quoted else "u_lit", ctx.text(node))]
         if t == "command_name":
@@ -312,7 +313,7 @@ command and arithmetic substitution, here-documents."""
             target = kids[1]
             value = self._value_of(target, state, ctx)
             if isinstance(value, Unknown):
-                return [(kind, value)]
+                return [(kind, unclassed(value))]
             if isinstance(value, tuple):
                 seq, index = value[1], value[2]
                 if isinstance(seq, Unknown):
@@ -325,7 +326,7 @@ command and arithmetic substitution, here-documents."""
                     return [(kind, str(len(seq)) if isinstance(seq, (list, dict)) else "1")]
                 got = self.indexed(value[0], seq, index, state, ctx, node, True)[0][1]
                 return [(kind, str(len(got)) if isinstance(got, str) else got)]
-            return [(kind, str(len(value)) if isinstance(value, str) else Unknown("a length"))]
+            return [(kind, str(len(value)) if isinstance(value, str) else Unknown("a length", chars=INTEGER))]
         # ${!x}, ${!prefix*}, ${!a[@]}
         if not first.is_named and first.type == "!":
             target = kids[1] if len(kids) > 1 else None
@@ -334,7 +335,7 @@ command and arithmetic substitution, here-documents."""
             text = ctx.text(node)
             if text.endswith(("*}", "@}")) and target.type == "variable_name":
                 prefix = ctx.text(target)
-                names = sorted({k for f in state.frames for k in f if k.startswith(prefix)})
+                names = sorted({k for f in state.frames for k in f if k.startswith(prefix) and not k.startswith(HOLE_PREFIX)})
                 return [(kind, " ".join(names))]
             if target.type == "subscript":
                 base = target.child_by_field_name("name")
@@ -413,7 +414,14 @@ command and arithmetic substitution, here-documents."""
                     state.set(name, got)
                 return [(kind, got)]
             if isinstance(value, Unknown) and is_set:
-                if op in (":-", "-", ":=", "="):
+                if op in (":-", ":="):
+                    # The value, or the default where it is empty: what both can hold.
+                    got = value if isinstance(value, Holed) or value.chars is None else \
+                        _or_default(value, _segments_text(self._operand(operands, state, ctx, quoted)))
+                    if op == ":=" and got is not value:
+                        state.set(name, got)
+                    return [(kind, got)]
+                if op in ("-", "="):
                     return [(kind, value)]
                 if op in (":+", "+"):
                     return [(kind, Unknown(f"whether {name} is set ({value.why})"))]
@@ -433,7 +441,9 @@ command and arithmetic substitution, here-documents."""
         if not is_set:
             value = ""
         if isinstance(value, Unknown):
-            return [(kind, value)]
+            # A trim or a substring keeps some of the characters (not the text a template
+            # shows); any other operator may make others.
+            return [(kind, _part_of(value) if op in ("#", "##", "%", "%%", ":") else unclassed(value))]
         if op in ("#", "##", "%", "%%"):
             pattern = self._pattern_operand(operands, state, ctx)
             return [(kind, _trim(value, op, pattern))]
@@ -536,6 +546,8 @@ command and arithmetic substitution, here-documents."""
         elif isinstance(value, OneOf) and all(isinstance(v, str) for v in value.values):
             texts = list(dict.fromkeys(v.rstrip("\n") for v in value.values))
             value = texts[0] if len(texts) == 1 else one_of_texts(texts, value.why, value.label)
+        elif isinstance(value, Holed) and value.holes and value.template.endswith("\n"):
+            value = _strip_newlines(value)
         state.status = inner.status
         return value
 
@@ -580,6 +592,29 @@ command and arithmetic substitution, here-documents."""
             if len(template) <= MAX_HOLED_CHARS:
                 return Holed(out.why, out.prefix, out.suffix, template=template)
         return out
+
+
+def _strip_newlines(value: Holed) -> Word:
+    """A command substitution's text with holes, less the newlines it ends with (`awk` printing
+    one field and a newline: the field)."""
+    template = value.template.rstrip("\n")
+    if template == HOLE:
+        return value.holes[0]
+    return replace(value, template=template, suffix=value.suffix.rstrip("\n"))
+
+
+def _part_of(value: Unknown) -> Unknown:
+    """An unknown part of `value` (a trim, a substring): its characters, not its template."""
+    if isinstance(value, Holed) and value.holes:
+        return Unknown(value.why, chars=value.chars)
+    return value
+
+
+def _or_default(value: Unknown, default: Word) -> Unknown:
+    """`${X:-default}` of an unknown X whose characters are bounded: X, or the default when X is
+    empty; the characters of both (None when the default's are not bounded)."""
+    more = chars_of(default)
+    return replace(value, chars=None if more is None else value.chars | more)
 
 
 # The longest here-document kept with its holes (past it, only unknown).

@@ -6,8 +6,9 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Callable, Optional
 
+from .chars import HOST_NAMES, awk_output, path_lookup_chars, regex_chars, tr_set
 from .state import MAX_FIELDS, MAX_TRIM_CHARS, SHELL_SET, State, _join_unknown, symbol
-from .words import Unknown, Word
+from .words import Unknown, Word, chars_of, unclassed
 
 if TYPE_CHECKING:
     from .shell import Interpreter
@@ -21,7 +22,7 @@ _PURE_QUIET: dict[str, bool] = {"sleep": True, "mkdir": True, "rm": True, "cp": 
 def _o_dirname(it: Interpreter, argv, state, stdin):
     args = [a for a in argv[1:] if a != "--"]
     if not args or isinstance(args[0], Unknown):
-        return (args[0] if args else Unknown("dirname of nothing")), None
+        return (unclassed(args[0]) if args else Unknown("dirname of nothing")), None
     d = posixpath.dirname(args[0].rstrip("/")) or "."
     return d + "\n", 0
 
@@ -29,7 +30,7 @@ def _o_dirname(it: Interpreter, argv, state, stdin):
 def _o_basename(it: Interpreter, argv, state, stdin):
     args = [a for a in argv[1:] if a not in ("--", "-a")]
     if not args or isinstance(args[0], Unknown):
-        return (args[0] if args else Unknown("basename of nothing")), None
+        return (unclassed(args[0]) if args else Unknown("basename of nothing")), None
     b = posixpath.basename(args[0].rstrip("/"))
     if len(args) > 1 and isinstance(args[1], str) and b.endswith(args[1]) and b != args[1]:
         b = b[: -len(args[1])]
@@ -44,7 +45,7 @@ def _o_realpath(it: Interpreter, argv, state, stdin):
         return Unknown(f"{argv[0]} of nothing"), None
     path = it.local_path(args[0], state)
     if isinstance(path, Unknown):
-        return path, None
+        return unclassed(path), None
     return path + "\n", 0
 
 
@@ -135,9 +136,10 @@ def _bre(pattern: str, extended: bool) -> Optional[str]:
     return "".join(out)
 
 
-def _sed_script(script: str, extended: bool) -> Optional[Callable[[str], str]]:
-    """`s/RE/REPL/FLAGS` commands joined by `;` (the only sed programs modelled)."""
-    steps = []
+def _sed_script(script: str, extended: bool) -> Optional[tuple[Callable[[str], str], list[str]]]:
+    """`s/RE/REPL/FLAGS` commands joined by `;` (the only sed programs modelled): the program,
+    and the replacements it writes."""
+    steps, replacements = [], []
     for part in [p.strip() for p in script.split(";") if p.strip()]:
         if len(part) < 4 or part[0] != "s":
             return None
@@ -166,6 +168,7 @@ def _sed_script(script: str, extended: bool) -> Optional[Callable[[str], str]]:
         except re.error:
             return None
         repl = pieces[1]
+        replacements.append(repl)
 
         def expand(m: re.Match, repl: str = repl) -> str:
             return re.sub(r"\\(\d)|&|\\(.)", lambda r: (m.group(int(r.group(1))) or "") if r.group(1) else
@@ -177,7 +180,7 @@ def _sed_script(script: str, extended: bool) -> Optional[Callable[[str], str]]:
         for compiled, expand, count in steps:
             lines = [compiled.sub(expand, ln, count=count) for ln in lines]
         return "\n".join(lines)
-    return run
+    return run, replacements
 
 
 def _o_sed(it: Interpreter, argv, state, stdin):
@@ -198,12 +201,24 @@ def _o_sed(it: Interpreter, argv, state, stdin):
             scripts.append(a)
         else:
             files.append(a)
-    if files or not scripts or any(isinstance(x, Unknown) for x in scripts) or not isinstance(stdin, str):
+    if files or not scripts or any(isinstance(x, Unknown) for x in scripts) or stdin is None:
         return Unknown("the output of sed"), None
-    run = _sed_script(";".join(scripts), extended)
-    if run is None or len(stdin) > MAX_TRIM_CHARS:
+    script = ";".join(scripts)
+    program = _sed_script(script, extended)
+    if program is None or (isinstance(stdin, str) and len(stdin) > MAX_TRIM_CHARS):
         return Unknown("the output of sed"), None
-    return run(stdin), 0
+    run, replacements = program
+    if isinstance(stdin, str):
+        return run(stdin), 0
+    bound = chars_of(stdin)
+    written = "".join(replacements)
+    if bound is None or re.search(r"\\[xodcLUluE]", written):
+        return Unknown("the output of sed"), None  # `\x27` is any character, `\U` other letters
+    # Its input's characters (it ends no line its input did not), and what its replacements
+    # write: their text, and a newline or a tab they write as `\n`, `\t`.
+    escapes = {"\n"} if "\\n" in written else set()
+    escapes |= {"\t"} if "\\t" in written else set()
+    return Unknown("the output of sed", chars=bound | frozenset(written) | escapes), None
 
 
 def _o_head_tail(it: Interpreter, argv, state, stdin):
@@ -216,7 +231,9 @@ def _o_head_tail(it: Interpreter, argv, state, stdin):
         count = int(args[1])
         args = args[2:]
     if args or not isinstance(stdin, str):
-        return Unknown(f"the output of {argv[0]}"), None
+        # Some lines of its input: of the characters the input can hold.
+        bound = chars_of(stdin) if stdin is not None and not args else None
+        return Unknown(f"the output of {argv[0]}", chars=bound), None
     lines = stdin.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -225,23 +242,42 @@ def _o_head_tail(it: Interpreter, argv, state, stdin):
 
 
 def _o_tr(it: Interpreter, argv, state, stdin):
+    """`tr [-c] [-d] SET1 [SET2]`: computed over known input; over input whose characters are
+    bounded, or with `-c` (what is not in SET1 becomes SET2's last character, or is deleted),
+    what characters the output can hold."""
     args = list(argv[1:])
-    if not isinstance(stdin, str) or not all(isinstance(a, str) for a in args):
+    flags = ""
+    while args and isinstance(args[0], str) and re.fullmatch(r"-[cdC]+", args[0]):
+        flags += args.pop(0)[1:].replace("C", "c")
+    if args and args[0] == "--":
+        args.pop(0)
+    elif any(isinstance(a, str) and a.startswith("-") and len(a) > 1 for a in args):
+        return Unknown("the output of tr"), None  # `-s` squeezes, `-t` truncates: not read here
+    sets = [tr_set(a) if isinstance(a, str) else None for a in args]
+    if any(x is None for x in sets) or len(sets) != (1 if "d" in flags else 2) or ("c" in flags and "d" not in flags
+                                                                                    and not sets[1]):
         return Unknown("the output of tr"), None
-    delete = args and args[0] == "-d"
-    sets = args[1:] if delete else args
-    plain = all(re.fullmatch(r"(?:[^\\\[]|a-z|A-Z|0-9)+", x) for x in sets)
-    if not plain or len(sets) != (1 if delete else 2):
-        return Unknown("the output of tr"), None
-
-    def chars(x: str) -> str:
-        return x.replace("a-z", "abcdefghijklmnopqrstuvwxyz").replace("A-Z", "ABCDEFGHIJKLMNOPQRSTUVWXYZ") \
-            .replace("0-9", "0123456789")
+    delete = "d" in flags
+    if "c" in flags:
+        keep = frozenset(sets[0])
+        if isinstance(stdin, str) and (delete or len(set(sets[1])) == 1):
+            return "".join(c if c in keep else ("" if delete else sets[1][-1]) for c in stdin), 0
+        # What is not in SET1 becomes a character of SET2 (in the order of the complement).
+        return Unknown("the output of tr", chars=keep if delete else keep | frozenset(sets[1])), None
     if delete:
-        return stdin.translate({ord(c): None for c in chars(sets[0])}), 0
-    a, b = chars(sets[0]), chars(sets[1])
-    b = b + b[-1:] * (len(a) - len(b)) if b else b
-    return stdin.translate({ord(x): ord(y) for x, y in zip(a, b)}), 0
+        if isinstance(stdin, str):
+            return stdin.translate({ord(c): None for c in sets[0]}), 0
+        bound = chars_of(stdin) if stdin is not None else None
+        return Unknown("the output of tr", chars=None if bound is None else bound - frozenset(sets[0])), None
+    a, b = sets[0], sets[1]
+    b = b + b[-1:] * (len(a) - len(b))
+    table = {ord(x): ord(y) for x, y in zip(a, b)}  # of a character SET1 repeats, the last counts
+    if isinstance(stdin, str):
+        return stdin.translate(table), 0
+    bound = chars_of(stdin) if stdin is not None else None
+    if bound is None:
+        return Unknown("the output of tr"), None
+    return Unknown("the output of tr", chars=frozenset(c.translate(table) for c in bound)), None
 
 
 def _o_cut(it: Interpreter, argv, state, stdin):
@@ -271,6 +307,111 @@ def _o_cut(it: Interpreter, argv, state, stdin):
         parts = ln.split(delim)
         out.append((parts[field - 1] if field - 1 < len(parts) else "") if delim in ln else ln)
     return "".join(x + "\n" for x in out), 0
+
+
+def _o_paste(it: Interpreter, argv, state, stdin):
+    """`paste -s [-d DELIMS]` of its input whose characters are bounded: those and the delimiters."""
+    args = list(argv[1:])
+    serial, delims = False, "\t"
+    while args:
+        a = args.pop(0)
+        m = re.fullmatch(r"-(s?)(?:d(.*))?(s?)", a) if isinstance(a, str) else None
+        if m is None or (m.group(2) == "" and not args):
+            return Unknown("the output of paste"), None
+        serial = serial or bool(m.group(1) or m.group(3))
+        if m.group(2) is not None:
+            d = m.group(2) if m.group(2) != "" else args.pop(0)
+            if not isinstance(d, str):
+                return Unknown("the output of paste"), None
+            delims = d
+    bound = chars_of(stdin) if stdin is not None and serial else None
+    if bound is None or "\\" in delims:
+        return Unknown("the output of paste"), None
+    return Unknown("the output of paste", chars=bound | frozenset(delims) | {"\n"}), None
+
+
+def _o_grep(it: Interpreter, argv, state, stdin):
+    """`grep` over its input or one file: with `-o`, only what the pattern can match; else lines
+    of a text whose characters are known or bounded."""
+    args = list(argv[1:])
+    flags, patterns, files = "", [], []
+    while args:
+        a = args.pop(0)
+        if not isinstance(a, str):
+            return Unknown(f"the output of {argv[0]}"), None
+        if a == "-e" and args:
+            patterns.append(args.pop(0))
+        elif a.startswith("--") or (a.startswith("-") and len(a) > 1 and not re.fullmatch(r"-[oPEFihsaxw]+", a)):
+            return Unknown(f"the output of {argv[0]}"), None
+        elif a.startswith("-") and len(a) > 1:
+            flags += a[1:]
+        elif not patterns:
+            patterns.append(a)
+        else:
+            files.append(a)
+    if not patterns or len(files) > 1 or any(not isinstance(p, str) for p in patterns):
+        return Unknown(f"the output of {argv[0]}"), None
+    text = it.read_text(it.host_path(files[0], state), state, None, None) if files else stdin
+    if "o" not in flags:
+        bound = chars_of(text) if text is not None else None
+        return Unknown(f"the output of {argv[0]}", chars=None if bound is None else bound | {"\n"}), None
+    got: set = set()
+    for p in patterns:
+        if "F" in flags:
+            one = frozenset(p) if "i" not in flags else frozenset(p.lower() + p.upper())
+            if "i" in flags and not p.isascii():
+                one = None
+        elif "P" in flags:
+            one = regex_chars(p, fold="i" in flags)
+        else:
+            rx = _bre(p, "E" in flags or argv[0] == "egrep")
+            one = regex_chars(rx, pcre=False, fold="i" in flags) if rx is not None else None
+        if one is None:
+            return Unknown(f"the output of {argv[0]}"), None
+        got |= one
+    return Unknown(f"the output of {argv[0]}", chars=frozenset(got) | {"\n"}), None
+
+
+def _o_which(it: Interpreter, argv, state, stdin):
+    """`which NAME`: the path of NAME in a folder of PATH, and a newline (nothing if not found)."""
+    names = argv[1:]
+    if len(names) != 1 or not isinstance(names[0], str) or names[0].startswith("-") or "/" in names[0]:
+        return Unknown("the output of which"), None
+    chars = path_lookup_chars(state.get("PATH"), names[0])
+    if chars is None:
+        return Unknown("the output of which"), None
+    return _join_unknown([Unknown(f"where {names[0]} is installed", "", f"/{names[0]}", chars=chars), "\n"]), None
+
+
+def _o_scontrol(it: Interpreter, argv, state, stdin):
+    """`scontrol show hostnames [LIST]`: Slurm's node names, one a line."""
+    if len(argv) >= 3 and argv[1] == "show" and argv[2] in ("hostnames", "hostname"):
+        return Unknown("the output of scontrol show hostnames", chars=HOST_NAMES), None
+    return Unknown("the output of scontrol"), None
+
+
+def _o_awk(it: Interpreter, argv, state, stdin):
+    """`awk PROGRAM FILE` over files whose text is known (a repository file), where the program
+    prints only fields and its own strings: the characters those fields hold in those files."""
+    args = list(argv[1:])
+    sep = None
+    if args and isinstance(args[0], str) and args[0].startswith("-F"):
+        flag = args.pop(0)
+        sep = flag[2:] if len(flag) > 2 else (args.pop(0) if args else None)
+    if len(args) < 2 or not all(isinstance(a, str) for a in args) or not isinstance(sep, (str, type(None))) \
+            or args[0].startswith("-") or any(a.startswith("-") or "=" in a for a in args[1:]):
+        # `-f FILE` (the program is in a file), `-v X=1`, `X=1` operands, standard input
+        return Unknown(f"the output of {argv[0]}"), None
+    texts = [it.read_text(it.host_path(a, state), state, None, None) for a in args[1:]]
+    if not all(isinstance(t, str) for t in texts):
+        return Unknown(f"the output of {argv[0]}"), None
+    got = awk_output(args[0], texts, sep)
+    if got is None:
+        return Unknown(f"the output of {argv[0]}"), None
+    chars, one_line = got
+    # A program that prints one line and exits: that line's text and the newline after it.
+    return (_join_unknown([Unknown(f"the output of {argv[0]}", chars=chars), "\n"]) if one_line else
+            Unknown(f"the output of {argv[0]}", chars=chars | {"\n"})), None
 
 
 def _o_python(it: "Interpreter", argv, state, stdin):
@@ -303,7 +444,8 @@ def _o_python(it: "Interpreter", argv, state, stdin):
 _OUTPUT_MODELS: dict[str, Callable[..., tuple[Word, Optional[int]]]] = {
     "dirname": _o_dirname, "basename": _o_basename, "realpath": _o_realpath, "readlink": _o_realpath,
     "cat": _o_cat, "seq": _o_seq, "mktemp": _o_mktemp, "sed": _o_sed, "head": _o_head_tail, "tail": _o_head_tail,
-    "tr": _o_tr, "cut": _o_cut, "python3": _o_python, "python": _o_python,
+    "tr": _o_tr, "cut": _o_cut, "python3": _o_python, "python": _o_python, "paste": _o_paste,
+    "grep": _o_grep, "egrep": _o_grep, "scontrol": _o_scontrol, "which": _o_which, "awk": _o_awk, "gawk": _o_awk, "mawk": _o_awk,
 }
 
 

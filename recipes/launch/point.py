@@ -29,7 +29,7 @@ from .words import Unknown, Word
 
 # What the job exports that no point field gives: fixed, so that traces compare and share.
 JOB_CONSTANTS = {
-    "GITHUB_WORKSPACE": WORKSPACE, "HF_TOKEN": "<secret HF_TOKEN>", "HF_HUB_CACHE": "/mnt/hf_hub_cache/",
+    "GITHUB_WORKSPACE": WORKSPACE, "HF_TOKEN": "<secret:HF_TOKEN>", "HF_HUB_CACHE": "/mnt/hf_hub_cache/",
     "RANDOM_RANGE_RATIO": "0.8", "GITHUB_ACTIONS": "true", "CI": "true", "HOME": "/home/runner",
     "USER": "runner", "PATH": "/usr/local/bin:/usr/bin:/bin", "SHELL": "/bin/bash",
     "RESULT_DIR": "/workspace/results",
@@ -61,7 +61,7 @@ def launcher_command(point: Any) -> Optional[str]:
 _TEMPLATE_CONSTANTS = {
     "AIPERF_FAILED_REQUEST_THRESHOLD": "0.10", "RESULT_DIR": "/workspace/results", "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONPYCACHEPREFIX": "/tmp/inferencex-pycache", "SWEBENCH_USE_MODAL": "true",
-    "MODAL_TOKEN_ID": "<secret MODAL_TOKEN_ID>", "MODAL_TOKEN_SECRET": "<secret MODAL_TOKEN_SECRET>",
+    "MODAL_TOKEN_ID": "<secret:MODAL_TOKEN_ID>", "MODAL_TOKEN_SECRET": "<secret:MODAL_TOKEN_SECRET>",
 }
 # What they export from a sweep input no point field gives (the sweep's generator, the run's
 # options): set, with a value the bot does not know, so a test on one is undecided.
@@ -137,7 +137,7 @@ def _template_value(name: str, text: str, env: dict[str, Word], inputs: dict[str
         key = _INPUT.match(expr).group(1)
         return None if name in env else inputs.get(key, sweep_input(key))
     if _SECRET.match(expr):
-        return f"<secret {_SECRET.match(expr).group(1)}>"
+        return f"<secret:{_SECRET.match(expr).group(1)}>"  # one word, as a token is
     c = _CHOICE.match(expr)
     if c and c.group(1) in inputs:
         return c.group(3) if inputs[c.group(1)] == c.group(2) and c.group(3) else c.group(4)

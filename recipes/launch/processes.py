@@ -25,7 +25,7 @@ from .trace import (
     WRITE,
     Site,
 )
-from .words import Downloaded, Unknown, Word
+from .words import Downloaded, Unknown, Word, unclassed
 
 
 # Commands none of whose options runs a program or reads code: name -> whether it writes files.
@@ -213,10 +213,13 @@ Python and containers, and paths as the host sees them."""
 
     def child_shell_text(self, text: Word, args: tuple[Word, ...], prefix, state: State, ctx: Ctx, node: Any,
                          out: Out | None) -> None:
-        if isinstance(text, Unknown):
-            self.unknown(ctx, node, state, f"shell text that is not known ({text.why})", code=text)
-            return
         child = state.child()
+        if isinstance(text, Unknown):
+            filled, why = self.readable(text, child)
+            if filled is None:
+                self.unknown(ctx, node, state, f"shell text that is not known ({why})", code=text)
+                return
+            text = filled
         for k, v in prefix:
             child.set(k, v, export=True)
         if args:
@@ -450,7 +453,10 @@ Python and containers, and paths as the host sees them."""
             # A copy of the checkout at a place the bot cannot name, on the host (fs.Files.copy).
             copied = None if state.container else self.files.unknown_copy(word if isinstance(word, Unknown) else cwd)
             if isinstance(word, Unknown):
-                return copied if copied is not None else word
+                if copied is not None:
+                    return copied
+                # A path that may be relative is another text once joined to the working folder.
+                return word if word.prefix.startswith("/") else unclassed(word)
             cwd = copied if copied is not None else cwd
         path = word
         if path.startswith("~"):
@@ -473,7 +479,7 @@ Python and containers, and paths as the host sees them."""
                     if isinstance(host, Unknown):
                         copied = self.files.unknown_copy(host)
                         if copied is None:
-                            return host
+                            return unclassed(host)
                         host = copied
                     return norm(host + path[len(inside):]) if inside != "/" else norm(host + path)
             return f"{state.container}:{path}"  # the image's own file
@@ -481,7 +487,7 @@ Python and containers, and paths as the host sees them."""
 
     def read_text(self, path: Word, state: State, ctx: Ctx, node: Any, *, quiet: bool = False) -> Word:
         if isinstance(path, Unknown):
-            return path
+            return unclassed(path)
         written = self.files.written(path)
         if written is not None:
             return written.text

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Optional
 from .alternatives import RUNS_CODE, MAX_ALTERNATIVE_RUNS, MAX_COMBINATIONS, Alternatives
 from .assign import Assignments
 from .builtins import _BUILTINS
+from .chars import fill
 from .conditions import Conditions
 from .control import ControlFlow
 from .effects import CommandEffects
@@ -62,7 +63,7 @@ from .state import (
     merge_states,
 )
 from .trace import DOWNLOAD, READ, UNKNOWN, WRITE, Effect, Site, Trace
-from .words import Downloaded, Installed, OneOf, OneOfRest, Unknown, Word, combinations
+from .words import Downloaded, Holed, Installed, OneOf, OneOfRest, Unknown, Word, combinations
 
 # How much of a written Python file is read for what it imports.
 MAX_WRITTEN_SCAN = 100_000
@@ -108,6 +109,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         # Runs of commands whose words have alternatives (run_alternatives), capped per trace.
         self.alternative_runs = 0
         self.alternative_reads: Optional[list[str]] = None  # names read by the test being evaluated
+        self.holes_read = 0  # unknown parts of shell text read as values (recipes.launch.chars.fill)
 
     def ran(self, ctx: Ctx, node: Any, *, whole: bool = True, first_only: bool = False) -> None:
         """Record that `node` of the running file was evaluated: all its lines (`whole`), else
@@ -158,6 +160,23 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         """An unknown effect; `code`: the shell code it could not read, when it runs some (a
         download's text names its URL in the effect's `download`)."""
         self.emit(UNKNOWN, ctx, where, state, detail=why, download=code.url if isinstance(code, Downloaded) else "")
+
+    def readable(self, text: Unknown, state: State) -> tuple[Optional[str], str]:
+        """Shell text with unknown parts (`bash -c "... '$DIR' ..."`) as text to run, when no part
+        can change how it parses (recipes.launch.chars.fill): (the text, ""), with each part set
+        in `state` as the variable that stands for it. Else (None, why it cannot be read)."""
+        if not isinstance(text, Holed) or not text.holes:
+            return None, text.why
+        if state.get("IFS") not in (None, " \t\n"):
+            return None, f"{text.why}: words split on a changed IFS"
+        got = fill(text.template, text.holes, self.parse, self.holes_read)
+        if isinstance(got, str):
+            return None, f"{text.why}: {got}"
+        filled, variables = got
+        self.holes_read += len(variables)
+        for name, value in variables.items():
+            state.set(name, value)
+        return filled, ""
 
     def tick(self) -> None:
         self.steps += 1

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .fs import WORKSPACE
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
-from .words import MAX_ALTERNATIVES, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
+from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
 MAX_STEPS = 300_000          # nodes evaluated per trace
 
@@ -274,12 +274,44 @@ def _join_unknown(parts: Iterable[Word]) -> Word:
             suffix = "".join(reversed(tail))
             if known == p.prefix and suffix == p.suffix:
                 return p
+            if all(q.chars is not None for q in parts[i:] if isinstance(q, Unknown)):
+                holed = _join_holed(parts, p, known, suffix)
+                if holed is not None:
+                    return holed
             return Unknown(p.why, known[:256], suffix[-256:])
         out.append(p)
     text = "".join(out)
     if len(text) > MAX_VALUE_CHARS:
         return Unknown(f"a value over {MAX_VALUE_CHARS:,} characters")
     return text
+
+
+MAX_HOLES = 64  # unknown parts a text keeps with their places (`words.Holed`); past it, plain unknown
+
+
+def _join_holed(parts: list[Word], first: Unknown, known: str, suffix: str) -> Optional[Word]:
+    """Text joined from known parts and unknowns whose characters are bounded: a `Holed` that
+    keeps each unknown part in its place (nested ones inlined) and the union of the characters
+    (None past MAX_HOLES or MAX_VALUE_CHARS)."""
+    template: list[str] = []
+    holes: list[Unknown] = []
+    chars: set[str] = set()
+    for q in parts:
+        if isinstance(q, Holed) and q.holes:
+            template.append(q.template)
+            holes += q.holes
+        elif isinstance(q, Unknown):
+            template.append(HOLE)
+            holes.append(q)
+        else:
+            template.append(q)
+            chars.update(q)
+            continue
+        chars.update(q.chars)
+    text = "".join(template)
+    if len(holes) > MAX_HOLES or len(text) > MAX_VALUE_CHARS:
+        return None
+    return Holed(first.why, known[:256], suffix[-256:], chars=frozenset(chars), template=text, holes=tuple(holes))
 
 
 def _join_alternatives(parts: list[Word]) -> Optional[Word]:

@@ -15,7 +15,7 @@ from .state import (
     one_of_runs,
     symbolic,
 )
-from .words import MAX_ALTERNATIVES, OneOf, OneOfRest, Split, Unknown, Word, alternatives, picks
+from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, Split, Unknown, Word, alternatives, picks, unclassed
 
 
 def _expansion_end(text: str, i: int) -> Optional[int]:
@@ -87,6 +87,11 @@ def _ansi_c(text: str) -> str:
     return re.sub(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)", sub, text)
 
 
+# Characters an unquoted expansion splits on or globs with: a value that may hold one is not
+# one word of those characters.
+_SPLITS = frozenset(" \t\n*?[")
+
+
 def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
     """Split an argument's segments into fields as bash does (IFS whitespace on unquoted
     expansions; quoted parts and literals never split; `"$@"` makes a field per word)."""
@@ -116,6 +121,9 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
             continue
         # unquoted expansion: split on whitespace
         if isinstance(value, Unknown):
+            if value.chars is not None and (value.chars & _SPLITS or (
+                    isinstance(value, Holed) and not value.template.replace(HOLE, ""))):
+                value = unclassed(value)  # it may split, or name files as a glob
             # Alone in its word, a plain unknown may be any number of words (`Split`). A value
             # empty on one path (`OrEmpty`) keeps what it is when set (its known start).
             alone = not current and len(segs) == 1 and type(value) is Unknown
@@ -296,7 +304,7 @@ def _trim(value: str, op: str, pattern: Word) -> Word:
     if symbolic(value, pattern):
         return Unknown("a trim of a value each point has its own of")
     if isinstance(pattern, Unknown):
-        return pattern
+        return Unknown(pattern.why)
     if len(value) > MAX_TRIM_CHARS:
         return Unknown(f"a trim of a value over {MAX_TRIM_CHARS:,} characters")
     rx = _glob_regex(pattern)
@@ -324,9 +332,9 @@ def _replace(value: str, op: str, pattern: Word, repl: Word) -> Word:
     if symbolic(value, pattern):
         return Unknown("a replacement in a value each point has its own of")
     if isinstance(pattern, Unknown):
-        return pattern
+        return Unknown(pattern.why)
     if isinstance(repl, Unknown):
-        return repl
+        return Unknown(repl.why)
     if len(value) > MAX_TRIM_CHARS:
         return Unknown(f"a replacement in a value over {MAX_TRIM_CHARS:,} characters")
     rx = _glob_regex(pattern)
@@ -400,7 +408,7 @@ def _brace_expand(text: str) -> Optional[list[str]]:
 def _printf(args: list[Word]) -> Word:
     fmt = args[0]
     if isinstance(fmt, Unknown):
-        return fmt
+        return Unknown(fmt.why)
     rest = list(args[1:])
     out: list[Word] = []
     spec = re.compile(r"%(%|[-+ 0#]*\d*(?:\.\d+)?[sdiqbxXfgeuoc])")
@@ -418,7 +426,7 @@ def _printf(args: list[Word]) -> Word:
             used = True
             arg = rest.pop(0) if rest else ""
             if isinstance(arg, Unknown):
-                out.append(arg)
+                out.append(arg if conv == "s" else Unknown(arg.why))  # `%b`, `%q`, a width: other text
                 continue
             kind = conv[-1]
             width = conv[:-1]

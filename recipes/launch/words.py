@@ -7,8 +7,8 @@ does not model, a value over a cap). Unknowns carry why, so a row that depends o
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Union
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Optional, Union
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,10 @@ class Unknown:
     why: str
     prefix: str = ""
     suffix: str = ""  # the known text after the last unknown part (`/lib.sh` of `$ROOT/lib.sh`)
+    # The characters the value can hold, where what made it bounds them (`tr -c 'a-z_' _`, a
+    # host name, digits of arithmetic): `recipes.launch.chars`. None: any character. Whatever
+    # transforms a value into one it cannot bound clears it (`unclassed`).
+    chars: Optional[frozenset] = field(default=None, kw_only=True)
 
     def __str__(self) -> str:  # pragma: no cover - for debugging output only
         return f"<unknown: {self.why}>"
@@ -50,9 +54,27 @@ HOLE = "\x01hole\x01"
 class Holed(Unknown):
     """A text with some parts unknown (a here-document whose `$(seq 1 $N)` is not known):
     unknown to any reader, and `template`, the text with HOLE for each unknown part, for a reader
-    that can use the rest (a config file's other keys: checks.acceptance_runs)."""
+    that can use the rest (a config file's other keys: checks.acceptance_runs). `holes`: the
+    unknown parts in order, when the text was joined from parts whose characters are bounded
+    (`chars`): shell text with such holes may still be read (`recipes.launch.chars.fill`)."""
 
     template: str = ""
+    holes: tuple = ()
+
+
+def unclassed(word: "Word") -> "Word":
+    """`word` without the characters it was known to hold: for a value a transformation may
+    change into other characters (a replacement, a case change, escapes)."""
+    if isinstance(word, Holed) and word.holes:
+        return Unknown(word.why, word.prefix, word.suffix)  # its template is no longer its text
+    if isinstance(word, Unknown) and word.chars is not None:
+        return replace(word, chars=None)
+    return word
+
+
+def chars_of(word: "Word") -> "Optional[frozenset]":
+    """The characters a word can hold: a text's own, an unknown's bound, else None."""
+    return frozenset(word) if isinstance(word, str) else word.chars
 
 
 class Rest(Unknown):

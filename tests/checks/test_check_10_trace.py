@@ -98,3 +98,22 @@ def test_a_trusted_installer_s_download_is_excused_by_the_policy_and_by_what_was
                                         head={A: A_TEXT.replace(SERVER, UV_INSTALL + SERVER)}), only={10}).row(10)
     assert untrusted.status.value == "FAIL" and untrusted.reason.startswith("could not verify"), untrusted.reason
     assert "astral.sh/uv/install.sh" in untrusted.reason, untrusted.reason
+
+
+def _sourced_settings(lines: str, run: str = "source /tmp/s.env") -> str:
+    return A_TEXT.replace(SERVER, f"cat > /tmp/s.env <<EOF\n{lines}EOF\n{run}\n{SERVER}")
+
+
+def test_a_settings_file_the_launch_writes_and_sources_is_not_a_patch():
+    # job.slurm's hicache_mc_<JOB>.env: NAME=value lines, sourced before the server starts.
+    row = _row(_sourced_settings("# tunables\nHICACHE_RATIO=2\nHICACHE_PAGE_SIZE=\nMC_DEVICE=mlx5_0,mlx5_1\n"))
+    assert row.status.value == "PASS", row.reason
+
+
+def test_a_written_file_that_runs_a_command_or_sets_a_hook_is_still_a_patch():
+    for lines, run in [("A=1; pip install evil\n", "source /tmp/s.env"),
+                       ("LD_PRELOAD=/tmp/x.so\n", "source /tmp/s.env"),
+                       ("PYTHONPATH=/tmp/hooks\n", "source /tmp/s.env"),
+                       ("echo hi\n", "bash /tmp/s.env")]:
+        row = _row(_sourced_settings(lines, run))
+        assert row.status.value == "FAIL" and "runs /tmp/s.env, which the launch wrote" in row.reason, (lines, row.reason)

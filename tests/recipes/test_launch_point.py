@@ -151,7 +151,7 @@ def test_the_trees_own_template_decides_what_the_job_exports():
     env = job_env(MULTI, "gb200-nv", read_template(src, True))
     # This era's template sets SCENARIO_SUBDIR to '' for a fixed-length point, not `fixed_seq_len/`.
     assert env["SCENARIO_SUBDIR"] == "" and env["MODEL"] == "deepseek-ai/DeepSeek-R1"
-    assert env["CONC_LIST"] == "4 8" and env["HF_TOKEN"] == "<secret HF>" and env["RANDOM_RANGE_RATIO"] == "0.8"
+    assert env["CONC_LIST"] == "4 8" and env["HF_TOKEN"] == "<secret:HF>" and env["RANDOM_RANGE_RATIO"] == "0.8"
     assert isinstance(env["DURATION"], Unknown) and isinstance(env["NEW_KNOB"], Unknown)
     # A name the latest templates set and this one does not is not exported at this tree.
     assert "RESULT_DIR" not in env and "MAX_MODEL_LEN" not in env and "PREFILL_TP" not in env

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from recipes.launch.effects import Container, Download, Install, PythonRun, Write
+from recipes.launch.families.jobs import _JOB_ENV
+from recipes.launch.state import symbolic
 from recipes.launch.vocabulary import CLASSES, SHELL_BUILTINS, TABLE, effects, lookup, name_class, pip_effects
 from recipes.launch.words import Unknown
 
@@ -403,10 +405,23 @@ def test_srun_without_a_container_runs_on_the_node():
     assert effects(["srun", "--frobnicate", "cmd"]).unknown
 
 
+
+def test_a_mount_whose_host_path_holds_a_symbol_splits_at_its_own_colons():
+    job = dict(_JOB_ENV)["SLURM_JOB_ID"]
+    box = effects(["docker", "run", "-v", f"/logs/mc_{job}.env:/config/mc.env:ro", "img", "sh"]).containers[0]
+    assert box.mounts == ((f"/logs/mc_{job}.env", "/config/mc.env"),)
+
+
 def test_sbatch_runs_its_script_with_its_environment():
+    slurm = tuple(_JOB_ENV)
     assert effects(["sbatch", "--export=ALL,A=1", "job.sh", "x"]).runs == [
-        (("bash", "job.sh", "x"), (("A", "1"),), None)]
-    assert effects(["sbatch", "--wrap=echo hi"]).runs == [(("sh", "-c", "echo hi"), (), None)]
+        (("bash", "job.sh", "x"), slurm + (("A", "1"),), None)]
+    assert effects(["sbatch", "--wrap=echo hi"]).runs == [(("sh", "-c", "echo hi"), slurm, None)]
+    # What Slurm sets for the job: its id and node count are the machine's (symbols), its nodes
+    # a host list.
+    env = dict(slurm)
+    assert symbolic(env["SLURM_JOB_ID"]) and symbolic(env["SLURM_NNODES"])
+    assert not env["SLURM_JOB_NODELIST"].chars & set(" '\";$`\\\n")
 
 
 def test_enroot_and_apptainer():

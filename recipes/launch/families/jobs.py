@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
+from ..chars import HOST_NAMES
 from ..effects import CommandEffects, Container, Copy, Download, Write
 from ..options import Parsed, opts, parse, under
+from ..state import SYMBOL, symbol
 from ..words import Unknown, Word
 from .common import _assignment, _joined_text, _names, _pure, _split_list, _subcommands, _Unknown
 
@@ -60,6 +62,8 @@ def _docker_container(p: Parsed, image: Word, argv: tuple[Word, ...], cwd: Word 
     mounts = [_volume(v, cwd) for v in p.values("-v", "--volume")]
     mounts += [_mount_option(v, cwd) for v in p.values("--mount")]
     entry = p.last("--entrypoint")
+    if entry == "":
+        entry = None  # `--entrypoint ""`: no entrypoint, the command runs as given
     return Container(image=image, env=tuple(env), env_from_host=tuple(from_host),
                      env_files=tuple(under(f, cwd) for f in p.values("--env-file")),
                      mounts=tuple(m for m in mounts if m is not None), workdir=p.last("-w", "--workdir"),
@@ -75,7 +79,8 @@ def _volume(spec: Word, cwd: Word | None) -> tuple[Word, Word]:
             host = spec.prefix.split(":")[0]
             return (under(host, cwd), Unknown(spec.why, spec.prefix.split(":")[1], spec.suffix))
         return (spec, Unknown(f"the container side of an unknown mount ({spec.why})"))
-    parts = spec.split(":")
+    parts = [p.replace("\x02", ":") for p in re.sub(rf"{SYMBOL}[^\x01]*\x01", lambda m: m.group(0).replace(":", "\x02"),
+                                                       spec).split(":")]  # a symbol's own `:` is no separator
     if len(parts) == 1:
         return (Unknown(f"an anonymous volume at {spec}"), spec)
     host = parts[0]
@@ -282,12 +287,25 @@ def _srun(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     return out
 
 
+# What Slurm sets in a batch job's environment that its scripts read. Its numbers are values of
+# the machine, symbols like `$UID` (recipes.launch.state.SYMBOL): `hicache_mc_${SLURM_JOB_ID}.env`
+# is one path a trace can follow, and a test or arithmetic that reads one is undecided. Its
+# nodes are a host list (`mi355x-[01-03],mi355x-07`): unknown, of those characters.
+_JOB_ENV = tuple(
+    [(n, symbol(n)) for n in ("SLURM_JOB_ID", "SLURM_JOBID", "SLURM_NNODES", "SLURM_JOB_NUM_NODES", "SLURM_NTASKS",
+                              "SLURM_NPROCS")]
+    + [(n, Unknown(f"${n}, which Slurm sets for the job", chars=(HOST_NAMES - {"\n"}) | set("[],")))
+       for n in ("SLURM_JOB_NODELIST", "SLURM_NODELIST")])
+
+
 def _sbatch(name: Word, args: list[Word], cwd: Word | None) -> CommandEffects:
     """`sbatch [opts] FILE [args]` runs FILE as a batch script, `--wrap=TEXT` runs TEXT, neither:
     the script on standard input. The job's environment (`--export`) and folder (`--chdir`) go
-    with it: the answer is `runs` of `bash FILE args` / `sh -c TEXT`."""
+    with it, and what Slurm sets for every job (`_JOB_ENV`): the answer is `runs` of
+    `bash FILE args` / `sh -c TEXT`."""
     p = parse(args, _SLURM)
     env, _names_, clears = _export_env(p)
+    env = list(_JOB_ENV) + env
     chdir = p.last("-D", "--chdir")
     where = under(chdir, cwd) if chdir is not None else None
     out = CommandEffects(writes=_slurm_writes(p, cwd), clears_env=clears)
