@@ -33,6 +33,9 @@ INTEGER = DIGITS | {"-"}
 # Slurm node names as `scontrol show hostnames` prints them, one a line (RFC 1123 host names,
 # with `_` and `.` as sites use them).
 HOST_NAMES = frozenset(string.ascii_letters + string.digits + "-._\n")
+# What `ip route get ADDR` prints: addresses (IPv4, IPv6), keywords, numbers and interface names
+# (letters, digits, `.`, `_`, `-`, `@` for a VLAN's parent), in words separated by blanks.
+ROUTE_OUTPUT = frozenset(string.ascii_letters + string.digits + ".:/_@- \n")
 _WORD = frozenset(string.ascii_letters + string.digits + "_")
 _SPACE = frozenset(" \t\n\r\f\v")
 
@@ -167,11 +170,11 @@ _AWK_ARGS = re.compile(rf"\s*(?:{_AWK_ARG}(?:\s*,?\s*{_AWK_ARG})*)?\s*")
 _AWK_SUB = re.compile(r"\b(g?sub)\s*\(\s*(R\d+|S\d+)\s*,\s*S(\d+)\s*(?:,\s*([^)]*?))?\s*\)")
 
 
-def awk_output(program: str, texts: list[str], sep: Optional[str]) -> "tuple[frozenset, bool] | None":
+def awk_output(program: str, texts: "list[str] | frozenset", sep: Optional[str]) -> "tuple[frozenset, bool] | None":
     """The characters an awk program's output can hold, read over `texts` (each file's known
-    text), and whether it prints one line and exits; None when the program does more than print
-    fields (`$N`), its own strings, NR or NF (after `sub`/`gsub` with a string replacement), or
-    this does not read it."""
+    text; or a character class, the characters of an input whose text is not known), and whether
+    it prints one line and exits; None when the program does more than print fields (`$N`), its
+    own strings, NR or NF (after `sub`/`gsub` with a string replacement), or this does not read it."""
     skeleton = _awk_skeleton(program)
     if skeleton is None:
         return None
@@ -242,7 +245,14 @@ def _implicit_print(code: str) -> bool:
     return bool("".join(pending).strip())
 
 
-def _field_chars(texts: list[str], sep: Optional[str], n: int) -> Optional[set]:
+def _field_chars(texts: "list[str] | frozenset", sep: Optional[str], n: int) -> Optional[set]:
+    if isinstance(texts, frozenset):
+        # An input known only by its characters: a line holds any of them but the newline; a
+        # field of the default separator no blank either, of another separator not that one.
+        line = set(texts) - {"\n"}
+        if n == 0:
+            return line
+        return line - _SPACE if sep is None or sep == " " else line - set(sep) if len(sep) == 1 else line
     out: set[str] = set()
     for text in texts:
         for line in text.split("\n"):

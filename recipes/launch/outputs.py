@@ -6,7 +6,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Callable, Optional
 
-from .chars import HOST_NAMES, awk_output, path_lookup_chars, regex_chars, tr_set
+from .chars import HOST_NAMES, ROUTE_OUTPUT, awk_output, path_lookup_chars, regex_chars, tr_set
 from .state import MAX_FIELDS, MAX_TRIM_CHARS, SHELL_SET, State, _join_unknown, symbol
 from .words import Unknown, Word, chars_of, unclassed
 
@@ -390,6 +390,25 @@ def _o_scontrol(it: Interpreter, argv, state, stdin):
     return Unknown("the output of scontrol"), None
 
 
+def _o_ip(it: Interpreter, argv, state, stdin):
+    """`ip route get ADDR`: the route the machine takes, in addresses, keywords and interface
+    names (chars.ROUTE_OUTPUT)."""
+    words = [w for w in argv[1:] if not (isinstance(w, str) and w in ("-4", "-6"))]
+    if len(words) >= 2 and words[0] in ("route", "r", "ro") and words[1] == "get":
+        return Unknown("the output of ip route get", chars=ROUTE_OUTPUT), None
+    return Unknown(f"the output of {argv[0]}"), None
+
+
+def _o_hostname(it: Interpreter, argv, state, stdin):
+    """`hostname` (and `-s`, `-f`): the machine's name; `-I`: its addresses, blank-separated."""
+    flags = argv[1:]
+    if not flags or flags in (["-s"], ["-f"], ["--short"], ["--fqdn"]):
+        return Unknown("the output of hostname", chars=HOST_NAMES), None
+    if flags in (["-I"], ["-i"], ["--all-ip-addresses"], ["--ip-address"]):
+        return Unknown("the output of hostname -I", chars=ROUTE_OUTPUT - set("_@-/")), None
+    return Unknown(f"the output of {argv[0]}"), None
+
+
 def _o_awk(it: Interpreter, argv, state, stdin):
     """`awk PROGRAM FILE` over files whose text is known (a repository file), where the program
     prints only fields and its own strings: the characters those fields hold in those files."""
@@ -398,12 +417,17 @@ def _o_awk(it: Interpreter, argv, state, stdin):
     if args and isinstance(args[0], str) and args[0].startswith("-F"):
         flag = args.pop(0)
         sep = flag[2:] if len(flag) > 2 else (args.pop(0) if args else None)
-    if len(args) < 2 or not all(isinstance(a, str) for a in args) or not isinstance(sep, (str, type(None))) \
+    if len(args) < 1 or not all(isinstance(a, str) for a in args) or not isinstance(sep, (str, type(None))) \
             or args[0].startswith("-") or any(a.startswith("-") or "=" in a for a in args[1:]):
-        # `-f FILE` (the program is in a file), `-v X=1`, `X=1` operands, standard input
+        # `-f FILE` (the program is in a file), `-v X=1`, `X=1` operands
         return Unknown(f"the output of {argv[0]}"), None
-    texts = [it.read_text(it.host_path(a, state), state, None, None) for a in args[1:]]
-    if not all(isinstance(t, str) for t in texts):
+    if len(args) == 1:
+        # Standard input: its text, or the characters it can hold (`ip route get ... | awk`).
+        texts = [stdin] if isinstance(stdin, str) else \
+            stdin.chars if isinstance(stdin, Unknown) and stdin.chars is not None else None
+    else:
+        texts = [it.read_text(it.host_path(a, state), state, None, None) for a in args[1:]]
+    if texts is None or (isinstance(texts, list) and not all(isinstance(t, str) for t in texts)):
         return Unknown(f"the output of {argv[0]}"), None
     got = awk_output(args[0], texts, sep)
     if got is None:
@@ -445,7 +469,7 @@ _OUTPUT_MODELS: dict[str, Callable[..., tuple[Word, Optional[int]]]] = {
     "dirname": _o_dirname, "basename": _o_basename, "realpath": _o_realpath, "readlink": _o_realpath,
     "cat": _o_cat, "seq": _o_seq, "mktemp": _o_mktemp, "sed": _o_sed, "head": _o_head_tail, "tail": _o_head_tail,
     "tr": _o_tr, "cut": _o_cut, "python3": _o_python, "python": _o_python, "paste": _o_paste,
-    "grep": _o_grep, "egrep": _o_grep, "scontrol": _o_scontrol, "which": _o_which, "awk": _o_awk, "gawk": _o_awk, "mawk": _o_awk,
+    "grep": _o_grep, "egrep": _o_grep, "scontrol": _o_scontrol, "ip": _o_ip, "hostname": _o_hostname, "which": _o_which, "awk": _o_awk, "gawk": _o_awk, "mawk": _o_awk,
 }
 
 

@@ -306,3 +306,27 @@ def test_joined_text_keeps_digits_bounds():
     assert isinstance(joined, Holed) and joined.holes == (d, h)
     assert joined.template == f"a-{HOLE}/{HOLE}" and joined.chars == DIGITS | HOST_NAMES | set("a-/")
     assert not isinstance(_join_unknown(["a", d, Unknown("any")]), Holed)
+
+
+def test_the_address_awk_picks_from_ip_route_get_is_read_unquoted_when_it_is_one_line():
+    # A field of the route holds no blank and no shell character; a program that prints it and
+    # exits prints one line, so `eval` text holding it unquoted is read.
+    trace, _ = run("""host_ip=$(ip route get 1.1.1.1 | awk '/src/ {print $7; exit}')
+eval "run barrier --local-ip ${host_ip} --port 5000"
+""")
+    assert [d for d in unknowns(trace) if "eval of text" in d] == []
+    runs = [e for e in trace.of(EXEC) if e.argv[0] == "run"]
+    assert runs and runs[0].argv[:3] == ("run", "barrier", "--local-ip") and runs[0].argv[4:] == ("--port", "5000")
+    # AMD server_sglang.sh's own program prints every line that holds `src`: two lines would
+    # put a newline, a new command, into the text, so it is not read.
+    trace, _ = run("""host_ip=$(ip route get 1.1.1.1 | awk '/src/ {print $7}')
+eval "run barrier --local-ip ${host_ip} --port 5000"
+""")
+    assert any("eval of text that is not known" in d and "may hold a newline" in d for d in unknowns(trace))
+
+
+def test_awk_over_an_input_known_only_by_its_characters():
+    line = frozenset("ab c\n")
+    assert awk_output("{print $2}", line, None) == (frozenset("abc"), False)
+    assert awk_output("{print $0}", line, None) == (frozenset("ab c"), False)
+    assert awk_output("{print $1}", line, ":") == (frozenset("ab c"), False)
