@@ -20,7 +20,6 @@ External commands are described by the vocabulary (`recipes.launch.vocabulary.ef
 the interpreter follows into what they run: wrappers, `bash -c`, shell files, containers."""
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Optional
 
@@ -32,8 +31,9 @@ from .conditions import Conditions
 from .control import ControlFlow
 from .effects import CommandEffects
 from .expand import Expansion
-from .fs import Files, Written
+from .fs import Files
 from .processes import Processes
+from .redirects import Redirects
 from .reached import node_lines
 from .state import (
     _NAMES_FILES,
@@ -52,21 +52,17 @@ from .state import (
     State,
     Var,
     _assign_state,
-    _child,
     _Dead,
     _Exit,
     _first_error,
-    _join_unknown,
     _Loop,
     _Return,
     _short,
     merge_states,
 )
-from .trace import DOWNLOAD, READ, UNKNOWN, WRITE, Effect, Site, Trace
+from .trace import DOWNLOAD, UNKNOWN, WRITE, Effect, Site, Trace
 from .words import Downloaded, Holed, Installed, OneOf, OneOfRest, Unknown, Word, combinations
 
-# How much of a written Python file is read for what it imports.
-MAX_WRITTEN_SCAN = 100_000
 
 Vocabulary = Callable[..., Optional[CommandEffects]]
 
@@ -74,7 +70,7 @@ Vocabulary = Callable[..., Optional[CommandEffects]]
 Classifier = Callable[[tuple[Word, ...], "Interpreter", State, Ctx], Optional[tuple[str, str]]]
 
 
-class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, Conditions):
+class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, Conditions, Redirects):
     """Runs shell text for one trace. `vocabulary(argv, cwd)` describes external commands;
 `classify(argv, ...)` names an engine server or the benchmark client: (SERVER, engine) or
 (CLIENT, what), else None."""
@@ -379,95 +375,6 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                     feed = Unknown("the output of a command the interpreter does not model")
         return status
 
-    def _redirected(self, node, state, ctx, stdin, out):
-        body = node.child_by_field_name("body")
-        redirects = [c for c in node.named_children if c != body and c.type.endswith("redirect")]
-        for c in node.named_children:
-            if c != body:
-                self.ran(ctx, c)  # a redirect, a here-document's body
-        sink = out
-        new_stdin = stdin
-        writes: list[tuple[Word, str, Any]] = []
-        for r in redirects:
-            got = self.redirect(r, state, ctx)
-            if got is None:
-                continue
-            kind, value = got
-            if kind == "stdin":
-                new_stdin = value
-            elif kind in ("write", "append"):
-                writes.append((value, kind, r))
-            elif kind == "devnull":
-                sink = None
-        if writes:
-            sink = Out()
-        status = None
-        if body is None:
-            return 0
-        status = self.statement(body, state, ctx, stdin=new_stdin, out=sink) if body.is_named else 0
-        for target, kind, r in writes:
-            text = sink.value() if sink is not None else Unknown("output")
-            self.write_file(target, text, "redirect" if kind == "write" else "append", state, ctx, r)
-        return status
-
-    def redirect(self, node: Any, state: State, ctx: Ctx) -> Optional[tuple[str, Word]]:
-        t = node.type
-        if t == "heredoc_redirect":
-            start = node.child_by_field_name("heredoc_start") or _child(node, "heredoc_start")
-            body = _child(node, "heredoc_body")
-            quoted = start is not None and bool(re.search(r"['\"\\]", ctx.text(start)))
-            text = self.heredoc_text(body, state, ctx, quoted) if body is not None else ""
-            # A heredoc may carry its own redirect (`cat <<EOF > file`).
-            for inner in node.named_children:
-                if inner.type == "file_redirect":
-                    got = self.redirect(inner, state, ctx)
-                    if got and got[0] in ("write", "append"):
-                        self.write_file(got[1], text, "heredoc", state, ctx, inner)
-                        # the command's output went to the file; what it printed is the heredoc
-                        # only for `cat`, which is the common case: written above.
-            return ("stdin", text)
-        if t == "herestring_redirect":
-            arg = [c for c in node.named_children]
-            value = self.word_text(arg[-1], state, ctx) if arg else ""
-            return ("stdin", _join_unknown([value, "\n"]) if isinstance(value, str) else value)
-        if t == "file_redirect":
-            op = next((c.type for c in node.children if not c.is_named), ">")
-            dest = node.child_by_field_name("destination")
-            if dest is None:
-                return None
-            target = self.word_text(dest, state, ctx)
-            if op in (">&", "<&", "&>&") or target in ("/dev/null",):
-                if op in (">&",) and isinstance(target, str) and target.isdigit():
-                    return None
-                return ("devnull", "") if target == "/dev/null" else None
-            if isinstance(target, str) and target in ("/dev/stdout", "/dev/stderr", "/dev/tty"):
-                return None
-            if op in ("<",):
-                path = self.host_path(target, state)
-                self.emit(READ, ctx, node, state, path=path)
-                return ("stdin", self.read_text(path, state, ctx, node, quiet=True))
-            if op in (">>", "&>>"):
-                return ("append", target)
-            return ("write", target)
-        return None
-
-    def write_file(self, target: Word, text: Word, how: str, state: State, ctx: Ctx, node: Any) -> None:
-        path = self.host_path(target, state)
-        detail = ""
-        if isinstance(path, str) and path.endswith((".py", ".pth")) and isinstance(text, str):
-            # What Python it writes imports (a start-up hook that patches the engine or the client).
-            from .pycode import imported_modules
-
-            mods = list(dict.fromkeys(imported_modules(text[:MAX_WRITTEN_SCAN])))
-            detail = f"Python importing {', '.join(mods[:8])}" if mods else "Python"
-        self.emit(WRITE, ctx, node, state, path=path, how=how, detail=detail)
-        if isinstance(path, str):
-            old = self.files.written(path)
-            if how == "append" and old is not None:
-                text = _join_unknown([old.text, text])
-            if not self.files.write(path, Written(text, how, ctx.site(node))):
-                self.unknown(ctx, node, state, "over the cap of files written by one launch")
-
     def _function_def(self, node, state, ctx, stdin, out):
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
@@ -681,7 +588,7 @@ _STATEMENTS: dict[str, Callable[..., Optional[int]]] = {
     "list": Interpreter._list,
     "negated_command": Interpreter._negated,
     "pipeline": Interpreter._pipeline,
-    "redirected_statement": Interpreter._redirected,
+    "redirected_statement": Redirects._redirected,
     "if_statement": Interpreter._if,
     "case_statement": Interpreter._case,
     "for_statement": Interpreter._for,

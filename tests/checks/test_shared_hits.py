@@ -1,7 +1,7 @@
 """The per-script and per-variant shortcuts of recipes.launch.path.serving give what the plain code gives."""
 from __future__ import annotations
 
-from recipes.launch.path.serving import Hit, _hit, _variant_hits
+from recipes.launch.path.hits import Hit, hit, variant_hits
 from recipes.scripts import analyze_script, python_file_run, python_file_runs
 from recipes.srt import parse_recipe
 
@@ -41,17 +41,17 @@ def test_python_file_runs_lists_each_run_in_order_with_its_function():
 
 def test_the_fast_hit_equals_the_dataclass_hit():
     args = dict(name="--Tensor_Parallel-Size", value=8, path="r.yaml", line=3, kind="arg", condition="x", parent="p")
-    fast, plain = _hit(**args), Hit(**args)
+    fast, plain = hit(**args), Hit(**args)
     assert fast == plain and repr(fast) == repr(plain) and hash(fast) == hash(plain)
     assert fast.__dict__ == plain.__dict__ and fast.key == "tensor-parallel-size"
     # A non-string setting name (a YAML key such as `1` or `true`) is normalised as the dataclass does.
-    assert _hit(True, 1, "m.yaml", 1, "setting").key == Hit(True, 1, "m.yaml", 1, "setting").key == "true"
-    assert _hit(1, 1, "m.yaml", 1, "setting").key == "1"
+    assert hit(True, 1, "m.yaml", 1, "setting").key == Hit(True, 1, "m.yaml", 1, "setting").key == "true"
+    assert hit(1, 1, "m.yaml", 1, "setting").key == "1"
 
 
 def test_variant_hits_carry_each_keys_line_as_line_of_gives_it():
     (variant,) = parse_recipe(RECIPE, "r.yaml").variants
-    hits = list(_variant_hits(variant))
+    hits = list(variant_hits(variant))
     assert hits, "the recipe has settings"
     by_name = {h.name: h for h in hits if h.kind != "json"}
     assert by_name["tensor-parallel-size"].line == variant.line_of("roles", "agg", "args", "tensor-parallel-size") == 9
