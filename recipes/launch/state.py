@@ -255,6 +255,9 @@ def _scalar(value: Any) -> Word:
 
 def _join_unknown(parts: Iterable[Word]) -> Word:
     parts = list(parts)
+    if all(p.__class__ is str for p in parts):  # the common case: every part known
+        text = "".join(parts)  # type: ignore[arg-type]
+        return text if len(text) <= MAX_VALUE_CHARS else Unknown(f"a value over {MAX_VALUE_CHARS:,} characters")
     out: list[str] = []
     for i, p in enumerate(parts):
         if isinstance(p, Unknown):
