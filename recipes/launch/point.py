@@ -374,6 +374,7 @@ class Tracer:
         self.client_paths = client_paths
         self.point_deps = point_deps or (lambda point: ())
         self._cache: dict[str, list[_Cached]] = {}
+        self._by_deps: dict[tuple, list[_Cached]] = {}  # (runner path, deps) -> its entries of `_cache`
         self._templates: dict[bool, Optional[dict[str, str]]] = {}
         self._files: dict[int, frozenset[str]] = {}  # id(trace) -> the files it depends on
         # (id(point), runner, node, symbolic, run) -> (point, the trace a lookup of it found, or
@@ -440,8 +441,8 @@ class Tracer:
         # The run is part of the key: a name a run sets that another leaves unset is not among
         # the names a trace records as read (`Interpreter.note`), so it alone cannot tell them apart.
         deps = (self.point_deps(point), run)
-        for cached in self._cache.get(path, ()):
-            if cached.deps == deps and all(env.get(k) == v for k, v in cached.read.items()):
+        for cached in self._same_deps(path, deps):
+            if all(env.get(k) == v for k, v in cached.read.items()):
                 return cached.trace
         if self.budget is not None and self.budget.spent_but(leave):
             return None
@@ -449,8 +450,18 @@ class Tracer:
         self._files[id(trace)] = files
         if self.budget is not None:
             self.budget.spent += steps + RUN_COST
-        self._cache.setdefault(path, []).append(_Cached({k: env.get(k) for k in read}, deps, trace))
+        made = _Cached({k: env.get(k) for k in read}, deps, trace)
+        self._cache.setdefault(path, []).append(made)
+        self._same_deps(path, deps).append(made)
         return trace
+
+    def _same_deps(self, path: str, deps: tuple) -> list[_Cached]:
+        """The traces of a runner script made for points with these `deps`: the only ones a point
+        with them can share (a lookup compares their read values, never the rest of the cache)."""
+        try:
+            return self._by_deps.setdefault((path, deps), [])
+        except TypeError:  # deps that do not hash: every trace of the runner, compared in full
+            return [c for c in self._cache.get(path, ()) if c.deps == deps]
 
     def _interpret(self, point: Any, path: str, env: dict[str, str]) -> tuple[Trace, set[str], int, frozenset[str]]:
         self.runs += 1
