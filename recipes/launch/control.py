@@ -122,12 +122,10 @@ arms each run from a copy of the state and are merged."""
             if item.type != "case_item":
                 continue
             pats = [c for c in item.children_by_field_name("value")]
-            body = [c for c in item.named_children if c not in pats and c.type not in _SKIP]
             verdict: Optional[bool] = False
-            if not any(v is True for v, _, _ in clauses):
-                self.ran(ctx, item, first_only=True)  # bash tries the item's patterns
-                for p in pats:
-                    self.ran(ctx, p)
+            self.ran(ctx, item, first_only=True)  # bash tries the item's patterns
+            for p in pats:
+                self.ran(ctx, p)
             for p in pats:
                 pattern = self.pattern_text(p, state, ctx)
                 m = _glob_match(value, pattern)
@@ -136,7 +134,13 @@ arms each run from a copy of the state and are merged."""
                     break
                 if m is None:
                     verdict = None
+            if verdict is False:
+                continue  # an arm that cannot run: its body is not needed
+            starts = {c.start_byte for c in pats}
+            body = [c for c in item.named_children if c.start_byte not in starts and c.type not in _SKIP]
             clauses.append((verdict, body, item))
+            if verdict is True:
+                break  # bash tries no item after one that matches
         # Reuse `branches` with precomputed verdicts.
         pending = []
         undecided = []
@@ -144,9 +148,11 @@ arms each run from a copy of the state and are merged."""
             if verdict is False:
                 continue
             runner = (lambda b: lambda s, c: self._compound_list(b, s, c, stdin, out))(body)
-            label = f"case arm `{_short(ctx.text(item).split(')', 1)[0])}` at {ctx.site(item)}"
             if verdict is True and not undecided:
                 return runner(state, ctx)
+            end = ctx.src.find(b")", item.start_byte, item.end_byte)
+            head = ctx.src[item.start_byte:end if end >= 0 else item.end_byte].decode("utf-8", "replace")
+            label = f"case arm `{_short(head)}` at {ctx.site(item)}"
             pending.append((label, runner))
             if verdict is True:
                 break
