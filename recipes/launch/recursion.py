@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-# Builtins that change the process beyond its variables, or assign names their text does not spell.
+# Builtins that change the process beyond its variables, assign names their text does not spell,
+# or unset one (an unknown value is not "unset").
 _NOT_READ = frozenset({"eval", "source", ".", "trap", "alias", "unalias", "shopt", "set", "cd", "pushd",
-                       "popd", "let", "enable", "builtin", "exec", "hash"})
+                       "popd", "let", "enable", "builtin", "exec", "hash", "unset"})
 # Builtins whose literal arguments are the names they assign (and what they assign unnamed).
 _NAMES_ARGS = {"read": ("REPLY",), "mapfile": ("MAPFILE",), "readarray": ("MAPFILE",),
-               "getopts": ("OPTARG", "OPTIND"), "unset": ()}
+               "getopts": ("OPTARG", "OPTIND")}
 _LITERAL = frozenset({"word", "raw_string", "number", "variable_name"})
 _ARITH_ASSIGN = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "++", "--"})
 
@@ -77,7 +78,7 @@ def _walk(fn: Any, node: Any, functions: dict[str, Any], names: set[str], seen: 
     while stack:
         n = stack.pop()
         t = n.type
-        if t == "function_definition":
+        if t in ("function_definition", "unset_command"):
             raise _Unread()
         if t == "variable_assignment":
             names.add(_target(fn, n.child_by_field_name("name")))

@@ -93,7 +93,7 @@ walk /opt
 
 @pytest.mark.parametrize("body", [
     'eval "$1=x"', 'printf -v "$1" %s x', 'declare -n ref=$1; ref=x', 'read -r "$1"', '"$1" x',
-    'cd "$1"', 'trap "run" EXIT', 'export X=1', '(( $1 = 2 ))', 'g() { :; }',
+    'cd "$1"', 'trap "run" EXIT', 'export X=1', '(( $1 = 2 ))', 'g() { :; }', 'unset X',
 ])
 def test_text_that_may_assign_a_name_it_does_not_spell_is_not_read(body):
     _, state = run_real(f"f() {{\n    {body}\n    f y\n}}\n")
