@@ -309,14 +309,14 @@ arms each run from a copy of the state and are merged."""
                 return None if self._loop_end(pad, state, True) else status
             status: Optional[int] = 0
             ending = "next"
-            start: Optional[tuple[State, dict]] = None
+            start: Optional[tuple[State, tuple]] = None
             for i, w in enumerate(words):
                 state.set(name, w)
                 if len(words) > WIDEN_OVER and i < len(words) - 1:
                     if start is not None and self._fixed_point(start, state, name):
                         ending, status = self._widened(words[i:], pad, node, body, name, state, ctx, stdin, out, why)
                         break
-                    start = (state.copy(), dict(self.files.overlay))
+                    start = (state.copy(), self.files.snapshot())
                 ending, status = self._turn(pad, state, lambda: self._compound(body, state, ctx, stdin, out), why)
                 if ending != "next":
                     break
@@ -324,19 +324,19 @@ arms each run from a copy of the state and are merged."""
         finally:
             self.unpad(pad)
 
-    def _fixed_point(self, start: tuple[State, dict], state: State, name: str) -> bool:
+    def _fixed_point(self, start: tuple[State, tuple], state: State, name: str) -> bool:
         """Whether a pass of a `for` loop starts from the state the previous one started from
         (`start`: that state and the files written then), but for the loop's variable: the
         variables, functions, arguments, folder, traps, ... and every file the launch wrote (a
         pass reads them). Identity first: what a pass did not set is the very same object."""
-        before, overlay = start
+        before, files = start
         for frame, old in zip(reversed(state.frames), reversed(before.frames)):
             if name in frame:
                 if name not in old:
                     return False
                 old[name] = frame[name]  # `before` is a private copy
                 break
-        return before == state and (overlay is self.files.overlay or overlay == self.files.overlay)
+        return before == state and files == self.files.snapshot()
 
     def _widened(self, rest: list[str], pad: Pad, node, body, name: str, state: State, ctx: Ctx, stdin, out,
                  why: str) -> tuple[str, Optional[int]]:

@@ -554,10 +554,10 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
             state.frames[-1][k] = Var(v, exported=True)
         active = None
         if fn.src.find(name.encode(), fn.node.start_byte, fn.node.end_byte) >= 0:  # it may call itself
-            active = _Active(name, self._call_view(state, ctx, stdin), len(ctx.under), dict(self.files.overlay))
+            active = _Active(name, self._call_view(state, ctx, stdin), len(ctx.under), self.files.snapshot())
             again = next((a for a in reversed(self.calls) if a.name == name), None)
             if again is not None and len(ctx.under) > again.under and again.view == active.view \
-                    and again.overlay == active.overlay:
+                    and again.files == active.files:
                 names = assigned_names(name, state.functions)
                 if names is not None:
                     state.frames.pop()
@@ -576,7 +576,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
             state.positional = saved_pos
             if active is not None:
                 self.calls.pop()
-                if active.cut is not None and self.files.overlay != active.overlay:
+                if active.cut is not None and self.files.snapshot() != active.files:
                     self.unknown(ctx, node, state, f"{name} writes files, and its recursive call at {active.cut} "
                                                    f"that was not followed may write others: what it leaves is "
                                                    f"not understood")
@@ -625,10 +625,10 @@ class _Active:
     the files written then), how many undecided branches its caller was under, and the site of
     a recursive call that was not followed (`cut`)."""
 
-    __slots__ = ("name", "view", "under", "overlay", "cut")
+    __slots__ = ("name", "view", "under", "files", "cut")
 
-    def __init__(self, name: str, view: tuple, under: int, overlay: dict):
-        self.name, self.view, self.under, self.overlay = name, view, under, overlay
+    def __init__(self, name: str, view: tuple, under: int, files: tuple):
+        self.name, self.view, self.under, self.files = name, view, under, files
         self.cut: Optional[Site] = None
 
 
