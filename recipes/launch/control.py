@@ -16,11 +16,19 @@ from .state import (
     _Exit,
     _Loop,
     _Return,
+    _common_ends,
     _short,
     merge_states,
+    one_of_texts,
 )
 from .text import _glob_match
-from .words import Unknown, Word
+from .words import MAX_ALTERNATIVES, Unknown, Word
+
+# A `for` loop over more known words than this may be widened once it reaches a fixed point
+# (`ControlFlow._widened`): the history's loops whose variable matters (a port or a worker per
+# pass: `seq 0 $((TP - 1))`, `for t in 64 ... 8192`) have at most 8 words, its poll and retry
+# loops that go on unchanged (`seq 1 60`, `seq 1 90`, `{1..30}`) have more.
+WIDEN_OVER = 8
 
 
 class ControlFlow:
@@ -114,12 +122,10 @@ arms each run from a copy of the state and are merged."""
             if item.type != "case_item":
                 continue
             pats = [c for c in item.children_by_field_name("value")]
-            body = [c for c in item.named_children if c not in pats and c.type not in _SKIP]
             verdict: Optional[bool] = False
-            if not any(v is True for v, _, _ in clauses):
-                self.ran(ctx, item, first_only=True)  # bash tries the item's patterns
-                for p in pats:
-                    self.ran(ctx, p)
+            self.ran(ctx, item, first_only=True)  # bash tries the item's patterns
+            for p in pats:
+                self.ran(ctx, p)
             for p in pats:
                 pattern = self.pattern_text(p, state, ctx)
                 m = _glob_match(value, pattern)
@@ -128,7 +134,13 @@ arms each run from a copy of the state and are merged."""
                     break
                 if m is None:
                     verdict = None
+            if verdict is False:
+                continue  # an arm that cannot run: its body is not needed
+            starts = {c.start_byte for c in pats}
+            body = [c for c in item.named_children if c.start_byte not in starts and c.type not in _SKIP]
             clauses.append((verdict, body, item))
+            if verdict is True:
+                break  # bash tries no item after one that matches
         # Reuse `branches` with precomputed verdicts.
         pending = []
         undecided = []
@@ -136,9 +148,11 @@ arms each run from a copy of the state and are merged."""
             if verdict is False:
                 continue
             runner = (lambda b: lambda s, c: self._compound_list(b, s, c, stdin, out))(body)
-            label = f"case arm `{_short(ctx.text(item).split(')', 1)[0])}` at {ctx.site(item)}"
             if verdict is True and not undecided:
                 return runner(state, ctx)
+            end = ctx.src.find(b")", item.start_byte, item.end_byte)
+            head = ctx.src[item.start_byte:end if end >= 0 else item.end_byte].decode("utf-8", "replace")
+            label = f"case arm `{_short(head)}` at {ctx.site(item)}"
             pending.append((label, runner))
             if verdict is True:
                 break
@@ -295,14 +309,58 @@ arms each run from a copy of the state and are merged."""
                 return None if self._loop_end(pad, state, True) else status
             status: Optional[int] = 0
             ending = "next"
-            for w in words:
+            start: Optional[tuple[State, tuple]] = None
+            for i, w in enumerate(words):
                 state.set(name, w)
+                if len(words) > WIDEN_OVER and i < len(words) - 1:
+                    if start is not None and self._fixed_point(start, state, name):
+                        ending, status = self._widened(words[i:], pad, node, body, name, state, ctx, stdin, out, why)
+                        break
+                    start = (state.copy(), self.files.snapshot())
                 ending, status = self._turn(pad, state, lambda: self._compound(body, state, ctx, stdin, out), why)
                 if ending != "next":
                     break
             return None if self._loop_end(pad, state, ending != "dead") else status
         finally:
             self.unpad(pad)
+
+    def _fixed_point(self, start: tuple[State, tuple], state: State, name: str) -> bool:
+        """Whether a pass of a `for` loop starts from the state the previous one started from
+        (`start`: that state and the files written then), but for the loop's variable: the
+        variables, functions, arguments, folder, traps, ... and every file the launch wrote (a
+        pass reads them). Identity first: what a pass did not set is the very same object."""
+        before, files = start
+        for frame, old in zip(reversed(state.frames), reversed(before.frames)):
+            if name in frame:
+                if name not in old:
+                    return False
+                old[name] = frame[name]  # `before` is a private copy
+                break
+        return before == state and files == self.files.snapshot()
+
+    def _widened(self, rest: list[str], pad: Pad, node, body, name: str, state: State, ctx: Ctx, stdin, out,
+                 why: str) -> tuple[str, Optional[int]]:
+        """The remaining passes of a `for` loop at a fixed point: each would run the same body
+        from the same state with the variable set to one of `rest`, so one pass with the variable
+        set to any of them (a `OneOf` when there are few, else an unknown) stands for them all.
+        What they print is known up to where they differ: the text after it is not."""
+        values = list(dict.fromkeys(rest))
+        label = f"one of the {len(values)} values of {name} left at the fixed point of the loop at {ctx.site(node)}"
+        if len(values) <= MAX_ALTERNATIVES:
+            value: Word = one_of_texts(values, label, label)
+        else:
+            head, tail = _common_ends(values)
+            value = Unknown(f"{label} (`{_short(values[0], 20)}` ... `{_short(values[-1], 20)}`)", head[:256],
+                            tail[-256:])
+        state.set(name, value)
+        printed = len(out.parts) if out is not None else 0
+        ending, status = self._turn(pad, state, lambda: self._compound(body, state, ctx, stdin, out), why)
+        if out is not None and len(out.parts) > printed:
+            out.write(Unknown(f"the output of the passes of the loop at {ctx.site(node)} after its fixed point"))
+        var = state.lookup(name)
+        if ending == "next" and var is not None and var.value is value:
+            state.set(name, rest[-1])  # the last pass leaves the last word, unless the body set it
+        return ending, status
 
     def _while(self, node, state, ctx, stdin, out):
         """`while`/`until`: iterate while the test is decided (an option-parsing loop over `$@`);

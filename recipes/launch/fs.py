@@ -91,6 +91,13 @@ class Files:
         self._unknown_copies: dict[_Place, str] = {}
         self._named = 0  # the folders `COPIES/<n>` given so far
 
+    def snapshot(self) -> tuple:
+        """What a later command can read of the files the launch made, as values that compare
+        equal when nothing changed (a loop's fixed point, a recursive call's start): the written
+        files, the copies and archives of the checkout, the places named by unknown values."""
+        return (dict(self.overlay), dict(self.copies), dict(self.archives),
+                {k: tuple(v) for k, v in self._unknown_writes.items()}, dict(self._unknown_copies), self._named)
+
     def mount_external(self, key: str, source: Any) -> str:
         """The host folder of another repository's checkout (`key` = `repo@commit`), read through
         its FileSource: a file there is named `key:path`."""

@@ -11,6 +11,9 @@ from .state import Ctx, Out, State, _child, _join_unknown
 from .trace import READ, WRITE
 from .words import Unknown, Word
 
+# Files a redirect names that are no file the launch writes.
+_DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+
 # How much of a written Python file is read for what it imports.
 MAX_WRITTEN_SCAN = 100_000
 
@@ -73,16 +76,30 @@ class Redirects:
             if dest is None:
                 return None
             target = self.word_text(dest, state, ctx)
-            if op in (">&", "<&", "&>&") or target in ("/dev/null",):
-                if op in (">&",) and isinstance(target, str) and target.isdigit():
-                    return None
-                return ("devnull", "") if target == "/dev/null" else None
-            if isinstance(target, str) and target in ("/dev/stdout", "/dev/stderr", "/dev/tty"):
-                return None
-            if op in ("<",):
+            fd_node = node.child_by_field_name("descriptor")
+            fd = ctx.text(fd_node) if fd_node is not None else ""
+            if op in ("<", "<&"):
+                if op == "<&" or fd not in ("", "0"):
+                    return None  # another descriptor than the standard input
+                if target == "/dev/null":
+                    return ("stdin", "")
                 path = self.host_path(target, state)
                 self.emit(READ, ctx, node, state, path=path)
                 return ("stdin", self.read_text(path, state, ctx, node, quiet=True))
+            if fd not in ("", "1") and op not in ("&>", "&>>"):
+                # `2>/dev/null`, `2>&1`, `2> err.log`: the standard error (or another descriptor),
+                # not the standard output, which stays where it was.
+                if op in (">", ">>", ">|") and target not in _DEVICES:
+                    self.write_file(target, Unknown(f"what a command printed on its descriptor {fd}"),
+                                    "append" if op == ">>" else "redirect", state, ctx, node)
+                return None
+            if op in (">&", "&>&"):
+                # `>&2`: the standard output goes to the standard error; `>&1` changes nothing.
+                return None if target == "1" else ("devnull", "")
+            if target in ("/dev/null", "/dev/stderr", "/dev/tty"):
+                return ("devnull", "")
+            if target == "/dev/stdout":
+                return None
             if op in (">>", "&>>"):
                 return ("append", target)
             return ("write", target)

@@ -35,6 +35,7 @@ from .fs import Files
 from .processes import Processes
 from .redirects import Redirects
 from .reached import node_lines
+from .recursion import assigned_names
 from .state import (
     _NAMES_FILES,
     _PARSED,
@@ -106,6 +107,8 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         self.alternative_runs = 0
         self.alternative_reads: Optional[list[str]] = None  # names read by the test being evaluated
         self.holes_read = 0  # unknown parts of shell text read as values (recipes.launch.chars.fill)
+        # The active calls of functions whose text names themselves, innermost last (call_function).
+        self.calls: list[_Active] = []
 
     def ran(self, ctx: Ctx, node: Any, *, whole: bool = True, first_only: bool = False) -> None:
         """Record that `node` of the running file was evaluated: all its lines (`whole`), else
@@ -549,6 +552,19 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         state.frames.append({})
         for k, v in prefix:
             state.frames[-1][k] = Var(v, exported=True)
+        active = None
+        if fn.src.find(name.encode(), fn.node.start_byte, fn.node.end_byte) >= 0:  # it may call itself
+            active = _Active(name, self._call_view(state, ctx, stdin), len(ctx.under), self.files.snapshot())
+            again = next((a for a in reversed(self.calls) if a.name == name), None)
+            if again is not None and len(ctx.under) > again.under and again.view == active.view \
+                    and again.files == active.files:
+                names = assigned_names(name, state.functions)
+                if names is not None:
+                    state.frames.pop()
+                    state.positional = saved_pos
+                    again.cut = site
+                    return self._not_again(name, names, site, state, out)
+            self.calls.append(active)
         pad = self.pad("call")
         try:
             ending, status = self.run_in(pad, lambda: self.statement(fn.node, state, inner, stdin=stdin, out=out),
@@ -558,7 +574,39 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
             self.unpad(pad)
             state.frames.pop()
             state.positional = saved_pos
+            if active is not None:
+                self.calls.pop()
+                if active.cut is not None and self.files.snapshot() != active.files:
+                    self.unknown(ctx, node, state, f"{name} writes files, and its recursive call at {active.cut} "
+                                                   f"that was not followed may write others: what it leaves is "
+                                                   f"not understood")
         return status
+
+    def _call_view(self, state: State, ctx: Ctx, stdin: Word | None) -> tuple:
+        """What a function's call can read when it starts: the variables it sees (innermost
+        first), its arguments, the functions, aliases, folder, traps, ... of the process, its
+        standard input, whether it runs under the client. Two calls with equal views do the same."""
+        seen: dict[str, Var] = {}
+        for frame in state.frames:
+            seen.update(frame)
+        return (seen, tuple(state.positional), dict(state.functions), dict(state.aliases), state.cwd,
+                tuple(state.dirstack), dict(state.traps), state.expand_aliases, state.status, state.argv0,
+                state.container, state.mounts, state.open_env, state.unset_names, ctx.client, stdin)
+
+    def _not_again(self, name: str, names: frozenset[str], site: Site, state: State, out: Out | None) -> None:
+        """A call of `name` from the very state its active call started from, under a branch that
+        call did not decide (a `while read` over `pgrep`'s output): bash would run the same text
+        from the same state, so what it runs is what the active call runs and records. It is not
+        interpreted again; its status and output are unknown, and so is every variable it can
+        assign that outlives it (`recursion.assigned_names`)."""
+        why = f"set by the recursive call of {name} at {site}, which was not followed"
+        for n in sorted(names):
+            var = state.lookup(n)
+            if var is None or not var.readonly:
+                state.set(n, Unknown(why))
+        if out is not None:
+            out.write(Unknown(f"the output of the recursive call of {name} at {site}"))
+        return None
 
     def returned(self, pad: Pad, state: State, live: bool, status: Optional[int]) -> Optional[int]:
         """A function or a sourced file ends: `state` is the merge of the paths that went on to
@@ -570,6 +618,18 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         statuses = {r[2] for r in pad.returns} | ({status} if live else set())
         self.rejoin(state, live, pad.returns)
         return statuses.pop() if len(statuses) == 1 else None
+
+
+class _Active:
+    """A call of a function that may call itself, while it runs: what it started from (`view`,
+    the files written then), how many undecided branches its caller was under, and the site of
+    a recursive call that was not followed (`cut`)."""
+
+    __slots__ = ("name", "view", "under", "files", "cut")
+
+    def __init__(self, name: str, view: tuple, under: int, files: tuple):
+        self.name, self.view, self.under, self.files = name, view, under, files
+        self.cut: Optional[Site] = None
 
 
 # Statements whose inner statements are evaluated (and recorded) one by one: their first and

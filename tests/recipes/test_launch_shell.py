@@ -342,3 +342,15 @@ def test_an_unquoted_unknown_alone_in_its_word_may_be_several_words():
     trace, _ = run('A=$(cat /f)\nrun --m $A "$A" x$A\n', files={})
     words = trace.of(EXEC)[-1].argv
     assert isinstance(words[2], Split) and not isinstance(words[3], Split) and not isinstance(words[4], Split)
+
+
+def test_a_redirect_of_another_descriptor_leaves_the_standard_output():
+    # `2>/dev/null` silences the standard error only: a loop over `$(cmd 2>/dev/null)` may run.
+    trace, state = run('for c in $(hostname 2>/dev/null || true); do run "$c"; done\n'
+                       'A=$(echo a >&2; echo b)\nB=$(echo c 2> err.log)\nC=$(cat < /dev/null; echo d)\n'
+                       'D=$(echo e > /dev/stderr; echo f 2>&1)\n')
+    assert argvs(trace)[:2] == ["hostname", "run ?"]
+    assert (state.get("A"), state.get("B"), state.get("C"), state.get("D")) == ("b", "c", "d", "f")
+    # What `2> err.log` writes there is the standard error: not known.
+    err = [e for e in trace.of(WRITE) if e.path == f"{WORKSPACE}/err.log"]
+    assert len(err) == 1
