@@ -435,16 +435,20 @@ class Tracer:
 
     def _runner_trace(self, point: Any, path: str, node: str, symbolic: bool, inputs: Optional[Mapping[str, str]],
                       run: tuple, leave: int) -> Optional[Trace]:
-        env = job_env(point, node, self.template(bool(getattr(point, "multinode", False))), inputs)
-        if symbolic:
-            env.update({k: symbol(k) for k in SYMBOLIC if k in env})
         # The run is part of the key: a name a run sets that another leaves unset is not among
         # the names a trace records as read (`Interpreter.note`), so it alone cannot tell them apart.
         deps = (self.point_deps(point), run)
-        for cached in self._same_deps(path, deps):
+        shared = self._same_deps(path, deps)
+        spent = self.budget is not None and self.budget.spent_but(leave)
+        if spent and not shared:
+            return None  # no trace to share and no steps to make one: the job's values are not needed
+        env = job_env(point, node, self.template(bool(getattr(point, "multinode", False))), inputs)
+        if symbolic:
+            env.update({k: symbol(k) for k in SYMBOLIC if k in env})
+        for cached in shared:
             if all(env.get(k) == v for k, v in cached.read.items()):
                 return cached.trace
-        if self.budget is not None and self.budget.spent_but(leave):
+        if spent:
             return None
         trace, read, steps, files = self._interpret(point, path, env)
         self._files[id(trace)] = files
