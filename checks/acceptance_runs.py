@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import yaml
@@ -39,28 +39,14 @@ MAX_CONFIG_CHARS = 200_000
 
 
 @dataclass(frozen=True)
-class Setting:
-    """One value a traced server carries, as recipes.launch.knobs reads it: an environment
-    variable, a flag, or a key of a JSON-valued flag (`knob.parent`); its value is text or the
-    interpreter's Unknown."""
+class Setting(Knob):
+    """One value a traced server carries, as recipes.launch.knobs reads it (an environment
+    variable, a flag, or a key of a JSON-valued flag: `parent`), with where it is cited: its
+    value is text or the interpreter's Unknown."""
 
-    knob: Knob
-
-    @property
-    def name(self) -> str:
-        return self.knob.name
-
-    @property
-    def value(self) -> Any:
-        return self.knob.value
-
-    @property
-    def effect(self) -> Any:
-        return self.knob.effect
-
-    @property
-    def known(self) -> bool:
-        return self.knob.known
+    @classmethod
+    def of(cls, knob: Knob) -> "Setting":
+        return cls(**{f.name: getattr(knob, f.name) for f in fields(Knob)})
 
     @property
     def where(self) -> str:
@@ -70,10 +56,6 @@ class Setting:
     @property
     def chain(self) -> str:
         return self.effect.where()
-
-    @property
-    def shown(self) -> str:
-        return self.knob.shown
 
     def evidence(self) -> Evidence:
         return _site_evidence(self.effect)
@@ -103,7 +85,7 @@ class Served:
     def knob(self, names, kinds=None) -> Setting | None:
         """The last setting in force named one of `names` (any spelling), of `kinds`."""
         found = knobs.find(self.settings, *names, kinds=kinds)
-        return Setting(found[-1]) if found else None
+        return Setting.of(found[-1]) if found else None
 
 
 def _word(x: Any) -> Any:

@@ -266,7 +266,7 @@ def _synthetic_hits(ctx, v: ServingView) -> list[Any]:
         trace = head_trace(ctx, v.point)
         for e in trace.effects() if trace is not None else ():
             if e.kind == SERVER and not e.client:
-                found.extend(Setting(k) for k in knobs.find(knobs.settings_in_force(e)[0], *names))
+                found.extend(Setting.of(k) for k in knobs.find(knobs.settings_in_force(e)[0], *names))
     return [h for h in found if _is_synthetic(h)]
 
 
