@@ -589,9 +589,9 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         seen: dict[str, Var] = {}
         for frame in state.frames:
             seen.update(frame)
-        return (seen, tuple(state.positional), dict(state.functions), dict(state.aliases), state.cwd,
-                tuple(state.dirstack), dict(state.traps), state.expand_aliases, state.status, state.argv0,
-                state.container, state.mounts, state.open_env, state.unset_names, ctx.client, stdin)
+        view = state.copy()  # every field of the process, as `State` has them
+        view.frames = [seen]
+        return (view, ctx.client, stdin)
 
     def _not_again(self, name: str, names: frozenset[str], site: Site, state: State, out: Out | None) -> None:
         """A call of `name` from the very state its active call started from, under a branch that
