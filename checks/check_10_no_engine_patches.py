@@ -198,9 +198,12 @@ MSG_TRACE_WRITE_MOUNTED = "{where} {how} {path}, a folder mounted into {image}"
 MSG_TRACE_RUN_WRITTEN = "{where} runs {path}, which {detail}"
 # A settings file the launch writes and sources (`NAME=value` lines, job.slurm's
 # hicache_mc_<JOB>.env): plain assignments run no code. A name that loads code (the policy's
-# hooks, PYTHONPATH, BASH_ENV/ENV that a later shell sources) keeps it a patch.
+# hooks, PYTHONPATH, BASH_ENV/ENV that a later shell sources) or chooses which program or
+# library runs (PATH, LD_LIBRARY_PATH, PYTHONHOME, PYTHONUSERBASE: a folder the launch wrote
+# ahead of the image's) keeps it a patch.
 _SETTING = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=[A-Za-z0-9_.,:/@%+=\x01-]*")
-_CODE_LOADING_NAMES = frozenset({"PYTHONPATH", "BASH_ENV", "ENV"})
+_CODE_LOADING_NAMES = frozenset({"PYTHONPATH", "BASH_ENV", "ENV", "PATH", "LD_LIBRARY_PATH", "PYTHONHOME",
+                                 "PYTHONUSERBASE"})
 MSG_TRACE_INSTALL = "{where} installs {pkgs} from {origin}"
 MSG_TRACE_HIDDEN = (
     "could not verify {key}: what it runs is not fully known at {where} ({detail}); "

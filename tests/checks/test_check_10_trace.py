@@ -114,6 +114,8 @@ def test_a_written_file_that_runs_a_command_or_sets_a_hook_is_still_a_patch():
     for lines, run in [("A=1; pip install evil\n", "source /tmp/s.env"),
                        ("LD_PRELOAD=/tmp/x.so\n", "source /tmp/s.env"),
                        ("PYTHONPATH=/tmp/hooks\n", "source /tmp/s.env"),
+                       ("PATH=/tmp/bin:/usr/bin\n", "source /tmp/s.env"),
+                       ("LD_LIBRARY_PATH=/tmp/lib\n", "source /tmp/s.env"),
                        ("echo hi\n", "bash /tmp/s.env")]:
         row = _row(_sourced_settings(lines, run))
         assert row.status.value == "FAIL" and "runs /tmp/s.env, which the launch wrote" in row.reason, (lines, row.reason)
