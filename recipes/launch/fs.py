@@ -174,10 +174,10 @@ class Files:
         if kind == "commit":
             # Only the checkout itself is a git work tree the bot knows, and a clone of it holds
             # its commit: the repository's files, not what the launch wrote there.
-            if isinstance(sources[0], str) and norm(sources[0]) == WORKSPACE and self._snapshot(WORKSPACE):
+            if isinstance(sources[0], str) and norm(sources[0]) == WORKSPACE and self._tree_of(WORKSPACE):
                 self._place((WORKSPACE, ()), dest)
         elif kind in ("tree", "pack"):
-            trees = [self._snapshot(s) for s in sources]
+            trees = [self._tree_of(s) for s in sources]
             if any(t is None for t in trees):
                 return
             if kind == "tree":
@@ -211,7 +211,7 @@ class Files:
         hows = self._unknown_writes.get(self._key(path), [])
         return bool(hows) and hows[-1] in own and all(h in ("create", "delete", "mode") for h in hows[:-1])
 
-    def _snapshot(self, source: Word) -> _Tree | None:
+    def _tree_of(self, source: Word) -> _Tree | None:
         """The checkout's folder (or file) a copy reads, with the files the launch wrote under it:
         None when it is not one (a folder the launch made, cloned or wrote)."""
         if not isinstance(source, str):
