@@ -202,14 +202,28 @@ class WorkerBlock(_Sourced):
         return out
 
     def setting_line(self, key: str) -> int | None:
+        """The line of the first item that sets `key`."""
         for i, item in enumerate(self.additional_settings):
             if item.partition("=")[0].strip() == key:
-                source = kept(self, "lines_source")
-                if source is not None and "lines" not in self.__dict__:
-                    line = _settings_item_line(source[0], source[1], self.line, i)
-                    return self.line_of("additional-settings") if line is None else line
-                return self.lines.get(f"additional-settings[{i}]", self.line_of("additional-settings"))
+                return self._item_line(i)
         return None
+
+    def setting_lines(self) -> dict[str, int]:
+        """The line of each key's item in force (the last that sets it, as `settings` reads)."""
+        out: dict[str, int] = {}
+        for i, item in enumerate(self.additional_settings):
+            key, sep, _ = item.partition("=")
+            line = self._item_line(i) if sep else None
+            if line is not None:
+                out[key.strip()] = line
+        return out
+
+    def _item_line(self, i: int) -> int | None:
+        source = kept(self, "lines_source")
+        if source is not None and "lines" not in self.__dict__:
+            line = _settings_item_line(source[0], source[1], self.line, i)
+            return self.line_of("additional-settings") if line is None else line
+        return self.lines.get(f"additional-settings[{i}]", self.line_of("additional-settings"))
 
     def config_file(self, key: str = CONFIG_FILE_KEY) -> tuple[str, str | None] | None:
         """(repository path relative to the layout root, selector) of a `CONFIG_FILE` setting."""

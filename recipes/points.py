@@ -90,6 +90,9 @@ class BenchmarkPoint(Model):
     num_nodes: int | None = None
     # Multi-node role blocks: role -> {num-worker, tp, ep, dp-attn, pp, ...}.
     workers: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    # Where each role's settings are written: role -> {KEY: line of its `additional-settings`
+    # item}, for evidence. Not what is served: out of the fingerprint and of dumps.
+    setting_lines: dict[str, dict[str, int]] = Field(default_factory=dict, exclude=True, repr=False)
     launcher: Launcher | None = None
     eval_launcher: Launcher | None = None
     source_path: str = ""
@@ -131,7 +134,7 @@ def _k(n: int) -> str:
 
 
 # Fields that do not describe what is served, so they stay out of the fingerprint.
-_NOT_RECIPE = {"conc", "conc_list", "source_path", "source_line", "arm_index", "point_id"}
+_NOT_RECIPE = {"conc", "conc_list", "source_path", "source_line", "arm_index", "point_id", "setting_lines"}
 
 
 def _launcher_key(launcher: Any) -> Any:
@@ -329,6 +332,7 @@ def _expand_arm(entry, item: ScenarioItem, arm: Arm, layout: Layout, exists, fin
             dcp_size=(gen.dcp_size if gen else arm.dcp_size) or 1, pcp_size=(gen.pcp_size if gen else arm.pcp_size) or 1,
             dp_attn=bool(gen.dp_attn if gen else arm.dp_attn),
             workers={b.role: _block_summary(b, settings[id(b)]) for b in arm.blocks},
+            setting_lines={b.role: b.setting_lines() for b in arm.blocks if settings[id(b)]},
         )
         base["launcher"], base["eval_launcher"] = _multinode_launchers(arm, layout, exists, findings, settings)
         base["point_id"] = _point_id(base, None)

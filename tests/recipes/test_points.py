@@ -81,6 +81,49 @@ def test_point_id_survives_an_image_bump_but_fingerprint_does_not():
     assert pa[0].fingerprint != pb[0].fingerprint
 
 
+MULTINODE_SETTINGS = """\
+mn-key:
+  image: img
+  model: m/M
+  model-prefix: m
+  runner: cluster:gb200
+  precision: fp4
+  framework: dynamo-vllm
+  multinode: true
+  disagg: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - conc-list: [1]
+        prefill:
+          num-worker: 1
+          tp: 8
+          additional-settings:
+          - "A=1"
+          - "B=2"
+          - "A=3"
+        decode:
+          num-worker: 0
+          tp: 8
+"""
+
+
+def test_multinode_settings_cite_the_item_in_force_and_stay_out_of_the_fingerprint():
+    layout = detect_layout(MemorySource({"configs/nvidia-master.yaml": MULTINODE_SETTINGS}))
+    (p,) = expand_entry(parse_master(MULTINODE_SETTINGS, "configs/nvidia-master.yaml").entries["mn-key"], layout)[0]
+    # The last item that sets a key is the one in force (`settings` reads it so): its line.
+    assert p.workers["prefill"]["settings"] == {"A": "3", "B": "2"}
+    assert p.setting_lines == {"prefill": {"A": 22, "B": 21}}
+    assert "setting_lines" not in p.model_dump()
+    # Moving the items (a comment above them) moves their lines, not what the point serves.
+    moved = MULTINODE_SETTINGS.replace("          additional-settings:", "          # moved\n          additional-settings:")
+    (q,) = expand_entry(parse_master(moved, "configs/nvidia-master.yaml").entries["mn-key"], layout)[0]
+    assert q.setting_lines == {"prefill": {"A": 23, "B": 22}}
+    assert q.fingerprint == p.fingerprint
+
+
 def test_launcher_naming_rule_primary_fallback_and_trt():
     points, findings = _points("root-layout")
     launcher = {p.config_key: p.launcher.path for p in points}

@@ -308,6 +308,7 @@ def _expanded_condition(a: ScriptAnalysis, name: str, first: int, last: int, con
 
 def setting_hits(point: Any) -> Iterable[Hit]:
     for role, block in (point.workers or {}).items():
+        lines = (getattr(point, "setting_lines", None) or {}).get(role) or {}
         for key, value in (block.get("settings") or {}).items():
-            yield hit(name=key, value=value, path=point.source_path, line=point.source_line, kind="setting",
+            yield hit(name=key, value=value, path=point.source_path, line=lines.get(key, point.source_line), kind="setting",
                        parent=f"{role}.additional-settings")
