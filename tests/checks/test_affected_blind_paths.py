@@ -119,6 +119,19 @@ def test_the_probes_leave_the_reserve_of_the_budget_to_the_checks(monkeypatch):
     assert list(affected(tree(PRINTF_LAUNCHER), {HELPER: "export MEM_FRACTION=0.9\n"})) == ["qwen3.5-fp8-mi355x-sglang"]
 
 
+def test_the_probes_the_spent_budget_skips_are_logged_once(monkeypatch, caplog):
+    # Both launchers build the helper's path: two probes, both past the budget. A PR that
+    # reaches thousands of points logged one identical line per point.
+    import recipes.launch.path.trace_affected as ta
+
+    monkeypatch.setattr(ta, "PROBE_RESERVE", ta.TRACE_BUDGET_STEPS)
+    base = dict(tree(PRINTF_LAUNCHER), **{OTHER: PRINTF_LAUNCHER.replace("sglang.launch_server", "vllm.entrypoints.openai.api_server")})
+    with caplog.at_level("WARNING", logger=ta.__name__):
+        assert affected(base, {HELPER: "export MEM_FRACTION=0.9\n"}) == {}
+    skipped = [r for r in caplog.records if r.name == ta.__name__ and "not traced" in r.getMessage()]
+    assert len(skipped) == 1 and "later probes of this review are skipped" in skipped[0].getMessage()
+
+
 def _base_runs(head: dict[str, str], base: dict[str, str]) -> tuple[dict[str, list[str]], int]:
     """The affected points and how many launches the base tracer interpreted."""
     from recipes.launch.path.trace_affected import tracer
