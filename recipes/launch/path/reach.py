@@ -28,14 +28,17 @@ def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
     if texts is None:
         return set()
     codes = _code_texts(repo, src)
-    grew = True
-    while grew:
-        grew = False
+    # Whether a file names one of a set is whether it names one of any part of it: each round
+    # asks the files still out only about the names the last round added.
+    fresh = set(names)
+    while fresh:
+        added: set[str] = set()
         for path, text in texts.items():
             name = path.rsplit("/", 1)[-1]
-            if name not in names and _names_one(codes, path, text, names):
-                names.add(name)
-                grew = True
+            if name not in names and name not in added and _names_one(codes, path, text, fresh):
+                added.add(name)
+        names |= added
+        fresh = added
     return names
 
 
@@ -210,7 +213,35 @@ def _names_in(repo: Any, path: str, names: set[str]) -> bool:
         return True
     if data is None or b"\\" in data:
         return True
-    return any(n.encode() in data for n in names)
+    return _finder(names)(data)
+
+
+@by_identity(8)
+def _finder(names: set[str]) -> Any:
+    """Whether bytes hold one of `names`, for one set of names (a few hundred when a shared
+    library changed, asked of every recipe). A name with a dot is found where its last dot
+    part (`.sh`) occurs, by the text ending there; the others one by one."""
+    by_tail: dict[bytes, dict[int, set[bytes]]] = {}
+    plain: list[bytes] = []
+    for n in names:
+        raw = n.encode()
+        dot = raw.rfind(b".")
+        if dot < 0:
+            plain.append(raw)
+        else:
+            by_tail.setdefault(raw[dot:], {}).setdefault(len(raw), set()).add(raw)
+
+    def holds(data: bytes) -> bool:
+        for tail, by_len in by_tail.items():
+            at = data.find(tail)
+            while at >= 0:
+                end = at + len(tail)
+                if any(data[end - size:end] in found for size, found in by_len.items() if size <= end):
+                    return True
+                at = data.find(tail, at + 1)
+        return any(n in data for n in plain)
+
+    return holds
 
 
 # A word a command runs or sources (`source "$helper"`, `bash "${parts[0]}/x.sh"`, `. $DIR/env.sh`)
