@@ -498,6 +498,7 @@ MEMO_PATH = "launch_path:{key}"
 MEMO_ROOT = "launch_path.root:{key}"
 MEMO_RUNNERS = "launch_path.runners"
 MEMO_RUNNER_SCRIPTS = "launch_path.runner_scripts:{label}"
+MEMO_AFFECTED_ROOTS = "launch_path.affected_roots:{in_repo}"
 
 
 @dataclass
@@ -540,7 +541,19 @@ def point_roots(ctx: Any, point: Any, *, runners: bool, names: set[str] | None =
     With `names` (the file names that can lead to a changed file, `reach_names`), a recipe of
     this repository whose text names none of them is not parsed: the roots it gives (its
     `setup_script` and benchmark command) could not pass `candidate_roots` anyway."""
+    return _point_roots(ctx, point, runners, _reads_recipe(ctx, point.launcher, names))
+
+
+def _reads_recipe(ctx: Any, launcher: Any, names: set[str] | None) -> bool:
+    """Whether `point_roots` reads the recipe of this repository a launcher names (the only
+    use it makes of `names`)."""
     from recipes.launch.path.reach import may_name
+
+    return launcher is not None and launcher.kind != "script" and (
+        names is None or launcher.exists is False or may_name(ctx.head_repo, launcher.path, names))
+
+
+def _point_roots(ctx: Any, point: Any, runners: bool, in_repo: bool) -> PointRoots:
     from recipes.evidence import split_external
     from recipes.launch.path.srt_checkout import cloned_script, cloned_setup, cloned_variant, is_cloned, point_checkout
 
@@ -549,8 +562,6 @@ def point_roots(ctx: Any, point: Any, *, runners: bool, names: set[str] | None =
     launcher = point.launcher
     if launcher is not None and launcher.kind == "script" and launcher.exists is not False:
         out.files.append((launcher.path, "launcher"))
-    in_repo = launcher is not None and launcher.kind != "script" and (
-        names is None or launcher.exists is False or may_name(repo, launcher.path, names))
     variant = repo.variant_for(point) if in_repo else None
     checkout = None
     if variant is None and is_cloned(launcher):
@@ -597,11 +608,29 @@ def affected_roots(ctx: Any, point: Any, names: set[str] | None, shared: dict) -
     points share them through `shared` (one dict per computation of the affected points)."""
     launcher = point.launcher
     if launcher is not None and launcher.kind != "script":
-        return candidate_roots(point_roots(ctx, point, runners=True, names=names), names)
+        # Asked once per set of names (the changed files', the data files', the blind ones'):
+        # the roots differ only in whether the recipe is read.
+        in_repo = _reads_recipe(ctx, launcher, names)
+        roots = point_memo(ctx, MEMO_AFFECTED_ROOTS.format(in_repo=in_repo), point,
+                           lambda: _point_roots(ctx, point, True, in_repo))
+        return candidate_roots(roots, names)
     key = ((launcher.path, launcher.exists) if launcher is not None else None, point.runner)
     if key not in shared:
         shared[key] = candidate_roots(point_roots(ctx, point, runners=True, names=names), names)
     return shared[key]
+
+
+def point_memo(ctx: Any, key: str, point: Any, fn: Any) -> Any:
+    """`fn()` once per review for this point object (by identity: a point is frozen, and the
+    entry keeps it alive so its id stays its own). For answers a point asks for again under
+    each set of names of the affected rule, and again in the checks."""
+    memo = ctx.memo(key, dict)
+    hit = memo.get(id(point))
+    if hit is not None and hit[0] is point:
+        return hit[1]
+    value = fn()
+    memo[id(point)] = (point, value)
+    return value
 
 
 def label_runner_scripts(ctx: Any, label: str | None) -> list[str]:
