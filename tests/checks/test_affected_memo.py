@@ -50,3 +50,17 @@ def test_a_points_roots_follow_the_names_asked_even_after_other_names():
     assert lp.affected_roots(ctx, point, {"unrelated.sh"}, shared).files == []
     assert [p for p, _ in lp.affected_roots(ctx, point, {setup}, shared).files] == [SETUP]
     assert lp.affected_roots(ctx, point, {"unrelated.sh"}, shared).files == []
+
+
+def test_a_files_analysis_is_kept_per_source_view_and_per_text():
+    # read_analysis keeps what it read per source view and path: another view, or other bytes
+    # at that path in the same view, is read again.
+    from recipes.source import MemorySource
+
+    base, head = MemorySource({"x.sh": "echo a\n"}), MemorySource({"x.sh": "echo b\n"})
+    a, b = lp.read_analysis(base, "x.sh"), lp.read_analysis(head, "x.sh")
+    assert [c.argv for c in a.commands] == [["echo", "a"]] and [c.argv for c in b.commands] == [["echo", "b"]]
+    assert lp.read_analysis(base, "x.sh") is a
+    base._files["x.sh"] = b"echo c\n"
+    assert [c.argv for c in lp.read_analysis(base, "x.sh").commands] == [["echo", "c"]]
+    assert lp.read_analysis(base, "missing.sh") is None

@@ -256,7 +256,21 @@ def read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
         return None
     if data is None:
         return None
-    return analyze_script(data.decode("utf-8", "replace"), path)
+    # Every launch path of a review reads the shared libraries again: the text is decoded (and
+    # hashed by the analyser's memo) once per source view and file while its bytes stay the same.
+    known = _analyses_of(src)
+    hit = known.get(path)
+    if hit is not None and hit[0] == data:
+        return hit[1]
+    analysis = analyze_script(data.decode("utf-8", "replace"), path)
+    known[path] = (data, analysis)
+    return analysis
+
+
+@by_identity(16)
+def _analyses_of(src: Any) -> dict[str, tuple[bytes, ScriptAnalysis]]:
+    """The analyses `read_analysis` gave for one source view, with the bytes they were read from."""
+    return {}
 
 
 def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str, str]],
