@@ -90,3 +90,14 @@ def test_brace_groups_and_tests_of_two_variables_read_only_variables():
     assert reads_only_variables('! ( [ "$NODE_RANK" -gt 0 ] && [ "$NODE_RANK" -lt "$NODE_OFFSET" ] )')
     assert not reads_only_variables('[ -f "$X" ]')
     assert not reads_only_variables('[ "$N" -lt "$(nproc)" ]')
+
+
+def test_answers_are_kept_per_condition_and_per_variables():
+    # evaluate_condition keeps its answers (every point of a path asks about the same lines):
+    # by the condition and every variable's value, in whatever order the variables come.
+    cond = '[[ "$FRAMEWORK" == "sglang" ]] && [[ "$PRECISION" == fp8 ]]'
+    asked = [({"FRAMEWORK": "sglang", "PRECISION": "fp8"}, True), ({"FRAMEWORK": "vllm", "PRECISION": "fp8"}, False),
+             ({"PRECISION": "fp8", "FRAMEWORK": "sglang"}, True), ({"FRAMEWORK": "sglang"}, None),
+             ({"FRAMEWORK": "sglang", "PRECISION": "fp4"}, False), ({"FRAMEWORK": "sglang", "PRECISION": "fp8"}, True)]
+    assert [evaluate_condition(cond, env) for env, _ in asked] == [want for _, want in asked]
+    assert evaluate_condition('[[ "$FRAMEWORK" == "vllm" ]]', {"FRAMEWORK": "sglang", "PRECISION": "fp8"}) is False
