@@ -511,7 +511,7 @@ SETUP_SCRIPT_KEY = "setup_script"
 MEMO_PATH = "launch_path:{key}"
 MEMO_ROOT = "launch_path.root:{key}"
 MEMO_RUNNERS = "launch_path.runners"
-MEMO_RUNNER_SCRIPTS = "launch_path.runner_scripts:{label}"
+MEMO_RUNNER_SCRIPTS = "launch_path.runner_scripts"
 MEMO_AFFECTED_ROOTS = "launch_path.affected_roots:{in_repo}"
 
 
@@ -648,11 +648,14 @@ def point_memo(ctx: Any, key: str, point: Any, fn: Any) -> Any:
 
 
 def label_runner_scripts(ctx: Any, label: str | None) -> list[str]:
-    """The runner scripts of a runner label (`runner_scripts`), once per review."""
-    def scripts() -> list[str]:
+    """The runner scripts of a runner label (`runner_scripts`), once per review (asked for
+    every point, several times: one dict of the labels' answers)."""
+    known = ctx.memo(MEMO_RUNNER_SCRIPTS, dict)
+    found = known.get(label)
+    if found is None:
         nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(ctx.head_repo, ctx.snapshot.head))
-        return runner_scripts(ctx.head_repo, nodes, label)
-    return ctx.memo(MEMO_RUNNER_SCRIPTS.format(label=label), scripts)
+        found = known[label] = runner_scripts(ctx.head_repo, nodes, label)
+    return found
 
 
 def only_runner_entries(repo: Any, live: Iterable[str]) -> bool:
