@@ -509,6 +509,7 @@ def runner_scripts(repo: Any, nodes: dict[str, list[str]], label: str | None) ->
 
 SETUP_SCRIPT_KEY = "setup_script"
 MEMO_PATH = "launch_path:{key}"
+MEMO_PATHS = "launch_path.by_roots"
 MEMO_ROOT = "launch_path.root:{key}"
 MEMO_RUNNERS = "launch_path.runners"
 MEMO_RUNNER_SCRIPTS = "launch_path.runner_scripts"
@@ -702,7 +703,14 @@ def launch_path(ctx: Any, roots: PointRoots) -> LaunchPath:
                   for h, a in roots.commands]
         return parts[0] if len(parts) == 1 else merge_paths(parts)
 
-    return ctx.memo(MEMO_PATH.format(key=repr(roots.key)), build)
+    # Asked for every point whose roots may hold a changed file: by the roots' key itself (its
+    # text, built per ask, cost more than the lookup).
+    built = ctx.memo(MEMO_PATHS, dict)
+    key = roots.key
+    found = built.get(key)
+    if found is None:
+        found = built[key] = ctx.memo(MEMO_PATH.format(key=repr(key)), build)
+    return found
 
 
 # --- words built from expansions (recipes.launch.path.reach.blind_files) -----------------------------------
