@@ -40,7 +40,7 @@ from typing import Any, Iterable
 
 from recipes.launch.path.array_membership import ListEdit, list_edits, list_reasons
 from recipes.launch.compare import trusted_url
-from recipes.launch.path.conditions import evaluate_condition
+from recipes.launch.path.conditions import selected_lines
 from recipes.identity import by_identity
 from recipes.launch.env import point_env  # noqa: F401  (the one definition; checks import it from here too)
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units, python_file_runs
@@ -411,42 +411,6 @@ def _changed_lines(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]
     return frozenset(out)
 
 
-# --- which branch of a script a point takes (rule 4 for top-level code) ---------------------
-
-def _selected_lines(pf: PathFile, change: FileChange, env: dict[str, str]) -> bool:
-    """Whether any changed top-level line of the file runs for a point with this env."""
-    a = pf.analysis
-    if a is None or not change.lines:
-        return True
-    conditions = _changed_line_conditions(a, change)
-    return conditions is None or any(evaluate_condition(cond, env) is not False for cond in conditions)
-
-
-@by_identity(4096)  # every point of a launch path asks
-def _changed_line_conditions(a: Any, change: FileChange) -> tuple[str, ...] | None:
-    """The branch conditions the changed top-level lines run under; None when one of them runs
-    whatever the point's variables are (no condition, or a line no command covers: `fi`, a
-    test line, ... may change which branch runs). A line no command covers inside a branch
-    body (a nested `if`'s test, its `fi`) runs under that body's condition."""
-    spans = [(c.line, max(c.end_line, c.line), c.condition) for c in a.commands if c.function is None]
-    spans += [(loc.line, loc.line, loc.condition) for _, loc, _ in a.assignments if loc.function is None]
-    found: list[str] | None = []
-    for line in change.lines:
-        if any(f.line <= line <= f.end_line for f in a.functions.values()):
-            continue  # function bodies are attributed by function
-        covering = [sp for sp in spans if sp[0] <= line <= sp[1]]
-        if covering:
-            cond = max(covering, key=lambda sp: sp[0])[2]
-        else:  # the innermost branch body holding the line, if any
-            bodies = [sp for sp in a.branches if sp[0] <= line <= sp[1]]
-            cond = max(bodies, key=lambda sp: (sp[0], -sp[1]))[2] if bodies else None
-        if cond is None:
-            found = None
-            break
-        found.append(cond)
-    return tuple(dict.fromkeys(found)) if found is not None else None
-
-
 def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[str],
                  point: Any = None) -> list[str]:
     """Why the PR's file changes affect a point with this launch path ([] when they do not).
@@ -464,7 +428,7 @@ def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[s
         if change.whole is not None or pf.analysis is None:
             reasons.append(f"{path} changed{where}")
             continue
-        if change.top and (env is None or _selected_lines(pf, change, env)):
+        if change.top and (env is None or selected_lines(pf.analysis, change, env)):
             # Only elements of arrays tested for membership changed: the points they select. A
             # file another file runs may be sourced by it, which could read the array.
             listed = None if env is None or pf.via.startswith(VIA_RUN_BY) else list_reasons(
@@ -712,37 +676,3 @@ def launch_path(ctx: Any, roots: PointRoots) -> LaunchPath:
         found = built[key] = ctx.memo(MEMO_PATH.format(key=repr(key)), build)
     return found
 
-
-# --- words built from expansions (recipes.launch.path.reach.blind_files) -----------------------------------
-_PARAM = re.compile(r"\$\{([A-Za-z_]\w*)(?:(%%|%|##|#)([^}]*))?\}|\$([A-Za-z_]\w*)")
-_ANY_PARAM = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\$\{?[^A-Za-z_{]")
-
-
-def _trim(value: str, op: str, pattern: str) -> str:
-    """`${V%%pat}`, `${V%pat}`, `${V##pat}`, `${V#pat}` as bash trims, with glob patterns."""
-    import fnmatch
-
-    ends = range(len(value) + 1)
-    if op.startswith("%"):
-        cuts = [i for i in ends if fnmatch.fnmatchcase(value[i:], pattern)]
-        return value[:min(cuts) if op == "%%" else max(cuts)] if cuts else value
-    cuts = [i for i in ends if fnmatch.fnmatchcase(value[:i], pattern)]
-    return value[max(cuts) if op == "##" else min(cuts):] if cuts else value
-
-
-def built_name_pattern(word: str, env: dict[str, str]) -> re.Pattern:
-    """The texts a word built from expansions can take: each `${NAME}`, `$NAME` or simple trim of
-    a variable `env` gives is its value; any other expansion matches anything."""
-    out, at = [], 0
-    for m in _ANY_PARAM.finditer(word):
-        out.append(re.escape(word[at:m.start()]))
-        p = _PARAM.fullmatch(m.group(0))
-        name = p and (p.group(1) or p.group(4))
-        if name and name in env:
-            value = env[name] if not p.group(2) else _trim(env[name], p.group(2), p.group(3))
-            out.append(re.escape(value))
-        else:
-            out.append(".*")
-        at = m.end()
-    out.append(re.escape(word[at:]))
-    return re.compile("".join(out), re.S)

@@ -268,7 +268,7 @@ def blind_files(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
     cannot follow such a word; the trace can (recipes.launch.path.trace_affected.probe). A job constant
     (`$GITHUB_WORKSPACE`, `$HOME`) is its value; any other expansion may be anything, so
     `$GITHUB_WORKSPACE/.venv/bin/activate` names no target and `$helper` names every one."""
-    from recipes.launch.path.launch_path import _SELF_DIR, built_name_pattern
+    from recipes.launch.path.launch_path import _SELF_DIR
     from recipes.launch.fs import WORKSPACE
     from recipes.launch.point import JOB_CONSTANTS
 
@@ -297,3 +297,38 @@ def blind_files(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
                 out.add(path)
                 break
     return out
+
+
+# --- words built from expansions (blind_files) ------------------------------------------------------------
+_PARAM = re.compile(r"\$\{([A-Za-z_]\w*)(?:(%%|%|##|#)([^}]*))?\}|\$([A-Za-z_]\w*)")
+_ANY_PARAM = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\$\{?[^A-Za-z_{]")
+
+
+def _trim(value: str, op: str, pattern: str) -> str:
+    """`${V%%pat}`, `${V%pat}`, `${V##pat}`, `${V#pat}` as bash trims, with glob patterns."""
+    import fnmatch
+
+    ends = range(len(value) + 1)
+    if op.startswith("%"):
+        cuts = [i for i in ends if fnmatch.fnmatchcase(value[i:], pattern)]
+        return value[:min(cuts) if op == "%%" else max(cuts)] if cuts else value
+    cuts = [i for i in ends if fnmatch.fnmatchcase(value[:i], pattern)]
+    return value[max(cuts) if op == "##" else min(cuts):] if cuts else value
+
+
+def built_name_pattern(word: str, env: dict[str, str]) -> re.Pattern:
+    """The texts a word built from expansions can take: each `${NAME}`, `$NAME` or simple trim of
+    a variable `env` gives is its value; any other expansion matches anything."""
+    out, at = [], 0
+    for m in _ANY_PARAM.finditer(word):
+        out.append(re.escape(word[at:m.start()]))
+        p = _PARAM.fullmatch(m.group(0))
+        name = p and (p.group(1) or p.group(4))
+        if name and name in env:
+            value = env[name] if not p.group(2) else _trim(env[name], p.group(2), p.group(3))
+            out.append(re.escape(value))
+        else:
+            out.append(".*")
+        at = m.end()
+    out.append(re.escape(word[at:]))
+    return re.compile("".join(out), re.S)
