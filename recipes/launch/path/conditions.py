@@ -102,9 +102,17 @@ def _evaluate_conjuncts(cond: str, items: tuple[tuple[str, str], ...]) -> bool |
 
 
 def variables_read(text: str, env: dict[str, str]) -> dict[str, str]:
-    """The variables of `env` that conditions written in `text` can read (`_named`): a
-    variable a condition does not name cannot change its value."""
-    return dict(_named(text, tuple(env.items())))
+    """The variables of `env` that conditions written in `text` can read: `evaluate_condition`
+    reads a variable only where a `$NAME` or `${NAME...}` refers to it (a comparison, an integer
+    test, a case subject), so one the text never refers to cannot change its value (`$MODEL_PREFIX`
+    does not refer to MODEL)."""
+    names = _referenced(text)
+    return {k: v for k, v in env.items() if k in names}
+
+
+@functools.lru_cache(maxsize=256)
+def _referenced(text: str) -> frozenset[str]:
+    return frozenset(VAR_REF.findall(text))
 
 
 def _ungroup(cond: str) -> str:
