@@ -146,3 +146,16 @@ def test_the_recipe_name_finder_finds_exactly_the_names_a_text_holds():
     for data in texts:
         assert find(data) == any(n.encode() in data for n in names), data
     assert _finder({"a.sh"})(b"xa.sh") and not _finder({"a.sh"})(b"a.s")
+
+
+def test_the_dynamic_run_scan_finds_what_the_line_anchored_pattern_finds():
+    # blind_files scans every script with a pattern that skips to the characters a match starts
+    # with (reach._dynamic_runs); it must find the matches of the `^`-anchored one, at the text's
+    # start, at line starts, after `;`, in a row and after a comment.
+    from recipes.launch.path.reach import _DYNAMIC_RUN, _dynamic_runs
+
+    texts = ['source "$a"\n', '. "$DIR/${N}.sh"\nbash x', 'x; bash "$b"\n# bash $c\n  exec $d', "\n\nsource $e",
+             " bash -x $f\n", "echo a.b\nsh\n", "", "source", "{ . $g; }\n(bash $h)\n!source $i"]
+    for text in texts:
+        want = [(m.start(), m.end(), m.group(1)) for m in _DYNAMIC_RUN.finditer(text)]
+        assert [(m.start(), m.end(), m.group(1)) for m in _dynamic_runs(text)] == want, text
