@@ -144,7 +144,24 @@ _UNITS_QUERY = "(comment) @comment (function_definition) @function"
 
 def code_units(text: str) -> CodeUnits | None:
     """Split a script into its top-level code and its function bodies, comments and
-    indentation dropped, to attribute a change to functions (recipes.launch.path.launch_path)."""
+    indentation dropped, to attribute a change to functions (recipes.launch.path.launch_path).
+    The last few texts' answers are kept (the affected rule splits a changed script's head text
+    to attribute the change, then again to follow its changed functions): not to be mutated."""
+    found = _UNITS.get(text, _UNITS)
+    if found is not _UNITS:
+        return found
+    out = _code_units(text)
+    if len(_UNITS) >= _UNITS_MAX:
+        _UNITS.clear()
+    _UNITS[text] = out
+    return out
+
+
+_UNITS: dict = {}
+_UNITS_MAX = 64
+
+
+def _code_units(text: str) -> CodeUnits | None:
     if len(text) > MAX_SCRIPT_CHARS:
         return None
     try:
