@@ -39,6 +39,7 @@ here and read by those modules at call time.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .bash.commands import SETTERS, WRAPPERS
@@ -147,20 +148,10 @@ def code_units(text: str) -> CodeUnits | None:
     indentation dropped, to attribute a change to functions (recipes.launch.path.launch_path).
     The last few texts' answers are kept (the affected rule splits a changed script's head text
     to attribute the change, then again to follow its changed functions): not to be mutated."""
-    found = _UNITS.get(text, _UNITS)
-    if found is not _UNITS:
-        return found
-    out = _code_units(text)
-    if len(_UNITS) >= _UNITS_MAX:
-        _UNITS.clear()
-    _UNITS[text] = out
-    return out
+    return _code_units(text)
 
 
-_UNITS: dict = {}
-_UNITS_MAX = 64
-
-
+@functools.lru_cache(maxsize=64)
 def _code_units(text: str) -> CodeUnits | None:
     if len(text) > MAX_SCRIPT_CHARS:
         return None

@@ -69,25 +69,14 @@ def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
 
     A condition deep in an elif chain repeats every earlier branch's test (`! ( a ) && ! ( b )
     && c`): its top-level conjuncts are evaluated one by one, each once per set of variables."""
-    items = tuple(sorted(env.items()))
-    key = (cond, items)
-    found = _RESULTS.get(key, _RESULTS)
-    if found is not _RESULTS:
-        return found
-    result = _evaluate_conjuncts(_ungroup(cond), items)
-    if len(_RESULTS) >= _RESULTS_MAX:
-        _RESULTS.clear()
-    _RESULTS[key] = result
-    return result
+    return _evaluate_conjuncts(cond, tuple(sorted(env.items())))
 
 
-# `evaluate_condition`'s answers by condition and variables: every point of a launch path asks
-# about the same changed lines' conditions, with one of a few sets of variables.
-_RESULTS: dict = {}
-_RESULTS_MAX = 65536
-
-
+# Kept by condition and variables: every point of a launch path asks about the same changed
+# lines' conditions, with one of a few sets of variables.
+@functools.lru_cache(maxsize=65536)
 def _evaluate_conjuncts(cond: str, items: tuple[tuple[str, str], ...]) -> bool | None:
+    cond = _ungroup(cond)
     parts = conjuncts(cond)
     if len(parts) == 1:
         return _evaluate_condition(cond, _named(cond, items))
