@@ -329,9 +329,11 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
             elif _is_dynamic(written) or _in_submodule(written, path, submodules):
                 out.unresolved.append((path, line, value))
         # A function runs when an executed command names it: `fn`, `retry fn`, `timeout 9 fn`.
-        for word in unit.words - names_called:
-            names_called.add(word)
-            for p in defined.get(word, []):
+        # (Nothing below reads `names_called`: the new words join it at once.)
+        new = unit.words - names_called
+        names_called |= new
+        for word in new:
+            for p in defined.get(word, ()):
                 a = out.files[p].analysis
                 if a is not None:
                     add_unit(p, a, word)
