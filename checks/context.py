@@ -319,7 +319,9 @@ class ReviewContext:
         files = [] if isinstance(self.snapshot.files, Unavailable) else list(self.snapshot.files)
 
         head_points = list(self.head_repo.points)
-        launchers = {_launcher_path(p, a) for p in head_points for a in ("launcher", "eval_launcher")} - {None}
+        # Each point's launcher and eval launcher paths, worked out once (read again below).
+        own_paths = [(_launcher_path(p), _launcher_path(p, "eval_launcher")) for p in head_points]
+        launchers = {path for pair in own_paths for path in pair} - {None}
         # Files that can be on a launch path without being a point's own launcher or recipe.
         client = tuple(self.head_repo.layout.rel(d) for d in self.config.policy.benchmark_client_paths)
         runnable = sorted(p for p in changed_files - launchers
@@ -368,7 +370,7 @@ class ReviewContext:
         out: list[AffectedPoint] = []
         # Points affected through files other points share: (index in `out`, own reasons before them).
         shared_files: list[tuple[int, int]] = []
-        for point in head_points:
+        for point, (launcher, eval_launcher) in zip(head_points, own_paths):
             key = getattr(point, "config_key", "")
             reasons: list[str] = []
             if key in added_set:
@@ -376,7 +378,6 @@ class ReviewContext:
             elif key in changed_set:
                 reasons.append(f"master-config entry {key} changed")
 
-            launcher = _launcher_path(point)
             if launcher and launcher in changed_files:
                 reasons.append(f"{launcher} changed")
             elif recipe_edits and is_cloned(point.launcher):
@@ -385,7 +386,7 @@ class ReviewContext:
                 if copied in changed_files:
                     launcher = copied
                     reasons.append(f"{copied} changed (copied into the srt-slurm checkout)")
-            extras = [_launcher_path(point, "eval_launcher"), *(getattr(point, "referenced_paths", ()) or ())]
+            extras = [eval_launcher, *(getattr(point, "referenced_paths", ()) or ())]
             own = {launcher} | {e for e in extras if e}
             for extra in dict.fromkeys(e for e in extras if e):
                 if extra in changed_files and extra != launcher:

@@ -39,6 +39,7 @@ here and read by those modules at call time.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .bash.commands import SETTERS, WRAPPERS
@@ -144,7 +145,14 @@ _UNITS_QUERY = "(comment) @comment (function_definition) @function"
 
 def code_units(text: str) -> CodeUnits | None:
     """Split a script into its top-level code and its function bodies, comments and
-    indentation dropped, to attribute a change to functions (recipes.launch.path.launch_path)."""
+    indentation dropped, to attribute a change to functions (recipes.launch.path.launch_path).
+    The last few texts' answers are kept (the affected rule splits a changed script's head text
+    to attribute the change, then again to follow its changed functions): not to be mutated."""
+    return _code_units(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _code_units(text: str) -> CodeUnits | None:
     if len(text) > MAX_SCRIPT_CHARS:
         return None
     try:

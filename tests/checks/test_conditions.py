@@ -90,3 +90,29 @@ def test_brace_groups_and_tests_of_two_variables_read_only_variables():
     assert reads_only_variables('! ( [ "$NODE_RANK" -gt 0 ] && [ "$NODE_RANK" -lt "$NODE_OFFSET" ] )')
     assert not reads_only_variables('[ -f "$X" ]')
     assert not reads_only_variables('[ "$N" -lt "$(nproc)" ]')
+
+
+def test_answers_are_kept_per_condition_and_per_variables():
+    # evaluate_condition keeps its answers (every point of a path asks about the same lines):
+    # by the condition and every variable's value, in whatever order the variables come.
+    cond = '[[ "$FRAMEWORK" == "sglang" ]] && [[ "$PRECISION" == fp8 ]]'
+    asked = [({"FRAMEWORK": "sglang", "PRECISION": "fp8"}, True), ({"FRAMEWORK": "vllm", "PRECISION": "fp8"}, False),
+             ({"PRECISION": "fp8", "FRAMEWORK": "sglang"}, True), ({"FRAMEWORK": "sglang"}, None),
+             ({"FRAMEWORK": "sglang", "PRECISION": "fp4"}, False), ({"FRAMEWORK": "sglang", "PRECISION": "fp8"}, True)]
+    assert [evaluate_condition(cond, env) for env, _ in asked] == [want for _, want in asked]
+    assert evaluate_condition('[[ "$FRAMEWORK" == "vllm" ]]', {"FRAMEWORK": "sglang", "PRECISION": "fp8"}) is False
+
+
+def test_the_variables_a_condition_reads_are_those_it_refers_to():
+    # variables_read keys a runner's checkout answer: a variable the conditions refer to in any
+    # spelling the evaluation reads (`$X`, `${X}`, `${X:-d}`, a case subject) is kept; one whose
+    # name only occurs inside another's (MODEL in MODEL_PREFIX) or not at all is not.
+    from recipes.launch.path.conditions import variables_read
+
+    env = {"MODEL": "m", "MODEL_PREFIX": "dsr1", "FRAMEWORK": "sglang", "CONC": "4", "PRECISION": "fp8", "SPEC": "mtp"}
+    assert variables_read('[[ $MODEL_PREFIX == dsr1 ]] && [[ "${FRAMEWORK}" == sglang ]]', env) == {
+        "MODEL_PREFIX": "dsr1", "FRAMEWORK": "sglang"}
+    assert set(variables_read('[[ "${MODEL:-x}" == m ]]\n"${PRECISION}:${SPEC}" matches fp8:*', env)) == {
+        "MODEL", "PRECISION", "SPEC"}
+    for cond in ('[[ "${MODEL:-x}" == m ]]', '"${PRECISION}:${SPEC}" matches fp8:*', '[ "$CONC" -gt 2 ]'):
+        assert evaluate_condition(cond, variables_read(cond, env)) == evaluate_condition(cond, env) is True, cond

@@ -131,3 +131,31 @@ def test_a_glued_word_counts_only_when_its_literal_parts_spell_part_of_a_changed
     assert _assembles_one('x=1\nbuild_${kind}_cmd "$@"\n', names)
     assert _assembles_one("cmd=build_$kind\n", names)
     assert not _assembles_one('echo "${MODEL}_fp8" "$a$b" a_$b\n', names)  # parts not in the name, or too short
+
+
+def test_the_recipe_name_finder_finds_exactly_the_names_a_text_holds():
+    # `may_name` asks every recipe about a few hundred names at once (reach._finder): found
+    # where a name's last dot part occurs, which must find what a plain search finds: names
+    # at the very start or end, overlapping, sharing a tail, without a dot, or one inside another.
+    from recipes.launch.path.reach import _finder
+
+    names = {"x.sh", "lib_x.sh", "a.b.sh", "env", ".sh", "run.bash", "s.s.s", "é.sh"}
+    find = _finder(names)
+    texts = [b"", b"x.sh", b"setup: lib_x.sh", b"y.sh", b"a.b.s", b"prefix-a.b.sh-suffix", b"environment",
+             b".s", b"s.s.s.s", b"s.s.", b"run.bas", b"run.bash", "é.sh".encode(), b"\xc3.sh", b"sh", b"b.sh"]
+    for data in texts:
+        assert find(data) == any(n.encode() in data for n in names), data
+    assert _finder({"a.sh"})(b"xa.sh") and not _finder({"a.sh"})(b"a.s")
+
+
+def test_the_dynamic_run_scan_finds_what_the_line_anchored_pattern_finds():
+    # blind_files scans every script with a pattern that skips to the characters a match starts
+    # with (reach._dynamic_runs); it must find the matches of the `^`-anchored one, at the text's
+    # start, at line starts, after `;`, in a row and after a comment.
+    from recipes.launch.path.reach import _DYNAMIC_RUN, _dynamic_runs
+
+    texts = ['source "$a"\n', '. "$DIR/${N}.sh"\nbash x', 'x; bash "$b"\n# bash $c\n  exec $d', "\n\nsource $e",
+             " bash -x $f\n", "echo a.b\nsh\n", "", "source", "{ . $g; }\n(bash $h)\n!source $i"]
+    for text in texts:
+        want = [(m.start(), m.end(), m.group(1)) for m in _DYNAMIC_RUN.finditer(text)]
+        assert [(m.start(), m.end(), m.group(1)) for m in _dynamic_runs(text)] == want, text

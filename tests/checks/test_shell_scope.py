@@ -142,3 +142,20 @@ def test_a_function_body_reads_its_parameters_from_the_call_and_the_rest_from_th
         outer({"K": "3"}).call("build", ["decode", "$(cat f)"], 9).value("k", 6)
     # The top level does not see the function's locals.
     assert top.value("k", 9) is None
+
+
+def test_a_walks_projection_over_files_reads_each_files_uses_per_name():
+    # file_projection: `projection` over the texts of a walk's files, each file's uses of a
+    # name found once per source view. Another name, or a file that uses the name whole, must
+    # not share the first answer.
+    from recipes.launch.path.shell_scope import MISSING, file_projection, projection
+    from recipes.source import MemorySource
+
+    files = {"r.sh": 'S="${EXP_NAME%%_*}_${PRECISION}.sh"\n', "s.sh": 'echo "$EXP_NAME" "${PRECISION}"\n'}
+    src = MemorySource(files)
+    for paths in (["r.sh"], ["r.sh", "s.sh"], ["s.sh"]):
+        for name, value in (("EXP_NAME", "dsr1_1k1k"), ("PRECISION", "fp8"), ("MODEL", MISSING)):
+            want = projection(name, value, [files[p] for p in paths])
+            assert file_projection(src, paths, name, value) == want, (paths, name)
+    assert file_projection(src, ["r.sh"], "EXP_NAME", "dsr1_1k1k") == ("_*", "dsr1")
+    assert file_projection(src, ["r.sh", "s.sh"], "EXP_NAME", "dsr1_1k1k") == (None, "dsr1_1k1k")

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
+
+from recipes.identity import by_identity
 
 _TEST = re.compile(r"(\[\[?)\s+(.*?)\s+\]\]?")
 _CMP = re.compile(r"""^!?\s*"?\$\{?([A-Za-z_]\w*)(?::?-[^}"]*)?\}?"?\s*(==|=|!=)\s*(.+?)\s*$""")
@@ -66,7 +69,13 @@ def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
 
     A condition deep in an elif chain repeats every earlier branch's test (`! ( a ) && ! ( b )
     && c`): its top-level conjuncts are evaluated one by one, each once per set of variables."""
-    items = tuple(sorted(env.items()))
+    return _evaluate_conjuncts(cond, tuple(sorted(env.items())))
+
+
+# Kept by condition and variables: every point of a launch path asks about the same changed
+# lines' conditions, with one of a few sets of variables.
+@functools.lru_cache(maxsize=65536)
+def _evaluate_conjuncts(cond: str, items: tuple[tuple[str, str], ...]) -> bool | None:
     cond = _ungroup(cond)
     parts = conjuncts(cond)
     if len(parts) == 1:
@@ -82,9 +91,17 @@ def evaluate_condition(cond: str, env: dict[str, str]) -> bool | None:
 
 
 def variables_read(text: str, env: dict[str, str]) -> dict[str, str]:
-    """The variables of `env` that conditions written in `text` can read (`_named`): a
-    variable a condition does not name cannot change its value."""
-    return dict(_named(text, tuple(env.items())))
+    """The variables of `env` that conditions written in `text` can read: `evaluate_condition`
+    reads a variable only where a `$NAME` or `${NAME...}` refers to it (a comparison, an integer
+    test, a case subject), so one the text never refers to cannot change its value (`$MODEL_PREFIX`
+    does not refer to MODEL)."""
+    names = _referenced(text)
+    return {k: v for k, v in env.items() if k in names}
+
+
+@functools.lru_cache(maxsize=256)
+def _referenced(text: str) -> frozenset[str]:
+    return frozenset(VAR_REF.findall(text))
 
 
 def _ungroup(cond: str) -> str:
@@ -287,3 +304,39 @@ def _evaluate_condition(cond: str, env_items: tuple[tuple[str, str], ...]) -> bo
         return _kleene(merged, atoms)
     except ValueError:  # e.g. parentheses nested past the limit, or a shape the reduction garbled
         return None
+
+
+# --- which changed lines of a script a point runs (launch_path rule 4 for top-level code) -----
+
+def selected_lines(a: Any, change: Any, env: dict[str, str]) -> bool:
+    """Whether any changed top-level line of a file (its analysis `a`, None when not shell; its
+    recipes.launch.path.launch_path.FileChange) runs for a point with this env."""
+    if a is None or not change.lines:
+        return True
+    conditions = _changed_line_conditions(a, change)
+    return conditions is None or any(evaluate_condition(cond, env) is not False for cond in conditions)
+
+
+@by_identity(4096)  # every point of a launch path asks
+def _changed_line_conditions(a: Any, change: Any) -> tuple[str, ...] | None:
+    """The branch conditions the changed top-level lines run under; None when one of them runs
+    whatever the point's variables are (no condition, or a line no command covers: `fi`, a
+    test line, ... may change which branch runs). A line no command covers inside a branch
+    body (a nested `if`'s test, its `fi`) runs under that body's condition."""
+    spans = [(c.line, max(c.end_line, c.line), c.condition) for c in a.commands if c.function is None]
+    spans += [(loc.line, loc.line, loc.condition) for _, loc, _ in a.assignments if loc.function is None]
+    found: list[str] | None = []
+    for line in change.lines:
+        if any(f.line <= line <= f.end_line for f in a.functions.values()):
+            continue  # function bodies are attributed by function
+        covering = [sp for sp in spans if sp[0] <= line <= sp[1]]
+        if covering:
+            cond = max(covering, key=lambda sp: sp[0])[2]
+        else:  # the innermost branch body holding the line, if any
+            bodies = [sp for sp in a.branches if sp[0] <= line <= sp[1]]
+            cond = max(bodies, key=lambda sp: (sp[0], -sp[1]))[2] if bodies else None
+        if cond is None:
+            found = None
+            break
+        found.append(cond)
+    return tuple(dict.fromkeys(found)) if found is not None else None

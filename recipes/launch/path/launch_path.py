@@ -40,7 +40,7 @@ from typing import Any, Iterable
 
 from recipes.launch.path.array_membership import ListEdit, list_edits, list_reasons
 from recipes.launch.compare import trusted_url
-from recipes.launch.path.conditions import evaluate_condition
+from recipes.launch.path.conditions import selected_lines
 from recipes.identity import by_identity
 from recipes.launch.env import point_env  # noqa: F401  (the one definition; checks import it from here too)
 from recipes.scripts import ScriptAnalysis, analyze_command_line, analyze_script, code_units, python_file_runs
@@ -256,7 +256,21 @@ def read_analysis(src: Any, path: str) -> ScriptAnalysis | None:
         return None
     if data is None:
         return None
-    return analyze_script(data.decode("utf-8", "replace"), path)
+    # Every launch path of a review reads the shared libraries again: the text is decoded (and
+    # hashed by the analyser's memo) once per source view and file while its bytes stay the same.
+    known = _analyses_of(src)
+    hit = known.get(path)
+    if hit is not None and hit[0] == data:
+        return hit[1]
+    analysis = analyze_script(data.decode("utf-8", "replace"), path)
+    known[path] = (data, analysis)
+    return analysis
+
+
+@by_identity(16)
+def _analyses_of(src: Any) -> dict[str, tuple[bytes, ScriptAnalysis]]:
+    """The analyses `read_analysis` gave for one source view, with the bytes they were read from."""
+    return {}
 
 
 def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str, str]],
@@ -315,9 +329,11 @@ def build_path(repo: Any, src: Any, mounts: Iterable[str], roots: list[tuple[str
             elif _is_dynamic(written) or _in_submodule(written, path, submodules):
                 out.unresolved.append((path, line, value))
         # A function runs when an executed command names it: `fn`, `retry fn`, `timeout 9 fn`.
-        for word in unit.words - names_called:
-            names_called.add(word)
-            for p in defined.get(word, []):
+        # (Nothing below reads `names_called`: the new words join it at once.)
+        new = unit.words - names_called
+        names_called |= new
+        for word in new:
+            for p in defined.get(word, ()):
                 a = out.files[p].analysis
                 if a is not None:
                     add_unit(p, a, word)
@@ -397,42 +413,6 @@ def _changed_lines(old: tuple[str, ...], new: tuple[str, ...]) -> frozenset[int]
     return frozenset(out)
 
 
-# --- which branch of a script a point takes (rule 4 for top-level code) ---------------------
-
-def _selected_lines(pf: PathFile, change: FileChange, env: dict[str, str]) -> bool:
-    """Whether any changed top-level line of the file runs for a point with this env."""
-    a = pf.analysis
-    if a is None or not change.lines:
-        return True
-    conditions = _changed_line_conditions(a, change)
-    return conditions is None or any(evaluate_condition(cond, env) is not False for cond in conditions)
-
-
-@by_identity(4096)  # every point of a launch path asks
-def _changed_line_conditions(a: Any, change: FileChange) -> tuple[str, ...] | None:
-    """The branch conditions the changed top-level lines run under; None when one of them runs
-    whatever the point's variables are (no condition, or a line no command covers: `fi`, a
-    test line, ... may change which branch runs). A line no command covers inside a branch
-    body (a nested `if`'s test, its `fi`) runs under that body's condition."""
-    spans = [(c.line, max(c.end_line, c.line), c.condition) for c in a.commands if c.function is None]
-    spans += [(loc.line, loc.line, loc.condition) for _, loc, _ in a.assignments if loc.function is None]
-    found: list[str] | None = []
-    for line in change.lines:
-        if any(f.line <= line <= f.end_line for f in a.functions.values()):
-            continue  # function bodies are attributed by function
-        covering = [sp for sp in spans if sp[0] <= line <= sp[1]]
-        if covering:
-            cond = max(covering, key=lambda sp: sp[0])[2]
-        else:  # the innermost branch body holding the line, if any
-            bodies = [sp for sp in a.branches if sp[0] <= line <= sp[1]]
-            cond = max(bodies, key=lambda sp: (sp[0], -sp[1]))[2] if bodies else None
-        if cond is None:
-            found = None
-            break
-        found.append(cond)
-    return tuple(dict.fromkeys(found)) if found is not None else None
-
-
 def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[str],
                  point: Any = None) -> list[str]:
     """Why the PR's file changes affect a point with this launch path ([] when they do not).
@@ -450,7 +430,7 @@ def path_reasons(launch: LaunchPath, changes: dict[str, FileChange], skip: set[s
         if change.whole is not None or pf.analysis is None:
             reasons.append(f"{path} changed{where}")
             continue
-        if change.top and (env is None or _selected_lines(pf, change, env)):
+        if change.top and (env is None or selected_lines(pf.analysis, change, env)):
             # Only elements of arrays tested for membership changed: the points they select. A
             # file another file runs may be sourced by it, which could read the array.
             listed = None if env is None or pf.via.startswith(VIA_RUN_BY) else list_reasons(
@@ -495,9 +475,11 @@ def runner_scripts(repo: Any, nodes: dict[str, list[str]], label: str | None) ->
 
 SETUP_SCRIPT_KEY = "setup_script"
 MEMO_PATH = "launch_path:{key}"
+MEMO_PATHS = "launch_path.by_roots"
 MEMO_ROOT = "launch_path.root:{key}"
 MEMO_RUNNERS = "launch_path.runners"
-MEMO_RUNNER_SCRIPTS = "launch_path.runner_scripts:{label}"
+MEMO_RUNNER_SCRIPTS = "launch_path.runner_scripts"
+MEMO_AFFECTED_ROOTS = "launch_path.affected_roots:{in_repo}"
 
 
 @dataclass
@@ -540,7 +522,19 @@ def point_roots(ctx: Any, point: Any, *, runners: bool, names: set[str] | None =
     With `names` (the file names that can lead to a changed file, `reach_names`), a recipe of
     this repository whose text names none of them is not parsed: the roots it gives (its
     `setup_script` and benchmark command) could not pass `candidate_roots` anyway."""
+    return _point_roots(ctx, point, runners, _reads_recipe(ctx, point.launcher, names))
+
+
+def _reads_recipe(ctx: Any, launcher: Any, names: set[str] | None) -> bool:
+    """Whether `point_roots` reads the recipe of this repository a launcher names (the only
+    use it makes of `names`)."""
     from recipes.launch.path.reach import may_name
+
+    return launcher is not None and launcher.kind != "script" and (
+        names is None or launcher.exists is False or may_name(ctx.head_repo, launcher.path, names))
+
+
+def _point_roots(ctx: Any, point: Any, runners: bool, in_repo: bool) -> PointRoots:
     from recipes.evidence import split_external
     from recipes.launch.path.srt_checkout import cloned_script, cloned_setup, cloned_variant, is_cloned, point_checkout
 
@@ -549,8 +543,6 @@ def point_roots(ctx: Any, point: Any, *, runners: bool, names: set[str] | None =
     launcher = point.launcher
     if launcher is not None and launcher.kind == "script" and launcher.exists is not False:
         out.files.append((launcher.path, "launcher"))
-    in_repo = launcher is not None and launcher.kind != "script" and (
-        names is None or launcher.exists is False or may_name(repo, launcher.path, names))
     variant = repo.variant_for(point) if in_repo else None
     checkout = None
     if variant is None and is_cloned(launcher):
@@ -597,19 +589,40 @@ def affected_roots(ctx: Any, point: Any, names: set[str] | None, shared: dict) -
     points share them through `shared` (one dict per computation of the affected points)."""
     launcher = point.launcher
     if launcher is not None and launcher.kind != "script":
-        return candidate_roots(point_roots(ctx, point, runners=True, names=names), names)
+        # Asked once per set of names (the changed files', the data files', the blind ones'):
+        # the roots differ only in whether the recipe is read.
+        in_repo = _reads_recipe(ctx, launcher, names)
+        roots = point_memo(ctx, MEMO_AFFECTED_ROOTS.format(in_repo=in_repo), point,
+                           lambda: _point_roots(ctx, point, True, in_repo))
+        return candidate_roots(roots, names)
     key = ((launcher.path, launcher.exists) if launcher is not None else None, point.runner)
     if key not in shared:
         shared[key] = candidate_roots(point_roots(ctx, point, runners=True, names=names), names)
     return shared[key]
 
 
+def point_memo(ctx: Any, key: str, point: Any, fn: Any) -> Any:
+    """`fn()` once per review for this point object (by identity: a point is frozen, and the
+    entry keeps it alive so its id stays its own). For answers a point asks for again under
+    each set of names of the affected rule, and again in the checks."""
+    memo = ctx.memo(key, dict)
+    hit = memo.get(id(point))
+    if hit is not None and hit[0] is point:
+        return hit[1]
+    value = fn()
+    memo[id(point)] = (point, value)
+    return value
+
+
 def label_runner_scripts(ctx: Any, label: str | None) -> list[str]:
-    """The runner scripts of a runner label (`runner_scripts`), once per review."""
-    def scripts() -> list[str]:
+    """The runner scripts of a runner label (`runner_scripts`), once per review (asked for
+    every point, several times: one dict of the labels' answers)."""
+    known = ctx.memo(MEMO_RUNNER_SCRIPTS, dict)
+    found = known.get(label)
+    if found is None:
         nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(ctx.head_repo, ctx.snapshot.head))
-        return runner_scripts(ctx.head_repo, nodes, label)
-    return ctx.memo(MEMO_RUNNER_SCRIPTS.format(label=label), scripts)
+        found = known[label] = runner_scripts(ctx.head_repo, nodes, label)
+    return found
 
 
 def only_runner_entries(repo: Any, live: Iterable[str]) -> bool:
@@ -656,39 +669,12 @@ def launch_path(ctx: Any, roots: PointRoots) -> LaunchPath:
                   for h, a in roots.commands]
         return parts[0] if len(parts) == 1 else merge_paths(parts)
 
-    return ctx.memo(MEMO_PATH.format(key=repr(roots.key)), build)
+    # Asked for every point whose roots may hold a changed file: by the roots' key itself (its
+    # text, built per ask, cost more than the lookup).
+    built = ctx.memo(MEMO_PATHS, dict)
+    key = roots.key
+    found = built.get(key)
+    if found is None:
+        found = built[key] = ctx.memo(MEMO_PATH.format(key=repr(key)), build)
+    return found
 
-
-# --- words built from expansions (recipes.launch.path.reach.blind_files) -----------------------------------
-_PARAM = re.compile(r"\$\{([A-Za-z_]\w*)(?:(%%|%|##|#)([^}]*))?\}|\$([A-Za-z_]\w*)")
-_ANY_PARAM = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\$\{?[^A-Za-z_{]")
-
-
-def _trim(value: str, op: str, pattern: str) -> str:
-    """`${V%%pat}`, `${V%pat}`, `${V##pat}`, `${V#pat}` as bash trims, with glob patterns."""
-    import fnmatch
-
-    ends = range(len(value) + 1)
-    if op.startswith("%"):
-        cuts = [i for i in ends if fnmatch.fnmatchcase(value[i:], pattern)]
-        return value[:min(cuts) if op == "%%" else max(cuts)] if cuts else value
-    cuts = [i for i in ends if fnmatch.fnmatchcase(value[:i], pattern)]
-    return value[max(cuts) if op == "##" else min(cuts):] if cuts else value
-
-
-def built_name_pattern(word: str, env: dict[str, str]) -> re.Pattern:
-    """The texts a word built from expansions can take: each `${NAME}`, `$NAME` or simple trim of
-    a variable `env` gives is its value; any other expansion matches anything."""
-    out, at = [], 0
-    for m in _ANY_PARAM.finditer(word):
-        out.append(re.escape(word[at:m.start()]))
-        p = _PARAM.fullmatch(m.group(0))
-        name = p and (p.group(1) or p.group(4))
-        if name and name in env:
-            value = env[name] if not p.group(2) else _trim(env[name], p.group(2), p.group(3))
-            out.append(re.escape(value))
-        else:
-            out.append(".*")
-        at = m.end()
-    out.append(re.escape(word[at:]))
-    return re.compile("".join(out), re.S)

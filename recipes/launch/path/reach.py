@@ -28,14 +28,17 @@ def reach_names(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
     if texts is None:
         return set()
     codes = _code_texts(repo, src)
-    grew = True
-    while grew:
-        grew = False
+    # Whether a file names one of a set is whether it names one of any part of it: each round
+    # asks the files still out only about the names the last round added.
+    fresh = set(names)
+    while fresh:
+        added: set[str] = set()
         for path, text in texts.items():
             name = path.rsplit("/", 1)[-1]
-            if name not in names and _names_one(codes, path, text, names):
-                names.add(name)
-                grew = True
+            if name not in names and name not in added and _names_one(codes, path, text, fresh):
+                added.add(name)
+        names |= added
+        fresh = added
     return names
 
 
@@ -210,12 +213,52 @@ def _names_in(repo: Any, path: str, names: set[str]) -> bool:
         return True
     if data is None or b"\\" in data:
         return True
-    return any(n.encode() in data for n in names)
+    return _finder(names)(data)
+
+
+@by_identity(8)
+def _finder(names: set[str]) -> Any:
+    """Whether bytes hold one of `names`, for one set of names (a few hundred when a shared
+    library changed, asked of every recipe). A name with a dot is found where its last dot
+    part (`.sh`) occurs, by the text ending there; the others one by one."""
+    by_tail: dict[bytes, dict[int, set[bytes]]] = {}
+    plain: list[bytes] = []
+    for n in names:
+        raw = n.encode()
+        dot = raw.rfind(b".")
+        if dot < 0:
+            plain.append(raw)
+        else:
+            by_tail.setdefault(raw[dot:], {}).setdefault(len(raw), set()).add(raw)
+
+    def holds(data: bytes) -> bool:
+        for tail, by_len in by_tail.items():
+            at = data.find(tail)
+            while at >= 0:
+                end = at + len(tail)
+                if any(data[end - size:end] in found for size, found in by_len.items() if size <= end):
+                    return True
+                at = data.find(tail, at + 1)
+        return any(n in data for n in plain)
+
+    return holds
 
 
 # A word a command runs or sources (`source "$helper"`, `bash "${parts[0]}/x.sh"`, `. $DIR/env.sh`)
 # that holds an expansion: the textual path cannot tell which file it names.
 _DYNAMIC_RUN = re.compile(r"(?:^|[\s;&|(!{])(?:source|\.|bash|sh|exec|command)[ \t]+(?:-[A-Za-z]+[ \t]+)*(\S[^\n]*)", re.M)
+# The same matches past the text's first character: a match at a line start begins at the
+# newline before it (`\s`), so `^` only adds the text's start, and without it the scan skips in
+# C to the characters a match can start with (half the time over a review's ~260 scripts).
+_DYNAMIC_RUN_ON = re.compile(r"[\s;&|(!{](?:source|\.|bash|sh|exec|command)[ \t]+(?:-[A-Za-z]+[ \t]+)*(\S[^\n]*)")
+
+
+def _dynamic_runs(text: str) -> Iterable[re.Match]:
+    """`_DYNAMIC_RUN.finditer(text)`."""
+    first = _DYNAMIC_RUN.match(text)
+    if first is not None:
+        yield first
+    yield from _DYNAMIC_RUN_ON.finditer(text, first.end() if first is not None else 0)
 _COMMENT = re.compile(r"(?:^|\s)#")
 _FIRST_WORD = re.compile(r"""([^\s'"();&|<>]|"[^"]*"|'[^']*')+""")
 
@@ -237,7 +280,7 @@ def blind_files(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
     cannot follow such a word; the trace can (recipes.launch.path.trace_affected.probe). A job constant
     (`$GITHUB_WORKSPACE`, `$HOME`) is its value; any other expansion may be anything, so
     `$GITHUB_WORKSPACE/.venv/bin/activate` names no target and `$helper` names every one."""
-    from recipes.launch.path.launch_path import _SELF_DIR, built_name_pattern
+    from recipes.launch.path.launch_path import _SELF_DIR
     from recipes.launch.fs import WORKSPACE
     from recipes.launch.point import JOB_CONSTANTS
 
@@ -251,7 +294,7 @@ def blind_files(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
             continue
         # The raw text, a match after a ` #` or a line-leading `#` skipped (a comment): parsing
         # every script to strip its comments cost a review more than the probes it spares.
-        for m in _DYNAMIC_RUN.finditer(text):
+        for m in _dynamic_runs(text):
             line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
             if _COMMENT.search(line):
                 continue
@@ -266,3 +309,38 @@ def blind_files(repo: Any, src: Any, targets: Iterable[str]) -> set[str]:
                 out.add(path)
                 break
     return out
+
+
+# --- words built from expansions (blind_files) ------------------------------------------------------------
+_PARAM = re.compile(r"\$\{([A-Za-z_]\w*)(?:(%%|%|##|#)([^}]*))?\}|\$([A-Za-z_]\w*)")
+_ANY_PARAM = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\$\{?[^A-Za-z_{]")
+
+
+def _trim(value: str, op: str, pattern: str) -> str:
+    """`${V%%pat}`, `${V%pat}`, `${V##pat}`, `${V#pat}` as bash trims, with glob patterns."""
+    import fnmatch
+
+    ends = range(len(value) + 1)
+    if op.startswith("%"):
+        cuts = [i for i in ends if fnmatch.fnmatchcase(value[i:], pattern)]
+        return value[:min(cuts) if op == "%%" else max(cuts)] if cuts else value
+    cuts = [i for i in ends if fnmatch.fnmatchcase(value[:i], pattern)]
+    return value[max(cuts) if op == "##" else min(cuts):] if cuts else value
+
+
+def built_name_pattern(word: str, env: dict[str, str]) -> re.Pattern:
+    """The texts a word built from expansions can take: each `${NAME}`, `$NAME` or simple trim of
+    a variable `env` gives is its value; any other expansion matches anything."""
+    out, at = [], 0
+    for m in _ANY_PARAM.finditer(word):
+        out.append(re.escape(word[at:m.start()]))
+        p = _PARAM.fullmatch(m.group(0))
+        name = p and (p.group(1) or p.group(4))
+        if name and name in env:
+            value = env[name] if not p.group(2) else _trim(env[name], p.group(2), p.group(3))
+            out.append(re.escape(value))
+        else:
+            out.append(".*")
+        at = m.end()
+    out.append(re.escape(word[at:]))
+    return re.compile("".join(out), re.S)

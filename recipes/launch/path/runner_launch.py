@@ -36,7 +36,7 @@ from recipes.launch.path.launch_path import (
 )
 from recipes.launch.path.shell_scope import (
     MISSING, REPO_ROOT, Gap, Lookup, RootLookup, Scope, Stop, Unknown, array_elements, file_lines, join_path, projection,
-    seen_as, top_conditions, try_expand,
+    file_projection, seen_as, top_conditions, try_expand,
 )
 from recipes.launch.path.branch_words import branch_words, runner_env
 from recipes.models_yaml import ModelsEntry, bash_unescaped, heredoc_unescaped, read_program, select_entry
@@ -644,18 +644,20 @@ def runner_chain(ctx: Any, point: Any) -> Chain | None:
             return chain
     outer = RootLookup(env)
     chain = _walk_runner(ctx, point, root, outer)
-    texts = _chain_texts(ctx, chain) if chain is not None else None
-    walks.append(({name: projection(name, value, texts) for name, value in outer.asked.items()}, chain))
+    paths = _chain_paths(chain) if chain is not None else None
+    src = ctx.snapshot.head
+    walks.append(({name: projection(name, value, None) if paths is None else file_projection(src, paths, name, value)
+                   for name, value in outer.asked.items()}, chain))
     if chain is not None:
         chain.root = outer
     return chain
 
 
-def _chain_texts(ctx: Any, chain: Chain) -> list[str] | None:
-    """Every text the walk read, up to the hop it stopped at when it did (the walk's course
-    depends on nothing else of the repository)."""
+def _chain_paths(chain: Chain) -> list[str]:
+    """The files of every text the walk read, up to the hop it stopped at when it did (the
+    walk's course depends on nothing else of the repository)."""
     # The command strings it read are parts of these files (or of values assigned in them).
-    return ["\n".join(file_lines(ctx.snapshot.head, path)) for path in chain.runners + [p for p, _ in chain.files]]
+    return chain.runners + [p for p, _ in chain.files]
 
 
 

@@ -528,7 +528,37 @@ def projection(name: str, value: Any, texts: list[str] | None) -> tuple[str | No
     value matters; otherwise the whole value."""
     if texts is None or value is MISSING:
         return None, value
-    uses = {m.group(1) for t in texts for m in re.finditer(r"\$\{?" + re.escape(name) + r"\b(\}|%%[^}]*\}|[^}]*\}?)", t)}
+    return projected({u for t in texts for u in _uses(name, t)}, value)
+
+
+def file_projection(src: Any, paths: list[str], name: str, value: Any) -> tuple[str | None, Any]:
+    """`projection` over the texts of these files of a source view (`file_lines`, joined), each
+    file's uses of $name found once per view: every walk of a review reads the same files."""
+    if value is MISSING:
+        return None, value
+    known = _uses_of(src)
+    uses: set[str] = set()
+    for path in paths:
+        found = known.get((path, name))
+        if found is None:
+            found = known[(path, name)] = _uses(name, "\n".join(file_lines(src, path)))
+        uses |= found
+    return projected(uses, value)
+
+
+def _uses(name: str, text: str) -> frozenset[str]:
+    """How `text` writes its uses of $name after the name: `}`, `%%PATTERN}`, or the rest."""
+    return frozenset(m.group(1) for m in re.finditer(r"\$\{?" + re.escape(name) + r"\b(\}|%%[^}]*\}|[^}]*\}?)", text))
+
+
+@by_identity(16)
+def _uses_of(src: Any) -> dict[tuple[str, str], frozenset[str]]:
+    """`_uses` of one source view's files, by (path, name) (filled lazily)."""
+    return {}
+
+
+def projected(uses: set[str], value: Any) -> tuple[str | None, Any]:
+    """The projection of `value` given how the texts use its variable (`projection`)."""
     if len(uses) == 1 and next(iter(uses)).startswith("%%"):
         trim = next(iter(uses))[2:-1]
         return trim, seen_as(value, trim)

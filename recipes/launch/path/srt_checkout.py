@@ -28,7 +28,7 @@ from typing import Any
 
 from recipes.launch.path.conditions import evaluate_condition, variables_read
 from recipes.launch.path.launch_path import (
-    MEMO_RUNNERS, SETUP_SCRIPT_KEY, point_env, read_analysis, runner_nodes, runner_scripts, setup_script_name,
+    MEMO_RUNNERS, SETUP_SCRIPT_KEY, point_env, point_memo, read_analysis, runner_nodes, runner_scripts, setup_script_name,
 )
 from recipes.evidence import Evidence, Unavailable, external_path
 from recipes.wording import join
@@ -52,6 +52,7 @@ SAFE_REF = re.compile(r"^(?!.*\.\.)(?!/)[A-Za-z0-9._/+-]{1,200}$")
 CLONE_VALUE_OPTIONS = frozenset({"--branch", "-b", "--depth", "--origin", "-o", "--reference", "--filter",
                                  "--config", "-c", "--jobs", "-j", "--shallow-since", "--shallow-exclude"})
 MEMO_CHECKOUT = "srt_checkout:{runner}:{env}"
+MEMO_POINT_CHECKOUT = "srt_checkout.point"
 MEMO_RECIPE = "srt_checkout.recipe:{key}"
 MEMO_SETUP = "srt_checkout.setup:{key}"
 # What reading a file of the cloned repository gave (shared by every point naming it).
@@ -290,7 +291,12 @@ def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
     """`runner_checkout` over every runner script the point's label may run (they must agree);
     None when none of them clones srt-slurm. The answer depends on the point only through the
     variables the scripts' clone, checkout and copy conditions name, so points that differ in
-    others (every point differs in EXP_NAME and CONC) share one."""
+    others (every point differs in EXP_NAME and CONC) share one. Asked again for the same
+    point (the affected rule's roots, its copied recipe, its cloned variant), once per point."""
+    return point_memo(ctx, MEMO_POINT_CHECKOUT, point, lambda: _point_checkout(ctx, point))
+
+
+def _point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
     repo = ctx.head_repo
 
     def analyses() -> list[tuple[str, Any]]:
