@@ -102,7 +102,7 @@ command and arithmetic substitution, here-documents."""
     def expand_text_words(self, text: str, state: State, ctx: Ctx, node: Any) -> list[Word]:
         tree, src = self.parse(": " + text)
         cmd = tree.root_node.named_children[0] if tree.root_node.named_children else None
-        inner = replace(ctx, src=src)
+        inner = ctx.but(src=src)
         if cmd is None or cmd.type != "command":
             return [Unknown(f"`{_short(text)}` as words")]
         out: list[Word] = []
@@ -537,7 +537,7 @@ command and arithmetic substitution, here-documents."""
                 self.depth_guard(ctx)
                 for child in node.named_children:
                     if child.type not in _SKIP:
-                        self.statement(child, inner, replace(ctx, depth=ctx.depth + 1), out=out)
+                        self.statement(child, inner, ctx.but(depth=ctx.depth + 1), out=out)
             except (_Exit, _Return, _Loop):
                 pass
         value = out.value()

@@ -20,7 +20,6 @@ External commands are described by the vocabulary (`recipes.launch.vocabulary.ef
 the interpreter follows into what they run: wrappers, `bash -c`, shell files, containers."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable, Iterable, Optional
 
 from .alternatives import RUNS_CODE, MAX_ALTERNATIVE_RUNS, MAX_COMBINATIONS, Alternatives
@@ -31,6 +30,7 @@ from .conditions import Conditions
 from .control import ControlFlow
 from .effects import CommandEffects
 from .expand import Expansion
+from .frame import new_frame
 from .fs import Files
 from .processes import Processes
 from .redirects import Redirects
@@ -89,6 +89,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         # The point's variables the launch starts with, and which of them it read: a trace is
         # the same for every point that gives those names the same values (sharing).
         self.inputs = dict(inputs or {})
+        self.envs: dict[tuple[int, ...], tuple] = {}  # Processes.env_of without a prefix, by State.env_key
         self.read: set[str] = set()
         self.deps: list[Any] = []   # other inputs a hook read (the recipe variant a point binds)
         # Commands modelled by the caller (`srtctl`: what a recipe runs): name -> handler.
@@ -134,7 +135,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
 
     def initial_state(self) -> State:
         """A shell that starts with the inputs exported."""
-        state = State(frames=[{k: Var(v, exported=True) for k, v in self.inputs.items()}])
+        state = State(frames=[new_frame({k: Var(v, exported=True) for k, v in self.inputs.items()}, outermost=True)])
         return state
 
     def emit(self, kind: str, ctx: Ctx, node_or_site: Any, state: State, **kw: Any) -> None:
@@ -200,7 +201,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
             self.unknown(ctx, Site(path, 1), state, f"{path} is over {MAX_SCRIPT_CHARS:,} characters")
             return
         tree, src = self.parse(text)
-        inner = replace(ctx, path=path, src=src)
+        inner = ctx.but(path=path, src=src)
         if tree.root_node.has_error:
             bad = _first_error(tree.root_node)
             self.unknown(inner, bad, state, f"could not parse line {bad.start_point[0] + 1} of {path}")
@@ -332,7 +333,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         for label, runner in arms:
             arm = state.copy()
             try:
-                runner(arm, replace(ctx, under=ctx.under + (label,)))
+                runner(arm, ctx.but(under=ctx.under + (label,)))
                 results.append(arm)
             except _Dead:
                 waiting = True
@@ -549,7 +550,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                            **({"local": fn.local} if fn.local is not None else {}))
         saved_pos = state.positional
         state.positional = list(argv[1:])
-        state.frames.append({})
+        state.frames.append(new_frame())
         for k, v in prefix:
             state.frames[-1][k] = Var(v, exported=True)
         active = None

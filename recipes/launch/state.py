@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Optional
 
+from .frame import _EXPORTED, MAX_EXPORTED, new_frame
 from .fs import WORKSPACE
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
 from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
@@ -143,7 +144,7 @@ class Func:
 class State:
     """One shell process: variables (a stack of function frames), functions, aliases, cwd."""
 
-    frames: list[dict[str, Var]] = field(default_factory=lambda: [{}])
+    frames: list[dict[str, Var]] = field(default_factory=lambda: [new_frame(outermost=True)])
     functions: dict[str, Func] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     positional: list[Word] = field(default_factory=list)
@@ -166,7 +167,7 @@ class State:
     def copy(self) -> "State":
         # Vars and their values are never changed in place (`set` puts a new Var, assignments
         # build new lists and dicts), so a copy shares them: one dict copy per frame.
-        return State(frames=[dict(f) for f in self.frames],
+        return State(frames=[f.copy() for f in self.frames],
                      functions=dict(self.functions), aliases=dict(self.aliases), positional=list(self.positional),
                      argv0=self.argv0, cwd=self.cwd, dirstack=list(self.dirstack), traps=dict(self.traps),
                      expand_aliases=self.expand_aliases, status=self.status, container=self.container,
@@ -175,7 +176,7 @@ class State:
     def child(self) -> "State":
         """A new shell process started from this one: exported variables only."""
         env = self.exported()
-        return State(frames=[{k: Var(v, exported=True) for k, v in env.items()}], cwd=self.cwd,
+        return State(frames=[new_frame({k: Var(v, exported=True) for k, v in env.items()}, outermost=True)], cwd=self.cwd,
                      container=self.container, mounts=self.mounts, open_env=self.open_env,
                      unset_names=self.unset_names)
 
@@ -213,7 +214,18 @@ class State:
                 del frame[name]
                 return
 
+    def env_key(self) -> Optional[tuple[int, ...]]:
+        """What `exported` reads, as the frames' versions (None when a frame is a plain dict)."""
+        try:
+            return tuple([f.version for f in self.frames])
+        except AttributeError:
+            return None
+
     def exported(self) -> dict[str, Word]:
+        key = self.env_key()
+        known = _EXPORTED.get(key) if key is not None else None
+        if known is not None:
+            return dict(known)
         out: dict[str, Word] = {}
         for frame in self.frames:
             for k, v in frame.items():
@@ -223,6 +235,10 @@ class State:
                     out[k] = value if value.__class__ is str else _scalar(value)
                 elif k in out:
                     del out[k]
+        if key is not None:
+            if len(_EXPORTED) >= MAX_EXPORTED:
+                _EXPORTED.clear()
+            _EXPORTED[key] = dict(out)
         return out
 
 
@@ -505,6 +521,10 @@ def merge_states(states: list[State], why: str) -> State:
     out = first.copy()
     for depth, frame in enumerate(out.frames):
         others = [s.frames[depth] if depth < len(s.frames) else {} for s in states[1:]]
+        # Most frames are alike in every arm (compared whole first, in C); a readonly variable an
+        # arm set again is then another object all the same, which the merge below makes anew.
+        if all(other == frame for other in others) and not any(v.readonly for v in frame.values()):
+            continue
         # Arms share the Var objects they did not set (State.copy), so only names bound to
         # another object in some arm can differ.
         names: set[str] = set()
@@ -529,10 +549,12 @@ def merge_states(states: list[State], why: str) -> State:
             else:
                 frame[name] = Var(merged, exported=exported)
     for s in states[1:]:
-        for name, fn in s.functions.items():
-            out.functions.setdefault(name, fn)
-        for name, text in s.aliases.items():
-            out.aliases.setdefault(name, text)
+        if not s.functions.keys() <= out.functions.keys():
+            for name, fn in s.functions.items():
+                out.functions.setdefault(name, fn)
+        if not s.aliases.keys() <= out.aliases.keys():
+            for name, text in s.aliases.items():
+                out.aliases.setdefault(name, text)
         out.cwd = _merge_values(out.cwd, s.cwd, why, "the working folder")
         out.expand_aliases = out.expand_aliases or s.expand_aliases
         out.traps.update(s.traps)
@@ -567,7 +589,14 @@ class Ctx:
     def deeper(self, site: Site, name: str, **kw: Any) -> "Ctx":
         if self.depth + 1 > MAX_DEPTH:
             raise Budget(f"calls nested over {MAX_DEPTH} deep at {site}")
-        return replace(self, chain=self.chain + (site,), names=self.names + (name,), depth=self.depth + 1, **kw)
+        return self.but(chain=self.chain + (site,), names=self.names + (name,), depth=self.depth + 1, **kw)
+
+    def but(self, **changes: Any) -> "Ctx":
+        """This context with `changes` (`dataclasses.replace` without its checks of every field:
+        made for every arm of every undecided branch and every file run)."""
+        new = object.__new__(Ctx)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
 
 
 class Out:
