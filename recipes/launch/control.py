@@ -77,7 +77,6 @@ arms each run from a copy of the state and are merged."""
                 self.ran(ctx, head[0], first_only=True)  # the `elif` / `else` line reached
             if conds is None:
                 decided: Optional[bool] = True
-                label = "else"
             else:
                 status = None
                 for c in conds:
@@ -85,13 +84,13 @@ arms each run from a copy of the state and are merged."""
                         continue
                     status = self.statement(c, state, ctx)
                 decided = None if status is None else status == 0
-                label = f"`{_short(' '.join(ctx.text(c) for c in conds if c.type not in _SKIP))}` at " \
-                        f"{ctx.site(conds[0]) if conds else ''}"
             if decided is False:
                 continue
             runner = (lambda b: lambda s, c: self._compound_list(b, s, c, stdin, out))(body)
             if decided is True and not undecided:
                 return runner(state, ctx)
+            label = "else" if conds is None else f"`{_short(' '.join(ctx.text(c) for c in conds if c.type not in _SKIP))}` " \
+                                                 f"at {ctx.site(conds[0]) if conds else ''}"
             if decided is True:
                 pending.append((label, state, runner))
                 break

@@ -62,10 +62,11 @@ command and arithmetic substitution, here-documents."""
     def expand(self, node: Any, state: State, ctx: Ctx) -> list[Word]:
         """A word's fields after expansion and splitting (an argument)."""
         self.tick()
-        if node.type == "brace_expression" or (node.type in ("word", "concatenation") and "{" in ctx.text(node)
-                                               and (".." in ctx.text(node) or "," in ctx.text(node))):
-            braced = _brace_expand(ctx.text(node))
-            if braced is not None and len(braced) > 1 and "$" not in ctx.text(node) and "`" not in ctx.text(node):
+        t = node.type
+        text = ctx.text(node) if t in ("brace_expression", "word", "concatenation") else ""
+        if t == "brace_expression" or ("{" in text and (".." in text or "," in text)):
+            braced = _brace_expand(text)
+            if braced is not None and len(braced) > 1 and "$" not in text and "`" not in text:
                 if len(braced) > MAX_FIELDS:
                     return [Unknown(f"a brace expansion of over {MAX_FIELDS:,} words")]
                 return [_unescape_word(b) for b in braced]

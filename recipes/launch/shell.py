@@ -345,7 +345,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                 else:
                     escape = escape or e
         if fallthrough:
-            results.append(state.copy())
+            results.append(state)  # merge_states changes only a copy of the first
         if not results:
             if waiting:
                 raise _Dead()

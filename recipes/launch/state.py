@@ -271,8 +271,11 @@ def _scalar(value: Any) -> Word:
 
 def _join_unknown(parts: Iterable[Word]) -> Word:
     parts = list(parts)
-    if all(p.__class__ is str for p in parts):  # the common case: every part known
+    try:  # the common case: every part known
         text = "".join(parts)  # type: ignore[arg-type]
+    except TypeError:
+        pass
+    else:
         return text if len(text) <= MAX_VALUE_CHARS else Unknown(f"a value over {MAX_VALUE_CHARS:,} characters")
     out: list[str] = []
     for i, p in enumerate(parts):
