@@ -156,10 +156,9 @@ command and arithmetic substitution, here-documents."""
                 else:
                     # The grammar can start an expansion's node (and its `$` token) at the blanks
                     # before the `$` inside a string (`"$A $B"`): those blanks are text.
-                    text = ctx.text(child)
-                    lead = len(text) - len(text.lstrip(" \t\n"))
-                    if lead:
-                        out.append(("q", text[:lead]))
+                    if ctx.src[child.start_byte:child.start_byte + 1] in (b" ", b"\t", b"\n"):
+                        text = ctx.text(child)
+                        out.append(("q", text[:len(text) - len(text.lstrip(" \t\n"))]))
                     out += self.segments(child, state, ctx, quoted=True)
                 pos = child.end_byte
             if end > pos:  # the text after the last part (or all of it): `" ${A[*]} "`'s last blank
@@ -178,7 +177,8 @@ command and arithmetic substitution, here-documents."""
                 out += self.segments(child, state, ctx, quoted=quoted)
             return out
         if t == "simple_expansion":
-            name_node = node.named_children[0] if node.named_children else None
+            kids = node.named_children
+            name_node = kids[0] if kids else None
             name = ctx.text(name_node) if name_node is not None else ctx.text(node)[1:]
             return self.param(name, None, state, ctx, node, quoted)
         if t == "expansion":

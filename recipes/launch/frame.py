@@ -13,19 +13,22 @@ class Frame(dict):
     `State.exported` reads of it: a change that may change that (an exported variable set or
     unset; a new name in a function's frame, which may hide an exported one of its caller) takes
     a version no frame had before; a copy keeps it. Equal versions: equal exported variables.
-    `outermost`: the process's own frame, which hides nothing."""
+    `outermost`: the process's own frame, which hides nothing. `readonly`: whether a readonly
+    variable may be in it."""
 
-    __slots__ = ("version", "outermost")  # made by `frame` (copied for every arm: no __init__)
+    __slots__ = ("version", "outermost", "readonly")  # made by `new_frame` (copied for every arm: no __init__)
 
     def copy(self) -> "Frame":
         new = Frame(self)
-        new.version, new.outermost = self.version, self.outermost
+        new.version, new.outermost, new.readonly = self.version, self.outermost, self.readonly
         return new
 
     def __setitem__(self, name: str, var: Any) -> None:
         old = self.get(name)
         if var.exported or (old.exported if old is not None else not self.outermost):
             self.version = next(_VERSIONS)
+        if var.readonly:
+            self.readonly = True
         dict.__setitem__(self, name, var)
 
     # Every other change takes a new version.
@@ -38,11 +41,11 @@ class Frame(dict):
         return dict.pop(self, *args)
 
     def update(self, *args: Any, **kw: Any) -> None:
-        self.version = next(_VERSIONS)
+        self.version, self.readonly = next(_VERSIONS), True
         dict.update(self, *args, **kw)
 
     def setdefault(self, *args: Any) -> Any:
-        self.version = next(_VERSIONS)
+        self.version, self.readonly = next(_VERSIONS), True
         return dict.setdefault(self, *args)
 
     def popitem(self) -> Any:
@@ -63,6 +66,7 @@ def new_frame(variables: Any = (), *, outermost: bool = False) -> Frame:
     new = Frame(variables)
     new.version = next(_VERSIONS) if new else 0  # empty frames are all alike
     new.outermost = outermost
+    new.readonly = any(var.readonly for var in new.values())
     return new
 
 

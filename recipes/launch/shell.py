@@ -116,7 +116,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         its first and last (a compound statement, whose inner statements record themselves)."""
         lines = self.executed.setdefault(ctx.path, set())
         first, last = node_lines(node)
-        if first_only:
+        if first_only or (whole and first == last):
             lines.add(first)
         elif whole:
             lines.update(range(first, last + 1))
@@ -252,7 +252,9 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
 
     def statement(self, node: Any, state: State, ctx: Ctx, *, stdin: Word | None = None,
                   out: Out | None = None) -> Optional[int]:
-        self.tick()
+        self.steps += 1  # self.tick(), inline: once per statement
+        if self.steps > MAX_STEPS:
+            raise Budget(f"over {MAX_STEPS:,} steps")
         t = node.type
         if t == "function_definition":
             # Defining runs no line of the body; a call runs the body's statements.
@@ -438,17 +440,18 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         redirects: list[Any] = []
         words: list[list[Any]] = []  # argument nodes, the ones written side by side grouped
         for child in node.named_children:
-            if child.type == "variable_assignment" and name_node is not None and child.start_byte < name_node.start_byte:
+            t = child.type
+            if t == "variable_assignment" and name_node is not None and child.start_byte < name_node.start_byte:
                 n = child.child_by_field_name("name")
                 v = child.child_by_field_name("value")
                 prefix.append((ctx.text(n), self.word_text(v, state, ctx) if v is not None else ""))
-            elif child.type == "variable_assignment" and name_node is None:
+            elif t == "variable_assignment" and name_node is None:
                 self.assign(child, state, ctx)
-            elif child.type.endswith("redirect"):
+            elif t.endswith("redirect"):
                 redirects.append(child)
-            elif child.type == "command_name":
+            elif t == "command_name":
                 words.append([child.named_children[0] if child.named_children else child])
-            elif child.type not in _SKIP:
+            elif t not in _SKIP:
                 # The grammar can end a word early (`$A:$B` read as `$A:$` and `B`): parts with
                 # nothing between them are one word.
                 if words and words[-1][-1].end_byte == child.start_byte:

@@ -526,7 +526,7 @@ def merge_states(states: list[State], why: str) -> State:
         others = [s.frames[depth] if depth < len(s.frames) else {} for s in states[1:]]
         # Most frames are alike in every arm (compared whole first, in C); a readonly variable an
         # arm set again is then another object all the same, which the merge below makes anew.
-        if all(other == frame for other in others) and not any(v.readonly for v in frame.values()):
+        if not getattr(frame, "readonly", True) and all(other == frame for other in others):
             continue
         # Arms share the Var objects they did not set (State.copy), so only names bound to
         # another object in some arm can differ.
@@ -582,8 +582,9 @@ class Ctx:
     def site(self, node: Any) -> Site:
         # A command's here-document belongs to the statement around it.
         top = node
-        while getattr(top, "parent", None) is not None and top.parent.type == "redirected_statement":
-            top = top.parent
+        parent = getattr(node, "parent", None)
+        while parent is not None and parent.type == "redirected_statement":
+            top, parent = parent, parent.parent
         return Site(self.path, node.start_point[0] + 1, top.end_point[0] + 1)
 
     def text(self, node: Any) -> str:
