@@ -531,10 +531,9 @@ def merge_states(states: list[State], why: str) -> State:
         # Arms share the Var objects they did not set (State.copy), so only names bound to
         # another object in some arm can differ.
         names: set[str] = set()
+        get = frame.get
         for other in others:
-            for k, v in other.items():
-                if frame.get(k) is not v:
-                    names.add(k)
+            names.update([k for k, v in other.items() if get(k) is not v])
             if len(other) != len(frame) or names:
                 names.update(k for k in frame if k not in other)
         for name in names:
