@@ -70,6 +70,9 @@ command and arithmetic substitution, here-documents."""
                 if len(braced) > MAX_FIELDS:
                     return [Unknown(f"a brace expansion of over {MAX_FIELDS:,} words")]
                 return [_unescape_word(b) for b in braced]
+        if t == "word":  # the most common argument: its text, one field unless it is empty
+            word = _unescape_word(text)
+            return [_join_unknown([word])] if word else []
         segs = self.segments(node, state, ctx, quoted=False)
         return _fields(segs)
 
