@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
 
+from .plans import plan
 from .state import (
     _SKIP,
     MAX_LOOP,
@@ -31,42 +32,48 @@ from .words import MAX_ALTERNATIVES, Unknown, Word
 WIDEN_OVER = 8
 
 
+def _if_clauses(node: Any) -> list[tuple]:
+    """An `if` statement's clauses: (test nodes, body nodes) of the `if`, then (tests, body, the
+    clause) of each `elif` and (None, body, the clause) of the `else`."""
+    clauses: list[tuple] = []
+    cond_nodes: list[Any] = []
+    body: list[Any] = []
+    current_cond: Any = None
+    for child in node.children:
+        if child.type == "if" or child.type == "then" or child.type == "fi" or not child.is_named:
+            if child.type == "then":
+                current_cond = cond_nodes
+                cond_nodes = []
+            continue
+        if child.type in ("elif_clause", "else_clause"):
+            continue
+        if current_cond is None:
+            cond_nodes.append(child)
+        else:
+            body.append(child)
+    clauses.append((current_cond or [], body))
+    for child in node.named_children:
+        if child.type == "elif_clause":
+            conds, bod, seen_then = [], [], False
+            for c in child.children:
+                if c.type == "then":
+                    seen_then = True
+                    continue
+                if not c.is_named or c.type in _SKIP:
+                    continue
+                (bod if seen_then else conds).append(c)
+            clauses.append((conds, bod, child))
+        elif child.type == "else_clause":
+            clauses.append((None, [c for c in child.named_children if c.type not in _SKIP], child))
+    return clauses
+
+
 class ControlFlow:
     """if/elif/else, case, for, while/until and C-style loops: decided arms run alone, undecided
 arms each run from a copy of the state and are merged."""
 
     def _if(self, node, state, ctx, stdin, out):
-        clauses: list[tuple] = []
-        cond_nodes: list[Any] = []
-        body: list[Any] = []
-        current_cond: Any = None
-        for child in node.children:
-            if child.type == "if" or child.type == "then" or child.type == "fi" or not child.is_named:
-                if child.type == "then":
-                    current_cond = cond_nodes
-                    cond_nodes = []
-                continue
-            if child.type in ("elif_clause", "else_clause"):
-                continue
-            if current_cond is None:
-                cond_nodes.append(child)
-            else:
-                body.append(child)
-        clauses.append((current_cond or [], body))
-        for child in node.named_children:
-            if child.type == "elif_clause":
-                conds, bod, seen_then = [], [], False
-                for c in child.children:
-                    if c.type == "then":
-                        seen_then = True
-                        continue
-                    if not c.is_named or c.type in _SKIP:
-                        continue
-                    (bod if seen_then else conds).append(c)
-                clauses.append((conds, bod, child))
-            elif child.type == "else_clause":
-                clauses.append((None, [c for c in child.named_children if c.type not in _SKIP], child))
-        return self.branches(clauses, state, ctx, stdin, out)
+        return self.branches(plan("if", ctx.src, node, _if_clauses), state, ctx, stdin, out)
 
     def branches(self, clauses: list[tuple], state: State, ctx: Ctx, stdin, out) -> Optional[int]:
         """if/elif/else: the first arm whose test holds; undecided tests run every arm that may."""

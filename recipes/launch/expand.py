@@ -9,6 +9,7 @@ from typing import Any, Optional
 from .chars import HOLE_PREFIX, INTEGER
 from .fs import WORKSPACE
 from .outputs import _ENVIRONMENT_DEFAULTS
+from .plans import plan
 from .state import (
     _NAME,
     _SKIP,
@@ -41,6 +42,40 @@ from .text import (
     _unescape_word,
 )
 from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word, chars_of, unclassed
+
+
+def _string_parts(node: Any, src: bytes) -> list[Any]:
+    """A double-quoted string's parts in order: its texts (escapes undone) and the nodes of its
+    expansions."""
+    parts: list[Any] = []
+    pos = node.start_byte + (2 if node.type == "translated_string" else 1)
+    end = node.end_byte - 1
+    for child in node.named_children:
+        if child.start_byte > pos:
+            # Text no child covers (the grammar leaves newlines between its pieces out).
+            gap = src[pos:child.start_byte].decode("utf-8", "replace")
+            if gap.strip('"'):
+                parts.append(_unescape_dq(gap))
+        if child.type == "string_content":
+            parts.append(_unescape_dq(src[child.start_byte:child.end_byte].decode("utf-8", "replace")))
+        else:
+            # The grammar can start an expansion's node (and its `$` token) at the blanks
+            # before the `$` inside a string (`"$A $B"`): those blanks are text.
+            text = src[child.start_byte:child.end_byte].decode("utf-8", "replace")
+            lead = len(text) - len(text.lstrip(" \t\n"))
+            if lead:
+                parts.append(text[:lead])
+            parts.append(child)
+        pos = child.end_byte
+    if end > pos:  # the text after the last part (or all of it): `" ${A[*]} "`'s last blank
+        parts.append(_unescape_dq(src[pos:end].decode("utf-8", "replace")))
+    return parts
+
+
+def _concatenation_parts(node: Any, src: bytes) -> list[Any]:
+    """A word's parts written side by side: the text of each token, the node of each part."""
+    return [c if c.is_named else src[c.start_byte:c.end_byte].decode("utf-8", "replace")
+            for c in node.children if c.type not in _SKIP]
 
 
 class Expansion:
@@ -146,38 +181,22 @@ command and arithmetic substitution, here-documents."""
             return [("q", _ansi_c(ctx.text(node)[2:-1]))]
         if t in ("string", "translated_string"):
             out: list[tuple[str, Any]] = []
-            pos = node.start_byte + (2 if t == "translated_string" else 1)
-            end = node.end_byte - 1
-            for child in node.named_children:
-                if child.start_byte > pos:
-                    # Text no child covers (the grammar leaves newlines between its pieces out).
-                    gap = ctx.src[pos:child.start_byte].decode("utf-8", "replace")
-                    if gap.strip('"'):
-                        out.append(("q", _unescape_dq(gap)))
-                if child.type == "string_content":
-                    out.append(("q", _unescape_dq(ctx.src[child.start_byte:child.end_byte].decode("utf-8", "replace"))))
+            for part in plan("string", ctx.src, node, lambda n: _string_parts(n, ctx.src)):
+                if part.__class__ is str:
+                    out.append(("q", part))
                 else:
-                    # The grammar can start an expansion's node (and its `$` token) at the blanks
-                    # before the `$` inside a string (`"$A $B"`): those blanks are text.
-                    if ctx.src[child.start_byte:child.start_byte + 1] in (b" ", b"\t", b"\n"):
-                        text = ctx.text(child)
-                        out.append(("q", text[:len(text) - len(text.lstrip(" \t\n"))]))
-                    out += self.segments(child, state, ctx, quoted=True)
-                pos = child.end_byte
-            if end > pos:  # the text after the last part (or all of it): `" ${A[*]} "`'s last blank
-                out.append(("q", _unescape_dq(ctx.src[pos:end].decode("utf-8", "replace"))))
+                    out += self.segments(part, state, ctx, quoted=True)
             if not out:
                 out.append(("q", ""))
             return out
         if t == "concatenation":
             out = []
-            for child in node.children:
-                if child.type in _SKIP:
-                    continue
-                if not child.is_named:
-                    out.append(("q" if quoted else "u_lit", ctx.text(child)))
-                    continue
-                out += self.segments(child, state, ctx, quoted=quoted)
+            literal = "q" if quoted else "u_lit"
+            for part in plan("concatenation", ctx.src, node, lambda n: _concatenation_parts(n, ctx.src)):
+                if part.__class__ is str:
+                    out.append((literal, part))
+                else:
+                    out += self.segments(part, state, ctx, quoted=quoted)
             return out
         if t == "simple_expansion":
             kids = node.named_children

@@ -32,6 +32,7 @@ from .effects import CommandEffects
 from .expand import Expansion
 from .frame import new_frame
 from .fs import Files
+from .plans import plan
 from .processes import Processes
 from .redirects import Redirects
 from .reached import node_lines
@@ -436,28 +437,12 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
     def _command(self, node, state, ctx, stdin, out):
         prefix: list[tuple[str, Word]] = []
         argv: list[Word] = []
-        name_node = node.child_by_field_name("name")
-        redirects: list[Any] = []
-        words: list[list[Any]] = []  # argument nodes, the ones written side by side grouped
-        for child in node.named_children:
-            t = child.type
-            if t == "variable_assignment" and name_node is not None and child.start_byte < name_node.start_byte:
-                n = child.child_by_field_name("name")
-                v = child.child_by_field_name("value")
-                prefix.append((ctx.text(n), self.word_text(v, state, ctx) if v is not None else ""))
-            elif t == "variable_assignment" and name_node is None:
+        name_node, assignments, redirects, words = plan("command", ctx.src, node, _command_parts)
+        for child, is_prefix, n, v in assignments:
+            if not is_prefix:
                 self.assign(child, state, ctx)
-            elif t.endswith("redirect"):
-                redirects.append(child)
-            elif t == "command_name":
-                words.append([child.named_children[0] if child.named_children else child])
-            elif t not in _SKIP:
-                # The grammar can end a word early (`$A:$B` read as `$A:$` and `B`): parts with
-                # nothing between them are one word.
-                if words and words[-1][-1].end_byte == child.start_byte:
-                    words[-1].append(child)
-                else:
-                    words.append([child])
+            else:
+                prefix.append((ctx.text(n), self.word_text(v, state, ctx) if v is not None else ""))
         for group in words:
             argv += self.expand(group[0], state, ctx) if len(group) == 1 else self.expand_joined(group, state, ctx)
         if name_node is None:
@@ -622,6 +607,34 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         statuses = {r[2] for r in pad.returns} | ({status} if live else set())
         self.rejoin(state, live, pad.returns)
         return statuses.pop() if len(statuses) == 1 else None
+
+
+def _command_parts(node: Any) -> tuple[Any, list[tuple[Any, bool, Any, Any]], list[Any], list[list[Any]]]:
+    """A command's parts: its name, its assignments in order ((node, False, None, None) for one
+    that assigns, in a command without a name; (node, True, name, value) for an environment
+    prefix), its redirects, and its argument nodes (the ones written side by side grouped)."""
+    name_node = node.child_by_field_name("name")
+    assignments: list[tuple[Any, bool, Any, Any]] = []
+    redirects: list[Any] = []
+    words: list[list[Any]] = []
+    for child in node.named_children:
+        t = child.type
+        if t == "variable_assignment" and name_node is not None and child.start_byte < name_node.start_byte:
+            assignments.append((child, True, child.child_by_field_name("name"), child.child_by_field_name("value")))
+        elif t == "variable_assignment" and name_node is None:
+            assignments.append((child, False, None, None))
+        elif t.endswith("redirect"):
+            redirects.append(child)
+        elif t == "command_name":
+            words.append([child.named_children[0] if child.named_children else child])
+        elif t not in _SKIP:
+            # The grammar can end a word early (`$A:$B` read as `$A:$` and `B`): parts with
+            # nothing between them are one word.
+            if words and words[-1][-1].end_byte == child.start_byte:
+                words[-1].append(child)
+            else:
+                words.append([child])
+    return name_node, assignments, redirects, words
 
 
 class _Active:
