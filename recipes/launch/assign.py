@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from .plans import plan
 from .state import (
     _KEEP,
     _NAME,
@@ -18,24 +19,35 @@ from .state import (
 from .words import Unknown, Word
 
 
+def _assignment_parts(node: Any, src: bytes) -> Optional[tuple[str, Any, bool, bool, Any]]:
+    """An assignment's name, value node, whether it appends (`+=`), whether it sets an element
+    (`a[i]=...`) and that element's index node; None without a name."""
+    name_node = node.child_by_field_name("name")
+    if name_node is None:
+        return None
+    value_node = node.child_by_field_name("value")
+    append = any(not c.is_named and c.type == "+=" for c in node.children)
+    idx = None
+    subscript = name_node.type == "subscript"
+    if subscript:
+        base = name_node.child_by_field_name("name")
+        idx = name_node.child_by_field_name("index")
+        name_node = base if base is not None else name_node
+    return src[name_node.start_byte:name_node.end_byte].decode("utf-8", "replace"), value_node, append, subscript, idx
+
+
 class Assignments:
     """Assignments by `=`, `+=`, arrays (indexed and associative) and the declaration builtins."""
 
     def assign(self, node: Any, state: State, ctx: Ctx, *, local: bool = False,
                export: Optional[bool] = None, arrays: str = "") -> None:
-        name_node = node.child_by_field_name("name")
-        value_node = node.child_by_field_name("value")
-        if name_node is None:
+        parts = plan("assignment", ctx.src, node, lambda n: _assignment_parts(n, ctx.src))
+        if parts is None:
             return
-        append = any(not c.is_named and c.type == "+=" for c in node.children)
+        name, value_node, append, subscript, idx = parts
         index: Optional[Word] = None
-        if name_node.type == "subscript":
-            base = name_node.child_by_field_name("name")
-            idx = name_node.child_by_field_name("index")
-            name = ctx.text(base) if base is not None else ctx.text(name_node)
+        if subscript:
             index = self.word_text(idx, state, ctx) if idx is not None else "0"
-        else:
-            name = ctx.text(name_node)
         if value_node is None:
             value: Any = ""
         elif value_node.type == "array":

@@ -44,6 +44,23 @@ from .text import (
 from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word, chars_of, unclassed
 
 
+def _plain_fields(node: Any, src: bytes) -> Optional[list[Word]]:
+    """The fields of a word whose expansion reads nothing of the state (a brace expansion of
+    plain text, a plain word: the most common argument), else None."""
+    t = node.type
+    text = src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    if t == "brace_expression" or ("{" in text and (".." in text or "," in text)):
+        braced = _brace_expand(text)
+        if braced is not None and len(braced) > 1 and "$" not in text and "`" not in text:
+            if len(braced) > MAX_FIELDS:
+                return [Unknown(f"a brace expansion of over {MAX_FIELDS:,} words")]
+            return [_unescape_word(b) for b in braced]
+    if t == "word":  # its text, one field unless it is empty
+        word = _unescape_word(text)
+        return [_join_unknown([word])] if word else []
+    return None
+
+
 def _string_parts(node: Any, src: bytes) -> list[Any]:
     """A double-quoted string's parts in order: its texts (escapes undone) and the nodes of its
     expansions."""
@@ -97,17 +114,10 @@ command and arithmetic substitution, here-documents."""
     def expand(self, node: Any, state: State, ctx: Ctx) -> list[Word]:
         """A word's fields after expansion and splitting (an argument)."""
         self.tick()
-        t = node.type
-        text = ctx.text(node) if t in ("brace_expression", "word", "concatenation") else ""
-        if t == "brace_expression" or ("{" in text and (".." in text or "," in text)):
-            braced = _brace_expand(text)
-            if braced is not None and len(braced) > 1 and "$" not in text and "`" not in text:
-                if len(braced) > MAX_FIELDS:
-                    return [Unknown(f"a brace expansion of over {MAX_FIELDS:,} words")]
-                return [_unescape_word(b) for b in braced]
-        if t == "word":  # the most common argument: its text, one field unless it is empty
-            word = _unescape_word(text)
-            return [_join_unknown([word])] if word else []
+        if node.type in ("brace_expression", "word", "concatenation"):
+            fields = plan("fields", ctx.src, node, lambda n: _plain_fields(n, ctx.src))
+            if fields is not None:
+                return list(fields)
         segs = self.segments(node, state, ctx, quoted=False)
         return _fields(segs)
 

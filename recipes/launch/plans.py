@@ -13,6 +13,11 @@ _PLANS: dict[tuple[str, int, int, int], tuple[bytes, Any]] = {}
 MAX_PLANS = 65_536
 
 
+def forget() -> None:
+    """Drop every plan (their nodes keep their syntax trees alive): when a tree is dropped."""
+    _PLANS.clear()
+
+
 def plan(what: str, src: bytes, node: Any, read: Callable[[Any], Any]) -> Any:
     """`read(node)` for the node of `src`, kept: it must not depend on anything but the node."""
     key = (what, id(src), node.start_byte, node.end_byte)

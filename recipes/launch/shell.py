@@ -32,6 +32,7 @@ from .effects import CommandEffects
 from .expand import Expansion
 from .frame import new_frame
 from .fs import Files
+from .plans import forget as forget_plans
 from .plans import plan
 from .processes import Processes
 from .redirects import Redirects
@@ -192,6 +193,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         if hit is None:
             if len(_PARSED) >= MAX_PARSED:
                 _PARSED.pop(next(iter(_PARSED)))
+                forget_plans()
             hit = _PARSED[data] = parse_bash(data)
         return hit
 
