@@ -61,6 +61,11 @@ def _plain_fields(node: Any, src: bytes) -> Optional[list[Word]]:
     return None
 
 
+def _expansion_parts(node: Any) -> list[Any]:
+    """The parts of `${...}` inside its braces."""
+    return [c for c in node.children if c.type not in ("${", "}")]
+
+
 def _string_parts(node: Any, src: bytes) -> list[Any]:
     """A double-quoted string's parts in order: its texts (escapes undone) and the nodes of its
     expansions."""
@@ -337,7 +342,7 @@ command and arithmetic substitution, here-documents."""
     def expansion(self, node: Any, state: State, ctx: Ctx, quoted: bool):
         """`${...}`: read from its text with the grammar's parts."""
         kind = "q" if quoted else "u"
-        kids = [c for c in node.children if c.type not in ("${", "}")]
+        kids = plan("expansion", ctx.src, node, _expansion_parts)
         if not kids:
             return [(kind, "")]
         first = kids[0]

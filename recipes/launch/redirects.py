@@ -7,6 +7,7 @@ import re
 from typing import Any, Optional
 
 from .fs import Written
+from .plans import plan
 from .state import Ctx, Out, State, _child, _join_unknown
 from .trace import READ, WRITE
 from .words import Unknown, Word
@@ -18,13 +19,18 @@ _DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 MAX_WRITTEN_SCAN = 100_000
 
 
+def _redirected_parts(node: Any) -> tuple[Any, list[Any], list[Any]]:
+    """A redirected statement's body, its other parts, and the redirects among them."""
+    body = node.child_by_field_name("body")
+    others = [c for c in node.named_children if c != body]
+    return body, others, [c for c in others if c.type.endswith("redirect")]
+
+
 class Redirects:
     def _redirected(self, node, state, ctx, stdin, out):
-        body = node.child_by_field_name("body")
-        redirects = [c for c in node.named_children if c != body and c.type.endswith("redirect")]
-        for c in node.named_children:
-            if c != body:
-                self.ran(ctx, c)  # a redirect, a here-document's body
+        body, others, redirects = plan("redirected", ctx.src, node, _redirected_parts)
+        for c in others:
+            self.ran(ctx, c)  # a redirect, a here-document's body
         sink = out
         new_stdin = stdin
         writes: list[tuple[Word, str, Any]] = []

@@ -292,9 +292,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
 
     def _compound(self, node, state, ctx, stdin, out):
         status = 0
-        for child in node.named_children:
-            if child.type in _SKIP:
-                continue
+        for child in plan("statements", ctx.src, node, _statements):
             status = self.statement(child, state, ctx, stdin=stdin, out=out)
         return status
 
@@ -308,7 +306,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                 return e.status
 
     def _list(self, node, state, ctx, stdin, out):
-        kids = [c for c in node.children if c.type not in _SKIP]
+        kids = plan("list", ctx.src, node, _list_parts)
         left = self.statement(kids[0], state, ctx, stdin=stdin, out=out)
         for op, right in zip(kids[1::2], kids[2::2]):
             run = {"&&": left == 0 if left is not None else None, "||": left != 0 if left is not None else None,
@@ -364,7 +362,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return None if status is None else int(status == 0)
 
     def _pipeline(self, node, state, ctx, stdin, out):
-        kids = [c for c in node.named_children if c.type not in _SKIP]
+        kids = plan("pipeline", ctx.src, node, _statements)
         feed: Word | None = stdin
         status: Optional[int] = 0
         for i, kid in enumerate(kids):
@@ -609,6 +607,16 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         statuses = {r[2] for r in pad.returns} | ({status} if live else set())
         self.rejoin(state, live, pad.returns)
         return statuses.pop() if len(statuses) == 1 else None
+
+
+def _statements(node: Any) -> list[Any]:
+    """The statements of a compound statement, the commands of a pipeline."""
+    return [c for c in node.named_children if c.type not in _SKIP]
+
+
+def _list_parts(node: Any) -> list[Any]:
+    """A list's statements and the operators between them."""
+    return [c for c in node.children if c.type not in _SKIP]
 
 
 def _command_parts(node: Any) -> tuple[Any, list[tuple[Any, bool, Any, Any]], list[Any], list[list[Any]]]:
