@@ -41,7 +41,7 @@ class Assignments:
 
     def assign(self, node: Any, state: State, ctx: Ctx, *, local: bool = False,
                export: Optional[bool] = None, arrays: str = "") -> None:
-        parts = plan("assignment", ctx.src, node, lambda n: _assignment_parts(n, ctx.src))
+        parts = plan("assignment", node, ctx.src, _assignment_parts)
         if parts is None:
             return
         name, value_node, append, subscript, idx = parts

@@ -39,14 +39,14 @@ value they read is not known."""
             inner = [c for c in node.named_children]
             return self.test_expr(inner[0], state, ctx) if inner else None
         if t == "unary_expression":
-            opt, operand = plan("unary", ctx.src, node, lambda n: _unary_parts(n, ctx.src))
+            opt, operand = plan("unary", node, ctx.src, _unary_parts)
             if opt == "!":
                 v = self.test_expr(operand[0], state, ctx) if operand else None
                 return None if v is None else not v
             value = self.word_text(operand[0], state, ctx) if operand else ""
             return self.unary(opt, value, state)
         if t == "binary_expression":
-            left, opt, right, rights = plan("binary", ctx.src, node, lambda n: _binary_parts(n, ctx.src))
+            left, opt, right, rights = plan("binary", node, ctx.src, _binary_parts)
             if opt in ("&&", "-a"):
                 a = self.test_expr(left, state, ctx)
                 if a is False:

@@ -32,7 +32,7 @@ from .words import MAX_ALTERNATIVES, Unknown, Word
 WIDEN_OVER = 8
 
 
-def _if_clauses(node: Any) -> list[tuple]:
+def _if_clauses(node: Any, src: bytes) -> list[tuple]:
     """An `if` statement's clauses: (test nodes, body nodes) of the `if`, then (tests, body, the
     clause) of each `elif` and (None, body, the clause) of the `else`."""
     clauses: list[tuple] = []
@@ -73,7 +73,7 @@ class ControlFlow:
 arms each run from a copy of the state and are merged."""
 
     def _if(self, node, state, ctx, stdin, out):
-        return self.branches(plan("if", ctx.src, node, _if_clauses), state, ctx, stdin, out)
+        return self.branches(plan("if", node, ctx.src, _if_clauses), state, ctx, stdin, out)
 
     def branches(self, clauses: list[tuple], state: State, ctx: Ctx, stdin, out) -> Optional[int]:
         """if/elif/else: the first arm whose test holds; undecided tests run every arm that may."""

@@ -61,7 +61,7 @@ def _plain_fields(node: Any, src: bytes) -> Optional[list[Word]]:
     return None
 
 
-def _expansion_parts(node: Any) -> list[Any]:
+def _expansion_parts(node: Any, src: bytes) -> list[Any]:
     """The parts of `${...}` inside its braces."""
     return [c for c in node.children if c.type not in ("${", "}")]
 
@@ -120,7 +120,7 @@ command and arithmetic substitution, here-documents."""
         """A word's fields after expansion and splitting (an argument)."""
         self.tick()
         if node.type in ("brace_expression", "word", "concatenation"):
-            fields = plan("fields", ctx.src, node, lambda n: _plain_fields(n, ctx.src))
+            fields = plan("fields", node, ctx.src, _plain_fields)
             if fields is not None:
                 return list(fields)
         segs = self.segments(node, state, ctx, quoted=False)
@@ -196,7 +196,7 @@ command and arithmetic substitution, here-documents."""
             return [("q", _ansi_c(ctx.text(node)[2:-1]))]
         if t in ("string", "translated_string"):
             out: list[tuple[str, Any]] = []
-            for part in plan("string", ctx.src, node, lambda n: _string_parts(n, ctx.src)):
+            for part in plan("string", node, ctx.src, _string_parts):
                 if part.__class__ is str:
                     out.append(("q", part))
                 else:
@@ -207,7 +207,7 @@ command and arithmetic substitution, here-documents."""
         if t == "concatenation":
             out = []
             literal = "q" if quoted else "u_lit"
-            for part in plan("concatenation", ctx.src, node, lambda n: _concatenation_parts(n, ctx.src)):
+            for part in plan("concatenation", node, ctx.src, _concatenation_parts):
                 if part.__class__ is str:
                     out.append((literal, part))
                 else:
@@ -342,7 +342,7 @@ command and arithmetic substitution, here-documents."""
     def expansion(self, node: Any, state: State, ctx: Ctx, quoted: bool):
         """`${...}`: read from its text with the grammar's parts."""
         kind = "q" if quoted else "u"
-        kids = plan("expansion", ctx.src, node, _expansion_parts)
+        kids = plan("expansion", node, ctx.src, _expansion_parts)
         if not kids:
             return [(kind, "")]
         first = kids[0]

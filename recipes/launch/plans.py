@@ -5,27 +5,30 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-# (what, id of the source, first byte, last byte) -> (the source, what was read). The entry holds
-# the source, so its id() cannot be another source's while it is kept (`is` checks it anyway).
-_PLANS: dict[tuple[str, int, int, int], tuple[bytes, Any]] = {}
+# (what, node) -> what was read. A node is equal only to itself (its tree and place), and keeps
+# its tree alive while it is a key, so no other node can take its place.
+_PLANS: dict[tuple[str, Any], Any] = {}
 
 
 MAX_PLANS = 65_536
 
 
+def plan(what: str, node: Any, src: bytes, read: Callable[[Any, bytes], Any]) -> Any:
+    """`read(node, src)` for a node of the text `src`, kept: it must read nothing but the two."""
+    key = (what, node)
+    try:
+        return _PLANS[key]
+    except KeyError:
+        pass
+    except TypeError:  # a node that does not hash (none of tree-sitter's): read each time
+        return read(node, src)
+    got = read(node, src)
+    if len(_PLANS) >= MAX_PLANS:
+        _PLANS.clear()
+    _PLANS[key] = got
+    return got
+
+
 def forget() -> None:
     """Drop every plan (their nodes keep their syntax trees alive): when a tree is dropped."""
     _PLANS.clear()
-
-
-def plan(what: str, src: bytes, node: Any, read: Callable[[Any], Any]) -> Any:
-    """`read(node)` for the node of `src`, kept: it must not depend on anything but the node."""
-    key = (what, id(src), node.start_byte, node.end_byte)
-    hit = _PLANS.get(key)
-    if hit is not None and hit[0] is src:
-        return hit[1]
-    got = read(node)
-    if len(_PLANS) >= MAX_PLANS:
-        _PLANS.clear()
-    _PLANS[key] = (src, got)
-    return got

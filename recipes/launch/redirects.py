@@ -19,7 +19,7 @@ _DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 MAX_WRITTEN_SCAN = 100_000
 
 
-def _redirected_parts(node: Any) -> tuple[Any, list[Any], list[Any]]:
+def _redirected_parts(node: Any, src: bytes) -> tuple[Any, list[Any], list[Any]]:
     """A redirected statement's body, its other parts, and the redirects among them."""
     body = node.child_by_field_name("body")
     others = [c for c in node.named_children if c != body]
@@ -28,7 +28,7 @@ def _redirected_parts(node: Any) -> tuple[Any, list[Any], list[Any]]:
 
 class Redirects:
     def _redirected(self, node, state, ctx, stdin, out):
-        body, others, redirects = plan("redirected", ctx.src, node, _redirected_parts)
+        body, others, redirects = plan("redirected", node, ctx.src, _redirected_parts)
         for c in others:
             self.ran(ctx, c)  # a redirect, a here-document's body
         sink = out

@@ -292,7 +292,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
 
     def _compound(self, node, state, ctx, stdin, out):
         status = 0
-        for child in plan("statements", ctx.src, node, _statements):
+        for child in plan("statements", node, ctx.src, _statements):
             status = self.statement(child, state, ctx, stdin=stdin, out=out)
         return status
 
@@ -306,7 +306,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                 return e.status
 
     def _list(self, node, state, ctx, stdin, out):
-        kids = plan("list", ctx.src, node, _list_parts)
+        kids = plan("list", node, ctx.src, _list_parts)
         left = self.statement(kids[0], state, ctx, stdin=stdin, out=out)
         for op, right in zip(kids[1::2], kids[2::2]):
             run = {"&&": left == 0 if left is not None else None, "||": left != 0 if left is not None else None,
@@ -362,7 +362,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return None if status is None else int(status == 0)
 
     def _pipeline(self, node, state, ctx, stdin, out):
-        kids = plan("pipeline", ctx.src, node, _statements)
+        kids = plan("pipeline", node, ctx.src, _statements)
         feed: Word | None = stdin
         status: Optional[int] = 0
         for i, kid in enumerate(kids):
@@ -437,7 +437,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
     def _command(self, node, state, ctx, stdin, out):
         prefix: list[tuple[str, Word]] = []
         argv: list[Word] = []
-        name_node, assignments, redirects, words = plan("command", ctx.src, node, _command_parts)
+        name_node, assignments, redirects, words = plan("command", node, ctx.src, _command_parts)
         for child, is_prefix, n, v in assignments:
             if not is_prefix:
                 self.assign(child, state, ctx)
@@ -609,17 +609,17 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return statuses.pop() if len(statuses) == 1 else None
 
 
-def _statements(node: Any) -> list[Any]:
+def _statements(node: Any, src: bytes) -> list[Any]:
     """The statements of a compound statement, the commands of a pipeline."""
     return [c for c in node.named_children if c.type not in _SKIP]
 
 
-def _list_parts(node: Any) -> list[Any]:
+def _list_parts(node: Any, src: bytes) -> list[Any]:
     """A list's statements and the operators between them."""
     return [c for c in node.children if c.type not in _SKIP]
 
 
-def _command_parts(node: Any) -> tuple[Any, list[tuple[Any, bool, Any, Any]], list[Any], list[list[Any]]]:
+def _command_parts(node: Any, src: bytes) -> tuple[Any, list[tuple[Any, bool, Any, Any]], list[Any], list[list[Any]]]:
     """A command's parts: its name, its assignments in order ((node, False, None, None) for one
     that assigns, in a command without a name; (node, True, name, value) for an environment
     prefix), its redirects, and its argument nodes (the ones written side by side grouped)."""
