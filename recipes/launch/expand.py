@@ -61,6 +61,20 @@ def _plain_fields(node: Any, src: bytes) -> Optional[list[Word]]:
     return None
 
 
+def _word_texts(node: Any, src: bytes) -> tuple[str, str]:
+    """A word's text, and its text with escapes undone (unquoted)."""
+    text = src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    return text, _unescape_word(text)
+
+
+def _expanded_name(node: Any, src: bytes) -> str:
+    """The name `$NAME` expands."""
+    kids = node.named_children
+    if kids:
+        return src[kids[0].start_byte:kids[0].end_byte].decode("utf-8", "replace")
+    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")[1:]
+
+
 def _expansion_parts(node: Any, src: bytes) -> list[Any]:
     """The parts of `${...}` inside its braces."""
     return [c for c in node.children if c.type not in ("${", "}")]
@@ -188,8 +202,8 @@ command and arithmetic substitution, here-documents."""
         t = node.type
         if t in ("word", "number", "extglob_pattern", "variable_name"):
             # A name the grammar reads inside a word (`mia1` of `${X:-mia1-p01,mia1-p02}`) is text.
-            text = ctx.text(node)
-            return [("q" if quoted else "u_lit", _unescape_word(text) if not quoted else text)]
+            text, unescaped = plan("word", node, ctx.src, _word_texts)
+            return [("q", text)] if quoted else [("u_lit", unescaped)]
         if t == "raw_string":
             return [("q", ctx.text(node)[1:-1])]
         if t == "ansi_c_string":
@@ -214,10 +228,7 @@ command and arithmetic substitution, here-documents."""
                     out += self.segments(part, state, ctx, quoted=quoted)
             return out
         if t == "simple_expansion":
-            kids = node.named_children
-            name_node = kids[0] if kids else None
-            name = ctx.text(name_node) if name_node is not None else ctx.text(node)[1:]
-            return self.param(name, None, state, ctx, node, quoted)
+            return self.param(plan("name", node, ctx.src, _expanded_name), None, state, ctx, node, quoted)
         if t == "expansion":
             return self.expansion(node, state, ctx, quoted)
         if t == "command_substitution":

@@ -116,19 +116,13 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
     def ran(self, ctx: Ctx, node: Any, *, whole: bool = True, first_only: bool = False) -> None:
         """Record that `node` of the running file was evaluated: all its lines (`whole`), else
         its first and last (a compound statement, whose inner statements record themselves)."""
-        lines = self.executed.setdefault(ctx.path, set())
-        first, last = node_lines(node)
-        if first_only or (whole and first == last):
-            lines.add(first)
-        elif whole:
-            lines.update(range(first, last + 1))
+        lines = self.executed.get(ctx.path)
+        if lines is None:
+            lines = self.executed[ctx.path] = set()
+        if first_only:
+            lines.add(node.start_point[0] + 1)
         else:
-            lines.update((first, last))
-            if node.type in _HEADED:
-                # A `for` loop's words, a `case`'s value: the lines up to its body.
-                body = node.child_by_field_name("body") or node.child_by_field_name("value")
-                if body is not None:
-                    lines.update(range(first, body.start_point[0] + 2))
+            lines.update(plan("lines" if whole else "ends", node, ctx.src, _all_lines if whole else _end_lines))
 
     def note(self, name: str) -> None:
         """A variable was read: when it is one of the inputs, the trace depends on its value."""
@@ -607,6 +601,23 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         statuses = {r[2] for r in pad.returns} | ({status} if live else set())
         self.rejoin(state, live, pad.returns)
         return statuses.pop() if len(statuses) == 1 else None
+
+
+def _all_lines(node: Any, src: bytes) -> range:
+    """The lines of a statement."""
+    first, last = node_lines(node)
+    return range(first, last + 1)
+
+
+def _end_lines(node: Any, src: bytes) -> tuple[int, ...]:
+    """The first and last lines of a compound statement; of a `for` loop's or a `case`'s, the
+    lines up to its body too (its words, its value)."""
+    first, last = node_lines(node)
+    if node.type in _HEADED:
+        body = node.child_by_field_name("body") or node.child_by_field_name("value")
+        if body is not None:
+            return (first, last, *range(first, body.start_point[0] + 2))
+    return first, last
 
 
 def _statements(node: Any, src: bytes) -> list[Any]:
