@@ -271,11 +271,11 @@ def _scalar(value: Any) -> Word:
 
 def _join_unknown(parts: Iterable[Word]) -> Word:
     parts = list(parts)
-    try:  # the common case: every part known
+    for p in parts:
+        if p.__class__ is not str:
+            break
+    else:  # the common case: every part known
         text = "".join(parts)  # type: ignore[arg-type]
-    except TypeError:
-        pass
-    else:
         return text if len(text) <= MAX_VALUE_CHARS else Unknown(f"a value over {MAX_VALUE_CHARS:,} characters")
     out: list[str] = []
     for i, p in enumerate(parts):
