@@ -114,6 +114,10 @@ def _concatenation_parts(node: Any, src: bytes) -> list[Any]:
             for c in node.children if c.type not in _SKIP]
 
 
+# `$#`, `$?`, `$$`, `$!`, `$-`, `$_` (and the digits): no variable of the state.
+_SPECIAL_PARAMETERS = frozenset("#?$!-_")
+
+
 class Expansion:
     """Words as bash expands them: quoting, parameters and their operators, arrays, indirection,
 command and arithmetic substitution, here-documents."""
@@ -204,6 +208,10 @@ command and arithmetic substitution, here-documents."""
             # A name the grammar reads inside a word (`mia1` of `${X:-mia1-p01,mia1-p02}`) is text.
             text, unescaped = plan("word", node, ctx.src, _word_texts)
             return [("q", text)] if quoted else [("u_lit", unescaped)]
+        if t == "simple_expansion":
+            return self.param(plan("name", node, ctx.src, _expanded_name), None, state, ctx, node, quoted)
+        if t == "expansion":
+            return self.expansion(node, state, ctx, quoted)
         if t == "raw_string":
             return [("q", ctx.text(node)[1:-1])]
         if t == "ansi_c_string":
@@ -227,10 +235,6 @@ command and arithmetic substitution, here-documents."""
                 else:
                     out += self.segments(part, state, ctx, quoted=quoted)
             return out
-        if t == "simple_expansion":
-            return self.param(plan("name", node, ctx.src, _expanded_name), None, state, ctx, node, quoted)
-        if t == "expansion":
-            return self.expansion(node, state, ctx, quoted)
         if t == "command_substitution":
             text = ctx.text(node)
             if text.startswith("$((") and text.endswith("))"):
@@ -267,24 +271,25 @@ command and arithmetic substitution, here-documents."""
         rest = state.positional[-1] if state.positional and isinstance(state.positional[-1], Rest) else None
         if self.alternative_reads is not None and isinstance(rest, OneOfRest):
             self.alternative_reads.append("@")  # the arguments: `$#`, `$1` in a test
-        if name == "#":
-            if isinstance(rest, OneOfRest):
-                return [(kind, _length(state.positional))]
-            return [(kind, str(len(state.positional)) if rest is None else Unknown(f"the number of arguments: {rest.why}"))]
-        if name.isdigit():
-            i = int(name)
-            if i == 0:
-                return [(kind, state.argv0)]
-            if rest is not None and i >= len(state.positional):
-                return [(kind, _element(state.positional, i - 1))]
-            return [(kind, state.positional[i - 1] if i <= len(state.positional) else "")]
-        if name == "?":
-            return [(kind, str(state.status) if state.status is not None else Unknown("the last command's status"))]
-        if name in ("$", "!"):
-            # A process id: one fixed number, so `/tmp/x.$$` is one path in every trace.
-            return [(kind, "4242" if name == "$" else "4243")]
-        if name in ("-", "_"):
-            return [(kind, Unknown(f"${name}"))]
+        if name in _SPECIAL_PARAMETERS or name.isdigit():
+            if name == "#":
+                if isinstance(rest, OneOfRest):
+                    return [(kind, _length(state.positional))]
+                return [(kind, str(len(state.positional)) if rest is None else Unknown(f"the number of arguments: {rest.why}"))]
+            if name.isdigit():
+                i = int(name)
+                if i == 0:
+                    return [(kind, state.argv0)]
+                if rest is not None and i >= len(state.positional):
+                    return [(kind, _element(state.positional, i - 1))]
+                return [(kind, state.positional[i - 1] if i <= len(state.positional) else "")]
+            if name == "?":
+                return [(kind, str(state.status) if state.status is not None else Unknown("the last command's status"))]
+            if name in ("$", "!"):
+                # A process id: one fixed number, so `/tmp/x.$$` is one path in every trace.
+                return [(kind, "4242" if name == "$" else "4243")]
+            if name in ("-", "_"):
+                return [(kind, Unknown(f"${name}"))]
         self.note(name)
         value = state.get(name)
         if self.alternative_reads is not None:
@@ -304,7 +309,7 @@ command and arithmetic substitution, here-documents."""
             return [(kind, Unknown(f"${name} is not set on this path"))]
         if index is not None:
             return self.indexed(name, value, index, state, ctx, node, quoted)
-        return [(kind, _scalar(value))]
+        return [(kind, value if value.__class__ is str else _scalar(value))]
 
     def read_alternatives(self, name: str, value: Any) -> None:
         """Note a variable read whose value has alternatives (a test over it is then tried with
