@@ -55,7 +55,7 @@ Python and containers, and paths as the host sees them."""
             env[k] = v
         inputs = self.inputs
         # Most names still hold the input's own object: `is` answers before `!=` compares.
-        got = tuple(sorted((k, v) for k, v in env.items() if (i := inputs.get(k, _ABSENT)) is not v and i != v))
+        got = tuple(sorted([(k, v) for k, v in env.items() if (i := inputs.get(k, _ABSENT)) is not v and i != v]))
         if key is not None:
             if len(self.envs) >= MAX_EXPORTED:
                 self.envs.clear()

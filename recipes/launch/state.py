@@ -226,12 +226,13 @@ class State:
         known = _EXPORTED.get(key) if key is not None else None
         if known is not None:
             return dict(known)
-        out: dict[str, Word] = {}
-        for frame in self.frames:
+        # Most values are text, their own scalar (run for every command a launch runs).
+        out: dict[str, Word] = {k: v.value if v.value.__class__ is str else _scalar(v.value)
+                                for k, v in (self.frames[0].items() if self.frames else ()) if v.exported}
+        for frame in self.frames[1:]:
             for k, v in frame.items():
                 if v.exported:
                     value = v.value
-                    # Most values are text, their own scalar (run for every command a launch runs).
                     out[k] = value if value.__class__ is str else _scalar(value)
                 elif k in out:
                     del out[k]
