@@ -9,6 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .frame import _EXPORTED, MAX_EXPORTED, new_frame
 from .fs import WORKSPACE
+from .plans import plan
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
 from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
@@ -518,11 +519,13 @@ def _common_prefix_len(runs: list[list]) -> int:
 
 
 def merge_states(states: list[State], why: str) -> State:
-    """The state after a branch whose arm is not known: what the arms agree on, else unknown."""
+    """The state after a branch whose arm is not known: what the arms agree on, else unknown.
+    It is made in the first state, which its callers no longer need as it was (an arm's own
+    copy, or the state that becomes the merge)."""
     first = states[0]
     if len(states) == 1:
         return first
-    out = first.copy()
+    out = first
     for depth, frame in enumerate(out.frames):
         others = [s.frames[depth] if depth < len(s.frames) else {} for s in states[1:]]
         # Most frames are alike in every arm (compared whole first, in C); a readonly variable an
@@ -567,6 +570,16 @@ def merge_states(states: list[State], why: str) -> State:
     return out
 
 
+def _site_lines(node: Any, src: bytes) -> tuple[int, int]:
+    """A node's first line and the last line of its statement: a command's here-document belongs
+    to the statement around it."""
+    top = node
+    parent = getattr(node, "parent", None)
+    while parent is not None and parent.type == "redirected_statement":
+        top, parent = parent, parent.parent
+    return node.start_point[0] + 1, top.end_point[0] + 1
+
+
 @dataclass(frozen=True)
 class Ctx:
     path: str                       # the file being run (repository path, or a label)
@@ -580,12 +593,7 @@ class Ctx:
     local: Word = ""   # the running file as its process names it (`$BASH_SOURCE`)
 
     def site(self, node: Any) -> Site:
-        # A command's here-document belongs to the statement around it.
-        top = node
-        parent = getattr(node, "parent", None)
-        while parent is not None and parent.type == "redirected_statement":
-            top, parent = parent, parent.parent
-        return Site(self.path, node.start_point[0] + 1, top.end_point[0] + 1)
+        return Site(self.path, *plan("site", node, self.src, _site_lines))
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
