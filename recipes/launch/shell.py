@@ -407,9 +407,8 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return int(value == 0)
 
     def _declaration(self, node, state, ctx, stdin, out):
-        head = node.children[0].type if node.children else "declare"
-        words: list[Any] = [c for c in node.children[1:] if c.is_named]
-        return self.declare(head, words, state, ctx, node)
+        head, words = plan("declaration", node, ctx.src, _declaration_parts)
+        return self.declare(head, list(words), state, ctx, node)
 
     def _unset(self, node, state, ctx, stdin, out):
         for c in node.named_children:
@@ -618,6 +617,12 @@ def _end_lines(node: Any, src: bytes) -> tuple[int, ...]:
         if body is not None:
             return (first, last, *range(first, body.start_point[0] + 2))
     return first, last
+
+
+def _declaration_parts(node: Any, src: bytes) -> tuple[str, tuple[Any, ...]]:
+    """A declaration's builtin (`declare`, `export`, `local`, ...) and its words."""
+    kids = node.children
+    return (kids[0].type if kids else "declare"), tuple(c for c in kids[1:] if c.is_named)
 
 
 def _statements(node: Any, src: bytes) -> list[Any]:

@@ -168,11 +168,15 @@ class State:
     def copy(self) -> "State":
         # Vars and their values are never changed in place (`set` puts a new Var, assignments
         # build new lists and dicts), so a copy shares them: one dict copy per frame.
-        return State(frames=[f.copy() for f in self.frames],
-                     functions=dict(self.functions), aliases=dict(self.aliases), positional=list(self.positional),
-                     argv0=self.argv0, cwd=self.cwd, dirstack=list(self.dirstack), traps=dict(self.traps),
-                     expand_aliases=self.expand_aliases, status=self.status, container=self.container,
-                     mounts=self.mounts, open_env=self.open_env, unset_names=self.unset_names)
+        # Made for every arm, subshell and pipeline part: every field as it is, then new
+        # containers for those a process changes in place.
+        new = object.__new__(State)
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields["frames"] = [f.copy() for f in self.frames]
+        fields["functions"], fields["aliases"] = dict(self.functions), dict(self.aliases)
+        fields["positional"], fields["dirstack"], fields["traps"] = list(self.positional), list(self.dirstack), dict(self.traps)
+        return new
 
     def child(self) -> "State":
         """A new shell process started from this one: exported variables only."""
