@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from .nodes import _assignment_parts
 from .plans import plan
 from .state import (
     _KEEP,
@@ -17,23 +18,6 @@ from .state import (
     _scalar,
 )
 from .words import Unknown, Word
-
-
-def _assignment_parts(node: Any, src: bytes) -> Optional[tuple[str, Any, bool, bool, Any]]:
-    """An assignment's name, value node, whether it appends (`+=`), whether it sets an element
-    (`a[i]=...`) and that element's index node; None without a name."""
-    name_node = node.child_by_field_name("name")
-    if name_node is None:
-        return None
-    value_node = node.child_by_field_name("value")
-    append = any(not c.is_named and c.type == "+=" for c in node.children)
-    idx = None
-    subscript = name_node.type == "subscript"
-    if subscript:
-        base = name_node.child_by_field_name("name")
-        idx = name_node.child_by_field_name("index")
-        name_node = base if base is not None else name_node
-    return src[name_node.start_byte:name_node.end_byte].decode("utf-8", "replace"), value_node, append, subscript, idx
 
 
 class Assignments:

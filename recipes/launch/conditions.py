@@ -6,27 +6,11 @@ import re
 from typing import Any, Optional
 
 from .arith import _Arith, _binary, _test_words
+from .nodes import _binary_parts, _unary_parts
 from .plans import plan
 from .state import Ctx, State, _join_unknown, symbolic
 from .text import _glob_match
 from .words import Unknown, Word
-
-
-def _unary_parts(node: Any, src: bytes) -> tuple[str, list[Any]]:
-    """A unary test's operator and operand nodes."""
-    op = node.child_by_field_name("operator")
-    opt = src[op.start_byte:op.end_byte].decode("utf-8", "replace") if op is not None else (
-        node.children[0].type if node.children else "")
-    return opt, [c for c in node.named_children if c != op]
-
-
-def _binary_parts(node: Any, src: bytes) -> tuple[Any, str, Any, list[Any]]:
-    """A binary test's left node, operator, right node and right nodes (the grammar may split the
-    right side into several `right` parts: `*" ${B} "*`)."""
-    op = node.child_by_field_name("operator")
-    opt = src[op.start_byte:op.end_byte].decode("utf-8", "replace") if op is not None else ""
-    right = node.child_by_field_name("right")
-    return node.child_by_field_name("left"), opt, right, node.children_by_field_name("right") or [right]
 
 
 class Conditions:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
 
+from .nodes import _if_clauses
 from .plans import plan
 from .state import (
     _SKIP,
@@ -30,42 +31,6 @@ from .words import MAX_ALTERNATIVES, Unknown, Word
 # pass: `seq 0 $((TP - 1))`, `for t in 64 ... 8192`) have at most 8 words, its poll and retry
 # loops that go on unchanged (`seq 1 60`, `seq 1 90`, `{1..30}`) have more.
 WIDEN_OVER = 8
-
-
-def _if_clauses(node: Any, src: bytes) -> list[tuple]:
-    """An `if` statement's clauses: (test nodes, body nodes) of the `if`, then (tests, body, the
-    clause) of each `elif` and (None, body, the clause) of the `else`."""
-    clauses: list[tuple] = []
-    cond_nodes: list[Any] = []
-    body: list[Any] = []
-    current_cond: Any = None
-    for child in node.children:
-        if child.type == "if" or child.type == "then" or child.type == "fi" or not child.is_named:
-            if child.type == "then":
-                current_cond = cond_nodes
-                cond_nodes = []
-            continue
-        if child.type in ("elif_clause", "else_clause"):
-            continue
-        if current_cond is None:
-            cond_nodes.append(child)
-        else:
-            body.append(child)
-    clauses.append((current_cond or [], body))
-    for child in node.named_children:
-        if child.type == "elif_clause":
-            conds, bod, seen_then = [], [], False
-            for c in child.children:
-                if c.type == "then":
-                    seen_then = True
-                    continue
-                if not c.is_named or c.type in _SKIP:
-                    continue
-                (bod if seen_then else conds).append(c)
-            clauses.append((conds, bod, child))
-        elif child.type == "else_clause":
-            clauses.append((None, [c for c in child.named_children if c.type not in _SKIP], child))
-    return clauses
 
 
 class ControlFlow:

@@ -9,12 +9,12 @@ from typing import Any, Optional
 from .chars import HOLE_PREFIX, INTEGER
 from .fs import WORKSPACE
 from .outputs import _ENVIRONMENT_DEFAULTS
+from .nodes import _concatenation_parts, _expanded_name, _expansion_parts, _plain_fields, _string_parts, _word_texts
 from .plans import plan
 from .state import (
     _NAME,
     _SKIP,
     MAX_DEPTH,
-    MAX_FIELDS,
     Budget,
     Ctx,
     Out,
@@ -32,86 +32,13 @@ from .state import (
 )
 from .text import (
     _ansi_c,
-    _brace_expand,
     _expansion_end,
     _fields,
     _replace,
     _segments_text,
     _trim,
-    _unescape_dq,
-    _unescape_word,
 )
 from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word, chars_of, unclassed
-
-
-def _plain_fields(node: Any, src: bytes) -> Optional[list[Word]]:
-    """The fields of a word whose expansion reads nothing of the state (a brace expansion of
-    plain text, a plain word: the most common argument), else None."""
-    t = node.type
-    text = src[node.start_byte:node.end_byte].decode("utf-8", "replace")
-    if t == "brace_expression" or ("{" in text and (".." in text or "," in text)):
-        braced = _brace_expand(text)
-        if braced is not None and len(braced) > 1 and "$" not in text and "`" not in text:
-            if len(braced) > MAX_FIELDS:
-                return [Unknown(f"a brace expansion of over {MAX_FIELDS:,} words")]
-            return [_unescape_word(b) for b in braced]
-    if t == "word":  # its text, one field unless it is empty
-        word = _unescape_word(text)
-        return [_join_unknown([word])] if word else []
-    return None
-
-
-def _word_texts(node: Any, src: bytes) -> tuple[str, str]:
-    """A word's text, and its text with escapes undone (unquoted)."""
-    text = src[node.start_byte:node.end_byte].decode("utf-8", "replace")
-    return text, _unescape_word(text)
-
-
-def _expanded_name(node: Any, src: bytes) -> str:
-    """The name `$NAME` expands."""
-    kids = node.named_children
-    if kids:
-        return src[kids[0].start_byte:kids[0].end_byte].decode("utf-8", "replace")
-    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")[1:]
-
-
-def _expansion_parts(node: Any, src: bytes) -> list[Any]:
-    """The parts of `${...}` inside its braces."""
-    return [c for c in node.children if c.type not in ("${", "}")]
-
-
-def _string_parts(node: Any, src: bytes) -> list[Any]:
-    """A double-quoted string's parts in order: its texts (escapes undone) and the nodes of its
-    expansions."""
-    parts: list[Any] = []
-    pos = node.start_byte + (2 if node.type == "translated_string" else 1)
-    end = node.end_byte - 1
-    for child in node.named_children:
-        if child.start_byte > pos:
-            # Text no child covers (the grammar leaves newlines between its pieces out).
-            gap = src[pos:child.start_byte].decode("utf-8", "replace")
-            if gap.strip('"'):
-                parts.append(_unescape_dq(gap))
-        if child.type == "string_content":
-            parts.append(_unescape_dq(src[child.start_byte:child.end_byte].decode("utf-8", "replace")))
-        else:
-            # The grammar can start an expansion's node (and its `$` token) at the blanks
-            # before the `$` inside a string (`"$A $B"`): those blanks are text.
-            text = src[child.start_byte:child.end_byte].decode("utf-8", "replace")
-            lead = len(text) - len(text.lstrip(" \t\n"))
-            if lead:
-                parts.append(text[:lead])
-            parts.append(child)
-        pos = child.end_byte
-    if end > pos:  # the text after the last part (or all of it): `" ${A[*]} "`'s last blank
-        parts.append(_unescape_dq(src[pos:end].decode("utf-8", "replace")))
-    return parts
-
-
-def _concatenation_parts(node: Any, src: bytes) -> list[Any]:
-    """A word's parts written side by side: the text of each token, the node of each part."""
-    return [c if c.is_named else src[c.start_byte:c.end_byte].decode("utf-8", "replace")
-            for c in node.children if c.type not in _SKIP]
 
 
 # `$#`, `$?`, `$$`, `$!`, `$-`, `$_` (and the digits): no variable of the state.

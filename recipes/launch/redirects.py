@@ -7,6 +7,7 @@ import re
 from typing import Any, Optional
 
 from .fs import Written
+from .nodes import _redirected_parts
 from .plans import plan
 from .state import Ctx, Out, State, _child, _join_unknown
 from .trace import READ, WRITE
@@ -17,13 +18,6 @@ _DEVICES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 
 # How much of a written Python file is read for what it imports.
 MAX_WRITTEN_SCAN = 100_000
-
-
-def _redirected_parts(node: Any, src: bytes) -> tuple[Any, list[Any], list[Any]]:
-    """A redirected statement's body, its other parts, and the redirects among them."""
-    body = node.child_by_field_name("body")
-    others = [c for c in node.named_children if c != body]
-    return body, others, [c for c in others if c.type.endswith("redirect")]
 
 
 class Redirects:

@@ -32,6 +32,7 @@ from .effects import CommandEffects
 from .expand import Expansion
 from .frame import new_frame
 from .fs import Files
+from .nodes import _all_lines, _command_parts, _declaration_parts, _end_lines, _list_parts, _statements
 from .plans import forget as forget_plans
 from .plans import plan
 from .processes import Processes
@@ -602,67 +603,6 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return statuses.pop() if len(statuses) == 1 else None
 
 
-def _all_lines(node: Any, src: bytes) -> range:
-    """The lines of a statement."""
-    first, last = node_lines(node)
-    return range(first, last + 1)
-
-
-def _end_lines(node: Any, src: bytes) -> tuple[int, ...]:
-    """The first and last lines of a compound statement; of a `for` loop's or a `case`'s, the
-    lines up to its body too (its words, its value)."""
-    first, last = node_lines(node)
-    if node.type in _HEADED:
-        body = node.child_by_field_name("body") or node.child_by_field_name("value")
-        if body is not None:
-            return (first, last, *range(first, body.start_point[0] + 2))
-    return first, last
-
-
-def _declaration_parts(node: Any, src: bytes) -> tuple[str, tuple[Any, ...]]:
-    """A declaration's builtin (`declare`, `export`, `local`, ...) and its words."""
-    kids = node.children
-    return (kids[0].type if kids else "declare"), tuple(c for c in kids[1:] if c.is_named)
-
-
-def _statements(node: Any, src: bytes) -> list[Any]:
-    """The statements of a compound statement, the commands of a pipeline."""
-    return [c for c in node.named_children if c.type not in _SKIP]
-
-
-def _list_parts(node: Any, src: bytes) -> list[Any]:
-    """A list's statements and the operators between them."""
-    return [c for c in node.children if c.type not in _SKIP]
-
-
-def _command_parts(node: Any, src: bytes) -> tuple[Any, list[tuple[Any, bool, Any, Any]], list[Any], list[list[Any]]]:
-    """A command's parts: its name, its assignments in order ((node, False, None, None) for one
-    that assigns, in a command without a name; (node, True, name, value) for an environment
-    prefix), its redirects, and its argument nodes (the ones written side by side grouped)."""
-    name_node = node.child_by_field_name("name")
-    assignments: list[tuple[Any, bool, Any, Any]] = []
-    redirects: list[Any] = []
-    words: list[list[Any]] = []
-    for child in node.named_children:
-        t = child.type
-        if t == "variable_assignment" and name_node is not None and child.start_byte < name_node.start_byte:
-            assignments.append((child, True, child.child_by_field_name("name"), child.child_by_field_name("value")))
-        elif t == "variable_assignment" and name_node is None:
-            assignments.append((child, False, None, None))
-        elif t.endswith("redirect"):
-            redirects.append(child)
-        elif t == "command_name":
-            words.append([child.named_children[0] if child.named_children else child])
-        elif t not in _SKIP:
-            # The grammar can end a word early (`$A:$B` read as `$A:$` and `B`): parts with
-            # nothing between them are one word.
-            if words and words[-1][-1].end_byte == child.start_byte:
-                words[-1].append(child)
-            else:
-                words.append([child])
-    return name_node, assignments, redirects, words
-
-
 class _Active:
     """A call of a function that may call itself, while it runs: what it started from (`view`,
     the files written then), how many undecided branches its caller was under, and the site of
@@ -680,8 +620,6 @@ class _Active:
 _COMPOUND = frozenset({"compound_statement", "do_group", "subshell", "list", "negated_command", "pipeline",
                        "redirected_statement", "if_statement", "case_statement", "for_statement",
                        "c_style_for_statement", "while_statement"})
-
-_HEADED = frozenset({"for_statement", "c_style_for_statement", "case_statement"})
 
 _STATEMENTS: dict[str, Callable[..., Optional[int]]] = {
     "program": Interpreter._program,
