@@ -5,27 +5,29 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-# (what, node) -> what was read. A node is equal only to itself (its tree and place), and keeps
+# what -> node -> what was read. A node is equal only to itself (its tree and place), and keeps
 # its tree alive while it is a key, so no other node can take its place.
-_PLANS: dict[tuple[str, Any], Any] = {}
+_PLANS: dict[str, dict[Any, Any]] = {}
 
 
-MAX_PLANS = 65_536
+MAX_PLANS = 16_384  # nodes kept per `what`
 
 
 def plan(what: str, node: Any, src: bytes, read: Callable[[Any, bytes], Any]) -> Any:
     """`read(node, src)` for a node of the text `src`, kept: it must read nothing but the two."""
-    key = (what, node)
+    kept = _PLANS.get(what)
+    if kept is None:
+        kept = _PLANS[what] = {}
     try:
-        return _PLANS[key]
+        return kept[node]
     except KeyError:
         pass
     except TypeError:  # a node that does not hash (none of tree-sitter's): read each time
         return read(node, src)
     got = read(node, src)
-    if len(_PLANS) >= MAX_PLANS:
-        _PLANS.clear()
-    _PLANS[key] = got
+    if len(kept) >= MAX_PLANS:
+        kept.clear()
+    kept[node] = got
     return got
 
 
