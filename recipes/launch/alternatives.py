@@ -4,7 +4,6 @@ is tried with each combination and decided when all decide it alike (docs/launch
 with alternatives")."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable, Optional
 
 from .state import Ctx, Out, State, one_of_texts
@@ -56,7 +55,7 @@ class Alternatives:
             # and what it runs is followed once, as sure as the command itself.
             env = self.env_of(state, prefix)
             for (words, _), label in zip(runs, labels):
-                self.emit(EXEC, replace(ctx, under=ctx.under + (label,)), node, state, argv=tuple(words), env=env,
+                self.emit(EXEC, ctx.but(under=ctx.under + (label,)), node, state, argv=tuple(words), env=env,
                           cwd=state.cwd)
             self.apply(ce, runs[0][0], prefix, state, ctx, node, stdin=stdin, out=out)
             self.unmodelled_output(ce, runs[0][0][0], out)

@@ -2,6 +2,8 @@
 point's own)."""
 from __future__ import annotations
 
+import ast
+import functools
 import re
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -100,6 +102,28 @@ def _ternary(py: str) -> Optional[tuple[str, str, str]]:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
+def _python_text(text: str) -> tuple[str, Optional[re.Match], Optional[re.Match]]:
+    """Arithmetic text as Python reads it, and its assignment (`x=...`, `x+=...`) or increment
+    (`x++`, `--x`) when it is one. Kept per text: a launch evaluates the same few again and again."""
+    py = text.replace("&&", " and ").replace("||", " or ")
+    py = re.sub(r"(?<![=!<>])!(?!=)", " not ", py)
+    py = re.sub(r"\b0x[0-9a-fA-F]+\b|\b0[0-7]+\b", lambda m: str(int(m.group(0), 0 if m.group(0).startswith("0x") else 8)), py)
+    assignment = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*([-+*/%]?)=(?!=)\s*(.+)", py)
+    if assignment:
+        return py, assignment, None
+    return py, None, re.fullmatch(r"\s*(?:([A-Za-z_]\w*)\s*(\+\+|--)|(\+\+|--)\s*([A-Za-z_]\w*))\s*", py)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(py: str) -> Optional[ast.Expression]:
+    """Python's syntax tree of an expression (never changed by its readers), None if it is none."""
+    try:
+        return ast.parse(py, mode="eval")
+    except SyntaxError:
+        return None
+
+
 class _Arith:
     """Bash arithmetic over 64-bit integers: names read as variables (recursively, capped)."""
 
@@ -124,13 +148,8 @@ class _Arith:
             if any(isinstance(w, Unknown) for w in words):
                 return None
             text = " ".join(words)  # type: ignore[arg-type]
-        import ast
-
-        py = text.replace("&&", " and ").replace("||", " or ")
-        py = re.sub(r"(?<![=!<>])!(?!=)", " not ", py)
-        py = re.sub(r"\b0x[0-9a-fA-F]+\b|\b0[0-7]+\b", lambda m: str(int(m.group(0), 0 if m.group(0).startswith("0x") else 8)), py)
         # assignments and increments: x=..., x+=..., x++, ++x
-        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*([-+*/%]?)=(?!=)\s*(.+)", py)
+        py, m, step = _python_text(text)
         if m:
             value = self.evaluate_py(m.group(3), ast)
             if value is None:
@@ -145,7 +164,7 @@ class _Arith:
                     return None
             self.state.set(m.group(1), str(value))
             return value
-        m = re.fullmatch(r"\s*(?:([A-Za-z_]\w*)\s*(\+\+|--)|(\+\+|--)\s*([A-Za-z_]\w*))\s*", py)
+        m = step
         if m:
             name = m.group(1) or m.group(4)
             cur = self.name(name)
@@ -171,11 +190,8 @@ class _Arith:
                 return None
             cond = self.evaluate_py(parts[0], ast)
             return None if cond is None else self.evaluate_py(parts[1] if cond else parts[2], ast)
-        try:
-            tree = ast.parse(py.strip(), mode="eval")
-        except SyntaxError:
-            return None
-        return self.node_value(tree.body, ast)
+        tree = _parsed(py.strip())
+        return None if tree is None else self.node_value(tree.body, ast)
 
     def name(self, name: str) -> Optional[int]:
         self.it.note(name)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from .nodes import _assignment_parts
+from .plans import plan
 from .state import (
     _KEEP,
     _NAME,
@@ -23,19 +25,13 @@ class Assignments:
 
     def assign(self, node: Any, state: State, ctx: Ctx, *, local: bool = False,
                export: Optional[bool] = None, arrays: str = "") -> None:
-        name_node = node.child_by_field_name("name")
-        value_node = node.child_by_field_name("value")
-        if name_node is None:
+        parts = plan("assignment", node, ctx.src, _assignment_parts)
+        if parts is None:
             return
-        append = any(not c.is_named and c.type == "+=" for c in node.children)
+        name, value_node, append, subscript, idx = parts
         index: Optional[Word] = None
-        if name_node.type == "subscript":
-            base = name_node.child_by_field_name("name")
-            idx = name_node.child_by_field_name("index")
-            name = ctx.text(base) if base is not None else ctx.text(name_node)
+        if subscript:
             index = self.word_text(idx, state, ctx) if idx is not None else "0"
-        else:
-            name = ctx.text(name_node)
         if value_node is None:
             value: Any = ""
         elif value_node.type == "array":

@@ -6,6 +6,8 @@ import re
 from typing import Any, Optional
 
 from .arith import _Arith, _binary, _test_words
+from .nodes import _binary_parts, _unary_parts
+from .plans import plan
 from .state import Ctx, State, _join_unknown, symbolic
 from .text import _glob_match
 from .words import Unknown, Word
@@ -21,19 +23,14 @@ value they read is not known."""
             inner = [c for c in node.named_children]
             return self.test_expr(inner[0], state, ctx) if inner else None
         if t == "unary_expression":
-            op = node.child_by_field_name("operator")
-            opt = ctx.text(op) if op is not None else (node.children[0].type if node.children else "")
-            operand = [c for c in node.named_children if c != op]
+            opt, operand = plan("unary", node, ctx.src, _unary_parts)
             if opt == "!":
                 v = self.test_expr(operand[0], state, ctx) if operand else None
                 return None if v is None else not v
             value = self.word_text(operand[0], state, ctx) if operand else ""
             return self.unary(opt, value, state)
         if t == "binary_expression":
-            left = node.child_by_field_name("left")
-            right = node.child_by_field_name("right")
-            op = node.child_by_field_name("operator")
-            opt = ctx.text(op) if op is not None else ""
+            left, opt, right, rights = plan("binary", node, ctx.src, _binary_parts)
             if opt in ("&&", "-a"):
                 a = self.test_expr(left, state, ctx)
                 if a is False:
@@ -47,8 +44,6 @@ value they read is not known."""
                 b = self.test_expr(right, state, ctx)
                 return True if b is True else (False if a is False and b is False else None)
             lv = self.word_text(left, state, ctx)
-            # The grammar may split the right side into several `right` parts (`*" ${B} "*`).
-            rights = node.children_by_field_name("right") or [right]
             if opt in ("==", "=", "!="):
                 rv = _join_unknown([self.pattern_text(r, state, ctx) for r in rights])
                 m = _glob_match(lv, rv)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
 
+from .nodes import _if_clauses
+from .plans import plan
 from .state import (
     _SKIP,
     MAX_LOOP,
@@ -36,37 +38,7 @@ class ControlFlow:
 arms each run from a copy of the state and are merged."""
 
     def _if(self, node, state, ctx, stdin, out):
-        clauses: list[tuple] = []
-        cond_nodes: list[Any] = []
-        body: list[Any] = []
-        current_cond: Any = None
-        for child in node.children:
-            if child.type == "if" or child.type == "then" or child.type == "fi" or not child.is_named:
-                if child.type == "then":
-                    current_cond = cond_nodes
-                    cond_nodes = []
-                continue
-            if child.type in ("elif_clause", "else_clause"):
-                continue
-            if current_cond is None:
-                cond_nodes.append(child)
-            else:
-                body.append(child)
-        clauses.append((current_cond or [], body))
-        for child in node.named_children:
-            if child.type == "elif_clause":
-                conds, bod, seen_then = [], [], False
-                for c in child.children:
-                    if c.type == "then":
-                        seen_then = True
-                        continue
-                    if not c.is_named or c.type in _SKIP:
-                        continue
-                    (bod if seen_then else conds).append(c)
-                clauses.append((conds, bod, child))
-            elif child.type == "else_clause":
-                clauses.append((None, [c for c in child.named_children if c.type not in _SKIP], child))
-        return self.branches(clauses, state, ctx, stdin, out)
+        return self.branches(plan("if", node, ctx.src, _if_clauses), state, ctx, stdin, out)
 
     def branches(self, clauses: list[tuple], state: State, ctx: Ctx, stdin, out) -> Optional[int]:
         """if/elif/else: the first arm whose test holds; undecided tests run every arm that may."""
@@ -77,7 +49,6 @@ arms each run from a copy of the state and are merged."""
                 self.ran(ctx, head[0], first_only=True)  # the `elif` / `else` line reached
             if conds is None:
                 decided: Optional[bool] = True
-                label = "else"
             else:
                 status = None
                 for c in conds:
@@ -85,13 +56,13 @@ arms each run from a copy of the state and are merged."""
                         continue
                     status = self.statement(c, state, ctx)
                 decided = None if status is None else status == 0
-                label = f"`{_short(' '.join(ctx.text(c) for c in conds if c.type not in _SKIP))}` at " \
-                        f"{ctx.site(conds[0]) if conds else ''}"
             if decided is False:
                 continue
             runner = (lambda b: lambda s, c: self._compound_list(b, s, c, stdin, out))(body)
             if decided is True and not undecided:
                 return runner(state, ctx)
+            label = "else" if conds is None else f"`{_short(' '.join(ctx.text(c) for c in conds if c.type not in _SKIP))}` " \
+                                                 f"at {ctx.site(conds[0]) if conds else ''}"
             if decided is True:
                 pending.append((label, state, runner))
                 break

@@ -9,11 +9,12 @@ from typing import Any, Optional
 from .chars import HOLE_PREFIX, INTEGER
 from .fs import WORKSPACE
 from .outputs import _ENVIRONMENT_DEFAULTS
+from .nodes import _concatenation_parts, _expanded_name, _expansion_parts, _plain_fields, _string_parts, _word_texts
+from .plans import plan
 from .state import (
     _NAME,
     _SKIP,
     MAX_DEPTH,
-    MAX_FIELDS,
     Budget,
     Ctx,
     Out,
@@ -31,16 +32,17 @@ from .state import (
 )
 from .text import (
     _ansi_c,
-    _brace_expand,
     _expansion_end,
     _fields,
     _replace,
     _segments_text,
     _trim,
-    _unescape_dq,
-    _unescape_word,
 )
 from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word, chars_of, unclassed
+
+
+# `$#`, `$?`, `$$`, `$!`, `$-`, `$_` (and the digits): no variable of the state.
+_SPECIAL_PARAMETERS = frozenset("#?$!-_")
 
 
 class Expansion:
@@ -62,13 +64,10 @@ command and arithmetic substitution, here-documents."""
     def expand(self, node: Any, state: State, ctx: Ctx) -> list[Word]:
         """A word's fields after expansion and splitting (an argument)."""
         self.tick()
-        if node.type == "brace_expression" or (node.type in ("word", "concatenation") and "{" in ctx.text(node)
-                                               and (".." in ctx.text(node) or "," in ctx.text(node))):
-            braced = _brace_expand(ctx.text(node))
-            if braced is not None and len(braced) > 1 and "$" not in ctx.text(node) and "`" not in ctx.text(node):
-                if len(braced) > MAX_FIELDS:
-                    return [Unknown(f"a brace expansion of over {MAX_FIELDS:,} words")]
-                return [_unescape_word(b) for b in braced]
+        if node.type in ("brace_expression", "word", "concatenation"):
+            fields = plan("fields", node, ctx.src, _plain_fields)
+            if fields is not None:
+                return list(fields)
         segs = self.segments(node, state, ctx, quoted=False)
         return _fields(segs)
 
@@ -102,7 +101,7 @@ command and arithmetic substitution, here-documents."""
     def expand_text_words(self, text: str, state: State, ctx: Ctx, node: Any) -> list[Word]:
         tree, src = self.parse(": " + text)
         cmd = tree.root_node.named_children[0] if tree.root_node.named_children else None
-        inner = replace(ctx, src=src)
+        inner = ctx.but(src=src)
         if cmd is None or cmd.type != "command":
             return [Unknown(f"`{_short(text)}` as words")]
         out: list[Word] = []
@@ -134,54 +133,35 @@ command and arithmetic substitution, here-documents."""
         t = node.type
         if t in ("word", "number", "extglob_pattern", "variable_name"):
             # A name the grammar reads inside a word (`mia1` of `${X:-mia1-p01,mia1-p02}`) is text.
-            text = ctx.text(node)
-            return [("q" if quoted else "u_lit", _unescape_word(text) if not quoted else text)]
+            text, unescaped = plan("word", node, ctx.src, _word_texts)
+            return [("q", text)] if quoted else [("u_lit", unescaped)]
+        if t == "simple_expansion":
+            return self.param(plan("name", node, ctx.src, _expanded_name), None, state, ctx, node, quoted)
+        if t == "expansion":
+            return self.expansion(node, state, ctx, quoted)
         if t == "raw_string":
             return [("q", ctx.text(node)[1:-1])]
         if t == "ansi_c_string":
             return [("q", _ansi_c(ctx.text(node)[2:-1]))]
         if t in ("string", "translated_string"):
             out: list[tuple[str, Any]] = []
-            pos = node.start_byte + (2 if t == "translated_string" else 1)
-            end = node.end_byte - 1
-            for child in node.named_children:
-                if child.start_byte > pos:
-                    # Text no child covers (the grammar leaves newlines between its pieces out).
-                    gap = ctx.src[pos:child.start_byte].decode("utf-8", "replace")
-                    if gap.strip('"'):
-                        out.append(("q", _unescape_dq(gap)))
-                if child.type == "string_content":
-                    out.append(("q", _unescape_dq(ctx.src[child.start_byte:child.end_byte].decode("utf-8", "replace"))))
+            for part in plan("string", node, ctx.src, _string_parts):
+                if part.__class__ is str:
+                    out.append(("q", part))
                 else:
-                    # The grammar can start an expansion's node (and its `$` token) at the blanks
-                    # before the `$` inside a string (`"$A $B"`): those blanks are text.
-                    text = ctx.text(child)
-                    lead = len(text) - len(text.lstrip(" \t\n"))
-                    if lead:
-                        out.append(("q", text[:lead]))
-                    out += self.segments(child, state, ctx, quoted=True)
-                pos = child.end_byte
-            if end > pos:  # the text after the last part (or all of it): `" ${A[*]} "`'s last blank
-                out.append(("q", _unescape_dq(ctx.src[pos:end].decode("utf-8", "replace"))))
+                    out += self.segments(part, state, ctx, quoted=True)
             if not out:
                 out.append(("q", ""))
             return out
         if t == "concatenation":
             out = []
-            for child in node.children:
-                if child.type in _SKIP:
-                    continue
-                if not child.is_named:
-                    out.append(("q" if quoted else "u_lit", ctx.text(child)))
-                    continue
-                out += self.segments(child, state, ctx, quoted=quoted)
+            literal = "q" if quoted else "u_lit"
+            for part in plan("concatenation", node, ctx.src, _concatenation_parts):
+                if part.__class__ is str:
+                    out.append((literal, part))
+                else:
+                    out += self.segments(part, state, ctx, quoted=quoted)
             return out
-        if t == "simple_expansion":
-            name_node = node.named_children[0] if node.named_children else None
-            name = ctx.text(name_node) if name_node is not None else ctx.text(node)[1:]
-            return self.param(name, None, state, ctx, node, quoted)
-        if t == "expansion":
-            return self.expansion(node, state, ctx, quoted)
         if t == "command_substitution":
             text = ctx.text(node)
             if text.startswith("$((") and text.endswith("))"):
@@ -218,24 +198,25 @@ command and arithmetic substitution, here-documents."""
         rest = state.positional[-1] if state.positional and isinstance(state.positional[-1], Rest) else None
         if self.alternative_reads is not None and isinstance(rest, OneOfRest):
             self.alternative_reads.append("@")  # the arguments: `$#`, `$1` in a test
-        if name == "#":
-            if isinstance(rest, OneOfRest):
-                return [(kind, _length(state.positional))]
-            return [(kind, str(len(state.positional)) if rest is None else Unknown(f"the number of arguments: {rest.why}"))]
-        if name.isdigit():
-            i = int(name)
-            if i == 0:
-                return [(kind, state.argv0)]
-            if rest is not None and i >= len(state.positional):
-                return [(kind, _element(state.positional, i - 1))]
-            return [(kind, state.positional[i - 1] if i <= len(state.positional) else "")]
-        if name == "?":
-            return [(kind, str(state.status) if state.status is not None else Unknown("the last command's status"))]
-        if name in ("$", "!"):
-            # A process id: one fixed number, so `/tmp/x.$$` is one path in every trace.
-            return [(kind, "4242" if name == "$" else "4243")]
-        if name in ("-", "_"):
-            return [(kind, Unknown(f"${name}"))]
+        if name in _SPECIAL_PARAMETERS or name.isdigit():
+            if name == "#":
+                if isinstance(rest, OneOfRest):
+                    return [(kind, _length(state.positional))]
+                return [(kind, str(len(state.positional)) if rest is None else Unknown(f"the number of arguments: {rest.why}"))]
+            if name.isdigit():
+                i = int(name)
+                if i == 0:
+                    return [(kind, state.argv0)]
+                if rest is not None and i >= len(state.positional):
+                    return [(kind, _element(state.positional, i - 1))]
+                return [(kind, state.positional[i - 1] if i <= len(state.positional) else "")]
+            if name == "?":
+                return [(kind, str(state.status) if state.status is not None else Unknown("the last command's status"))]
+            if name in ("$", "!"):
+                # A process id: one fixed number, so `/tmp/x.$$` is one path in every trace.
+                return [(kind, "4242" if name == "$" else "4243")]
+            if name in ("-", "_"):
+                return [(kind, Unknown(f"${name}"))]
         self.note(name)
         value = state.get(name)
         if self.alternative_reads is not None:
@@ -255,7 +236,7 @@ command and arithmetic substitution, here-documents."""
             return [(kind, Unknown(f"${name} is not set on this path"))]
         if index is not None:
             return self.indexed(name, value, index, state, ctx, node, quoted)
-        return [(kind, _scalar(value))]
+        return [(kind, value if value.__class__ is str else _scalar(value))]
 
     def read_alternatives(self, name: str, value: Any) -> None:
         """Note a variable read whose value has alternatives (a test over it is then tried with
@@ -304,7 +285,7 @@ command and arithmetic substitution, here-documents."""
     def expansion(self, node: Any, state: State, ctx: Ctx, quoted: bool):
         """`${...}`: read from its text with the grammar's parts."""
         kind = "q" if quoted else "u"
-        kids = [c for c in node.children if c.type not in ("${", "}")]
+        kids = plan("expansion", node, ctx.src, _expansion_parts)
         if not kids:
             return [(kind, "")]
         first = kids[0]
@@ -537,7 +518,7 @@ command and arithmetic substitution, here-documents."""
                 self.depth_guard(ctx)
                 for child in node.named_children:
                     if child.type not in _SKIP:
-                        self.statement(child, inner, replace(ctx, depth=ctx.depth + 1), out=out)
+                        self.statement(child, inner, ctx.but(depth=ctx.depth + 1), out=out)
             except (_Exit, _Return, _Loop):
                 pass
         value = out.value()

@@ -18,6 +18,7 @@ the bot cannot know (`/tmp/ws-$JOB_ID`): see `Files.copy`.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import posixpath
 from dataclasses import dataclass
@@ -60,7 +61,9 @@ _Tree = tuple[str, tuple[tuple[str, Written], ...]]
 _Place = tuple[str, str, str]
 
 
+@functools.lru_cache(maxsize=8192)
 def norm(path: str) -> str:
+    """The path without `.`, `..` and doubled slashes (kept per path: every command looks paths up)."""
     out = posixpath.normpath(path)
     return "/" + out.lstrip("/") if out.startswith("//") else out
 

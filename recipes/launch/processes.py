@@ -3,10 +3,10 @@ Python and containers, and paths as the host sees them."""
 from __future__ import annotations
 
 import posixpath
-from dataclasses import replace
 from typing import Any, Iterable, Optional
 
 from .effects import CommandEffects, Container, PythonRun
+from .frame import MAX_EXPORTED, new_frame
 from .fs import WORKSPACE, Written, norm
 from .outputs import _OUTPUT_MODELS, _PURE_QUIET
 from .state import _ABSENT, _FILE_SUFFIXES, _SHELL_SUFFIXES, BUILTINS, MAX_NAMED_WORDS, Ctx, Out, State, Var, _short
@@ -46,12 +46,21 @@ Python and containers, and paths as the host sees them."""
     def env_of(self, state: State, prefix: list[tuple[str, Word]]) -> tuple[tuple[str, Word], ...]:
         """The environment a command sees, less what it inherits unchanged from the point's
         inputs (the same in both trees of a comparison, and kept out so that points share)."""
+        key = None if prefix else state.env_key()
+        known = self.envs.get(key) if key is not None else None
+        if known is not None:
+            return known
         env = state.exported()
         for k, v in prefix:
             env[k] = v
         inputs = self.inputs
         # Most names still hold the input's own object: `is` answers before `!=` compares.
-        return tuple(sorted((k, v) for k, v in env.items() if (i := inputs.get(k, _ABSENT)) is not v and i != v))
+        got = tuple(sorted([(k, v) for k, v in env.items() if (i := inputs.get(k, _ABSENT)) is not v and i != v]))
+        if key is not None:
+            if len(self.envs) >= MAX_EXPORTED:
+                self.envs.clear()
+            self.envs[key] = got
+        return got
 
     def external(self, argv: list[Word], prefix, state: State, ctx: Ctx, node: Any, *,
                  stdin: Word | None = None, out: Out | None = None) -> Optional[int]:
@@ -381,7 +390,7 @@ Python and containers, and paths as the host sees them."""
             if isinstance(host, str):
                 text = self.files.read(host)
                 if isinstance(text, str):
-                    self.python_writes(text, host, state, replace(ctx, client=True), node)
+                    self.python_writes(text, host, state, ctx.but(client=True), node)
 
     def python_writes(self, code: str, script: Word | None, state: State, ctx: Ctx, node: Any) -> None:
         """The files Python code writes, as far as its text says (recipes.launch.pycode): a write
@@ -432,7 +441,7 @@ Python and containers, and paths as the host sees them."""
         image = c.image if isinstance(c.image, str) else f"<unknown image: {c.image.why}>"
         self.emit(CONTAINER, ctx, node, state, argv=tuple(c.argv), env=tuple(sorted(env.items())),
                   cwd=c.workdir, how=image, path=c.entrypoint)
-        child = State(frames=[{k: Var(v, exported=True) for k, v in env.items()}],
+        child = State(frames=[new_frame({k: Var(v, exported=True) for k, v in env.items()}, outermost=True)],
                       cwd=c.workdir if c.workdir is not None else "/", container=image,
                       mounts=tuple(sorted(mounts, key=lambda m: -len(m[0]))))
         argv = list(c.argv)

@@ -75,6 +75,16 @@ def imported_modules(code: str) -> list[str]:
     return [m for m in mods if m]
 
 
+@functools.lru_cache(maxsize=512)
+def _named_targets(code: str) -> tuple[tuple[str, ...], bool, tuple[str, ...] | None]:
+    """What code's text names that it may write: the literal absolute paths, whether it names a
+    start-up hook, and the modules it imports when it looks an installed package up (else None).
+    Kept per text, as `write_line`."""
+    literals = tuple(m.group(1) for m in PY_LITERAL_PATH.finditer(code[:MAX_CODE]))
+    looked_up = tuple(imported_modules(code)) if IMPORT_LOOKUP.search(code) else None
+    return literals, bool(CUSTOMIZE.search(code)), looked_up
+
+
 def write_targets(code: str, engine_packages) -> tuple[int, list[str | None]] | None:
     """Where code that writes a file writes, as far as its text says: (the line of the first
     write, targets). A target is a literal absolute path the code names, the installed package of
@@ -84,10 +94,11 @@ def write_targets(code: str, engine_packages) -> tuple[int, list[str | None]] | 
     line = write_line(code)
     if line is None:
         return None
-    targets: list[str | None] = [m.group(1) for m in PY_LITERAL_PATH.finditer(code[:MAX_CODE])]
-    if CUSTOMIZE.search(code):
+    literals, customize, looked_up = _named_targets(code)
+    targets: list[str | None] = list(literals)
+    if customize:
         targets.append(f"{SITE_PACKAGES}/sitecustomize.py")
-    if IMPORT_LOOKUP.search(code):
-        engines = [m for m in imported_modules(code) if m.split(".")[0] in engine_packages]
+    if looked_up is not None:
+        engines = [m for m in looked_up if m.split(".")[0] in engine_packages]
         targets += [f"{SITE_PACKAGES}/{m.split('.')[0]}" for m in dict.fromkeys(engines)] or [None]
     return line, list(dict.fromkeys(targets)) or [None]

@@ -51,8 +51,10 @@ class Hunk:
 def node_lines(node) -> tuple[int, int]:
     """A syntax node's first and last lines (1-based); a node that ends at the start of a line
     (an arm that runs up to the next `elif`, a here-document's end) ends on the line before."""
-    first, last = node.start_point[0] + 1, node.end_point[0] + 1
-    if node.end_point[1] == 0 and last > first:
+    first = node.start_point[0] + 1
+    end_row, end_column = node.end_point
+    last = end_row + 1
+    if end_column == 0 and last > first:
         last -= 1
     return first, last
 

@@ -7,6 +7,8 @@ import re
 from typing import Any, Optional
 
 from .fs import Written
+from .nodes import _redirected_parts
+from .plans import plan
 from .state import Ctx, Out, State, _child, _join_unknown
 from .trace import READ, WRITE
 from .words import Unknown, Word
@@ -20,11 +22,9 @@ MAX_WRITTEN_SCAN = 100_000
 
 class Redirects:
     def _redirected(self, node, state, ctx, stdin, out):
-        body = node.child_by_field_name("body")
-        redirects = [c for c in node.named_children if c != body and c.type.endswith("redirect")]
-        for c in node.named_children:
-            if c != body:
-                self.ran(ctx, c)  # a redirect, a here-document's body
+        body, others, redirects = plan("redirected", node, ctx.src, _redirected_parts)
+        for c in others:
+            self.ran(ctx, c)  # a redirect, a here-document's body
         sink = out
         new_stdin = stdin
         writes: list[tuple[Word, str, Any]] = []

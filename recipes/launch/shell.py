@@ -20,7 +20,6 @@ External commands are described by the vocabulary (`recipes.launch.vocabulary.ef
 the interpreter follows into what they run: wrappers, `bash -c`, shell files, containers."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable, Iterable, Optional
 
 from .alternatives import RUNS_CODE, MAX_ALTERNATIVE_RUNS, MAX_COMBINATIONS, Alternatives
@@ -31,7 +30,11 @@ from .conditions import Conditions
 from .control import ControlFlow
 from .effects import CommandEffects
 from .expand import Expansion
+from .frame import new_frame
 from .fs import Files
+from .nodes import _all_lines, _command_parts, _declaration_parts, _end_lines, _list_parts, _statements
+from .plans import forget as forget_plans
+from .plans import plan
 from .processes import Processes
 from .redirects import Redirects
 from .reached import node_lines
@@ -89,6 +92,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         # The point's variables the launch starts with, and which of them it read: a trace is
         # the same for every point that gives those names the same values (sharing).
         self.inputs = dict(inputs or {})
+        self.envs: dict[tuple[int, ...], tuple] = {}  # Processes.env_of without a prefix, by State.env_key
         self.read: set[str] = set()
         self.deps: list[Any] = []   # other inputs a hook read (the recipe variant a point binds)
         # Commands modelled by the caller (`srtctl`: what a recipe runs): name -> handler.
@@ -113,19 +117,13 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
     def ran(self, ctx: Ctx, node: Any, *, whole: bool = True, first_only: bool = False) -> None:
         """Record that `node` of the running file was evaluated: all its lines (`whole`), else
         its first and last (a compound statement, whose inner statements record themselves)."""
-        lines = self.executed.setdefault(ctx.path, set())
-        first, last = node_lines(node)
+        lines = self.executed.get(ctx.path)
+        if lines is None:
+            lines = self.executed[ctx.path] = set()
         if first_only:
-            lines.add(first)
-        elif whole:
-            lines.update(range(first, last + 1))
+            lines.add(node.start_point[0] + 1)
         else:
-            lines.update((first, last))
-            if node.type in _HEADED:
-                # A `for` loop's words, a `case`'s value: the lines up to its body.
-                body = node.child_by_field_name("body") or node.child_by_field_name("value")
-                if body is not None:
-                    lines.update(range(first, body.start_point[0] + 2))
+            lines.update(plan("lines" if whole else "ends", node, ctx.src, _all_lines if whole else _end_lines))
 
     def note(self, name: str) -> None:
         """A variable was read: when it is one of the inputs, the trace depends on its value."""
@@ -134,7 +132,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
 
     def initial_state(self) -> State:
         """A shell that starts with the inputs exported."""
-        state = State(frames=[{k: Var(v, exported=True) for k, v in self.inputs.items()}])
+        state = State(frames=[new_frame({k: Var(v, exported=True) for k, v in self.inputs.items()}, outermost=True)])
         return state
 
     def emit(self, kind: str, ctx: Ctx, node_or_site: Any, state: State, **kw: Any) -> None:
@@ -190,6 +188,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         if hit is None:
             if len(_PARSED) >= MAX_PARSED:
                 _PARSED.pop(next(iter(_PARSED)))
+                forget_plans()
             hit = _PARSED[data] = parse_bash(data)
         return hit
 
@@ -200,7 +199,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
             self.unknown(ctx, Site(path, 1), state, f"{path} is over {MAX_SCRIPT_CHARS:,} characters")
             return
         tree, src = self.parse(text)
-        inner = replace(ctx, path=path, src=src)
+        inner = ctx.but(path=path, src=src)
         if tree.root_node.has_error:
             bad = _first_error(tree.root_node)
             self.unknown(inner, bad, state, f"could not parse line {bad.start_point[0] + 1} of {path}")
@@ -251,7 +250,9 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
 
     def statement(self, node: Any, state: State, ctx: Ctx, *, stdin: Word | None = None,
                   out: Out | None = None) -> Optional[int]:
-        self.tick()
+        self.steps += 1  # self.tick(), inline: once per statement
+        if self.steps > MAX_STEPS:
+            raise Budget(f"over {MAX_STEPS:,} steps")
         t = node.type
         if t == "function_definition":
             # Defining runs no line of the body; a call runs the body's statements.
@@ -286,9 +287,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
 
     def _compound(self, node, state, ctx, stdin, out):
         status = 0
-        for child in node.named_children:
-            if child.type in _SKIP:
-                continue
+        for child in plan("statements", node, ctx.src, _statements):
             status = self.statement(child, state, ctx, stdin=stdin, out=out)
         return status
 
@@ -302,7 +301,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                 return e.status
 
     def _list(self, node, state, ctx, stdin, out):
-        kids = [c for c in node.children if c.type not in _SKIP]
+        kids = plan("list", node, ctx.src, _list_parts)
         left = self.statement(kids[0], state, ctx, stdin=stdin, out=out)
         for op, right in zip(kids[1::2], kids[2::2]):
             run = {"&&": left == 0 if left is not None else None, "||": left != 0 if left is not None else None,
@@ -332,7 +331,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         for label, runner in arms:
             arm = state.copy()
             try:
-                runner(arm, replace(ctx, under=ctx.under + (label,)))
+                runner(arm, ctx.but(under=ctx.under + (label,)))
                 results.append(arm)
             except _Dead:
                 waiting = True
@@ -344,7 +343,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                 else:
                     escape = escape or e
         if fallthrough:
-            results.append(state.copy())
+            results.append(state)  # merge_states changes only a copy of the first
         if not results:
             if waiting:
                 raise _Dead()
@@ -358,7 +357,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return None if status is None else int(status == 0)
 
     def _pipeline(self, node, state, ctx, stdin, out):
-        kids = [c for c in node.named_children if c.type not in _SKIP]
+        kids = plan("pipeline", node, ctx.src, _statements)
         feed: Word | None = stdin
         status: Optional[int] = 0
         for i, kid in enumerate(kids):
@@ -409,9 +408,8 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return int(value == 0)
 
     def _declaration(self, node, state, ctx, stdin, out):
-        head = node.children[0].type if node.children else "declare"
-        words: list[Any] = [c for c in node.children[1:] if c.is_named]
-        return self.declare(head, words, state, ctx, node)
+        head, words = plan("declaration", node, ctx.src, _declaration_parts)
+        return self.declare(head, list(words), state, ctx, node)
 
     def _unset(self, node, state, ctx, stdin, out):
         for c in node.named_children:
@@ -433,27 +431,12 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
     def _command(self, node, state, ctx, stdin, out):
         prefix: list[tuple[str, Word]] = []
         argv: list[Word] = []
-        name_node = node.child_by_field_name("name")
-        redirects: list[Any] = []
-        words: list[list[Any]] = []  # argument nodes, the ones written side by side grouped
-        for child in node.named_children:
-            if child.type == "variable_assignment" and name_node is not None and child.start_byte < name_node.start_byte:
-                n = child.child_by_field_name("name")
-                v = child.child_by_field_name("value")
-                prefix.append((ctx.text(n), self.word_text(v, state, ctx) if v is not None else ""))
-            elif child.type == "variable_assignment" and name_node is None:
+        name_node, assignments, redirects, words = plan("command", node, ctx.src, _command_parts)
+        for child, is_prefix, n, v in assignments:
+            if not is_prefix:
                 self.assign(child, state, ctx)
-            elif child.type.endswith("redirect"):
-                redirects.append(child)
-            elif child.type == "command_name":
-                words.append([child.named_children[0] if child.named_children else child])
-            elif child.type not in _SKIP:
-                # The grammar can end a word early (`$A:$B` read as `$A:$` and `B`): parts with
-                # nothing between them are one word.
-                if words and words[-1][-1].end_byte == child.start_byte:
-                    words[-1].append(child)
-                else:
-                    words.append([child])
+            else:
+                prefix.append((ctx.text(n), self.word_text(v, state, ctx) if v is not None else ""))
         for group in words:
             argv += self.expand(group[0], state, ctx) if len(group) == 1 else self.expand_joined(group, state, ctx)
         if name_node is None:
@@ -549,7 +532,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                            **({"local": fn.local} if fn.local is not None else {}))
         saved_pos = state.positional
         state.positional = list(argv[1:])
-        state.frames.append({})
+        state.frames.append(new_frame())
         for k, v in prefix:
             state.frames[-1][k] = Var(v, exported=True)
         active = None
@@ -637,8 +620,6 @@ class _Active:
 _COMPOUND = frozenset({"compound_statement", "do_group", "subshell", "list", "negated_command", "pipeline",
                        "redirected_statement", "if_statement", "case_statement", "for_statement",
                        "c_style_for_statement", "while_statement"})
-
-_HEADED = frozenset({"for_statement", "c_style_for_statement", "case_statement"})
 
 _STATEMENTS: dict[str, Callable[..., Optional[int]]] = {
     "program": Interpreter._program,

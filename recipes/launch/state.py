@@ -7,7 +7,9 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Optional
 
+from .frame import _EXPORTED, MAX_EXPORTED, new_frame
 from .fs import WORKSPACE
+from .plans import plan
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
 from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
@@ -143,7 +145,7 @@ class Func:
 class State:
     """One shell process: variables (a stack of function frames), functions, aliases, cwd."""
 
-    frames: list[dict[str, Var]] = field(default_factory=lambda: [{}])
+    frames: list[dict[str, Var]] = field(default_factory=lambda: [new_frame(outermost=True)])
     functions: dict[str, Func] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     positional: list[Word] = field(default_factory=list)
@@ -166,16 +168,20 @@ class State:
     def copy(self) -> "State":
         # Vars and their values are never changed in place (`set` puts a new Var, assignments
         # build new lists and dicts), so a copy shares them: one dict copy per frame.
-        return State(frames=[dict(f) for f in self.frames],
-                     functions=dict(self.functions), aliases=dict(self.aliases), positional=list(self.positional),
-                     argv0=self.argv0, cwd=self.cwd, dirstack=list(self.dirstack), traps=dict(self.traps),
-                     expand_aliases=self.expand_aliases, status=self.status, container=self.container,
-                     mounts=self.mounts, open_env=self.open_env, unset_names=self.unset_names)
+        # Made for every arm, subshell and pipeline part: every field as it is, then new
+        # containers for those a process changes in place.
+        new = object.__new__(State)
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields["frames"] = [f.copy() for f in self.frames]
+        fields["functions"], fields["aliases"] = dict(self.functions), dict(self.aliases)
+        fields["positional"], fields["dirstack"], fields["traps"] = list(self.positional), list(self.dirstack), dict(self.traps)
+        return new
 
     def child(self) -> "State":
         """A new shell process started from this one: exported variables only."""
         env = self.exported()
-        return State(frames=[{k: Var(v, exported=True) for k, v in env.items()}], cwd=self.cwd,
+        return State(frames=[new_frame({k: Var(v, exported=True) for k, v in env.items()}, outermost=True)], cwd=self.cwd,
                      container=self.container, mounts=self.mounts, open_env=self.open_env,
                      unset_names=self.unset_names)
 
@@ -213,16 +219,32 @@ class State:
                 del frame[name]
                 return
 
+    def env_key(self) -> Optional[tuple[int, ...]]:
+        """What `exported` reads, as the frames' versions (None when a frame is a plain dict)."""
+        try:
+            return tuple([f.version for f in self.frames])
+        except AttributeError:
+            return None
+
     def exported(self) -> dict[str, Word]:
-        out: dict[str, Word] = {}
-        for frame in self.frames:
+        key = self.env_key()
+        known = _EXPORTED.get(key) if key is not None else None
+        if known is not None:
+            return dict(known)
+        # Most values are text, their own scalar (run for every command a launch runs).
+        out: dict[str, Word] = {k: v.value if v.value.__class__ is str else _scalar(v.value)
+                                for k, v in (self.frames[0].items() if self.frames else ()) if v.exported}
+        for frame in self.frames[1:]:
             for k, v in frame.items():
                 if v.exported:
                     value = v.value
-                    # Most values are text, their own scalar (run for every command a launch runs).
                     out[k] = value if value.__class__ is str else _scalar(value)
                 elif k in out:
                     del out[k]
+        if key is not None:
+            if len(_EXPORTED) >= MAX_EXPORTED:
+                _EXPORTED.clear()
+            _EXPORTED[key] = dict(out)
         return out
 
 
@@ -255,7 +277,10 @@ def _scalar(value: Any) -> Word:
 
 def _join_unknown(parts: Iterable[Word]) -> Word:
     parts = list(parts)
-    if all(p.__class__ is str for p in parts):  # the common case: every part known
+    for p in parts:
+        if p.__class__ is not str:
+            break
+    else:  # the common case: every part known
         text = "".join(parts)  # type: ignore[arg-type]
         return text if len(text) <= MAX_VALUE_CHARS else Unknown(f"a value over {MAX_VALUE_CHARS:,} characters")
     out: list[str] = []
@@ -498,20 +523,25 @@ def _common_prefix_len(runs: list[list]) -> int:
 
 
 def merge_states(states: list[State], why: str) -> State:
-    """The state after a branch whose arm is not known: what the arms agree on, else unknown."""
+    """The state after a branch whose arm is not known: what the arms agree on, else unknown.
+    It is made in the first state, which its callers no longer need as it was (an arm's own
+    copy, or the state that becomes the merge)."""
     first = states[0]
     if len(states) == 1:
         return first
-    out = first.copy()
+    out = first
     for depth, frame in enumerate(out.frames):
         others = [s.frames[depth] if depth < len(s.frames) else {} for s in states[1:]]
+        # Most frames are alike in every arm (compared whole first, in C); a readonly variable an
+        # arm set again is then another object all the same, which the merge below makes anew.
+        if not getattr(frame, "readonly", True) and all(other == frame for other in others):
+            continue
         # Arms share the Var objects they did not set (State.copy), so only names bound to
         # another object in some arm can differ.
         names: set[str] = set()
+        get = frame.get
         for other in others:
-            for k, v in other.items():
-                if frame.get(k) is not v:
-                    names.add(k)
+            names.update([k for k, v in other.items() if get(k) is not v])
             if len(other) != len(frame) or names:
                 names.update(k for k in frame if k not in other)
         for name in names:
@@ -529,10 +559,12 @@ def merge_states(states: list[State], why: str) -> State:
             else:
                 frame[name] = Var(merged, exported=exported)
     for s in states[1:]:
-        for name, fn in s.functions.items():
-            out.functions.setdefault(name, fn)
-        for name, text in s.aliases.items():
-            out.aliases.setdefault(name, text)
+        if not s.functions.keys() <= out.functions.keys():
+            for name, fn in s.functions.items():
+                out.functions.setdefault(name, fn)
+        if not s.aliases.keys() <= out.aliases.keys():
+            for name, text in s.aliases.items():
+                out.aliases.setdefault(name, text)
         out.cwd = _merge_values(out.cwd, s.cwd, why, "the working folder")
         out.expand_aliases = out.expand_aliases or s.expand_aliases
         out.traps.update(s.traps)
@@ -540,6 +572,16 @@ def merge_states(states: list[State], why: str) -> State:
             out.positional = _merge_values(list(out.positional), list(s.positional), why, "the arguments")
     out.status = None
     return out
+
+
+def _site_lines(node: Any, src: bytes) -> tuple[int, int]:
+    """A node's first line and the last line of its statement: a command's here-document belongs
+    to the statement around it."""
+    top = node
+    parent = getattr(node, "parent", None)
+    while parent is not None and parent.type == "redirected_statement":
+        top, parent = parent, parent.parent
+    return node.start_point[0] + 1, top.end_point[0] + 1
 
 
 @dataclass(frozen=True)
@@ -555,11 +597,7 @@ class Ctx:
     local: Word = ""   # the running file as its process names it (`$BASH_SOURCE`)
 
     def site(self, node: Any) -> Site:
-        # A command's here-document belongs to the statement around it.
-        top = node
-        while getattr(top, "parent", None) is not None and top.parent.type == "redirected_statement":
-            top = top.parent
-        return Site(self.path, node.start_point[0] + 1, top.end_point[0] + 1)
+        return Site(self.path, *plan("site", node, self.src, _site_lines))
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
@@ -567,7 +605,14 @@ class Ctx:
     def deeper(self, site: Site, name: str, **kw: Any) -> "Ctx":
         if self.depth + 1 > MAX_DEPTH:
             raise Budget(f"calls nested over {MAX_DEPTH} deep at {site}")
-        return replace(self, chain=self.chain + (site,), names=self.names + (name,), depth=self.depth + 1, **kw)
+        return self.but(chain=self.chain + (site,), names=self.names + (name,), depth=self.depth + 1, **kw)
+
+    def but(self, **changes: Any) -> "Ctx":
+        """This context with `changes` (`dataclasses.replace` without its checks of every field:
+        made for every arm of every undecided branch and every file run)."""
+        new = object.__new__(Ctx)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
 
 
 class Out:

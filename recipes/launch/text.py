@@ -59,10 +59,14 @@ _DQ_ESC = re.compile(r'\\([\\"$`\n])')
 
 
 def _unescape_word(text: str) -> str:
+    if "\\" not in text:
+        return text
     return _WORD_ESC.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
 def _unescape_dq(text: str) -> str:
+    if "\\" not in text:
+        return text
     return _DQ_ESC.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 

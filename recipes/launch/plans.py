@@ -1,0 +1,36 @@
+"""What the interpreter reads of a syntax node that does not depend on the state (which children
+of a command are its words, the clauses of an `if`), read once per node: a launch runs the same
+functions and loops again and again."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+# what -> node -> what was read. A node is equal only to itself (its tree and place), and keeps
+# its tree alive while it is a key, so no other node can take its place.
+_PLANS: dict[str, dict[Any, Any]] = {}
+
+
+MAX_PLANS = 16_384  # nodes kept per `what`
+
+
+def plan(what: str, node: Any, src: bytes, read: Callable[[Any, bytes], Any]) -> Any:
+    """`read(node, src)` for a node of the text `src`, kept: it must read nothing but the two."""
+    kept = _PLANS.get(what)
+    if kept is None:
+        kept = _PLANS[what] = {}
+    try:
+        return kept[node]
+    except KeyError:
+        pass
+    except TypeError:  # a node that does not hash (none of tree-sitter's): read each time
+        return read(node, src)
+    got = read(node, src)
+    if len(kept) >= MAX_PLANS:
+        kept.clear()
+    kept[node] = got
+    return got
+
+
+def forget() -> None:
+    """Drop every plan (their nodes keep their syntax trees alive): when a tree is dropped."""
+    _PLANS.clear()

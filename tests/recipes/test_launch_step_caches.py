@@ -1,0 +1,62 @@
+"""What the interpreter keeps to make a step cheaper (recipes/launch/frame.py, plans.py) never
+changes what a command sees: the environment follows every export, unset and `local` that hides
+an exported name, and a node's plan is its own node's, never another tree's."""
+from __future__ import annotations
+
+from recipes.launch.frame import new_frame
+from recipes.launch.plans import plan
+from recipes.launch.state import State, Var
+from recipes.launch.trace import EXEC
+from tests.recipes.test_launch_shell import run
+
+
+def envs(trace):
+    return [dict(e.env) for e in trace.of(EXEC)]
+
+
+def test_the_environment_follows_exports_unsets_and_locals_between_commands():
+    trace, _ = run('export A=1\nrun\nrun\nexport A=2\nrun\n'
+                   'f() { run; local A=3; run; local B=4; export B; run; }\nf\nrun\nunset A\nrun\nC=5 run\nrun\n')
+    assert envs(trace) == [
+        {"A": "1"}, {"A": "1"}, {"A": "2"},
+        {"A": "2"},
+        {},                      # `local A` hides the exported A in the function
+        {"B": "4"},
+        {"A": "2"},              # back in the caller: A again, the function's B gone with it
+        {}, {"C": "5"}, {},
+    ]
+
+
+def test_a_frame_changes_version_only_when_what_the_environment_reads_may_change():
+    top = new_frame({"X": Var("1", exported=True)}, outermost=True)
+    v = top.version
+    top["plain"] = Var("a")              # a new unexported name in the process's own frame hides nothing
+    assert top.version == v
+    top["plain"] = Var("b")
+    assert top.version == v
+    top["X"] = Var("2", exported=True)   # an exported value changes
+    assert top.version != v
+    copy = top.copy()
+    assert copy.version == top.version and copy == top
+    inner = new_frame()
+    w = inner.version
+    inner["X"] = Var("local")            # a function's new name may hide the caller's exported one
+    assert inner.version != w
+    state = State(frames=[top, inner])
+    assert "X" not in state.exported()
+    del inner["X"]
+    assert state.exported()["X"] == "2"
+
+
+def test_nodes_at_the_same_place_of_two_texts_have_their_own_plans():
+    from recipes.bash.walker import parse_bash
+
+    def text(node, src):
+        return src[node.start_byte:node.end_byte]
+
+    trees = [parse_bash(data) for data in (b"echo a\n", b"echo b\n")]
+    nodes = [tree.root_node.named_children[0] for tree, _ in trees]
+    assert (nodes[0].start_byte, nodes[0].end_byte) == (nodes[1].start_byte, nodes[1].end_byte)
+    assert [plan("test-text", n, src, text) for n, (_, src) in zip(nodes, trees)] == [b"echo a", b"echo b"]
+    # Asked again, each node keeps its own.
+    assert plan("test-text", nodes[0], trees[0][1], text) == b"echo a"
