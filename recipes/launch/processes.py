@@ -6,10 +6,11 @@ import posixpath
 from typing import Any, Iterable, Optional
 
 from .effects import CommandEffects, Container, PythonRun
-from .frame import MAX_EXPORTED, new_frame
+from .frame import MAX_EXPORTED
 from .fs import WORKSPACE, Written, norm
 from .outputs import _OUTPUT_MODELS, _PURE_QUIET
-from .state import _ABSENT, _FILE_SUFFIXES, _SHELL_SUFFIXES, BUILTINS, MAX_NAMED_WORDS, Ctx, Out, State, Var, _short
+from .state import _ABSENT, _FILE_SUFFIXES, _SHELL_SUFFIXES, BUILTINS, MAX_NAMED_WORDS, Ctx, Out, State, _short, \
+    process_frame
 from .pycode import SITE_PACKAGES, write_targets
 from .text import _python_code_detail
 from .trace import (
@@ -441,7 +442,7 @@ Python and containers, and paths as the host sees them."""
         image = c.image if isinstance(c.image, str) else f"<unknown image: {c.image.why}>"
         self.emit(CONTAINER, ctx, node, state, argv=tuple(c.argv), env=tuple(sorted(env.items())),
                   cwd=c.workdir, how=image, path=c.entrypoint)
-        child = State(frames=[new_frame({k: Var(v, exported=True) for k, v in env.items()}, outermost=True)],
+        child = State(frames=[process_frame(env)],
                       cwd=c.workdir if c.workdir is not None else "/", container=image,
                       mounts=tuple(sorted(mounts, key=lambda m: -len(m[0]))))
         argv = list(c.argv)

@@ -56,6 +56,7 @@ from .state import (
     State,
     Var,
     _assign_state,
+    process_frame,
     _Dead,
     _Exit,
     _first_error,
@@ -132,7 +133,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
 
     def initial_state(self) -> State:
         """A shell that starts with the inputs exported."""
-        state = State(frames=[new_frame({k: Var(v, exported=True) for k, v in self.inputs.items()}, outermost=True)])
+        state = State(frames=[process_frame(self.inputs)])
         return state
 
     def emit(self, kind: str, ctx: Ctx, node_or_site: Any, state: State, **kw: Any) -> None:

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Optional
 
-from .frame import _EXPORTED, MAX_EXPORTED, new_frame
+from .frame import _EXPORTED, MAX_EXPORTED, Frame, new_frame
 from .fs import WORKSPACE
 from .plans import plan
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
@@ -180,8 +180,7 @@ class State:
 
     def child(self) -> "State":
         """A new shell process started from this one: exported variables only."""
-        env = self.exported()
-        return State(frames=[new_frame({k: Var(v, exported=True) for k, v in env.items()}, outermost=True)], cwd=self.cwd,
+        return State(frames=[process_frame(self.exported())], cwd=self.cwd,
                      container=self.container, mounts=self.mounts, open_env=self.open_env,
                      unset_names=self.unset_names)
 
@@ -265,6 +264,11 @@ MAX_NAMED_WORDS = 64
 
 
 _ABSENT = object()
+
+
+def process_frame(env: dict[str, Word]) -> Frame:
+    """The outermost frame of a new process: `env`, every name exported."""
+    return new_frame({k: Var(v, exported=True) for k, v in env.items()}, outermost=True)
 
 
 def _scalar(value: Any) -> Word:
