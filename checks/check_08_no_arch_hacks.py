@@ -108,7 +108,7 @@ MEMO_TRACE_ITEMS = "check08:trace-items"
 
 
 def _traced_items(ctx, trace) -> list[tuple[str, Evidence]]:
-    from recipes.launch.knobs import SERVER_FLAG, effect_knobs
+    from recipes.launch.knobs import SERVER_FLAG, effect_knobs, may_set
     from recipes.launch.trace import EXEC, PYTHON, SERVER, WRITE, show
 
     wanted = {norm_name(f) for f in ctx.config.policy.arch_hack_flags}
@@ -125,27 +125,13 @@ def _traced_items(ctx, trace) -> list[tuple[str, Evidence]]:
                 out.append((MSG_MODEL_EDIT.format(where=e.where(), target=target, command=command),
                             Evidence(path=e.site.path, line=e.site.line, note=e.where())))
             continue
-        if e.kind not in (SERVER, PYTHON, EXEC) or e.client or not _may_name(e, wanted):
+        if e.kind not in (SERVER, PYTHON, EXEC) or e.client or not may_set(e, wanted):
             continue
         for kn in effect_knobs(e):  # the command's flags as its parser reads them (recipes.launch.knobs)
             if kn.kind == SERVER_FLAG and not kn.opaque and kn.key in wanted:
                 out.append((MSG_HACK_FLAG.format(where=f"{e.site}", setting=kn.shown),
                             Evidence(path=e.site.path, line=e.site.line, note=e.where())))
     return out
-
-
-def _may_name(effect, wanted: set[str]) -> bool:
-    """Whether one of the command's words can be a flag in `wanted`: every flag the command's
-    parser reads (recipes.launch.knobs) is named by a word's known start, so a command none of
-    whose words starts with one is not read further (most of a trace's commands; building their
-    settings was most of this check's time)."""
-    from recipes.launch.words import Unknown
-
-    for w in effect.argv:
-        text = w if isinstance(w, str) else w.prefix if isinstance(w, Unknown) else ""
-        if text.startswith("-") and norm_name(text.partition("=")[0]) in wanted:
-            return True
-    return False
 
 
 def _script_items(use, model_files) -> list[tuple[str, Evidence]]:

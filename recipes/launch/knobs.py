@@ -140,6 +140,19 @@ def _is_option(word: Word) -> bool:
     return word.prefix.startswith("-") and not _is_number(word.prefix)
 
 
+def _option_text(word: Word) -> str:
+    """What an option word says of itself: its text, or an unknown word's known start (`--tp=`
+    of `--tp=$TP`)."""
+    return word if isinstance(word, str) else word.prefix
+
+
+def may_set(effect: Effect, keys: "set[str] | frozenset[str]") -> bool:
+    """Whether the command can set a flag whose key (`flag_name`) is in `keys`: every flag its
+    parser reads (`effect_knobs`) is named by an option word, so a command none of whose option
+    words names one does not, and its settings need not be built."""
+    return any(_is_option(w) and flag_name(_option_text(w).partition("=")[0]) in keys for w in effect.argv)
+
+
 def _is_number(word: str) -> bool:
     try:
         float(word)
@@ -186,8 +199,7 @@ def _flags(effect: Effect, kind: str) -> list[Knob]:
             continue
         if not _is_option(w):
             continue  # a positional word (the model of `vllm serve MODEL`, a script, a module)
-        text = w if isinstance(w, str) else w.prefix
-        name, eq, rest = text.partition("=")
+        name, eq, rest = _option_text(w).partition("=")
         if eq:
             value: Word = rest if isinstance(w, str) else Unknown(w.why, prefix=rest, suffix=w.suffix)
             out.extend(_knob(name, value, kind, effect))

@@ -168,3 +168,16 @@ def test_an_unquoted_unknown_after_a_flag_may_hold_more_flags():
 
     assert why(Split("the output of cat")) is not None
     assert why(Unknown("the output of cat")) is None
+
+
+def test_a_command_may_set_only_the_flags_its_option_words_name():
+    # Every SERVER_FLAG knob's key is named by an option word (Check 8 builds no knobs otherwise).
+    effects = [server("--Json_Model_Override_Args={}", "--tp", "8"),
+               server("--model-path", "org/m", Unknown("x", prefix="--hf-overrides=")),
+               server("--tp", "-1", "--kv-cache-dtype", "fp8")]
+    for e in effects:
+        keys = {k.key for k in knobs.effect_knobs(e) if k.kind == SERVER_FLAG and not k.opaque}
+        assert keys and knobs.may_set(e, keys) and all(knobs.may_set(e, {key}) for key in keys)
+    assert knobs.may_set(effects[0], {"json-model-override-args"}) and knobs.may_set(effects[1], {"hf-overrides"})
+    # A value is no option, a number no flag: `-1` and `fp8` name nothing.
+    assert not knobs.may_set(effects[2], {"1", "-1", "fp8", "hf-overrides"})
