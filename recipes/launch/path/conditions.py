@@ -110,9 +110,10 @@ def _ungroup(cond: str) -> str:
 
 
 def _named(text: str, items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    """The variables a condition's text can read (it reads them only by name), so that points
+    """The variables a condition's text can read (`variables_read`'s rule), so that points
     differing in others share one evaluation: every point of a runner differs in EXP_NAME."""
-    return tuple(kv for kv in items if kv[0] in text)
+    names = _referenced(text)
+    return tuple(kv for kv in items if kv[0] in names)
 
 
 @functools.lru_cache(maxsize=4096)
