@@ -397,7 +397,7 @@ command and arithmetic substitution, here-documents."""
             if isinstance(value, Unknown) and is_set:
                 if op in (":-", ":="):
                     # The value, or the default where it is empty: what both can hold.
-                    got = value if isinstance(value, Holed) or value.chars is None else \
+                    got = value if value.chars is None or _never_empty(value) else \
                         _or_default(value, _segments_text(self._operand(operands, state, ctx, quoted)))
                     if op == ":=" and got is not value:
                         state.set(name, got)
@@ -591,11 +591,20 @@ def _part_of(value: Unknown) -> Unknown:
     return value
 
 
+def _never_empty(value: Unknown) -> bool:
+    """Whether a text with holes holds known text besides them (so `${X:-d}` is X)."""
+    return isinstance(value, Holed) and bool(value.holes) and bool(value.template.replace(HOLE, ""))
+
+
 def _or_default(value: Unknown, default: Word) -> Unknown:
     """`${X:-default}` of an unknown X whose characters are bounded: X, or the default when X is
-    empty; the characters of both (None when the default's are not bounded)."""
+    empty; the characters of both (None when the default's are not bounded). Holes that may all
+    be empty are not the text then: it is one unknown of those characters."""
     more = chars_of(default)
-    return replace(value, chars=None if more is None else value.chars | more)
+    chars = None if more is None else value.chars | more
+    if isinstance(value, Holed) and value.holes:
+        return Unknown(value.why, value.prefix, value.suffix, chars=chars)
+    return replace(value, chars=chars)
 
 
 # The longest here-document kept with its holes (past it, only unknown).

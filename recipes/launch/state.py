@@ -304,7 +304,10 @@ def _join_unknown(parts: Iterable[Word]) -> Word:
             else:
                 tail.append(p.suffix)
             suffix = "".join(reversed(tail))
-            if known == p.prefix and suffix == p.suffix:
+            if known == p.prefix and suffix == p.suffix and (
+                    p.chars is None or not any(isinstance(q, Unknown) for q in parts[i + 1:])):
+                # Nothing known around it: the unknown stands for the text, unless its
+                # characters would be taken for those of the other unknown parts too.
                 return p
             if all(q.chars is not None for q in parts[i:] if isinstance(q, Unknown)):
                 holed = _join_holed(parts, p, known, suffix)

