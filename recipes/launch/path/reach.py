@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 from recipes.launch.path.conditions import VAR_REF
 from recipes.launch.path.launch_path import MAX_SCAN_BYTES, SHELL_SUFFIXES, FileChange
+from recipes.launch.text import _trim
 from recipes.identity import by_identity
 from recipes.scripts import code_text, code_units
 
@@ -316,30 +317,20 @@ _PARAM = re.compile(r"\$\{([A-Za-z_]\w*)(?:(%%|%|##|#)([^}]*))?\}|\$([A-Za-z_]\w
 _ANY_PARAM = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\$\{?[^A-Za-z_{]")
 
 
-def _trim(value: str, op: str, pattern: str) -> str:
-    """`${V%%pat}`, `${V%pat}`, `${V##pat}`, `${V#pat}` as bash trims, with glob patterns."""
-    import fnmatch
-
-    ends = range(len(value) + 1)
-    if op.startswith("%"):
-        cuts = [i for i in ends if fnmatch.fnmatchcase(value[i:], pattern)]
-        return value[:min(cuts) if op == "%%" else max(cuts)] if cuts else value
-    cuts = [i for i in ends if fnmatch.fnmatchcase(value[:i], pattern)]
-    return value[max(cuts) if op == "##" else min(cuts):] if cuts else value
-
-
 def built_name_pattern(word: str, env: dict[str, str]) -> re.Pattern:
     """The texts a word built from expansions can take: each `${NAME}`, `$NAME` or simple trim of
-    a variable `env` gives is its value; any other expansion matches anything."""
+    a variable `env` gives is its value (trimmed as the interpreter trims, recipes.launch.text);
+    any other expansion matches anything."""
     out, at = [], 0
     for m in _ANY_PARAM.finditer(word):
         out.append(re.escape(word[at:m.start()]))
         p = _PARAM.fullmatch(m.group(0))
         name = p and (p.group(1) or p.group(4))
-        if name and name in env:
-            value = env[name] if not p.group(2) else _trim(env[name], p.group(2), p.group(3))
+        value = env[name] if name and name in env and not p.group(2) else \
+            _trim(env[name], p.group(2), p.group(3)) if name and name in env else None
+        if isinstance(value, str):
             out.append(re.escape(value))
-        else:
+        else:  # not given, or a trim the interpreter's reading cannot tell
             out.append(".*")
         at = m.end()
     out.append(re.escape(word[at:]))
