@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 MEMO_TRACER = "trace:{side}"
 MEMO_SHORTCUT = "trace:shortcut"  # {"decided": n, "compared": n, "why": {doubt: n}}: what `unreached` did
 MEMO_BUDGET = "trace:budget"
-MEMO_PROBES_SKIPPED = "trace:probes-skipped"  # [n]: probes the spent budget left untraced
+MEMO_PROBES_SKIPPED = "trace:probes-skipped"  # the warning that the spent budget leaves probes untraced
 # Interpreter steps one review spends on launches (both trees, the affected rule and Check 10
 # together; recipes.launch.point.Budget): about 0.6 s of CPU here. A PR that reaches thousands
 # of points through a shared file would otherwise take tens of seconds; past the budget, a point
@@ -240,12 +240,10 @@ def probe(ctx: Any, point: Any, changed: set[str]) -> list[str]:
         base, _ = point_traces(ctx, point, PROBE_RESERVE)
         found, trace = (sorted(changed & base.files), base) if base is not None else ([], None)
     if trace is None:
-        skipped = ctx.memo(MEMO_PROBES_SKIPPED, lambda: [0])
-        if not skipped[0]:  # once a review: the next probes find the budget spent too
-            log.warning("probe of %s not traced: the review's %s interpreter steps were spent "
-                        "(the later probes of this review are skipped without a message)",
-                        getattr(point, "config_key", "?"), f"{TRACE_BUDGET_STEPS:,}")
-        skipped[0] += 1
+        # Logged once a review (the memo runs it once): the next probes find the budget spent too.
+        ctx.memo(MEMO_PROBES_SKIPPED, lambda: log.warning(
+            "probe of %s not traced: the review's %s interpreter steps were spent (the later probes of "
+            "this review are skipped without a message)", getattr(point, "config_key", "?"), f"{TRACE_BUDGET_STEPS:,}"))
         return []
     if not found:
         # A source or a run of a file whose path the trace could not know may be a changed file.
