@@ -66,11 +66,33 @@ def check_nesting(src: bytes) -> None:
             depth -= 1
 
 
+# The parses of a process, by their bytes: the bash analyses (recipes.bash.walker), the
+# interpreter (recipes.launch.shell) and the affected rule read the same files of a review,
+# each on its own, and share one parse of each. Bounded; the oldest goes first.
+MAX_PARSES = 512
+_PARSES: dict[tuple[bytes, bool], tuple[Any, bytes]] = {}
+_PARSES_LOCK = threading.Lock()
+
+
 def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
     """(tree, the bytes it was parsed from): `src`, or `src` with each `<>` the grammar could not
     read spelled `> `, and (unless `same_bytes`: every byte offset kept) with a `;` ending each line
     where the grammar ran a command on past an unescaped newline (`_run_on_lines`); every line
-    keeps its number. Raises Bound when `src` nests too deep to parse in bounded time."""
+    keeps its number. Raises Bound when `src` nests too deep to parse in bounded time.
+    The answer for the same bytes is the same tree (shared by every caller: read it, never edit it)."""
+    key = (src, same_bytes)
+    hit = _PARSES.get(key)
+    if hit is not None:
+        return hit
+    parsed = _parse(src, same_bytes)
+    with _PARSES_LOCK:
+        while len(_PARSES) >= MAX_PARSES:
+            _PARSES.pop(next(iter(_PARSES)))
+        _PARSES[key] = parsed
+    return parsed
+
+
+def _parse(src: bytes, same_bytes: bool) -> tuple[Any, bytes]:
     check_nesting(src)
     tree = _parser().parse(src)
     if tree.root_node.has_error and _READ_WRITE in src:
