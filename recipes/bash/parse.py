@@ -84,7 +84,9 @@ def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
     hit = _PARSES.get(key)
     if hit is not None:
         return hit
-    parsed = _parse(src, same_bytes)
+    # Both readings start from the parse that keeps every byte offset: a text with no run-on
+    # line has one tree for both.
+    parsed = _parse(src) if same_bytes else _repair_run_ons(parse_bash(src, same_bytes=True))
     with _PARSES_LOCK:
         while len(_PARSES) >= MAX_PARSES:
             _PARSES.pop(next(iter(_PARSES)))
@@ -92,7 +94,8 @@ def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
     return parsed
 
 
-def _parse(src: bytes, same_bytes: bool) -> tuple[Any, bytes]:
+def _parse(src: bytes) -> tuple[Any, bytes]:
+    """The tree of `src` with each `<>` the grammar could not read spelled `> ` (same length)."""
     check_nesting(src)
     tree = _parser().parse(src)
     if tree.root_node.has_error and _READ_WRITE in src:
@@ -104,7 +107,15 @@ def _parse(src: bytes, same_bytes: bool) -> tuple[Any, bytes]:
                 patched[at - 1:at + 1] = _AS_WRITE
             src = bytes(patched)
             tree = _parser().parse(src)
-    for _ in range(0 if same_bytes else MAX_RUN_ON_REPAIRS):
+    return tree, src
+
+
+def _repair_run_ons(parsed: tuple[Any, bytes]) -> tuple[Any, bytes]:
+    """The tree and bytes with a `;` ending each run-on line (`_run_on_lines`), parsed again;
+    the same pair when there is none."""
+    tree, src = parsed
+    repaired = False
+    for _ in range(MAX_RUN_ON_REPAIRS):
         ends = _run_on_lines(tree.root_node, src)
         if not ends:
             break
@@ -113,7 +124,8 @@ def _parse(src: bytes, same_bytes: bool) -> tuple[Any, bytes]:
             patched[at:at] = b";"
         src = bytes(patched)
         tree = _parser().parse(src)
-    return tree, src
+        repaired = True
+    return (tree, src) if repaired else parsed
 
 
 # A silent misparse of the grammar (no error node): in the AMD job.slurm (#2216 era, and its

@@ -192,7 +192,9 @@ def test_the_same_bytes_are_parsed_once_and_a_bound_is_raised_every_time():
 
     src = b"echo shared-parse-$RANDOM\n"
     assert parse_bash(src) is parse_bash(bytes(src))  # the analyses and the interpreter share it
-    assert parse_bash(src, same_bytes=True) is not parse_bash(src)
+    assert parse_bash(src, same_bytes=True) is parse_bash(src)  # no run-on line: one reading
+    run_on = RUN_ON.encode()
+    assert parse_bash(run_on, same_bytes=True)[1] == run_on != parse_bash(run_on)[1]
     deep = b";" * (MAX_SEPARATORS + 1)
     for _ in range(2):
         with pytest.raises(Bound):
