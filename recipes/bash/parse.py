@@ -68,10 +68,14 @@ def check_nesting(src: bytes) -> None:
 
 # The parses of a process, by their bytes: the bash analyses (recipes.bash.walker), the
 # interpreter (recipes.launch.shell) and the affected rule read the same files of a review,
-# each on its own, and share one parse of each. Bounded; the oldest goes first.
+# each on its own, and share one parse of each. Bounded in number and in the bytes parsed (a
+# tree takes about 15 bytes of memory per byte of text; a review of the history parses 1-2 MB);
+# the oldest goes first.
 MAX_PARSES = 512
+MAX_PARSED_BYTES = 8_000_000
 _PARSES: dict[tuple[bytes, bool], tuple[Any, bytes]] = {}
 _PARSES_LOCK = threading.Lock()
+_PARSED_BYTES = [0]
 
 
 def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
@@ -88,10 +92,12 @@ def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
     # line has one tree for both.
     parsed = _parse(src) if same_bytes else _repair_run_ons(parse_bash(src, same_bytes=True))
     with _PARSES_LOCK:
-        while len(_PARSES) >= MAX_PARSES:
-            _PARSES.pop(next(iter(_PARSES)))
-        _PARSES[key] = parsed
-    return parsed
+        while _PARSES and (len(_PARSES) >= MAX_PARSES or _PARSED_BYTES[0] + len(src) > MAX_PARSED_BYTES):
+            _PARSED_BYTES[0] -= len(_PARSES.pop(next(iter(_PARSES)))[1])
+        if key not in _PARSES:
+            _PARSES[key] = parsed
+            _PARSED_BYTES[0] += len(parsed[1])
+    return _PARSES.get(key, parsed)
 
 
 def _parse(src: bytes) -> tuple[Any, bytes]:

@@ -199,3 +199,17 @@ def test_the_same_bytes_are_parsed_once_and_a_bound_is_raised_every_time():
     for _ in range(2):
         with pytest.raises(Bound):
             parse_bash(deep)
+
+
+def test_the_kept_parses_are_bounded_in_bytes(monkeypatch):
+    from recipes.bash import parse
+
+    monkeypatch.setattr(parse, "MAX_PARSED_BYTES", 100)
+    monkeypatch.setattr(parse, "_PARSES", {})
+    monkeypatch.setattr(parse, "_PARSED_BYTES", [0])
+    texts = [b"echo %d %s\n" % (i, b"x" * 30) for i in range(5)]
+    for text in texts:
+        parse.parse_bash(text, same_bytes=True)
+    assert parse._PARSED_BYTES[0] <= 100
+    assert [key for key, _ in parse._PARSES] == texts[-2:]  # the oldest went first
+
