@@ -1,16 +1,16 @@
 """Benchmark: where the CPU of one replayed verdict goes: the launch interpreter, the bash
-analyses, the tree-sitter parses, the YAML documents, the start-up imports, and the rest.
+analyses, the tree-sitter parses, the YAML documents, the imports, and the rest.
 
 Each commit is replayed as bench/replay.py replays it (the same `check --local` command and PR
 file), in a process of its own whose CPU is split by timers put around a few functions of the
 bot: `Tracer._interpret` (the interpreter), `recipes.scripts._analyze` (a bash analysis),
-`recipes.bash.parse._parse` and `_repair_run_ons` (a parse the process had not made yet) and
-`recipes.yamlio._compose` (a YAML document). A part's figure is its own CPU, without the other
-parts it calls (a parse made for an analysis counts as a parse), per thread (the checks run in
-a pool). Start-up is the process's CPU until the imports of `check --local` (bench/startup.py)
-are made; the rest is everything else (the affected rule's walks and loops, the master
-configs' expansion, the serving views, the checks, the imports made on the way). The timers
-add a little to the total.
+`recipes.bash.parse._parse` and `_repair_run_ons` (a parse the process had not made yet),
+`recipes.yamlio._compose` (a YAML document) and the import machinery's `_find_and_load` (a
+module imported after start-up). A part's figure is its own CPU, without the other parts it
+calls (a parse made for an analysis counts as a parse), per thread (the checks run in a pool).
+Start-up is the process's CPU until the imports of `check --local` (bench/startup.py) are made;
+the rest is everything else (the affected rule's walks and loops, the master configs'
+expansion, the serving views, the checks). The timers add a little to the total.
 
     python bench/verdict_parts.py --ix PATH SHA [SHA ...] [--bot DIR]
                                   [--external-repo OWNER/NAME=DIR] [--config FILE]
@@ -39,6 +39,8 @@ PARTS = (
     ("bash parses", "recipes.bash.parse", None, "_parse"),
     ("bash parses", "recipes.bash.parse", None, "_repair_run_ons"),
     ("YAML", "recipes.yamlio", None, "_compose"),
+    # A module imported on the way (the checks' and the interpreter's, imported when first needed).
+    ("later imports", "_frozen_importlib", None, "_find_and_load"),
 )
 CHILD = "--child"
 
