@@ -66,11 +66,42 @@ def check_nesting(src: bytes) -> None:
             depth -= 1
 
 
+# The parses of a process, by their bytes: the bash analyses (recipes.bash.walker), the
+# interpreter (recipes.launch.shell) and the affected rule read the same files of a review,
+# each on its own, and share one parse of each. Bounded in number and in the bytes parsed (a
+# tree takes about 15 bytes of memory per byte of text; a review of the history parses 1-2 MB);
+# the oldest goes first.
+MAX_PARSES = 512
+MAX_PARSED_BYTES = 8_000_000
+_PARSES: dict[tuple[bytes, bool], tuple[Any, bytes]] = {}
+_PARSES_LOCK = threading.Lock()
+_PARSED_BYTES = [0]
+
+
 def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
     """(tree, the bytes it was parsed from): `src`, or `src` with each `<>` the grammar could not
     read spelled `> `, and (unless `same_bytes`: every byte offset kept) with a `;` ending each line
     where the grammar ran a command on past an unescaped newline (`_run_on_lines`); every line
-    keeps its number. Raises Bound when `src` nests too deep to parse in bounded time."""
+    keeps its number. Raises Bound when `src` nests too deep to parse in bounded time.
+    The answer for the same bytes is the same tree (shared by every caller: read it, never edit it)."""
+    key = (src, same_bytes)
+    hit = _PARSES.get(key)
+    if hit is not None:
+        return hit
+    # Both readings start from the parse that keeps every byte offset: a text with no run-on
+    # line has one tree for both.
+    parsed = _parse(src) if same_bytes else _repair_run_ons(parse_bash(src, same_bytes=True))
+    with _PARSES_LOCK:
+        while _PARSES and (len(_PARSES) >= MAX_PARSES or _PARSED_BYTES[0] + len(src) > MAX_PARSED_BYTES):
+            _PARSED_BYTES[0] -= len(_PARSES.pop(next(iter(_PARSES)))[1])
+        if key not in _PARSES:
+            _PARSES[key] = parsed
+            _PARSED_BYTES[0] += len(parsed[1])
+    return _PARSES.get(key, parsed)
+
+
+def _parse(src: bytes) -> tuple[Any, bytes]:
+    """The tree of `src` with each `<>` the grammar could not read spelled `> ` (same length)."""
     check_nesting(src)
     tree = _parser().parse(src)
     if tree.root_node.has_error and _READ_WRITE in src:
@@ -82,7 +113,15 @@ def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
                 patched[at - 1:at + 1] = _AS_WRITE
             src = bytes(patched)
             tree = _parser().parse(src)
-    for _ in range(0 if same_bytes else MAX_RUN_ON_REPAIRS):
+    return tree, src
+
+
+def _repair_run_ons(parsed: tuple[Any, bytes]) -> tuple[Any, bytes]:
+    """The tree and bytes with a `;` ending each run-on line (`_run_on_lines`), parsed again;
+    the same pair when there is none."""
+    tree, src = parsed
+    repaired = False
+    for _ in range(MAX_RUN_ON_REPAIRS):
         ends = _run_on_lines(tree.root_node, src)
         if not ends:
             break
@@ -91,7 +130,8 @@ def parse_bash(src: bytes, *, same_bytes: bool = False) -> tuple[Any, bytes]:
             patched[at:at] = b";"
         src = bytes(patched)
         tree = _parser().parse(src)
-    return tree, src
+        repaired = True
+    return (tree, src) if repaired else parsed
 
 
 # A silent misparse of the grammar (no error node): in the AMD job.slurm (#2216 era, and its

@@ -58,8 +58,26 @@ def write_line(code: str) -> int | None:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return 1 if PY_WRITE.search(code) else None
-    lines = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and _write_call(n)]
-    return min(lines) if lines else None
+    return _first_write(tree)
+
+
+def _first_write(tree: ast.AST) -> int | None:
+    """The first line of a call in the tree that writes a file (`_write_call`). Every node is
+    visited as `ast.walk` visits them, without its generators (which cost more than the parse
+    on a long here-document)."""
+    first = None
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and _write_call(node) and (first is None or node.lineno < first):
+            first = node.lineno
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return first
 
 
 def py_writes(code: str) -> bool:

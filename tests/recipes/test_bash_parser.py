@@ -124,7 +124,7 @@ def test_a_read_write_redirect_is_read_as_the_write_it_also_is():
     assert len(read) == len(src) and read.count(b"<>") == 1  # only the operator; the string stays
     assert read.startswith(b'until (exec 3> "/dev/tcp/')
     clean = b'echo "a<>b"\n'
-    assert parse_bash(clean)[1] is clean
+    assert parse_bash(clean)[1] == clean  # no `<>` operator: the bytes stay as they are
     a = analyze_script(src.decode(), "run_node.sh")
     assert not a.partial and not a.findings
 
@@ -184,3 +184,32 @@ def test_a_command_the_grammar_runs_on_past_an_unescaped_newline_is_ended_there(
     tree, src = parse_bash(RUN_ON.encode())
     assert src.count(b"\n") == RUN_ON.count("\n") and tree.root_node.named_children[0].end_point[0] == 4
     assert parse_bash(RUN_ON.encode(), same_bytes=True)[1] == RUN_ON.encode()
+
+
+def test_the_same_bytes_are_parsed_once_and_a_bound_is_raised_every_time():
+    from recipes.bash.model import MAX_SEPARATORS, Bound
+    from recipes.bash.parse import parse_bash
+
+    src = b"echo shared-parse-$RANDOM\n"
+    assert parse_bash(src) is parse_bash(bytes(src))  # the analyses and the interpreter share it
+    assert parse_bash(src, same_bytes=True) is parse_bash(src)  # no run-on line: one reading
+    run_on = RUN_ON.encode()
+    assert parse_bash(run_on, same_bytes=True)[1] == run_on != parse_bash(run_on)[1]
+    deep = b";" * (MAX_SEPARATORS + 1)
+    for _ in range(2):
+        with pytest.raises(Bound):
+            parse_bash(deep)
+
+
+def test_the_kept_parses_are_bounded_in_bytes(monkeypatch):
+    from recipes.bash import parse
+
+    monkeypatch.setattr(parse, "MAX_PARSED_BYTES", 100)
+    monkeypatch.setattr(parse, "_PARSES", {})
+    monkeypatch.setattr(parse, "_PARSED_BYTES", [0])
+    texts = [b"echo %d %s\n" % (i, b"x" * 30) for i in range(5)]
+    for text in texts:
+        parse.parse_bash(text, same_bytes=True)
+    assert parse._PARSED_BYTES[0] <= 100
+    assert [key for key, _ in parse._PARSES] == texts[-2:]  # the oldest went first
+

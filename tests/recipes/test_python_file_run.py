@@ -22,3 +22,17 @@ def test_a_file_holding_the_heredoc_marker_is_unreadable_never_clean():
     code = f"print(1)\n{_PY_FILE_MARK}\nif x: (\n"
     analysis = analyze_python_file(code, "sly.py")
     assert analysis.patches or any(f.code in UNREADABLE_CODES for f in analysis.findings), analysis.findings
+
+
+def test_the_write_line_is_the_first_line_of_any_write_call_however_deep():
+    from recipes.launch.pycode import write_line
+
+    code = ("import os\n"
+            "def save(p):\n"
+            "    with open(p) as f:\n"
+            "        return [Path(q).open('w') for q in f]\n"
+            "os.replace('a', 'b')\n"
+            "print(open('x', 'a'))\n")
+    assert write_line(code) == 4  # the comprehension's call, inside a def, before the later ones
+    assert write_line("import os\nprint(open('x').read(), os.path.join('a', 'b'))\n") is None
+    assert write_line("def f(:\n    open('/x', 'w')\n") == 1  # not Python: the text's fallback
