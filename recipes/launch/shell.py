@@ -32,12 +32,11 @@ from .effects import CommandEffects
 from .expand import Expansion
 from .frame import new_frame
 from .fs import Files
-from .nodes import _all_lines, _command_parts, _declaration_parts, _end_lines, _list_parts, _statements
+from .nodes import _all_lines, _command_parts, _declaration_parts, _end_lines, _list_parts, _statement_lines, _statements
 from .plans import forget as forget_plans
-from .plans import plan
+from .plans import plan, table
 from .processes import Processes
 from .redirects import Redirects
-from .reached import node_lines
 from .recursion import assigned_names
 from .state import (
     _NAMES_FILES,
@@ -70,6 +69,10 @@ from .words import Downloaded, Holed, Installed, OneOf, OneOfRest, Unknown, Word
 
 
 Vocabulary = Callable[..., Optional[CommandEffects]]
+
+
+# A statement's type and lines (`nodes._statement_lines`), looked up once per statement run.
+_STATEMENT_LINES = table("statement")
 
 
 Classifier = Callable[[tuple[Word, ...], "Interpreter", State, Ctx], Optional[tuple[str, str]]]
@@ -254,14 +257,15 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         self.steps += 1  # self.tick(), inline: once per statement
         if self.steps > MAX_STEPS:
             raise Budget(f"over {MAX_STEPS:,} steps")
-        t = node.type
+        t, lines = _STATEMENT_LINES.get(node) or plan("statement", node, ctx.src, _statement_lines)
         if t == "function_definition":
             # Defining runs no line of the body; a call runs the body's statements.
-            self.defined.setdefault(ctx.path, set()).add(node_lines(node))
-        elif t in _COMPOUND:
-            self.ran(ctx, node, whole=False)
-        elif t != "program":
-            self.ran(ctx, node)
+            self.defined.setdefault(ctx.path, set()).add(lines)
+        elif lines:
+            ran = self.executed.get(ctx.path)
+            if ran is None:
+                ran = self.executed[ctx.path] = set()
+            ran.update(lines)
         handler = _STATEMENTS.get(t)
         if handler is None:
             if node.type == "ERROR":
@@ -615,12 +619,6 @@ class _Active:
         self.name, self.view, self.under, self.files = name, view, under, files
         self.cut: Optional[Site] = None
 
-
-# Statements whose inner statements are evaluated (and recorded) one by one: their first and
-# last lines are what running them runs.
-_COMPOUND = frozenset({"compound_statement", "do_group", "subshell", "list", "negated_command", "pipeline",
-                       "redirected_statement", "if_statement", "case_statement", "for_statement",
-                       "c_style_for_statement", "while_statement"})
 
 _STATEMENTS: dict[str, Callable[..., Optional[int]]] = {
     "program": Interpreter._program,
