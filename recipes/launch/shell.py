@@ -64,7 +64,7 @@ from .state import (
     _short,
     merge_states,
 )
-from .trace import DOWNLOAD, UNKNOWN, WRITE, Effect, Site, Trace
+from .trace import DOWNLOAD, UNKNOWN, WRITE, Effect, Site, Trace, effect
 from .words import Downloaded, Holed, Installed, OneOf, OneOfRest, Unknown, Word, combinations
 
 
@@ -153,7 +153,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
             # of a path there (a write into an engine's tree, a repository file it depends on)
             # is what they read of the checkout mounted where the copy is.
             kw["path"] = self.files.as_checkout(path)
-        self.trace.effects.append(Effect(kind=kind, site=site, chain=ctx.chain, chain_names=ctx.names,
+        self.trace.effects.append(effect(kind=kind, site=site, chain=ctx.chain, chain_names=ctx.names,
                                          under=ctx.under, container=state.container,
                                          client=ctx.client or kw.pop("client", False), **kw))
 
@@ -469,7 +469,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                  *, stdin: Word | None = None, out: Out | None = None, functions: bool = True) -> Optional[int]:
         if not argv:
             return 0
-        if any(isinstance(w, (OneOf, OneOfRest)) for w in argv):
+        if _has_alternatives(argv):
             runs = combinations(argv, MAX_COMBINATIONS)
             if runs is not None and self.alternative_runs + len(runs) <= MAX_ALTERNATIVE_RUNS:
                 self.alternative_runs += len(runs)
@@ -606,6 +606,14 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         statuses = {r[2] for r in pad.returns} | ({status} if live else set())
         self.rejoin(state, live, pad.returns)
         return statuses.pop() if len(statuses) == 1 else None
+
+
+def _has_alternatives(argv: list[Word]) -> bool:
+    """Whether a word of a command has alternatives (`OneOf`, `OneOfRest`); most are text."""
+    for w in argv:
+        if w.__class__ is not str and isinstance(w, (OneOf, OneOfRest)):
+            return True
+    return False
 
 
 class _Active:

@@ -185,9 +185,13 @@ class State:
                      unset_names=self.unset_names)
 
     def lookup(self, name: str) -> Optional[Var]:
-        for frame in reversed(self.frames):
-            if name in frame:
-                return frame[name]
+        frames = self.frames
+        if len(frames) == 1:  # outside functions
+            return frames[0].get(name)
+        for frame in reversed(frames):
+            var = frame.get(name)
+            if var is not None:
+                return var
         return None
 
     def get(self, name: str) -> Any:

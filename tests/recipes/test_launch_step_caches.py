@@ -60,3 +60,34 @@ def test_nodes_at_the_same_place_of_two_texts_have_their_own_plans():
     assert [plan("test-text", n, src, text) for n, (_, src) in zip(nodes, trees)] == [b"echo a", b"echo b"]
     # Asked again, each node keeps its own.
     assert plan("test-text", nodes[0], trees[0][1], text) == b"echo a"
+
+
+def test_a_table_its_callers_hold_is_emptied_by_forget_and_filled_again():
+    from recipes.launch.plans import forget, table
+
+    kept = table("test-forget")
+    assert plan("test-forget", "node", b"src", lambda n, s: (n, s)) == ("node", b"src")
+    assert kept == {"node": ("node", b"src")}
+    forget()
+    assert kept == {} and table("test-forget") is kept
+    assert plan("test-forget", "node", b"other", lambda n, s: (n, s)) == ("node", b"other")
+    assert kept == {"node": ("node", b"other")}
+
+
+def test_an_effect_made_without_its_init_is_the_effect_its_init_makes():
+    import pytest
+
+    from recipes.launch.trace import Effect, Site, effect
+
+    given = dict(kind=EXEC, site=Site("run.sh", 3, 4), chain=(Site("job", 1),), argv=("vllm", "serve"),
+                 env=(("A", "1"),), client=True)
+    made = effect(**given)
+    assert made == Effect(**given) and repr(made) == repr(Effect(**given))
+    assert hash(made) == hash(Effect(**given))
+    assert made.how == "" and made.files == () and made.path is None
+    with pytest.raises(TypeError):
+        effect(kind=EXEC, site=Site("run.sh", 3), argument=("x",))
+    with pytest.raises(TypeError):
+        effect(kind=EXEC)
+    with pytest.raises(AttributeError):
+        made.kind = "write"  # type: ignore[misc]  # frozen as ever
