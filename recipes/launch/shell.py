@@ -87,7 +87,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                  classify: Classifier | None = None, inputs: dict[str, str] | None = None,
                  hooks: dict[str, Callable[..., Optional[int]]] | None = None):
         if vocabulary is None:
-            from .vocabulary import effects as vocabulary
+            from .vocabulary import kept_effects as vocabulary
         self.files = files
         self.vocabulary = vocabulary
         self.classify = classify

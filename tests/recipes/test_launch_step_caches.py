@@ -3,6 +3,8 @@ changes what a command sees: the environment follows every export, unset and `lo
 an exported name, and a node's plan is its own node's, never another tree's."""
 from __future__ import annotations
 
+import pytest
+
 from recipes.launch.frame import new_frame
 from recipes.launch.plans import plan
 from recipes.launch.state import State, Var
@@ -75,8 +77,6 @@ def test_a_table_its_callers_hold_is_emptied_by_forget_and_filled_again():
 
 
 def test_an_effect_made_without_its_init_is_the_effect_its_init_makes():
-    import pytest
-
     from recipes.launch.trace import Effect, Site, effect
 
     given = dict(kind=EXEC, site=Site("run.sh", 3, 4), chain=(Site("job", 1),), argv=("vllm", "serve"),
@@ -91,3 +91,36 @@ def test_an_effect_made_without_its_init_is_the_effect_its_init_makes():
         effect(kind=EXEC)
     with pytest.raises(AttributeError):
         made.kind = "write"  # type: ignore[misc]  # frozen as ever
+
+
+def test_the_vocabulary_answer_kept_per_argv_is_the_answer_it_gives(monkeypatch):
+    from recipes.launch import vocabulary
+    from recipes.launch.words import Unknown
+
+    real = vocabulary.effects
+    asked = []
+
+    def effects(argv, cwd=None):
+        asked.append(tuple(argv))
+        if argv[0] == "broken":
+            raise ValueError("a handler's fault")
+        return real(argv, cwd)
+
+    monkeypatch.setattr(vocabulary, "_KEPT", {})
+    monkeypatch.setattr(vocabulary, "effects", effects)
+    argv = ("curl", "-o", "/tmp/x", "https://example.invalid/x")
+    first = vocabulary.kept_effects(argv)
+    assert first == real(argv) and first.downloads and vocabulary.kept_effects(argv) is first
+    assert asked == [argv]  # asked once
+    unknown = ("cat", Unknown("a file"))
+    assert vocabulary.kept_effects(unknown) == real(unknown)
+    assert vocabulary.kept_effects(("cat", Unknown("a file"))) == real(unknown) and asked.count(unknown) == 1
+    assert vocabulary.kept_effects(("nosuchcommand-x",)) is None and vocabulary.kept_effects(("nosuchcommand-x",)) is None
+    assert asked.count(("nosuchcommand-x",)) == 1  # "not in the vocabulary" is kept too
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            vocabulary.kept_effects(("broken",))
+    assert asked.count(("broken",)) == 2  # a fault is never kept
+    unhashable = ("echo", ["a", "list"])
+    assert vocabulary.kept_effects(unhashable) == real(unhashable)  # type: ignore[arg-type]
+    assert asked.count(unhashable) == 1 and not any(k[0] == unhashable for k in vocabulary._KEPT)
