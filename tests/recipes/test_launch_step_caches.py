@@ -124,3 +124,23 @@ def test_the_vocabulary_answer_kept_per_argv_is_the_answer_it_gives(monkeypatch)
     unhashable = ("echo", ["a", "list"])
     assert vocabulary.kept_effects(unhashable) == real(unhashable)  # type: ignore[arg-type]
     assert asked.count(unhashable) == 1 and not any(k[0] == unhashable for k in vocabulary._KEPT)
+
+
+def test_inside_functions_the_environment_is_the_process_s_changed_by_each_function_frame():
+    # The point's inputs (MODEL, PORT) are left out of an environment while they hold the
+    # input's value; a function frame sets, hides or gives back each name it has.
+    trace, _ = run('export EXTRA=x\n'
+                   'g() { local MODEL=other; export MODEL; run; local EXTRA=plain; run; }\n'
+                   'f() { local PORT=8000; export PORT; run; local MODEL=m1; export MODEL; run; g; run; }\n'
+                   'run\nf\nrun\nexport PORT=9\nrun\nf\n', env={"MODEL": "m1", "PORT": "8000"})
+    in_f = [
+        {"EXTRA": "x"},                     # f's PORT holds the input's value
+        {"EXTRA": "x"},                     # so does its MODEL
+        {"EXTRA": "x", "MODEL": "other"},   # g's MODEL does not
+        {"MODEL": "other"},                 # g's EXTRA, not exported, hides the process's
+        {"EXTRA": "x"},                     # back in f
+    ]
+    assert envs(trace) == [
+        {"EXTRA": "x"}, *in_f, {"EXTRA": "x"},
+        {"EXTRA": "x", "PORT": "9"}, *in_f,  # f's PORT (the input's value) hides the changed one
+    ]
