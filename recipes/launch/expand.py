@@ -43,9 +43,13 @@ from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Res
 
 
 # The plans the most frequent words look up first (`plans.table`): a word's fields when its
-# expansion reads no state (None: it does), a word's texts.
+# expansion reads no state (None: it does), a word's texts, the name `$NAME` expands, a string's
+# parts, the parts of `${...}`.
 _FIELDS = table("fields")
 _WORD_TEXTS = table("word")
+_NAMES = table("name")
+_STRINGS = table("string")
+_EXPANSIONS = table("expansion")
 _UNREAD = object()
 
 # `$#`, `$?`, `$$`, `$!`, `$-`, `$_` (and the digits): no variable of the state.
@@ -147,7 +151,7 @@ command and arithmetic substitution, here-documents."""
             text, unescaped = _WORD_TEXTS.get(node) or plan("word", node, ctx.src, _word_texts)
             return [("q", text)] if quoted else [("u_lit", unescaped)]
         if t == "simple_expansion":
-            return self.param(plan("name", node, ctx.src, _expanded_name), None, state, ctx, node, quoted)
+            return self.param(_NAMES.get(node) or plan("name", node, ctx.src, _expanded_name), None, state, ctx, node, quoted)
         if t == "expansion":
             return self.expansion(node, state, ctx, quoted)
         if t == "raw_string":
@@ -156,7 +160,7 @@ command and arithmetic substitution, here-documents."""
             return [("q", _ansi_c(ctx.text(node)[2:-1]))]
         if t in ("string", "translated_string"):
             out: list[tuple[str, Any]] = []
-            for part in plan("string", node, ctx.src, _string_parts):
+            for part in _STRINGS.get(node) or plan("string", node, ctx.src, _string_parts):
                 if part.__class__ is str:
                     out.append(("q", part))
                 else:
@@ -296,7 +300,7 @@ command and arithmetic substitution, here-documents."""
     def expansion(self, node: Any, state: State, ctx: Ctx, quoted: bool):
         """`${...}`: read from its text with the grammar's parts."""
         kind = "q" if quoted else "u"
-        kids = plan("expansion", node, ctx.src, _expansion_parts)
+        kids = _EXPANSIONS.get(node) or plan("expansion", node, ctx.src, _expansion_parts)
         if not kids:
             return [(kind, "")]
         first = kids[0]

@@ -71,8 +71,11 @@ from .words import Downloaded, Holed, Installed, OneOf, OneOfRest, Unknown, Word
 Vocabulary = Callable[..., Optional[CommandEffects]]
 
 
-# A statement's type and lines (`nodes._statement_lines`), looked up once per statement run.
+# A statement's type and lines (`nodes._statement_lines`), a command's and a declaration's
+# parts: looked up before `plan` (once per statement run).
 _STATEMENT_LINES = table("statement")
+_COMMANDS = table("command")
+_DECLARATIONS = table("declaration")
 
 
 Classifier = Callable[[tuple[Word, ...], "Interpreter", State, Ctx], Optional[tuple[str, str]]]
@@ -413,7 +416,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return int(value == 0)
 
     def _declaration(self, node, state, ctx, stdin, out):
-        head, words = plan("declaration", node, ctx.src, _declaration_parts)
+        head, words = _DECLARATIONS.get(node) or plan("declaration", node, ctx.src, _declaration_parts)
         return self.declare(head, list(words), state, ctx, node)
 
     def _unset(self, node, state, ctx, stdin, out):
@@ -436,7 +439,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
     def _command(self, node, state, ctx, stdin, out):
         prefix: list[tuple[str, Word]] = []
         argv: list[Word] = []
-        name_node, assignments, redirects, words = plan("command", node, ctx.src, _command_parts)
+        name_node, assignments, redirects, words = _COMMANDS.get(node) or plan("command", node, ctx.src, _command_parts)
         for child, is_prefix, n, v in assignments:
             if not is_prefix:
                 self.assign(child, state, ctx)

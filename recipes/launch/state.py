@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .frame import _EXPORTED, MAX_EXPORTED, Frame, new_frame
 from .fs import WORKSPACE
-from .plans import plan
+from .plans import plan, table
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
 from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
@@ -595,6 +595,9 @@ def _site_lines(node: Any, src: bytes) -> tuple[int, int]:
     return node.start_point[0] + 1, top.end_point[0] + 1
 
 
+_SITE_LINES = table("site")  # `_site_lines` of a node, looked up before `plan`
+
+
 @dataclass(frozen=True)
 class Ctx:
     path: str                       # the file being run (repository path, or a label)
@@ -608,7 +611,7 @@ class Ctx:
     local: Word = ""   # the running file as its process names it (`$BASH_SOURCE`)
 
     def site(self, node: Any) -> Site:
-        return Site(self.path, *plan("site", node, self.src, _site_lines))
+        return Site(self.path, *(_SITE_LINES.get(node) or plan("site", node, self.src, _site_lines)))
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
