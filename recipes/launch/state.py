@@ -284,12 +284,13 @@ def _scalar(value: Any) -> Word:
 
 
 def _join_unknown(parts: Iterable[Word]) -> Word:
-    parts = list(parts)
-    for p in parts:
+    if parts.__class__ is not list:  # read, never changed: a list is not copied
+        parts = list(parts)
+    for p in parts:  # type: ignore[union-attr]
         if p.__class__ is not str:
             break
-    else:  # the common case: every part known
-        text = "".join(parts)  # type: ignore[arg-type]
+    else:  # the common case: every part known, most often one
+        text = parts[0] if len(parts) == 1 else "".join(parts)  # type: ignore[arg-type,index]
         return text if len(text) <= MAX_VALUE_CHARS else Unknown(f"a value over {MAX_VALUE_CHARS:,} characters")
     out: list[str] = []
     for i, p in enumerate(parts):
@@ -554,7 +555,7 @@ def merge_states(states: list[State], why: str) -> State:
         for other in others:
             names.update([k for k, v in other.items() if get(k) is not v])
             if len(other) != len(frame) or names:
-                names.update(k for k in frame if k not in other)
+                names.update(frame.keys() - other.keys())
         for name in names:
             values = []
             exported = False
