@@ -232,8 +232,10 @@ command and arithmetic substitution, here-documents."""
                 return [(kind, "4242" if name == "$" else "4243")]
             if name in ("-", "_"):
                 return [(kind, Unknown(f"${name}"))]
-        self.note(name)
-        value = state.get(name)
+        if name in self.inputs:  # self.note(name), inline: once per variable read
+            self.read.add(name)
+        var = state.lookup(name)
+        value = None if var is None else var.value
         if self.alternative_reads is not None:
             self.read_alternatives(name, value)
         if value is None and name in ("BASH_SOURCE", "FUNCNAME", "LINENO"):

@@ -83,34 +83,35 @@ Python and containers, and paths as the host sees them."""
         head = argv[0]
         assert isinstance(head, str)
         env = self.env_of(state, prefix)
-        role = self.classify(tuple(argv), self, state, ctx) if self.classify else None
+        words = tuple(argv)
+        role = self.classify(words, self, state, ctx) if self.classify else None
         if role is not None:
             kind, what = role
-            self.emit(kind, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd, how=what,
+            self.emit(kind, ctx, node, state, argv=words, env=env, cwd=state.cwd, how=what,
                       client=kind == CLIENT)
             if kind == CLIENT:
                 self.client_python(argv, state, ctx, node)
                 return None
         hook = self.hooks.get(head)
         if hook is not None:
-            self.emit(EXEC, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd)
+            self.emit(EXEC, ctx, node, state, argv=words, env=env, cwd=state.cwd)
             return hook(self, argv, state, ctx, node)
         # A script of the repository run by path (`./x.sh`, `"$DIR/x.sh"`, `benchmarks/x.sh`).
         if "/" in head:
             return self.run_program(head, argv[1:], prefix, state, ctx, node, stdin, out)
         try:
-            ce = self.vocabulary(tuple(argv), None)  # relative paths stay relative: host_path resolves them
+            ce = self.vocabulary(words, None)  # relative paths stay relative: host_path resolves them
         except Exception as e:  # a vocabulary handler's fault is an unknown, never a crash
             ce = CommandEffects(unknown=f"{head}: {type(e).__name__}")
         model = _OUTPUT_MODELS.get(head)
         if ce is None and model is None:
-            self.emit(EXEC, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd)
+            self.emit(EXEC, ctx, node, state, argv=words, env=env, cwd=state.cwd)
             self.unknown(ctx, node, state, f"`{head}` is not a command the interpreter knows")
             if out is not None:
                 out.write(Unknown(f"the output of {head}"))
             return None
         if role is None:
-            self.emit(EXEC, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd)
+            self.emit(EXEC, ctx, node, state, argv=words, env=env, cwd=state.cwd)
         if ce is not None:
             self.apply(ce, argv, prefix, state, ctx, node, stdin=stdin, out=out)
         if model is not None:
