@@ -20,7 +20,7 @@ External commands are described by the vocabulary (`recipes.launch.vocabulary.ef
 the interpreter follows into what they run: wrappers, `bash -c`, shell files, containers."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Optional
 
 from .alternatives import RUNS_CODE, MAX_ALTERNATIVE_RUNS, MAX_COMBINATIONS, Alternatives
 from .assign import Assignments
@@ -72,8 +72,10 @@ Vocabulary = Callable[..., Optional[CommandEffects]]
 
 
 # A statement's type and lines (`nodes._statement_lines`), a command's and a declaration's
-# parts: looked up before `plan` (once per statement run).
+# parts, the statements in a file or a compound statement (the named children of a node, less
+# comments and keywords): looked up before `plan` (once per statement run).
 _STATEMENT_LINES = table("statement")
+_STATEMENT_LISTS = table("statements")
 _COMMANDS = table("command")
 _DECLARATIONS = table("declaration")
 
@@ -210,7 +212,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         if tree.root_node.has_error:
             bad = _first_error(tree.root_node)
             self.unknown(inner, bad, state, f"could not parse line {bad.start_point[0] + 1} of {path}")
-        self.block(tree.root_node.children, state, inner)
+        self.block(tree.root_node, state, inner)
 
     def run_top(self, text: str, path: str, state: State, ctx: Ctx | None = None) -> Optional[int]:
         """Run the launch's first script; a cap that is hit ends the trace with an unknown."""
@@ -250,10 +252,10 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                 self.unknown(ctx, site, state, f"the EXIT trap's text is unknown ({text_.why})")
         return status
 
-    def block(self, nodes: Iterable[Any], state: State, ctx: Ctx) -> None:
-        for node in nodes:
-            if node.is_named and node.type not in _SKIP:
-                self.statement(node, state, ctx)
+    def block(self, node: Any, state: State, ctx: Ctx) -> None:
+        """Run the statements of a file's syntax tree (or of a `program` node) in order."""
+        for child in _STATEMENT_LISTS.get(node) or plan("statements", node, ctx.src, _statements):
+            self.statement(child, state, ctx)
 
     def statement(self, node: Any, state: State, ctx: Ctx, *, stdin: Word | None = None,
                   out: Out | None = None) -> Optional[int]:
@@ -290,12 +292,12 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return status
 
     def _program(self, node, state, ctx, stdin, out):
-        self.block(node.children, state, ctx)
+        self.block(node, state, ctx)
         return state.status
 
     def _compound(self, node, state, ctx, stdin, out):
         status = 0
-        for child in plan("statements", node, ctx.src, _statements):
+        for child in _STATEMENT_LISTS.get(node) or plan("statements", node, ctx.src, _statements):
             status = self.statement(child, state, ctx, stdin=stdin, out=out)
         return status
 
@@ -393,7 +395,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return 0
 
     def _test(self, node, state, ctx, stdin, out):
-        inner = [c for c in node.named_children if c.type not in _SKIP]
+        inner = _STATEMENT_LISTS.get(node) or plan("statements", node, ctx.src, _statements)
         if not inner:
             return 1
         outer, self.alternative_reads = self.alternative_reads, []
