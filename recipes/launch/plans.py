@@ -33,11 +33,15 @@ def plan(what: str, node: Any, src: bytes, read: Callable[[Any, bytes], Any]) ->
         pass
     except TypeError:  # a node that does not hash (none of tree-sitter's): read each time
         return read(node, src)
-    got = read(node, src)
+    return keep(kept, node, read(node, src))
+
+
+def keep(kept: dict[Any, Any], node: Any, value: Any) -> Any:
+    """Keep `value` for `node` in a table (`table`), emptied first when it holds MAX_PLANS."""
     if len(kept) >= MAX_PLANS:
         kept.clear()
-    kept[node] = got
-    return got
+    kept[node] = value
+    return value
 
 
 def forget() -> None:

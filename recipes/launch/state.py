@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .frame import _EXPORTED, MAX_EXPORTED, Frame, new_frame
 from .fs import WORKSPACE
-from .plans import plan, table
+from .plans import keep, plan, table
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
 from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
@@ -597,6 +597,7 @@ def _site_lines(node: Any, src: bytes) -> tuple[int, int]:
 
 
 _SITE_LINES = table("site")  # `_site_lines` of a node, looked up before `plan`
+_SITES = table("site object")  # the last `Site` made of a node (`Ctx.site`)
 
 
 @dataclass(frozen=True)
@@ -612,7 +613,13 @@ class Ctx:
     local: Word = ""   # the running file as its process names it (`$BASH_SOURCE`)
 
     def site(self, node: Any) -> Site:
-        return Site(self.path, *(_SITE_LINES.get(node) or plan("site", node, self.src, _site_lines)))
+        # The site last made for the node, when it was made for this file (a node's text may
+        # run under several names: the file, its shell text, an EXIT trap).
+        site = _SITES.get(node)
+        if site is None or site.path != self.path:
+            lines = _SITE_LINES.get(node) or plan("site", node, self.src, _site_lines)
+            site = keep(_SITES, node, Site(self.path, *lines))
+        return site
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
