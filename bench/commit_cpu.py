@@ -92,22 +92,32 @@ def measure(repo: str, commits: list[tuple[str, str, str]], bots: list[Path], ru
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_commit_arguments(ap: argparse.ArgumentParser) -> None:
+    """The arguments of a bench that replays chosen commits under one or more checkouts."""
     ap.add_argument("--ix", required=True, help="a git work tree of the benchmark repository's history")
     ap.add_argument("--commits", required=True, metavar="FILE", help="the commits, one SHA a line")
     ap.add_argument("--bot", action="append", default=[],
                     help="an infx-review checkout (repeatable; the first is the reference; default: this one)")
     ap.add_argument("--runs", type=int, default=3, help="runs per commit and bot (default 3; the median is shown)")
     add_review_inputs(ap, "every verdict")
-    ap.add_argument("--budget", type=int, metavar="STEPS", help="the review's interpreter steps (TRACE_BUDGET_STEPS)")
     ap.add_argument("--json", action="store_true", help="print one JSON document")
-    args = ap.parse_args(argv)
+
+
+def commit_inputs(args: argparse.Namespace) -> tuple[str, list[tuple[str, str, str]], list[Path], str | None]:
+    """(the history's path, its commits to replay, the checkouts, the config file) of those arguments."""
     repo = str(Path(args.ix).resolve())
     bots = [Path(b).resolve() for b in args.bot] or [PROJECT]
     config = str(Path(args.config).resolve()) if args.config else None
-    results = measure(repo, read_commits(repo, args.commits), bots, max(1, args.runs), args.external_repo, config,
-                      args.budget)
+    return repo, read_commits(repo, args.commits), bots, config
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_commit_arguments(ap)
+    ap.add_argument("--budget", type=int, metavar="STEPS", help="the review's interpreter steps (TRACE_BUDGET_STEPS)")
+    args = ap.parse_args(argv)
+    repo, commits, bots, config = commit_inputs(args)
+    results = measure(repo, commits, bots, max(1, args.runs), args.external_repo, config, args.budget)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0

@@ -328,6 +328,7 @@ class GitSource:
                 if parts[0].decode() == LINK_MODE:
                     self._links.add(path)
         self._cache: dict[str, bytes] = {}
+        self._resolved: dict[str, tuple[str | None, str | None]] = {}  # path -> resolve_links(path)
         self._index: PathIndex | None = None
 
     def _git(self, *args: str) -> bytes:
@@ -353,7 +354,12 @@ class GitSource:
         path = _norm(path)
         if not self._links:  # the common case: no link anywhere, a path is a blob or nothing
             return self._blob(path) if path in self._blobs else None
-        resolved, problem = resolve_links(path, self._link_text)
+        # A commit's links do not change: each path is resolved once (a launch's files are read
+        # again by each of its traces).
+        got = self._resolved.get(path)
+        if got is None:
+            got = self._resolved[path] = resolve_links(path, self._link_text)
+        resolved, problem = got
         if problem is not None:
             self.failures[path] = problem
             return None

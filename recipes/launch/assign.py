@@ -5,7 +5,7 @@ import re
 from typing import Any, Optional
 
 from .nodes import _assignment_parts
-from .plans import plan
+from .plans import plan, table
 from .state import (
     _KEEP,
     _NAME,
@@ -20,12 +20,15 @@ from .state import (
 from .words import Unknown, Word
 
 
+_ASSIGNMENTS = table("assignment")  # an assignment's parts, looked up before `plan`
+
+
 class Assignments:
     """Assignments by `=`, `+=`, arrays (indexed and associative) and the declaration builtins."""
 
     def assign(self, node: Any, state: State, ctx: Ctx, *, local: bool = False,
                export: Optional[bool] = None, arrays: str = "") -> None:
-        parts = plan("assignment", node, ctx.src, _assignment_parts)
+        parts = _ASSIGNMENTS.get(node) or plan("assignment", node, ctx.src, _assignment_parts)
         if parts is None:
             return
         name, value_node, append, subscript, idx = parts

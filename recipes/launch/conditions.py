@@ -7,10 +7,13 @@ from typing import Any, Optional
 
 from .arith import _Arith, _binary, _test_words
 from .nodes import _binary_parts, _unary_parts
-from .plans import plan
+from .plans import plan, table
 from .state import Ctx, State, _join_unknown, symbolic
 from .text import _glob_match
 from .words import Unknown, Word
+
+
+_BINARY = table("binary")  # a binary test's parts, looked up before `plan`
 
 
 class Conditions:
@@ -30,7 +33,7 @@ value they read is not known."""
             value = self.word_text(operand[0], state, ctx) if operand else ""
             return self.unary(opt, value, state)
         if t == "binary_expression":
-            left, opt, right, rights = plan("binary", node, ctx.src, _binary_parts)
+            left, opt, right, rights = _BINARY.get(node) or plan("binary", node, ctx.src, _binary_parts)
             if opt in ("&&", "-a"):
                 a = self.test_expr(left, state, ctx)
                 if a is False:

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
 
 from .nodes import _if_clauses
-from .plans import plan
+from .plans import plan, table
 from .state import (
     _SKIP,
     MAX_LOOP,
@@ -32,13 +32,15 @@ from .words import MAX_ALTERNATIVES, Unknown, Word
 # loops that go on unchanged (`seq 1 60`, `seq 1 90`, `{1..30}`) have more.
 WIDEN_OVER = 8
 
+_IFS = table("if")  # an `if`'s clauses, looked up before `plan`
+
 
 class ControlFlow:
     """if/elif/else, case, for, while/until and C-style loops: decided arms run alone, undecided
 arms each run from a copy of the state and are merged."""
 
     def _if(self, node, state, ctx, stdin, out):
-        return self.branches(plan("if", node, ctx.src, _if_clauses), state, ctx, stdin, out)
+        return self.branches(_IFS.get(node) or plan("if", node, ctx.src, _if_clauses), state, ctx, stdin, out)
 
     def branches(self, clauses: list[tuple], state: State, ctx: Ctx, stdin, out) -> Optional[int]:
         """if/elif/else: the first arm whose test holds; undecided tests run every arm that may."""

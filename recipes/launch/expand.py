@@ -10,11 +10,12 @@ from .chars import HOLE_PREFIX, INTEGER
 from .fs import WORKSPACE
 from .outputs import _ENVIRONMENT_DEFAULTS
 from .nodes import _concatenation_parts, _expanded_name, _expansion_parts, _plain_fields, _string_parts, _word_texts
-from .plans import plan
+from .plans import plan, table
 from .state import (
     _NAME,
     _SKIP,
     MAX_DEPTH,
+    MAX_STEPS,
     Budget,
     Ctx,
     Out,
@@ -41,6 +42,16 @@ from .text import (
 from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word, chars_of, unclassed
 
 
+# The plans the most frequent words look up first (`plans.table`): a word's fields when its
+# expansion reads no state (None: it does), a word's texts, the name `$NAME` expands, a string's
+# parts, the parts of `${...}`.
+_FIELDS = table("fields")
+_WORD_TEXTS = table("word")
+_NAMES = table("name")
+_STRINGS = table("string")
+_EXPANSIONS = table("expansion")
+_UNREAD = object()
+
 # `$#`, `$?`, `$$`, `$!`, `$-`, `$_` (and the digits): no variable of the state.
 _SPECIAL_PARAMETERS = frozenset("#?$!-_")
 
@@ -63,9 +74,13 @@ command and arithmetic substitution, here-documents."""
 
     def expand(self, node: Any, state: State, ctx: Ctx) -> list[Word]:
         """A word's fields after expansion and splitting (an argument)."""
-        self.tick()
+        self.steps += 1  # self.tick(), inline: once per word
+        if self.steps > MAX_STEPS:
+            raise Budget(f"over {MAX_STEPS:,} steps")
         if node.type in ("brace_expression", "word", "concatenation"):
-            fields = plan("fields", node, ctx.src, _plain_fields)
+            fields = _FIELDS.get(node, _UNREAD)
+            if fields is _UNREAD:
+                fields = plan("fields", node, ctx.src, _plain_fields)
             if fields is not None:
                 return list(fields)
         segs = self.segments(node, state, ctx, quoted=False)
@@ -133,10 +148,10 @@ command and arithmetic substitution, here-documents."""
         t = node.type
         if t in ("word", "number", "extglob_pattern", "variable_name"):
             # A name the grammar reads inside a word (`mia1` of `${X:-mia1-p01,mia1-p02}`) is text.
-            text, unescaped = plan("word", node, ctx.src, _word_texts)
+            text, unescaped = _WORD_TEXTS.get(node) or plan("word", node, ctx.src, _word_texts)
             return [("q", text)] if quoted else [("u_lit", unescaped)]
         if t == "simple_expansion":
-            return self.param(plan("name", node, ctx.src, _expanded_name), None, state, ctx, node, quoted)
+            return self.param(_NAMES.get(node) or plan("name", node, ctx.src, _expanded_name), None, state, ctx, node, quoted)
         if t == "expansion":
             return self.expansion(node, state, ctx, quoted)
         if t == "raw_string":
@@ -145,7 +160,7 @@ command and arithmetic substitution, here-documents."""
             return [("q", _ansi_c(ctx.text(node)[2:-1]))]
         if t in ("string", "translated_string"):
             out: list[tuple[str, Any]] = []
-            for part in plan("string", node, ctx.src, _string_parts):
+            for part in _STRINGS.get(node) or plan("string", node, ctx.src, _string_parts):
                 if part.__class__ is str:
                     out.append(("q", part))
                 else:
@@ -217,8 +232,10 @@ command and arithmetic substitution, here-documents."""
                 return [(kind, "4242" if name == "$" else "4243")]
             if name in ("-", "_"):
                 return [(kind, Unknown(f"${name}"))]
-        self.note(name)
-        value = state.get(name)
+        if name in self.inputs:  # self.note(name), inline: once per variable read
+            self.read.add(name)
+        var = state.lookup(name)
+        value = None if var is None else var.value
         if self.alternative_reads is not None:
             self.read_alternatives(name, value)
         if value is None and name in ("BASH_SOURCE", "FUNCNAME", "LINENO"):
@@ -285,7 +302,7 @@ command and arithmetic substitution, here-documents."""
     def expansion(self, node: Any, state: State, ctx: Ctx, quoted: bool):
         """`${...}`: read from its text with the grammar's parts."""
         kind = "q" if quoted else "u"
-        kids = plan("expansion", node, ctx.src, _expansion_parts)
+        kids = _EXPANSIONS.get(node) or plan("expansion", node, ctx.src, _expansion_parts)
         if not kids:
             return [(kind, "")]
         first = kids[0]

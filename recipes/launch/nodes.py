@@ -30,6 +30,25 @@ def _end_lines(node: Any, src: bytes) -> tuple[int, ...]:
     return first, last
 
 
+# Statements whose inner statements are evaluated (and recorded) one by one: their first and
+# last lines are what running them runs.
+_COMPOUND = frozenset({"compound_statement", "do_group", "subshell", "list", "negated_command", "pipeline",
+                       "redirected_statement", "if_statement", "case_statement", "for_statement",
+                       "c_style_for_statement", "while_statement"})
+
+
+def _statement_lines(node: Any, src: bytes) -> tuple[str, Any]:
+    """A statement's type, and the lines evaluating it runs (`Trace.executed`): all of them; a
+    compound statement's first and last (its inner statements record their own); none of a
+    program's. A function definition runs none: its (first, last) line is what it defines."""
+    t = node.type
+    if t == "function_definition":
+        return t, node_lines(node)
+    if t == "program":
+        return t, ()
+    return t, tuple(_end_lines(node, src) if t in _COMPOUND else _all_lines(node, src))
+
+
 def _declaration_parts(node: Any, src: bytes) -> tuple[str, tuple[Any, ...]]:
     """A declaration's builtin (`declare`, `export`, `local`, ...) and its words."""
     kids = node.children

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Optional
 
+from recipes import engines
+
 from .fs import WORKSPACE, Files
 from .knobs import python_options_end
 from .shell import Interpreter
@@ -238,18 +240,18 @@ def job_env(point: Any, node: str, template: Optional[dict[str, str]] = None,
     return env
 
 
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?")
+
+
 def classify(argv: tuple[Word, ...], it: Interpreter, state: State, ctx: Ctx,
              client_paths: tuple[str, ...] = ("utils/",)) -> Optional[tuple[str, str]]:
     """(SERVER, engine) for an engine's server, (CLIENT, what) for the benchmark client."""
-    from recipes import engines
-
-    words = [w for w in argv]
-    head = words[0] if words else None
+    head = argv[0] if argv else None
     if not isinstance(head, str):
         return None
     base = posixpath.basename(head)
-    rest = words[1:]
-    if re.fullmatch(r"python(\d+(\.\d+)?)?", base):
+    rest = list(argv[1:])
+    if _PYTHON.fullmatch(base):
         i = python_options_end(rest)
         if i < len(rest) and rest[i] == "-m" and i + 1 < len(rest) and isinstance(rest[i + 1], str):
             module = rest[i + 1]

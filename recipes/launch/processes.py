@@ -9,8 +9,8 @@ from .effects import CommandEffects, Container, PythonRun
 from .frame import MAX_EXPORTED
 from .fs import WORKSPACE, Written, norm
 from .outputs import _OUTPUT_MODELS, _PURE_QUIET
-from .state import _ABSENT, _FILE_SUFFIXES, _SHELL_SUFFIXES, BUILTINS, MAX_NAMED_WORDS, Ctx, Out, State, _short, \
-    process_frame
+from .state import _ABSENT, _FILE_SUFFIXES, _SHELL_SUFFIXES, BUILTINS, MAX_NAMED_WORDS, Ctx, Out, State, _scalar, \
+    _short, process_frame
 from .pycode import SITE_PACKAGES, write_targets
 from .text import _python_code_detail
 from .trace import (
@@ -51,12 +51,27 @@ Python and containers, and paths as the host sees them."""
         known = self.envs.get(key) if key is not None else None
         if known is not None:
             return known
-        env = state.exported()
-        for k, v in prefix:
-            env[k] = v
         inputs = self.inputs
-        # Most names still hold the input's own object: `is` answers before `!=` compares.
-        got = tuple(sorted([(k, v) for k, v in env.items() if (i := inputs.get(k, _ABSENT)) is not v and i != v]))
+        if key is not None and len(key) > 1:
+            # Inside functions: the environment of the process's own frame (kept by its version,
+            # as a command outside functions has it), changed by the names of the function
+            # frames, which are few (an exported one sets its name, any other hides it).
+            outer = dict(self.env_of(State(frames=state.frames[:1]), []))
+            for frame in state.frames[1:]:
+                for k, var in frame.items():
+                    if var.exported:
+                        v = var.value if var.value.__class__ is str else _scalar(var.value)
+                        if (i := inputs.get(k, _ABSENT)) is not v and i != v:
+                            outer[k] = v
+                            continue
+                    outer.pop(k, None)
+            got = tuple(sorted(outer.items()))
+        else:
+            env = state.exported()
+            for k, v in prefix:
+                env[k] = v
+            # Most names still hold the input's own object: `is` answers before `!=` compares.
+            got = tuple(sorted([(k, v) for k, v in env.items() if (i := inputs.get(k, _ABSENT)) is not v and i != v]))
         if key is not None:
             if len(self.envs) >= MAX_EXPORTED:
                 self.envs.clear()
@@ -68,34 +83,35 @@ Python and containers, and paths as the host sees them."""
         head = argv[0]
         assert isinstance(head, str)
         env = self.env_of(state, prefix)
-        role = self.classify(tuple(argv), self, state, ctx) if self.classify else None
+        words = tuple(argv)
+        role = self.classify(words, self, state, ctx) if self.classify else None
         if role is not None:
             kind, what = role
-            self.emit(kind, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd, how=what,
+            self.emit(kind, ctx, node, state, argv=words, env=env, cwd=state.cwd, how=what,
                       client=kind == CLIENT)
             if kind == CLIENT:
                 self.client_python(argv, state, ctx, node)
                 return None
         hook = self.hooks.get(head)
         if hook is not None:
-            self.emit(EXEC, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd)
+            self.emit(EXEC, ctx, node, state, argv=words, env=env, cwd=state.cwd)
             return hook(self, argv, state, ctx, node)
         # A script of the repository run by path (`./x.sh`, `"$DIR/x.sh"`, `benchmarks/x.sh`).
         if "/" in head:
             return self.run_program(head, argv[1:], prefix, state, ctx, node, stdin, out)
         try:
-            ce = self.vocabulary(tuple(argv), None)  # relative paths stay relative: host_path resolves them
+            ce = self.vocabulary(words, None)  # relative paths stay relative: host_path resolves them
         except Exception as e:  # a vocabulary handler's fault is an unknown, never a crash
             ce = CommandEffects(unknown=f"{head}: {type(e).__name__}")
         model = _OUTPUT_MODELS.get(head)
         if ce is None and model is None:
-            self.emit(EXEC, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd)
+            self.emit(EXEC, ctx, node, state, argv=words, env=env, cwd=state.cwd)
             self.unknown(ctx, node, state, f"`{head}` is not a command the interpreter knows")
             if out is not None:
                 out.write(Unknown(f"the output of {head}"))
             return None
         if role is None:
-            self.emit(EXEC, ctx, node, state, argv=tuple(argv), env=env, cwd=state.cwd)
+            self.emit(EXEC, ctx, node, state, argv=words, env=env, cwd=state.cwd)
         if ce is not None:
             self.apply(ce, argv, prefix, state, ctx, node, stdin=stdin, out=out)
         if model is not None:

@@ -20,7 +20,7 @@ External commands are described by the vocabulary (`recipes.launch.vocabulary.ef
 the interpreter follows into what they run: wrappers, `bash -c`, shell files, containers."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Optional
 
 from .alternatives import RUNS_CODE, MAX_ALTERNATIVE_RUNS, MAX_COMBINATIONS, Alternatives
 from .assign import Assignments
@@ -32,12 +32,11 @@ from .effects import CommandEffects
 from .expand import Expansion
 from .frame import new_frame
 from .fs import Files
-from .nodes import _all_lines, _command_parts, _declaration_parts, _end_lines, _list_parts, _statements
+from .nodes import _all_lines, _command_parts, _declaration_parts, _end_lines, _list_parts, _statement_lines, _statements
 from .plans import forget as forget_plans
-from .plans import plan
+from .plans import plan, table
 from .processes import Processes
 from .redirects import Redirects
-from .reached import node_lines
 from .recursion import assigned_names
 from .state import (
     _NAMES_FILES,
@@ -65,11 +64,20 @@ from .state import (
     _short,
     merge_states,
 )
-from .trace import DOWNLOAD, UNKNOWN, WRITE, Effect, Site, Trace
+from .trace import DOWNLOAD, UNKNOWN, WRITE, Effect, Site, Trace, effect
 from .words import Downloaded, Holed, Installed, OneOf, OneOfRest, Unknown, Word, combinations
 
 
 Vocabulary = Callable[..., Optional[CommandEffects]]
+
+
+# A statement's type and lines (`nodes._statement_lines`), a command's and a declaration's
+# parts, the statements in a file or a compound statement (the named children of a node, less
+# comments and keywords): looked up before `plan` (once per statement run).
+_STATEMENT_LINES = table("statement")
+_STATEMENT_LISTS = table("statements")
+_COMMANDS = table("command")
+_DECLARATIONS = table("declaration")
 
 
 Classifier = Callable[[tuple[Word, ...], "Interpreter", State, Ctx], Optional[tuple[str, str]]]
@@ -84,7 +92,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                  classify: Classifier | None = None, inputs: dict[str, str] | None = None,
                  hooks: dict[str, Callable[..., Optional[int]]] | None = None):
         if vocabulary is None:
-            from .vocabulary import effects as vocabulary
+            from .vocabulary import kept_effects as vocabulary
         self.files = files
         self.vocabulary = vocabulary
         self.classify = classify
@@ -150,7 +158,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
             # of a path there (a write into an engine's tree, a repository file it depends on)
             # is what they read of the checkout mounted where the copy is.
             kw["path"] = self.files.as_checkout(path)
-        self.trace.effects.append(Effect(kind=kind, site=site, chain=ctx.chain, chain_names=ctx.names,
+        self.trace.effects.append(effect(kind=kind, site=site, chain=ctx.chain, chain_names=ctx.names,
                                          under=ctx.under, container=state.container,
                                          client=ctx.client or kw.pop("client", False), **kw))
 
@@ -204,7 +212,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         if tree.root_node.has_error:
             bad = _first_error(tree.root_node)
             self.unknown(inner, bad, state, f"could not parse line {bad.start_point[0] + 1} of {path}")
-        self.block(tree.root_node.children, state, inner)
+        self.block(tree.root_node, state, inner)
 
     def run_top(self, text: str, path: str, state: State, ctx: Ctx | None = None) -> Optional[int]:
         """Run the launch's first script; a cap that is hit ends the trace with an unknown."""
@@ -244,24 +252,25 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                 self.unknown(ctx, site, state, f"the EXIT trap's text is unknown ({text_.why})")
         return status
 
-    def block(self, nodes: Iterable[Any], state: State, ctx: Ctx) -> None:
-        for node in nodes:
-            if node.is_named and node.type not in _SKIP:
-                self.statement(node, state, ctx)
+    def block(self, node: Any, state: State, ctx: Ctx) -> None:
+        """Run the statements of a file's syntax tree (or of a `program` node) in order."""
+        for child in _STATEMENT_LISTS.get(node) or plan("statements", node, ctx.src, _statements):
+            self.statement(child, state, ctx)
 
     def statement(self, node: Any, state: State, ctx: Ctx, *, stdin: Word | None = None,
                   out: Out | None = None) -> Optional[int]:
         self.steps += 1  # self.tick(), inline: once per statement
         if self.steps > MAX_STEPS:
             raise Budget(f"over {MAX_STEPS:,} steps")
-        t = node.type
+        t, lines = _STATEMENT_LINES.get(node) or plan("statement", node, ctx.src, _statement_lines)
         if t == "function_definition":
             # Defining runs no line of the body; a call runs the body's statements.
-            self.defined.setdefault(ctx.path, set()).add(node_lines(node))
-        elif t in _COMPOUND:
-            self.ran(ctx, node, whole=False)
-        elif t != "program":
-            self.ran(ctx, node)
+            self.defined.setdefault(ctx.path, set()).add(lines)
+        elif lines:
+            ran = self.executed.get(ctx.path)
+            if ran is None:
+                ran = self.executed[ctx.path] = set()
+            ran.update(lines)
         handler = _STATEMENTS.get(t)
         if handler is None:
             if node.type == "ERROR":
@@ -283,12 +292,12 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return status
 
     def _program(self, node, state, ctx, stdin, out):
-        self.block(node.children, state, ctx)
+        self.block(node, state, ctx)
         return state.status
 
     def _compound(self, node, state, ctx, stdin, out):
         status = 0
-        for child in plan("statements", node, ctx.src, _statements):
+        for child in _STATEMENT_LISTS.get(node) or plan("statements", node, ctx.src, _statements):
             status = self.statement(child, state, ctx, stdin=stdin, out=out)
         return status
 
@@ -386,7 +395,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return 0
 
     def _test(self, node, state, ctx, stdin, out):
-        inner = [c for c in node.named_children if c.type not in _SKIP]
+        inner = _STATEMENT_LISTS.get(node) or plan("statements", node, ctx.src, _statements)
         if not inner:
             return 1
         outer, self.alternative_reads = self.alternative_reads, []
@@ -409,7 +418,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return int(value == 0)
 
     def _declaration(self, node, state, ctx, stdin, out):
-        head, words = plan("declaration", node, ctx.src, _declaration_parts)
+        head, words = _DECLARATIONS.get(node) or plan("declaration", node, ctx.src, _declaration_parts)
         return self.declare(head, list(words), state, ctx, node)
 
     def _unset(self, node, state, ctx, stdin, out):
@@ -432,7 +441,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
     def _command(self, node, state, ctx, stdin, out):
         prefix: list[tuple[str, Word]] = []
         argv: list[Word] = []
-        name_node, assignments, redirects, words = plan("command", node, ctx.src, _command_parts)
+        name_node, assignments, redirects, words = _COMMANDS.get(node) or plan("command", node, ctx.src, _command_parts)
         for child, is_prefix, n, v in assignments:
             if not is_prefix:
                 self.assign(child, state, ctx)
@@ -465,7 +474,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                  *, stdin: Word | None = None, out: Out | None = None, functions: bool = True) -> Optional[int]:
         if not argv:
             return 0
-        if any(isinstance(w, (OneOf, OneOfRest)) for w in argv):
+        if _has_alternatives(argv):
             runs = combinations(argv, MAX_COMBINATIONS)
             if runs is not None and self.alternative_runs + len(runs) <= MAX_ALTERNATIVE_RUNS:
                 self.alternative_runs += len(runs)
@@ -604,6 +613,14 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         return statuses.pop() if len(statuses) == 1 else None
 
 
+def _has_alternatives(argv: list[Word]) -> bool:
+    """Whether a word of a command has alternatives (`OneOf`, `OneOfRest`); most are text."""
+    for w in argv:
+        if w.__class__ is not str and isinstance(w, (OneOf, OneOfRest)):
+            return True
+    return False
+
+
 class _Active:
     """A call of a function that may call itself, while it runs: what it started from (`view`,
     the files written then), how many undecided branches its caller was under, and the site of
@@ -615,12 +632,6 @@ class _Active:
         self.name, self.view, self.under, self.files = name, view, under, files
         self.cut: Optional[Site] = None
 
-
-# Statements whose inner statements are evaluated (and recorded) one by one: their first and
-# last lines are what running them runs.
-_COMPOUND = frozenset({"compound_statement", "do_group", "subshell", "list", "negated_command", "pipeline",
-                       "redirected_statement", "if_statement", "case_statement", "for_statement",
-                       "c_style_for_statement", "while_statement"})
 
 _STATEMENTS: dict[str, Callable[..., Optional[int]]] = {
     "program": Interpreter._program,

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .frame import _EXPORTED, MAX_EXPORTED, Frame, new_frame
 from .fs import WORKSPACE
-from .plans import plan
+from .plans import keep, plan, table
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
 from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
@@ -185,9 +185,13 @@ class State:
                      unset_names=self.unset_names)
 
     def lookup(self, name: str) -> Optional[Var]:
-        for frame in reversed(self.frames):
-            if name in frame:
-                return frame[name]
+        frames = self.frames
+        if len(frames) == 1:  # outside functions
+            return frames[0].get(name)
+        for frame in reversed(frames):
+            var = frame.get(name)
+            if var is not None:
+                return var
         return None
 
     def get(self, name: str) -> Any:
@@ -280,12 +284,13 @@ def _scalar(value: Any) -> Word:
 
 
 def _join_unknown(parts: Iterable[Word]) -> Word:
-    parts = list(parts)
-    for p in parts:
+    if parts.__class__ is not list:  # read, never changed: a list is not copied
+        parts = list(parts)
+    for p in parts:  # type: ignore[union-attr]
         if p.__class__ is not str:
             break
-    else:  # the common case: every part known
-        text = "".join(parts)  # type: ignore[arg-type]
+    else:  # the common case: every part known, most often one
+        text = parts[0] if len(parts) == 1 else "".join(parts)  # type: ignore[arg-type,index]
         return text if len(text) <= MAX_VALUE_CHARS else Unknown(f"a value over {MAX_VALUE_CHARS:,} characters")
     out: list[str] = []
     for i, p in enumerate(parts):
@@ -550,7 +555,7 @@ def merge_states(states: list[State], why: str) -> State:
         for other in others:
             names.update([k for k, v in other.items() if get(k) is not v])
             if len(other) != len(frame) or names:
-                names.update(k for k in frame if k not in other)
+                names.update(frame.keys() - other.keys())
         for name in names:
             values = []
             exported = False
@@ -591,6 +596,10 @@ def _site_lines(node: Any, src: bytes) -> tuple[int, int]:
     return node.start_point[0] + 1, top.end_point[0] + 1
 
 
+_SITE_LINES = table("site")  # `_site_lines` of a node, looked up before `plan`
+_SITES = table("site object")  # the last `Site` made of a node (`Ctx.site`)
+
+
 @dataclass(frozen=True)
 class Ctx:
     path: str                       # the file being run (repository path, or a label)
@@ -604,7 +613,13 @@ class Ctx:
     local: Word = ""   # the running file as its process names it (`$BASH_SOURCE`)
 
     def site(self, node: Any) -> Site:
-        return Site(self.path, *plan("site", node, self.src, _site_lines))
+        # The site last made for the node, when it was made for this file (a node's text may
+        # run under several names: the file, its shell text, an EXIT trap).
+        site = _SITES.get(node)
+        if site is None or site.path != self.path:
+            lines = _SITE_LINES.get(node) or plan("site", node, self.src, _site_lines)
+            site = keep(_SITES, node, Site(self.path, *lines))
+        return site
 
     def text(self, node: Any) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")

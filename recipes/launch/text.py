@@ -364,7 +364,9 @@ def _replace(value: str, op: str, pattern: Word, repl: Word) -> Word:
     done = False
     while i < n:
         hit = None
-        if not done:
+        # The regex has no anchor or look-around (`_glob_regex`): a match ending anywhere at i
+        # is one the unbounded `match` finds too, so where it finds none no end is tried.
+        if not done and c.match(value, i) is not None:
             for k in range(n, i, -1):  # longest match at i
                 if c.fullmatch(value, i, k):
                     hit = k

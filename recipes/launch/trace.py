@@ -12,7 +12,7 @@ How two traces are compared (the serving part, the client part, no line numbers)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Iterator
 
 from .words import Word
@@ -116,6 +116,24 @@ class Effect:
             runs = " ".join(show(w) for w in self.argv)
             return f"starts container {self.how or self.container}" + (f" running `{_clip(runs)}`" if runs else "")
         return f"{self.kind} {show(self.path)}{f' ({self.how})' if self.how else ''}"
+
+
+# Every field of an effect with its default (all but `kind` and `site` have one).
+_EFFECT_DEFAULTS = {f.name: f.default for f in fields(Effect) if f.default is not MISSING}
+_EFFECT_FIELDS = frozenset(f.name for f in fields(Effect))
+
+
+def effect(**given: object) -> Effect:
+    """`Effect(**given)`, made without the frozen dataclass's `__init__`, which sets each of its
+    17 fields through `object.__setattr__` (the interpreter records one for most commands it
+    runs): the same object, its fields the defaults and `given`."""
+    if not (given.keys() <= _EFFECT_FIELDS and "kind" in given and "site" in given):
+        return Effect(**given)  # type: ignore[arg-type]  # raises the dataclass's own TypeError
+    new = object.__new__(Effect)
+    values = new.__dict__
+    values.update(_EFFECT_DEFAULTS)
+    values.update(given)
+    return new
 
 
 def _clip(text: str, limit: int = 160) -> str:

@@ -40,7 +40,7 @@ from .families.programs import (
 from .options import OptionError, opts, under
 from .words import Unknown, Word
 
-__all__ = ["CLASSES", "SHELL_BUILTINS", "TABLE", "Entry", "effects", "lookup", "name_class", "pip_effects"]
+__all__ = ["CLASSES", "SHELL_BUILTINS", "TABLE", "Entry", "effects", "kept_effects", "lookup", "name_class", "pip_effects"]
 
 # Builtins and keywords the interpreter evaluates itself (it never asks `effects` about them).
 SHELL_BUILTINS: frozenset[str] = frozenset("""
@@ -91,6 +91,29 @@ def effects(argv: Sequence[Word], cwd: Word | None = None) -> CommandEffects | N
         return entry.handler(name, args, cwd)
     except (_Unknown, OptionError) as why:
         return CommandEffects(unknown=f"`{base}`: {why}")
+
+
+# `effects`' answers by (argv, cwd), for the interpreter (`kept_effects`).
+_KEPT: dict[tuple, CommandEffects | None] = {}
+MAX_KEPT = 4_096
+_UNASKED = object()
+
+
+def kept_effects(argv: Sequence[Word], cwd: Word | None = None) -> CommandEffects | None:
+    """`effects(argv, cwd)`, kept: an answer depends on the words alone (the handlers read
+    nothing else), and a launch runs the same commands again and again (each trace of a runner,
+    a poll in a loop, a function called per server). The answers are shared, so nothing may
+    change one; a handler's fault is raised again each time, never kept."""
+    key = (tuple(argv), cwd)
+    try:
+        got = _KEPT.get(key, _UNASKED)
+    except TypeError:  # a word that does not hash
+        return effects(argv, cwd)
+    if got is _UNASKED:
+        if len(_KEPT) >= MAX_KEPT:
+            _KEPT.clear()
+        got = _KEPT[key] = effects(argv, cwd)
+    return got
 
 
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".slurm")

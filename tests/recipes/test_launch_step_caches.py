@@ -3,6 +3,8 @@ changes what a command sees: the environment follows every export, unset and `lo
 an exported name, and a node's plan is its own node's, never another tree's."""
 from __future__ import annotations
 
+import pytest
+
 from recipes.launch.frame import new_frame
 from recipes.launch.plans import plan
 from recipes.launch.state import State, Var
@@ -60,3 +62,85 @@ def test_nodes_at_the_same_place_of_two_texts_have_their_own_plans():
     assert [plan("test-text", n, src, text) for n, (_, src) in zip(nodes, trees)] == [b"echo a", b"echo b"]
     # Asked again, each node keeps its own.
     assert plan("test-text", nodes[0], trees[0][1], text) == b"echo a"
+
+
+def test_a_table_its_callers_hold_is_emptied_by_forget_and_filled_again():
+    from recipes.launch.plans import forget, table
+
+    kept = table("test-forget")
+    assert plan("test-forget", "node", b"src", lambda n, s: (n, s)) == ("node", b"src")
+    assert kept == {"node": ("node", b"src")}
+    forget()
+    assert kept == {} and table("test-forget") is kept
+    assert plan("test-forget", "node", b"other", lambda n, s: (n, s)) == ("node", b"other")
+    assert kept == {"node": ("node", b"other")}
+
+
+def test_an_effect_made_without_its_init_is_the_effect_its_init_makes():
+    from recipes.launch.trace import Effect, Site, effect
+
+    given = dict(kind=EXEC, site=Site("run.sh", 3, 4), chain=(Site("job", 1),), argv=("vllm", "serve"),
+                 env=(("A", "1"),), client=True)
+    made = effect(**given)
+    assert made == Effect(**given) and repr(made) == repr(Effect(**given))
+    assert hash(made) == hash(Effect(**given))
+    assert made.how == "" and made.files == () and made.path is None
+    with pytest.raises(TypeError):
+        effect(kind=EXEC, site=Site("run.sh", 3), argument=("x",))
+    with pytest.raises(TypeError):
+        effect(kind=EXEC)
+    with pytest.raises(AttributeError):
+        made.kind = "write"  # type: ignore[misc]  # frozen as ever
+
+
+def test_the_vocabulary_answer_kept_per_argv_is_the_answer_it_gives(monkeypatch):
+    from recipes.launch import vocabulary
+    from recipes.launch.words import Unknown
+
+    real = vocabulary.effects
+    asked = []
+
+    def effects(argv, cwd=None):
+        asked.append(tuple(argv))
+        if argv[0] == "broken":
+            raise ValueError("a handler's fault")
+        return real(argv, cwd)
+
+    monkeypatch.setattr(vocabulary, "_KEPT", {})
+    monkeypatch.setattr(vocabulary, "effects", effects)
+    argv = ("curl", "-o", "/tmp/x", "https://example.invalid/x")
+    first = vocabulary.kept_effects(argv)
+    assert first == real(argv) and first.downloads and vocabulary.kept_effects(argv) is first
+    assert asked == [argv]  # asked once
+    unknown = ("cat", Unknown("a file"))
+    assert vocabulary.kept_effects(unknown) == real(unknown)
+    assert vocabulary.kept_effects(("cat", Unknown("a file"))) == real(unknown) and asked.count(unknown) == 1
+    assert vocabulary.kept_effects(("nosuchcommand-x",)) is None and vocabulary.kept_effects(("nosuchcommand-x",)) is None
+    assert asked.count(("nosuchcommand-x",)) == 1  # "not in the vocabulary" is kept too
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            vocabulary.kept_effects(("broken",))
+    assert asked.count(("broken",)) == 2  # a fault is never kept
+    unhashable = ("echo", ["a", "list"])
+    assert vocabulary.kept_effects(unhashable) == real(unhashable)  # type: ignore[arg-type]
+    assert asked.count(unhashable) == 1 and not any(k[0] == unhashable for k in vocabulary._KEPT)
+
+
+def test_inside_functions_the_environment_is_the_process_s_changed_by_each_function_frame():
+    # The point's inputs (MODEL, PORT) are left out of an environment while they hold the
+    # input's value; a function frame sets, hides or gives back each name it has.
+    trace, _ = run('export EXTRA=x\n'
+                   'g() { local MODEL=other; export MODEL; run; local EXTRA=plain; run; }\n'
+                   'f() { local PORT=8000; export PORT; run; local MODEL=m1; export MODEL; run; g; run; }\n'
+                   'run\nf\nrun\nexport PORT=9\nrun\nf\n', env={"MODEL": "m1", "PORT": "8000"})
+    in_f = [
+        {"EXTRA": "x"},                     # f's PORT holds the input's value
+        {"EXTRA": "x"},                     # so does its MODEL
+        {"EXTRA": "x", "MODEL": "other"},   # g's MODEL does not
+        {"MODEL": "other"},                 # g's EXTRA, not exported, hides the process's
+        {"EXTRA": "x"},                     # back in f
+    ]
+    assert envs(trace) == [
+        {"EXTRA": "x"}, *in_f, {"EXTRA": "x"},
+        {"EXTRA": "x", "PORT": "9"}, *in_f,  # f's PORT (the input's value) hides the changed one
+    ]
