@@ -596,7 +596,6 @@ def _site_lines(node: Any, src: bytes) -> tuple[int, int]:
     return node.start_point[0] + 1, top.end_point[0] + 1
 
 
-_SITE_LINES = table("site")  # `_site_lines` of a node, looked up before `plan`
 _SITES = table("site object")  # the last `Site` made of a node (`Ctx.site`)
 
 
@@ -617,8 +616,7 @@ class Ctx:
         # run under several names: the file, its shell text, an EXIT trap).
         site = _SITES.get(node)
         if site is None or site.path != self.path:
-            lines = _SITE_LINES.get(node) or plan("site", node, self.src, _site_lines)
-            site = keep(_SITES, node, Site(self.path, *lines))
+            site = keep(_SITES, node, Site(self.path, *plan("site", node, self.src, _site_lines)))
         return site
 
     def text(self, node: Any) -> str:
