@@ -35,11 +35,11 @@ MEMO_SHORTCUT = "trace:shortcut"  # {"decided": n, "compared": n, "why": {doubt:
 MEMO_BUDGET = "trace:budget"
 MEMO_PROBES_SKIPPED = "trace:probes-skipped"  # the warning that the spent budget leaves probes untraced
 # Interpreter steps one review spends on launches (both trees, the affected rule and Check 10
-# together; recipes.launch.point.Budget): about 0.65 s of CPU here. A PR that reaches thousands
+# together; recipes.launch.point.Budget): about 0.6 s of CPU here. A PR that reaches thousands
 # of points through a shared file would otherwise take tens of seconds; past the budget, a point
 # is judged as without traces (the reach rule, the script reading). What a smaller or a larger
 # budget costs in rows and in CPU: docs/launch.md#budget.
-TRACE_BUDGET_STEPS = 45_000
+TRACE_BUDGET_STEPS = 42_000
 # What the affected rule leaves of the budget to the checks, which trace after it (Check 11 the
 # agentic runs of a few points, checks.engine.BUDGET_ORDER): re-judging the candidates leaves
 # CHECK_RESERVE; the probes (a point the text does not tie to a changed file, traced in case it
