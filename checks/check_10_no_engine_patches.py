@@ -245,8 +245,12 @@ def _trace_patches(ctx, views) -> tuple[list[Patch], CheckResult | None]:
     hidden: CheckResult | None = None
 
     def patch(e, text: str, target: str | None, *key) -> None:
+        # The first effect at a site and key stands for the rest (points share their launch
+        # files): its chain is spelled out only then.
         site = _file_site(e)
-        out.setdefault((site.path, site.line) + key, Patch(text, site.path, site.line, target, e.where(), site.last))
+        at = (site.path, site.line) + key
+        if at not in out:
+            out[at] = Patch(text, site.path, site.line, target, e.where(), site.last)
 
     def unknown(v, e, detail: str) -> CheckResult:
         return hidden or CheckResult.failed(MSG_TRACE_HIDDEN.format(key=v.config_key, where=e.where(), detail=detail),
