@@ -74,7 +74,7 @@ command and arithmetic substitution, here-documents."""
 
     def expand(self, node: Any, state: State, ctx: Ctx) -> list[Word]:
         """A word's fields after expansion and splitting (an argument)."""
-        self.steps += 1  # self.tick(), inline: once per word
+        self.steps += 1  # one step per word, counted inline as in Interpreter.statement
         if self.steps > MAX_STEPS:
             raise Budget(f"over {MAX_STEPS:,} steps")
         if node.type in ("brace_expression", "word", "concatenation"):

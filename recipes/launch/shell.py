@@ -32,7 +32,7 @@ from .effects import CommandEffects
 from .expand import Expansion
 from .frame import new_frame
 from .fs import Files
-from .nodes import _all_lines, _command_parts, _declaration_parts, _end_lines, _list_parts, _statement_lines, _statements
+from .nodes import _all_lines, _command_parts, _declaration_parts, _list_parts, _statement_lines, _statements
 from .plans import forget as forget_plans
 from .plans import plan, table
 from .processes import Processes
@@ -123,16 +123,16 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         # The active calls of functions whose text names themselves, innermost last (call_function).
         self.calls: list[_Active] = []
 
-    def ran(self, ctx: Ctx, node: Any, *, whole: bool = True, first_only: bool = False) -> None:
-        """Record that `node` of the running file was evaluated: all its lines (`whole`), else
-        its first and last (a compound statement, whose inner statements record themselves)."""
+    def ran(self, ctx: Ctx, node: Any, *, first_only: bool = False) -> None:
+        """Record that `node` of the running file was evaluated: all its lines, or its first
+        (`first_only`). A statement records its own (`statement`, `nodes._statement_lines`)."""
         lines = self.executed.get(ctx.path)
         if lines is None:
             lines = self.executed[ctx.path] = set()
         if first_only:
             lines.add(node.start_point[0] + 1)
         else:
-            lines.update(plan("lines" if whole else "ends", node, ctx.src, _all_lines if whole else _end_lines))
+            lines.update(plan("lines", node, ctx.src, _all_lines))
 
     def note(self, name: str) -> None:
         """A variable was read: when it is one of the inputs, the trace depends on its value."""
@@ -183,11 +183,6 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         for name, value in variables.items():
             state.set(name, value)
         return filled, ""
-
-    def tick(self) -> None:
-        self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise Budget(f"over {MAX_STEPS:,} steps")
 
     def parse(self, text: str) -> tuple[Any, bytes]:
         from recipes.bash.walker import parse_bash
@@ -259,7 +254,8 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
 
     def statement(self, node: Any, state: State, ctx: Ctx, *, stdin: Word | None = None,
                   out: Out | None = None) -> Optional[int]:
-        self.steps += 1  # self.tick(), inline: once per statement
+        # One step per statement (and per word, Expansion.expand), counted inline: the hottest call.
+        self.steps += 1
         if self.steps > MAX_STEPS:
             raise Budget(f"over {MAX_STEPS:,} steps")
         t, lines = _STATEMENT_LINES.get(node) or plan("statement", node, ctx.src, _statement_lines)
