@@ -9,8 +9,8 @@ from .effects import CommandEffects, Container, PythonRun
 from .frame import MAX_EXPORTED
 from .fs import WORKSPACE, Written, norm
 from .outputs import _OUTPUT_MODELS, _PURE_QUIET
-from .state import _ABSENT, _FILE_SUFFIXES, _SHELL_SUFFIXES, BUILTINS, MAX_NAMED_WORDS, Ctx, Out, State, _scalar, \
-    _short, process_frame
+from .state import _ABSENT, _FILE_SUFFIXES, _SHELL_SUFFIXES, BUILTINS, MAX_NAMED_WORDS, Ctx, Out, State, _short, \
+    in_functions, process_frame
 from .pycode import SITE_PACKAGES, write_targets
 from .text import _python_code_detail
 from .trace import (
@@ -56,16 +56,11 @@ Python and containers, and paths as the host sees them."""
             # Inside functions: the environment of the process's own frame (kept by its version,
             # as a command outside functions has it), changed by the names of the function
             # frames, which are few (an exported one sets its name, any other hides it).
+            def differs(k: str, v: Word) -> bool:
+                return (i := inputs.get(k, _ABSENT)) is not v and i != v
+
             outer = dict(self.env_of(State(frames=state.frames[:1]), []))
-            for frame in state.frames[1:]:
-                for k, var in frame.items():
-                    if var.exported:
-                        v = var.value if var.value.__class__ is str else _scalar(var.value)
-                        if (i := inputs.get(k, _ABSENT)) is not v and i != v:
-                            outer[k] = v
-                            continue
-                    outer.pop(k, None)
-            got = tuple(sorted(outer.items()))
+            got = tuple(sorted(in_functions(outer, state.frames[1:], differs).items()))
         else:
             env = state.exported()
             for k, v in prefix:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from .frame import _EXPORTED, MAX_EXPORTED, Frame, new_frame
 from .fs import WORKSPACE
@@ -14,34 +14,15 @@ from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
 from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
 MAX_STEPS = 300_000          # nodes evaluated per trace
-
-
 MAX_VALUE_CHARS = 200_000    # one variable's or word's text
-
-
 MAX_FIELDS = 10_000          # words one expansion may produce (brace expansion, arrays)
-
-
 MAX_LOOP = 512               # iterations of one loop
-
-
 MAX_DEPTH = 48               # nested calls, sources, evals, shells, substitutions
-
-
 MAX_EFFECTS = 50_000
-
-
 MAX_TRIM_CHARS = 4_096       # pattern trims and replacements on longer values are unknown
-
-
 MAX_SCRIPT_CHARS = 1_000_000
-
-
 MAX_ARRAY = 10_000
-
-
 MAX_PARSED = 512             # syntax trees kept per process (every trace of a review shares them)
-
 
 _PARSED: dict[bytes, tuple[Any, bytes]] = {}
 
@@ -237,18 +218,27 @@ class State:
         # Most values are text, their own scalar (run for every command a launch runs).
         out: dict[str, Word] = {k: v.value if v.value.__class__ is str else _scalar(v.value)
                                 for k, v in (self.frames[0].items() if self.frames else ()) if v.exported}
-        for frame in self.frames[1:]:
-            for k, v in frame.items():
-                if v.exported:
-                    value = v.value
-                    out[k] = value if value.__class__ is str else _scalar(value)
-                elif k in out:
-                    del out[k]
+        in_functions(out, self.frames[1:])
         if key is not None:
             if len(_EXPORTED) >= MAX_EXPORTED:
                 _EXPORTED.clear()
             _EXPORTED[key] = dict(out)
         return out
+
+
+def in_functions(env: dict[str, Word], frames: Iterable[Frame],
+                 keep: Optional[Callable[[str, Word], bool]] = None) -> dict[str, Word]:
+    """`env`, the environment of a process's own frame, as its function frames `frames` change
+    it: an exported variable sets its name (if `keep(name, value)`, when given), any other hides it."""
+    for frame in frames:
+        for k, var in frame.items():
+            if var.exported:
+                value = var.value if var.value.__class__ is str else _scalar(var.value)
+                if keep is None or keep(k, value):
+                    env[k] = value
+                    continue
+            env.pop(k, None)
+    return env
 
 
 _KEEP = object()
