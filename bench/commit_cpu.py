@@ -45,16 +45,16 @@ def budget_rows(stdout: str) -> int | None:
         return None
 
 
+def commit_of(repo: str, ref: str) -> tuple[str, str, str]:
+    """(full sha, ISO commit date, subject) of a commit (a sha, a unique prefix)."""
+    sha, date, subject = git(repo, "log", "-1", "--format=%H%x00%cI%x00%s", ref).strip().split("\0", 2)
+    return sha, date, subject
+
+
 def read_commits(repo: str, path: str) -> list[tuple[str, str, str]]:
-    """(full sha, ISO commit date, subject) of each commit the file names, in its order."""
-    out = []
-    for line in Path(path).read_text().splitlines():
-        ref = line.split("#", 1)[0].strip()
-        if not ref:
-            continue
-        sha, date, subject = git(repo, "log", "-1", "--format=%H%x00%cI%x00%s", ref).strip().split("\0", 2)
-        out.append((sha, date, subject))
-    return out
+    """`commit_of` each commit the file names, in its order."""
+    refs = (line.split("#", 1)[0].strip() for line in Path(path).read_text().splitlines())
+    return [commit_of(repo, ref) for ref in refs if ref]
 
 
 def measure(repo: str, commits: list[tuple[str, str, str]], bots: list[Path], runs: int,

@@ -103,7 +103,7 @@ def child(imports: list[str], argv: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(PROJECT))
-    from bench.commit_cpu import read_commits
+    from bench.commit_cpu import commit_of
     from bench.replay import compile_bot, verdict_command
     from bench.startup import IMPORTS
     from bot.local import add_review_inputs
@@ -117,10 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     repo, bot = str(Path(args.ix).resolve()), Path(args.bot).resolve()
     config = str(Path(args.config).resolve()) if args.config else None
     compile_bot(bot)
-    with tempfile.NamedTemporaryFile("w", suffix=".txt") as listed, tempfile.TemporaryDirectory() as workdir:
-        listed.write("\n".join(args.shas) + "\n")
-        listed.flush()
-        for sha, date, subject in read_commits(repo, listed.name):
+    with tempfile.TemporaryDirectory() as workdir:
+        for sha, date, subject in (commit_of(repo, ref) for ref in args.shas):
             cmd, pr = verdict_command(repo, sha, date, subject, workdir, args.external_repo, config)
             assert cmd[1:3] == ["-m", "bot"], cmd
             proc = subprocess.run([cmd[0], str(Path(__file__).resolve()), CHILD, ",".join(IMPORTS), *cmd[3:]],
