@@ -247,11 +247,12 @@ def _finder(names: set[str]) -> Any:
 
 # A word a command runs or sources (`source "$helper"`, `bash "${parts[0]}/x.sh"`, `. $DIR/env.sh`)
 # that holds an expansion: the textual path cannot tell which file it names.
-_DYNAMIC_RUN = re.compile(r"(?:^|[\s;&|(!{])(?:source|\.|bash|sh|exec|command)[ \t]+(?:-[A-Za-z]+[ \t]+)*(\S[^\n]*)", re.M)
+_RUN_WORD = r"(?:source|\.|bash|sh|exec|command)[ \t]+(?:-[A-Za-z]+[ \t]+)*(\S[^\n]*)"
+_DYNAMIC_RUN = re.compile(r"(?:^|[\s;&|(!{])" + _RUN_WORD, re.M)
 # The same matches past the text's first character: a match at a line start begins at the
 # newline before it (`\s`), so `^` only adds the text's start, and without it the scan skips in
 # C to the characters a match can start with (half the time over a review's ~260 scripts).
-_DYNAMIC_RUN_ON = re.compile(r"[\s;&|(!{](?:source|\.|bash|sh|exec|command)[ \t]+(?:-[A-Za-z]+[ \t]+)*(\S[^\n]*)")
+_DYNAMIC_RUN_ON = re.compile(r"[\s;&|(!{]" + _RUN_WORD)
 
 
 def _dynamic_runs(text: str) -> Iterable[re.Match]:
@@ -260,6 +261,8 @@ def _dynamic_runs(text: str) -> Iterable[re.Match]:
     if first is not None:
         yield first
     yield from _DYNAMIC_RUN_ON.finditer(text, first.end() if first is not None else 0)
+
+
 _COMMENT = re.compile(r"(?:^|\s)#")
 _FIRST_WORD = re.compile(r"""([^\s'"();&|<>]|"[^"]*"|'[^']*')+""")
 
