@@ -131,6 +131,8 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
             # Alone in its word, a plain unknown may be any number of words (`Split`). A value
             # empty on one path (`OrEmpty`) keeps what it is when set (its known start).
             alone = not current and len(segs) == 1 and type(value) is Unknown
+            if alone and (_BLANK.search(value.prefix) or _BLANK.search(value.suffix)):
+                return _known_ends(value)
             current.append(Split(value.why, value.prefix, value.suffix) if alone else value)
             have = True
             continue
@@ -155,6 +157,20 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
     if have:
         fields.append(current)
     return [_join_unknown(f) for f in fields]
+
+
+_BLANK = re.compile(r"[ \t\n]+")
+
+
+def _known_ends(value: Unknown) -> list[Word]:
+    """The fields of an unquoted unknown alone in its word whose known start or end holds whole
+    words (`$REPLAY_CMD`, built as `"$CLI profile --url ..."` and then given flags on undecided
+    branches): the words before the last blank of its start and after the first blank of its end
+    are fields of their own, and what lies between is any number of words (`Split`) that begin
+    and end with the partial words next to it."""
+    lead = _BLANK.split(value.prefix)
+    trail = _BLANK.split(value.suffix)
+    return [w for w in lead[:-1] if w] + [Split(value.why, lead[-1], trail[0])] + [w for w in trail[1:] if w]
 
 
 def _split_alternatives(kind: str, value: Any, n: int) -> bool:

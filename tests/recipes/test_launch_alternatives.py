@@ -151,6 +151,32 @@ def test_past_the_caps_the_words_stay_unknown():
     assert len(runs) == 40 + MAX_ALTERNATIVE_RUNS // 2
 
 
+def test_past_the_caps_a_command_string_keeps_its_known_whole_words():
+    # benchmark_lib.sh's build_replay_cmd shape: a command kept as text, then given flags on
+    # more undecided branches than MAX_ALTERNATIVES keeps, run unquoted. The words its known
+    # start and end hold are the program and its flags; what the branches added is any number
+    # of words in between.
+    env = {k: Unknown(f"{k} is an input") for k in "ABCD"}
+    flags = "".join(f'if [ -n "${k}" ]; then CMD+=" --{k.lower()}"; fi\n' for k in "ABCD")
+    it, state = run('CLI=aiperf\nCMD="$CLI profile --seed 42 "\n' + flags + 'CMD+=" --slice 1.0"\n$CMD | tee log\n',
+                    env=env)
+    assert isinstance(state.get("CMD"), Unknown) and not isinstance(state.get("CMD"), OneOf)
+    (client,) = [e for e in it.trace.of(EXEC) if e.argv[0] == "aiperf"]
+    assert client.argv[:4] == ("aiperf", "profile", "--seed", "42") and client.argv[-2:] == ("--slice", "1.0")
+    assert len(client.argv) == 7 and type(client.argv[4]).__name__ == "Split"
+    assert not it.trace.of(UNKNOWN)
+    # A partial word at either end stays with the unknown middle: `--url http://h:` + port.
+    it, _ = run('CMD="serve --url http://h:"\n' + flags.replace("--", ":") + '$CMD\n', env=env)
+    (served,) = [e for e in it.trace.of(EXEC) if e.argv[0] == "serve"]
+    assert served.argv[1] == "--url" and served.argv[2].prefix == "http://h:" and len(served.argv) == 3
+    # No whole word known at the start: the program is not known, and the trace says so.
+    it, _ = run('CMD="$PROG --seed 42"\n' + flags + '$CMD\n', env={**env, "PROG": Unknown("PROG")})
+    assert any("a command whose name is not known" in e.detail for e in it.trace.of(UNKNOWN))
+    # A known program given a file the branches chose runs a file whose path is not known.
+    it, _ = run('CMD="bash /tmp/"\n' + flags.replace(" --", "") + 'CMD+=".sh"\n$CMD\n', env=env)
+    assert any(opaque(e) and "a file whose path is not known" in e.detail for e in it.trace.of(UNKNOWN))
+
+
 def test_alternatives_follow_the_value_through_words_arrays_and_output():
     env = {"X": Unknown("X")}
     it, state = run('if [[ "$X" == 1 ]]; then P="numactl -N0"; else P=""; fi\n'
