@@ -441,7 +441,9 @@ command and arithmetic substitution, here-documents."""
         if isinstance(value, Unknown):
             # A trim or a substring keeps some of the characters (not the text a template
             # shows); any other operator may make others.
-            return [(kind, _part_of(value) if op in ("#", "##", "%", "%%", ":") else unclassed(value))]
+            if op in ("#", "##", "%", "%%"):
+                return [(kind, _trim_unknown(value, op, self._pattern_operand(operands, state, ctx)))]
+            return [(kind, _part_of(value) if op == ":" else unclassed(value))]
         if op in ("#", "##", "%", "%%"):
             pattern = self._pattern_operand(operands, state, ctx)
             return [(kind, _trim(value, op, pattern))]
@@ -602,10 +604,30 @@ def _strip_newlines(value: Holed) -> Word:
 
 
 def _part_of(value: Unknown) -> Unknown:
-    """An unknown part of `value` (a trim, a substring): its characters, not its template."""
-    if isinstance(value, Holed) and value.holes:
-        return Unknown(value.why, chars=value.chars)
-    return value
+    """An unknown part of `value` (a substring): its characters, not its template nor its known
+    ends (an offset may cut into either)."""
+    return Unknown(value.why, chars=value.chars)
+
+
+def _trim_unknown(value: Unknown, op: str, pattern: Word) -> Unknown:
+    """`${X%pattern}` (or `%%`, `#`, `##`) of an unknown value: its characters, and its known ends
+    where the trim cannot reach past them. A literal pattern the end it trims holds is cut from
+    that end (`${LIST%, }` of a list that ends in `, `); one that end is long enough to rule out
+    leaves the value as it is; any other trim (a glob, an end too short to tell) may remove all
+    of the unknown part and the other end with it."""
+    suffix = op in ("%", "%%")
+    end = value.suffix if suffix else value.prefix
+    if isinstance(pattern, str) and pattern and not _GLOB.search(pattern) and not (isinstance(value, Holed) and value.holes):
+        if (end.endswith(pattern) if suffix else end.startswith(pattern)):
+            if suffix:
+                return Unknown(value.why, value.prefix, end[: len(end) - len(pattern)], chars=value.chars)
+            return Unknown(value.why, end[len(pattern):], value.suffix, chars=value.chars)
+        if len(end) >= len(pattern):
+            return value
+    return _part_of(value)
+
+
+_GLOB = re.compile(r"[*?\\[(]")
 
 
 def _never_empty(value: Unknown) -> bool:

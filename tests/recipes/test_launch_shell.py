@@ -354,3 +354,14 @@ def test_a_redirect_of_another_descriptor_leaves_the_standard_output():
     # What `2> err.log` writes there is the standard error: not known.
     err = [e for e in trace.of(WRITE) if e.path == f"{WORKSPACE}/err.log"]
     assert len(err) == 1
+
+
+def test_a_trim_of_an_unknown_value_keeps_only_the_ends_it_cannot_reach():
+    env = {"X": Unknown("X", "x--foo", "/lib, ", chars=None)}
+    _, state = run('A="${X#x}"\nB="${X%, }"\nC="${X##*-}"\nD="${X%.sh}"\nE="${X#y}"\nF="${X:1}"\n', env)
+    assert (state.get("A").prefix, state.get("A").suffix) == ("--foo", "/lib, ")  # a flag now
+    assert (state.get("B").prefix, state.get("B").suffix) == ("x--foo", "/lib")
+    assert (state.get("C").prefix, state.get("C").suffix) == ("", "")  # a glob may reach anywhere
+    assert state.get("D") == env["X"]  # `/lib, ` does not end in `.sh`: nothing is trimmed
+    assert state.get("E") == env["X"]
+    assert (state.get("F").prefix, state.get("F").suffix) == ("", "")
