@@ -16,6 +16,7 @@ from recipes.launch.path.serving import ServingView
 from recipes.launch.compare import NO_SERVER_MARK, opaque
 from recipes.launch.point import LAUNCHER_ROOT
 from recipes.launch import knobs
+from recipes.launch.chars import yaml_fill
 from recipes.launch.knobs import Knob
 from recipes.launch.state import SYMBOL
 from recipes.launch.trace import SERVER, WRITE, show
@@ -105,6 +106,10 @@ def _config_file(ctx, e: Any, path: Any, written: set) -> tuple[dict | None, str
     if not isinstance(path, str):
         return None, f"its config file is not known ({show(path)})"
     text = dict(e.wrote).get(path)
+    if isinstance(text, Unknown):
+        # Holes that hold only numbers in a value (`batch_sizes: [$(seq 1 $CONC)]`) leave the
+        # rest of the file as written: read with a placeholder there (chars.yaml_fill).
+        text = yaml_fill(text, OPEN_VALUE) or text
     if isinstance(text, Unknown):
         # Not read around the unknown part (`words.Holed`): text it could hold (a newline and a
         # key) may change what the rest of the file means.

@@ -17,7 +17,7 @@ import secrets
 import string
 from typing import Any, Callable, Optional
 
-from .words import HOLE, Unknown
+from .words import HOLE, OneOf, OneOfRest, Unknown
 
 try:  # Python 3.11+
     import re._parser as _sre  # type: ignore[import-not-found]
@@ -30,6 +30,8 @@ except ImportError:  # pragma: no cover - Python 3.10
 DIGITS = frozenset(string.digits)
 # What arithmetic prints: a 64-bit integer.
 INTEGER = DIGITS | {"-"}
+# Integers one a line (`seq` of bounds known to be integers).
+INTEGER_LINES = INTEGER | {"\n"}
 # Slurm node names as `scontrol show hostnames` prints them, one a line (RFC 1123 host names,
 # with `_` and `.` as sites use them).
 HOST_NAMES = frozenset(string.ascii_letters + string.digits + "-._\n")
@@ -483,3 +485,48 @@ def _shown(chars: frozenset) -> str:
     names = {"\n": "a newline", " ": "a blank", "\t": "a tab", "`": "a backtick"}
     picked = sorted(chars)[:4]
     return ", ".join(names.get(c, f"`{c}`") for c in picked) + (" and more" if len(chars) > 4 else "")
+
+
+def words_chars(values: list) -> Optional[frozenset]:
+    """The characters the words of `values` hold (texts, unknowns, arrays of them; None, an unset
+    variable, holds none), when each word's are known: what an array the arms of a branch left
+    different holds (`( $(seq 1 $N) )` in one arm, numbers in another, unset in a third)."""
+    out: set[str] = set()
+    for value in values:
+        for w in value if isinstance(value, list) else () if value is None else (value,):
+            if isinstance(w, (OneOf, OneOfRest)) and w.values:
+                # Each of the values an undecided branch left (a text, or a run of words).
+                got = words_chars([list(v) if isinstance(v, tuple) else v for v in w.values])
+            else:
+                got = w.chars if isinstance(w, Unknown) else frozenset(w) if isinstance(w, str) else None
+            if got is None:
+                return None
+            out |= got
+    return frozenset(out)
+
+
+# What a hole of a YAML file's text may hold and still leave the file's keys and other values
+# as they are, when it stands in a `key: value` line's value (`batch_sizes: [$(seq ...)]`):
+# numbers and the commas and blanks between them. No newline, comment, quote, bracket, colon,
+# anchor, tag or block indicator can then start or end anything around it.
+YAML_VALUE_HOLE = DIGITS | frozenset("-+., ")
+_YAML_VALUE_LINE = re.compile(r"[ \t]*(?:- )?[A-Za-z0-9_.-]+:[ \t]+(?P<value>.*)")
+
+
+def yaml_fill(value: Any, placeholder: str) -> Optional[str]:
+    """A YAML text with holes (`words.Holed`, a here-document the launch writes) as text with
+    `placeholder` for each hole, when every hole holds only YAML_VALUE_HOLE and stands in the
+    value of a one-line `key: value` (after its colon): the text then has the same keys and,
+    but for the values holding a placeholder, the same values. None otherwise (a hole that may
+    hold any character, or stands in a key, an indentation or a line of its own)."""
+    if not getattr(value, "holes", None) or value.template.count(HOLE) != len(value.holes):
+        return None
+    if any(h.chars is None or not h.chars <= YAML_VALUE_HOLE for h in value.holes):
+        return None
+    for line in value.template.split("\n"):
+        if HOLE in line:
+            m = _YAML_VALUE_LINE.fullmatch(line)
+            if m is None or HOLE in line[: m.start("value")]:
+                return None
+    return value.template.replace(HOLE, placeholder)
+

@@ -6,7 +6,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Callable, Optional
 
-from .chars import HOST_NAMES, ROUTE_OUTPUT, awk_output, path_lookup_chars, regex_chars, tr_set
+from .chars import HOST_NAMES, INTEGER, INTEGER_LINES, ROUTE_OUTPUT, awk_output, path_lookup_chars, regex_chars, tr_set
 from .state import MAX_FIELDS, MAX_TRIM_CHARS, SHELL_SET, State, _join_unknown, symbol
 from .words import Unknown, Word, chars_of, unclassed
 
@@ -62,15 +62,37 @@ def _o_cat(it: Interpreter, argv, state, stdin):
     return _join_unknown(parts), None
 
 
+# The point's values a trace carries as symbols (state.symbol) that are integers: its
+# concurrency (recipes.points: an int of the master config's list).
+_INTEGER_SYMBOLS = frozenset(symbol(name) for name in ("CONC",))
+
+
+def integer_word(word: Word) -> bool:
+    """Whether a word not known is known to be an integer: an unknown of digits and `-` only
+    (what arithmetic prints), or the symbol of an integer value of the point."""
+    if isinstance(word, Unknown):
+        return bool(word.chars) and word.chars <= INTEGER and not word.prefix and not word.suffix
+    return word in _INTEGER_SYMBOLS
+
+
 def _o_seq(it: Interpreter, argv, state, stdin):
+    """`seq [FIRST [STEP]] LAST` of integers: the numbers, one a line. A bound not known but
+    known to be an integer (arithmetic's output, the point's concurrency) gives numbers not known,
+    still digits and `-` one a line (chars.INTEGER_LINES)."""
     nums = []
     for a in argv[1:]:
+        if integer_word(a):
+            nums.append(None)
+            continue
         try:
             nums.append(int(a) if isinstance(a, str) else None)
         except ValueError:
             return Unknown("seq of words that are not integers"), None
-    if None in nums or not 1 <= len(nums) <= 3:
+    if not 1 <= len(nums) <= 3:
         return Unknown("seq of unknown bounds"), None
+    if None in nums:
+        known = all(isinstance(a, str) or integer_word(a) for a in argv[1:])
+        return Unknown("seq of unknown bounds", chars=INTEGER_LINES if known else None), None
     first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (nums[0], 1, nums[1]) if len(nums) == 2 else nums
     if step == 0 or abs(last - first) // abs(step) > MAX_FIELDS:
         return Unknown(f"seq of over {MAX_FIELDS:,} numbers"), None

@@ -11,6 +11,7 @@ from .frame import _EXPORTED, MAX_EXPORTED, Frame, new_frame
 from .fs import WORKSPACE
 from .plans import keep, plan, table
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
+from .chars import words_chars
 from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
 
 MAX_STEPS = 300_000          # nodes evaluated per trace
@@ -395,16 +396,18 @@ def _merge_values(a: Any, b: Any, why: str, name: str = "") -> Any:
             head, tail = _common_ends(union)
             return Unknown(why, head[:256], tail[-256:])
         n = _common_prefix_len(union)
+        chars = words_chars(union)
         if all(len(v) == len(union[0]) for v in union):
-            return [w if all(v[i] == w for v in union) else Unknown(why) for i, w in enumerate(union[0])]
-        return union[0][:n] + [Rest(why)]
+            return [w if all(v[i] == w for v in union) else Unknown(why, chars=chars) for i, w in enumerate(union[0])]
+        return union[0][:n] + [Rest(why, chars=chars)]
     if isinstance(a, list) and isinstance(b, list):
+        chars = words_chars([a, b])
         if len(a) == len(b) and not (a and isinstance(a[-1], Rest)) and not (b and isinstance(b[-1], Rest)):
-            return [x if x == y else Unknown(why) for x, y in zip(a, b)]
+            return [x if x == y else Unknown(why, chars=chars) for x, y in zip(a, b)]
         n = 0
         while n < min(len(a), len(b)) and a[n] == b[n] and not isinstance(a[n], Rest):
             n += 1
-        return a[:n] + [Rest(why)]
+        return a[:n] + [Rest(why, chars=chars)]
     if _may_be_empty(a) or _may_be_empty(b):
         if all(isinstance(x, (str, Unknown)) and not isinstance(x, Rest) for x in (a, b)):
             return or_empty([a, b], why)
@@ -413,8 +416,9 @@ def _merge_values(a: Any, b: Any, why: str, name: str = "") -> Any:
         # The text both start and end with (an unknown value's known ends count).
         head = posixpath.commonprefix([x if isinstance(x, str) else x.prefix for x in (a, b)])
         tail = posixpath.commonprefix([(x[len(head):] if isinstance(x, str) else x.suffix)[::-1] for x in (a, b)])[::-1]
-        return Unknown(why, head[:256], tail[-256:])
-    return Unknown(why)
+        return Unknown(why, head[:256], tail[-256:], chars=words_chars([a, b]))
+    return Unknown(why, chars=words_chars([a, b]) if isinstance(a, list) or isinstance(b, list) else None)
+
 
 
 def _may_be_empty(value: Any) -> bool:

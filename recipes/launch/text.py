@@ -94,6 +94,8 @@ def _ansi_c(text: str) -> str:
 # Characters an unquoted expansion splits on or globs with: a value that may hold one is not
 # one word of those characters.
 _SPLITS = frozenset(" \t\n*?[")
+_SPACE = frozenset(" \t\n")
+_GLOBS = frozenset("*?[")
 
 
 def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
@@ -125,6 +127,12 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
             continue
         # unquoted expansion: split on whitespace
         if isinstance(value, Unknown):
+            if value.chars is not None and len(segs) == 1 and type(value) is Unknown and not value.prefix \
+                    and not value.suffix and not value.chars & _GLOBS:
+                # Alone in its word, a value of known characters (`$(seq 1 $N)`, digits a line)
+                # splits into any number of words, each of its characters but blanks.
+                inner = value.chars - _SPACE
+                return [Split(value.why, chars=inner)] if inner else []
             if value.chars is not None and (value.chars & _SPLITS or (
                     isinstance(value, Holed) and not value.template.replace(HOLE, ""))):
                 value = unclassed(value)  # it may split, or name files as a glob
