@@ -8,7 +8,7 @@ checkout, and prints each verdict's instructions, the ratio of every checkout to
 and whether their JSON verdicts are identical.
 
     python bench/instructions.py --ix PATH --bot BEFORE --bot AFTER SHA [SHA ...] [--jobs N]
-                                 [--external-repo OWNER/NAME=DIR] [--imports] [--json]
+                                 [--external-repo OWNER/NAME=DIR] [--config FILE] [--imports] [--json]
 
 `--imports` adds the imports of `check --local` (`bot.cli`, `bot.pipeline`, `bot.local`) as
 one more row. Each checkout's packages are byte-compiled first, as bench/replay.py does.
@@ -95,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ix", required=True, help="a git work tree of the benchmark repository's history")
     ap.add_argument("--bot", action="append", required=True, help="an infx-review checkout (give two or more)")
     ap.add_argument("--external-repo", metavar="OWNER/NAME=DIR", action="append", default=[])
+    ap.add_argument("--config", metavar="FILE",
+                    help="every verdict: apply this configuration instead of the target branch's "
+                         ".github/infx-review.yml, as bench/replay.py's --config does")
     ap.add_argument("--imports", action="store_true", help="also count the imports of check --local")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", action="store_true")
@@ -112,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         jobs: list[tuple[str, list[str]]] = []
         for sha in args.shas:
             full, date, subject = commit_info(repo, sha)
-            cmd, _ = verdict_command(repo, full, date, subject, workdir, args.external_repo)
+            cmd, _ = verdict_command(repo, full, date, subject, workdir, args.external_repo,
+                                     str(Path(args.config).resolve()) if args.config else None)
             jobs.append((f"{full[:10]} {subject[:36]}", cmd))
         if args.imports:
             jobs.append(("imports of check --local", IMPORTS_COMMAND))

@@ -60,7 +60,7 @@ def timed(self, *a):
 point.Tracer._interpret = timed
 import bot.__main__ as entry
 sys.argv = ["bot", *sys.argv[2:]]
-entry.fewer_full_collections()
+entry.fewer_collections()
 try:
     entry.cli_main()
 except SystemExit:

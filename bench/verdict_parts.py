@@ -29,6 +29,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -101,19 +102,24 @@ def child(imports: list[str], argv: list[str]) -> None:
     report(code or 0)
 
 
-def main(argv: list[str] | None = None) -> int:
-    sys.path.insert(0, str(PROJECT))
-    from bench.commit_cpu import commit_of
-    from bench.replay import compile_bot, verdict_command
-    from bench.startup import IMPORTS
+def add_commit_arguments(ap: argparse.ArgumentParser) -> None:
+    """The commits a bench that replays each in a child process takes: --ix, SHA..., --bot and
+    the review's inputs."""
     from bot.local import add_review_inputs
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ix", required=True, help="a git work tree of the benchmark repository's history")
     ap.add_argument("shas", nargs="+", metavar="SHA", help="commits of the history (full or a unique prefix)")
     ap.add_argument("--bot", default=str(PROJECT), help="the infx-review checkout to run (default: this one)")
     add_review_inputs(ap, "every verdict")
-    args = ap.parse_args(argv)
+
+
+def replay_in_children(args: argparse.Namespace, script: str, extra: Callable[[str, str], list[str]]):
+    """Each commit of `args` (`add_commit_arguments`) replayed as bench/replay.py replays it, by
+    `python SCRIPT --child EXTRA... CHECK-ARGS` run in the bot checkout (`extra(sha, workdir)`
+    gives the child's own arguments): (sha, PR file, finished process) per commit."""
+    from bench.commit_cpu import commit_of
+    from bench.replay import compile_bot, verdict_command
+
     repo, bot = str(Path(args.ix).resolve()), Path(args.bot).resolve()
     config = str(Path(args.config).resolve()) if args.config else None
     compile_bot(bot)
@@ -121,17 +127,27 @@ def main(argv: list[str] | None = None) -> int:
         for sha, date, subject in (commit_of(repo, ref) for ref in args.shas):
             cmd, pr = verdict_command(repo, sha, date, subject, workdir, args.external_repo, config)
             assert cmd[1:3] == ["-m", "bot"], cmd
-            proc = subprocess.run([cmd[0], str(Path(__file__).resolve()), CHILD, ",".join(IMPORTS), *cmd[3:]],
+            proc = subprocess.run([cmd[0], str(Path(script).resolve()), CHILD, *extra(sha, workdir), *cmd[3:]],
                                   cwd=bot, capture_output=True, text=True)
-            line = next((ln for ln in proc.stderr.splitlines() if ln.startswith("VERDICT-PARTS ")), None)
-            if line is None:
-                print(f"{sha[:10]} #{pr['number']}: no figures (exit {proc.returncode}): {proc.stderr[-400:]}")
-                continue
-            doc = json.loads(line.split(" ", 1)[1])
-            parts = "  ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in doc["parts"].items())
-            print(f"{sha[:10]} #{pr['number']}: {doc['total']:.2f} s CPU: {parts}")
-    return 0
+            yield sha, pr, proc
 
+
+def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(PROJECT))
+    from bench.startup import IMPORTS
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_commit_arguments(ap)
+    args = ap.parse_args(argv)
+    for sha, pr, proc in replay_in_children(args, __file__, lambda sha, workdir: [",".join(IMPORTS)]):
+        line = next((ln for ln in proc.stderr.splitlines() if ln.startswith("VERDICT-PARTS ")), None)
+        if line is None:
+            print(f"{sha[:10]} #{pr['number']}: no figures (exit {proc.returncode}): {proc.stderr[-400:]}")
+            continue
+        doc = json.loads(line.split(" ", 1)[1])
+        parts = "  ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in doc["parts"].items())
+        print(f"{sha[:10]} #{pr['number']}: {doc['total']:.2f} s CPU: {parts}")
+    return 0
 
 if __name__ == "__main__":
     if sys.argv[1:2] == [CHILD]:

@@ -365,6 +365,7 @@ class ReviewContext:
         blind = reach_names(self.head_repo, self.snapshot.head, blind_files(
             self.head_repo, self.snapshot.head, whole)) if whole and tracing else set()
         blind_roots: dict = {}
+        probed = whole | data  # the changed files a probe may find a point's trace reading
         data_roots: dict = {}
         probes: list[tuple[Any, set[str]]] = []  # (point, the changed files its text path does not hold)
         out: list[AffectedPoint] = []
@@ -394,15 +395,17 @@ class ReviewContext:
             # The reasons so far are the point's own (its entry, its launcher): those stand. The
             # ones below come from files a launch path may share; the trace decides them.
             n_own, models_hit = len(reasons), False
-            seen: set[str] = set()  # changed files the point's textual path holds
+            # The changed files the point's textual path holds, of those a probe may trace (only
+            # they are read below; a path holds hundreds of files, a PR changes a few).
+            seen: set[str] = set()
             if live:
                 roots = lp.affected_roots(self, point, names, shared_roots)
                 if roots.files or roots.commands:
                     path = lp.launch_path(self, roots)
-                    seen.update(path.files)
+                    seen = {p for p in probed if p in path.files}
                     reasons.extend(lp.path_reasons(path, changes, skip=own, point=point))
                 if tracing and len(reasons) == n_own and whole - seen - own and (roots.files or roots.commands):
-                    probes.append((point, (whole | data) - seen - own))
+                    probes.append((point, probed - seen - own))
             # The text names a changed file the path does not run (`cp lib.sh /tmp/x.sh; bash
             # /tmp/x.sh`, `cat args.txt`), or a file on its way runs a built word that can name
             # one: the trace tells whether the launch depends on it.
@@ -410,7 +413,7 @@ class ReviewContext:
                     (data - own and data_names and lp.affected_roots(self, point, data_names, data_roots).files)
                     or (whole - seen - own and blind and lp.affected_roots(self, point, blind, blind_roots).files)):
                 # Only the changed files its textual path does not hold: the text judged the rest.
-                probes.append((point, (whole | data) - seen - own))
+                probes.append((point, probed - seen - own))
             if (live or settings_edits) and getattr(point, "launcher", None) is None:
                 skip = entries_only and not settings_edits and not live & set(lp.label_runner_scripts(self, point.runner))
                 chain = None if skip else runner_chain(self, point)

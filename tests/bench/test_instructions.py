@@ -41,3 +41,23 @@ def test_without_valgrind_it_says_so_and_exits_2(monkeypatch, capsys):
     monkeypatch.setattr(instructions.shutil, "which", lambda name: None)
     assert instructions.main(["--ix", ".", "--bot", ".", "--imports"]) == 2
     assert "valgrind is not installed" in capsys.readouterr().err
+
+
+def test_config_reaches_every_verdict_command(monkeypatch, tmp_path, capsys):
+    # The replay's verdicts apply examples/inferencex/infx-review.yml: counted without it, a
+    # verdict is another one (no srt-slurm clone is read, say).
+    commands = []
+    monkeypatch.setattr(instructions.shutil, "which", lambda name: "/usr/bin/valgrind")
+    monkeypatch.setattr(instructions, "compile_bot", lambda bot: None)
+    monkeypatch.setattr(instructions, "commit_info", lambda repo, sha: (sha * 5, "2026-01-02T00:00:00Z", "a PR"))
+    monkeypatch.setattr(instructions, "measure", lambda cmd, bot: (commands.append(cmd), (1000, "{}"))[1])
+    # The PR file verdict_command writes (read from the history otherwise).
+    monkeypatch.setitem(instructions.verdict_command.__globals__, "pr_file", lambda repo, sha, subject, date: {"number": 1})
+    config = tmp_path / "infx-review.yml"
+    config.write_text("policy: {}\n")
+    assert instructions.main(["--ix", ".", "--bot", ".", "--config", str(config), "abcdef01"]) == 0
+    assert commands and commands[0][-2:] == ["--config", str(config)]
+    commands.clear()
+    assert instructions.main(["--ix", ".", "--bot", ".", "abcdef01"]) == 0
+    assert "--config" not in commands[0]
+    capsys.readouterr()

@@ -64,3 +64,39 @@ def test_a_files_analysis_is_kept_per_source_view_and_per_text():
     base._files["x.sh"] = b"echo c\n"
     assert [c.argv for c in lp.read_analysis(base, "x.sh").commands] == [["echo", "c"]]
     assert lp.read_analysis(base, "missing.sh") is None
+
+
+GB300_RUNNER = """#!/usr/bin/env bash
+if [[ $PRECISION == "fp8" ]]; then
+    git clone https://github.com/NVIDIA/srt-slurm.git "$SRT_REPO_DIR"
+    cd "$SRT_REPO_DIR"
+    git checkout v1.0.30
+else
+    git clone https://github.com/NVIDIA/srt-slurm.git "$SRT_REPO_DIR"
+    cd "$SRT_REPO_DIR"
+    git checkout v1.0.31
+fi
+srtctl apply -f "$CONFIG_FILE"
+"""
+
+
+def test_each_runner_label_reads_its_own_scripts_conditions(monkeypatch):
+    # A label's runner scripts and the variables their conditions read are kept once per label
+    # (srt_checkout `_point_checkout`): a point of gb300 must not be asked about gb200's
+    # FRAMEWORK and MODEL_PREFIX, nor take gb200's checkout, whichever label is asked first.
+    import recipes.launch.path.srt_checkout as sc
+
+    calls = []
+    real = sc.runner_checkout
+    monkeypatch.setattr(sc, "runner_checkout", lambda a, runner, env: calls.append((runner, env)) or real(a, runner, env))
+    other = srt.MASTER.replace("dsr1-fp4-gb200-dynamo-trt-mtp:", "dsr1-fp4-gb300-dynamo-trt-mtp:").replace(
+        "runner: gb200", "runner: gb300")
+    runners = srt.RUNNERS + "  gb300: [gb300-nv_0]\n"
+    head = {"configs/nvidia-master.yaml": srt.MASTER + other, "configs/runners.yaml": runners,
+            "runners/launch_gb200-nv.sh": srt.RUNNER, "runners/launch_gb300-nv.sh": GB300_RUNNER}
+    ctx = ReviewContext(build_snapshot({"base": {"configs/runners.yaml": runners}, "head": head}))
+    by_key = {p.config_key: p for p in ctx.head_repo.points}
+    gb200, gb300 = by_key["dsr1-fp4-gb200-dynamo-trt-mtp"], by_key["dsr1-fp4-gb300-dynamo-trt-mtp"]
+    assert [point_checkout(ctx, p).checkout.ref for p in (gb300, gb200)] == ["v1.0.31", "sa-submission-q2-2026"]
+    assert calls == [("runners/launch_gb300-nv.sh", {"PRECISION": "fp4"}),
+                     ("runners/launch_gb200-nv.sh", {"FRAMEWORK": "dynamo-trt", "MODEL_PREFIX": "dsr1"})]

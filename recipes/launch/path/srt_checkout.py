@@ -299,17 +299,20 @@ def point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
 def _point_checkout(ctx: Any, point: Any) -> CheckoutAnswer | None:
     repo = ctx.head_repo
 
-    def analyses() -> list[tuple[str, Any]]:
+    def analyses() -> tuple[list[tuple[str, Any]], str]:
         nodes = ctx.memo(MEMO_RUNNERS, lambda: runner_nodes(repo, ctx.snapshot.head))
         out = []
         for path in runner_scripts(repo, nodes, point.runner):
             analysis = ctx.memo(MEMO_RUNNER.format(path=path), lambda: read_analysis(ctx.snapshot.head, path))
             if analysis is not None:
                 out.append((path, analysis))
-        return out
+        # Their conditions joined once per label: every point of the label asks which variables
+        # they read, and the one string's hash is then worked out once (`variables_read` is kept
+        # per text).
+        return out, "\n".join(_conditions(analysis) for _, analysis in out)
 
-    scripts = ctx.memo(MEMO_LABEL_RUNNERS.format(runner=point.runner), analyses)
-    env = variables_read("\n".join(_conditions(analysis) for _, analysis in scripts), point_env(point))
+    scripts, conditions = ctx.memo(MEMO_LABEL_RUNNERS.format(runner=point.runner), analyses)
+    env = variables_read(conditions, point_env(point))
 
     def compute() -> CheckoutAnswer | None:
         answers: dict[str, CheckoutAnswer] = {}
