@@ -9,13 +9,14 @@ from typing import Any, Optional
 from .chars import HOLE_PREFIX, INTEGER
 from .fs import WORKSPACE
 from .outputs import _ENVIRONMENT_DEFAULTS
-from .nodes import _concatenation_parts, _expanded_name, _expansion_parts, _plain_fields, _string_parts, _word_texts
+from .nodes import _braced_name, _concatenation_parts, _expanded_name, _expansion_parts, _plain_fields, _string_parts, _word_texts
 from .plans import plan, table
 from .state import (
     _NAME,
     _SKIP,
     MAX_DEPTH,
     MAX_STEPS,
+    MAX_VALUE_CHARS,
     Budget,
     Ctx,
     Out,
@@ -44,12 +45,13 @@ from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Res
 
 # The plans the most frequent words look up first (`plans.table`): a word's fields when its
 # expansion reads no state (None: it does), a word's texts, the name `$NAME` expands, a string's
-# parts, the parts of `${...}`.
+# parts, the parts of `${...}`, the name of a `${NAME}` without operator (None: it has one).
 _FIELDS = table("fields")
 _WORD_TEXTS = table("word")
 _NAMES = table("name")
 _STRINGS = table("string")
 _EXPANSIONS = table("expansion")
+_BRACED = table("braced")
 _UNREAD = object()
 
 # `$#`, `$?`, `$$`, `$!`, `$-`, `$_` (and the digits): no variable of the state.
@@ -63,6 +65,10 @@ command and arithmetic substitution, here-documents."""
     def word_text(self, node: Any, state: State, ctx: Ctx, *, quoted: bool = True) -> Word:
         """A word's text without splitting (an assignment's value, a redirect target)."""
         parts = self.segments(node, state, ctx, quoted=True)
+        if len(parts) == 1:  # most often one text: what `_join_unknown` would return of it
+            kind, value = parts[0]
+            if kind != "fields" and value.__class__ is str and len(value) <= MAX_VALUE_CHARS:
+                return value
         out: list[Word] = []
         for seg in parts:
             if seg[0] == "fields":
@@ -302,6 +308,17 @@ command and arithmetic substitution, here-documents."""
     def expansion(self, node: Any, state: State, ctx: Ctx, quoted: bool):
         """`${...}`: read from its text with the grammar's parts."""
         kind = "q" if quoted else "u"
+        braced = _BRACED.get(node, _UNREAD)
+        if braced is _UNREAD:
+            braced = plan("braced", node, ctx.src, _braced_name)
+        if braced is not None:
+            # `${NAME}`: the value `$NAME` has, as `_value_of` reads it below (an unknown that
+            # says another variable is not set says this one is not).
+            name, target = braced
+            value = self.param(name, None, state, ctx, target, True)[0][1]
+            if isinstance(value, Unknown) and value.why.endswith("is not set on this path"):
+                value = Unknown(f"${name} is not set on this path")
+            return [(kind, value)]
         kids = _EXPANSIONS.get(node) or plan("expansion", node, ctx.src, _expansion_parts)
         if not kids:
             return [(kind, "")]

@@ -129,6 +129,14 @@ def _expansion_parts(node: Any, src: bytes) -> list[Any]:
     return [c for c in node.children if c.type not in ("${", "}")]
 
 
+def _braced_name(node: Any, src: bytes) -> Optional[tuple[str, Any]]:
+    """`${NAME}` with no operator: (the name, its node); None for any other `${...}`."""
+    kids = _expansion_parts(node, src)
+    if len(kids) == 1 and kids[0].type == "variable_name":
+        return src[kids[0].start_byte:kids[0].end_byte].decode("utf-8", "replace"), kids[0]
+    return None
+
+
 def _string_parts(node: Any, src: bytes) -> list[Any]:
     """A double-quoted string's parts in order: its texts (escapes undone) and the nodes of its
     expansions."""

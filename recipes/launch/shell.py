@@ -187,13 +187,12 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
     def parse(self, text: str) -> tuple[Any, bytes]:
         from recipes.bash.walker import parse_bash
 
-        data = text.encode("utf-8", "replace")
-        hit = _PARSED.get(data)
+        hit = _PARSED.get(text)  # by the text: a file's text read again is the same str, its hash kept
         if hit is None:
             if len(_PARSED) >= MAX_PARSED:
                 _PARSED.pop(next(iter(_PARSED)))
                 forget_plans()
-            hit = _PARSED[data] = parse_bash(data)
+            hit = _PARSED[text] = parse_bash(text.encode("utf-8", "replace"))
         return hit
 
     def run_text(self, text: str, path: str, state: State, ctx: Ctx | None = None, *, top: bool = False) -> None:

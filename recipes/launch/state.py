@@ -24,7 +24,7 @@ MAX_SCRIPT_CHARS = 1_000_000
 MAX_ARRAY = 10_000
 MAX_PARSED = 512             # syntax trees kept per process (every trace of a review shares them)
 
-_PARSED: dict[bytes, tuple[Any, bytes]] = {}
+_PARSED: dict[str, tuple[Any, bytes]] = {}  # shell text -> (its syntax tree, its bytes)
 
 
 BUILTINS = frozenset({
@@ -547,18 +547,18 @@ def merge_states(states: list[State], why: str) -> State:
             if len(other) != len(frame) or names:
                 names.update(frame.keys() - other.keys())
         for name in names:
-            values = []
-            exported = False
-            for f in [frame, *others]:
-                var = f.get(name)
-                values.append(None if var is None else var.value)
-                exported = exported or bool(var and var.exported)
-            merged = values[0]
-            for v in values[1:]:
-                merged = _merge_values(merged, v, why, name)
+            var = get(name)
+            merged, exported = (None, False) if var is None else (var.value, bool(var.exported))
+            for f in others:
+                other = f.get(name)
+                merged = _merge_values(merged, None if other is None else other.value, why, name)
+                exported = exported or bool(other and other.exported)
+            # A Var is set anew (not readonly) unless the first arm's already is that one: then
+            # the frame keeps its version, and the environments kept by it.
             if merged is None:
-                frame.pop(name, None)
-            else:
+                if var is not None:
+                    del frame[name]
+            elif var is None or var.value is not merged or var.exported != exported or var.readonly:
                 frame[name] = Var(merged, exported=exported)
     for s in states[1:]:
         if not s.functions.keys() <= out.functions.keys():

@@ -9,6 +9,7 @@ from typing import Any, Optional
 from .state import (
     MAX_FIELDS,
     MAX_TRIM_CHARS,
+    MAX_VALUE_CHARS,
     _intersperse,
     _join_unknown,
     _short,
@@ -99,6 +100,10 @@ _SPLITS = frozenset(" \t\n*?[")
 def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
     """Split an argument's segments into fields as bash does (IFS whitespace on unquoted
     expansions; quoted parts and literals never split; `"$@"` makes a field per word)."""
+    if len(segs) == 1:  # most often one text that does not split: the one field the loops below make
+        kind, value = segs[0]
+        if value.__class__ is str and (kind == "q" or (kind == "u_lit" and value)) and len(value) <= MAX_VALUE_CHARS:
+            return [value]
     for kind, value in segs:
         if (kind == "u" or kind == "fields") and _split_alternatives(kind, value, len(segs)):
             got = _fields_per_alternative(segs)

@@ -9,6 +9,7 @@ from recipes.launch.frame import new_frame
 from recipes.launch.plans import plan
 from recipes.launch.state import State, Var
 from recipes.launch.trace import EXEC
+from recipes.launch.fs import WORKSPACE
 from tests.recipes.test_launch_shell import run
 
 
@@ -144,3 +145,64 @@ def test_inside_functions_the_environment_is_the_process_s_changed_by_each_funct
         {"EXTRA": "x"}, *in_f, {"EXTRA": "x"},
         {"EXTRA": "x", "PORT": "9"}, *in_f,  # f's PORT (the input's value) hides the changed one
     ]
+
+
+def test_a_braced_name_reads_as_the_plain_name_and_names_itself_when_unset():
+    trace, _ = run('A=a\nB=$UNSET\nrun "${A}" "$A" "${B}" "$B" "${UNSET}" "${LINENO}"\nf() { run "${1}" "${FUNCNAME}"; }\nf x\n')
+    first, second = trace.of(EXEC)
+    assert first.argv[:2] == ("run", "a") and first.argv[2] == "a" and first.argv[-1] == "3"
+    # `$B` holds the unknown `$UNSET` left; `${B}` reads it as unset, naming B (as `${B:-}` would).
+    assert [w.why for w in first.argv[3:6]] == ["$B is not set on this path", "$UNSET is not set on this path",
+                                                "$UNSET is not set on this path"]
+    assert second.argv == ("run", "x", "f")
+
+
+def test_fields_of_one_text_are_the_fields_the_general_split_makes():
+    from recipes.launch.state import MAX_VALUE_CHARS
+    from recipes.launch.text import _fields
+    from recipes.launch.words import Unknown
+
+    assert _fields([("q", "a b")]) == ["a b"] and _fields([("q", "")]) == [""]
+    assert _fields([("u_lit", "ab")]) == ["ab"] and _fields([("u_lit", "")]) == []  # an empty literal makes none
+    assert _fields([("u", "a  b")]) == ["a", "b"]
+    long = _fields([("q", "x" * (MAX_VALUE_CHARS + 1))])
+    assert len(long) == 1 and isinstance(long[0], Unknown) and "over" in long[0].why
+
+
+def test_files_an_argv_names_are_read_from_the_folder_each_time_it_runs():
+    # `_naming_words` is kept per argv: the words, never the files, which depend on the folder.
+    trace, _ = run('cd a\nrun --config=conf.yaml x.sh\ncd ../b\nrun --config=conf.yaml x.sh\nrun -v plain\n',
+                   files={"a/conf.yaml": "a: 1\n", "b/conf.yaml": "b: 2\n"})
+    named = [[path for path, _ in e.files] for e in trace.of(EXEC)]
+    assert named == [["a/conf.yaml"], ["b/conf.yaml"], []]
+    assert trace.of(EXEC)[0].files[0][1] != trace.of(EXEC)[1].files[0][1]
+
+
+def test_named_files_of_an_argv_that_does_not_hash_and_of_the_effect_s_path():
+    from recipes.launch.fs import Files
+    from recipes.launch.shell import Interpreter
+    from recipes.source import MemorySource
+
+    it = Interpreter(Files(MemorySource({"c/x.yaml": "x\n", "c/y.py": "y\n"})), vocabulary=lambda argv, cwd=None: None)
+    state = it.initial_state()
+    listed = it.named_files(["tool", "c/x.yaml"], None, state)
+    assert [p for p, _ in listed[0]] == ["c/x.yaml"]
+    words = ("tool",) + ("-v",) * 64 + ("c/x.yaml",)  # past MAX_NAMED_WORDS texts: not read; the path is
+    assert [p for p, _ in it.named_files(words, f"{WORKSPACE}/c/y.py", state)[0]] == ["c/y.py"]
+
+
+def test_a_merge_keeps_a_variable_every_arm_left_as_it_was_and_its_frame_s_version():
+    from recipes.launch.state import merge_states
+
+    base = State(frames=[new_frame({"A": Var("x", exported=True), "R": Var("r", readonly=True)}, outermost=True)])
+    arm = base.copy()
+    arm.set("A", "x")          # another Var, the same value: A is merged, and stays what it was
+    arm.frames[0]["R"] = Var("r")
+    arm.set("B", "b")
+    first = base.copy()
+    kept, version = first.frames[0]["A"], first.frames[0].version
+    merged = merge_states([first, arm], "an undecided test")
+    frame = merged.frames[0]
+    assert frame["A"] is kept and frame.version == version and merged.exported() == {"A": "x"}
+    assert frame["R"].value == "r" and not frame["R"].readonly  # merged anew, as every merged name
+    assert frame["B"].value.why == "an undecided test"
