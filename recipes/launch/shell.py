@@ -30,7 +30,7 @@ from .conditions import Conditions
 from .control import ControlFlow
 from .effects import CommandEffects
 from .expand import Expansion
-from .frame import new_frame
+from .frame import adopt, new_frame
 from .fs import Files
 from .nodes import _all_lines, _command_parts, _declaration_parts, _list_parts, _statement_lines, _statements
 from .plans import forget as forget_plans
@@ -354,7 +354,10 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                 raise _Dead()
             assert escape is not None
             raise escape
-        _assign_state(state, merge_states(results, why))
+        merged = merge_states(results, why, state)
+        for frame, replaced in zip(merged.frames, state.frames):
+            adopt(frame, replaced)
+        _assign_state(state, merged)
         return None
 
     def _negated(self, node, state, ctx, stdin, out):

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Optional
 
-from .frame import _EXPORTED, MAX_EXPORTED, Frame, new_frame
+from .frame import _EXPORTED, MAX_EXPORTED, Frame, changed_names, new_frame
 from .fs import WORKSPACE
 from .plans import keep, plan, table
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
@@ -380,6 +380,12 @@ def _merge_values(a: Any, b: Any, why: str, name: str = "") -> Any:
     value); else what the arms agree on: the words an array starts with (`PIP=(python3 -m pip
     install)` and `PIP+=(--flag)` in one arm keep the command), the text a string starts and ends
     with."""
+    if a is b:
+        return a
+    if a is None or b is None:  # set in one arm only, to a text or a plain unknown (most often)
+        other = b if a is None else a
+        if other.__class__ is str or other.__class__ is Unknown:
+            return Unknown(why)
     if a == b:
         return a
     program = _one_program(a, b)
@@ -524,10 +530,10 @@ def _common_prefix_len(runs: list[list]) -> int:
     return n
 
 
-def merge_states(states: list[State], why: str) -> State:
+def merge_states(states: list[State], why: str, base: Optional[State] = None) -> State:
     """The state after a branch whose arm is not known: what the arms agree on, else unknown.
     It is made in the first state, which its callers no longer need as it was (an arm's own
-    copy, or the state that becomes the merge)."""
+    copy, or the state that becomes the merge). `base`: the state the arms were copied from."""
     first = states[0]
     if len(states) == 1:
         return first
@@ -539,10 +545,12 @@ def merge_states(states: list[State], why: str) -> State:
         if not getattr(frame, "readonly", True) and all(other == frame for other in others):
             continue
         # Arms share the Var objects they did not set (State.copy), so only names bound to
-        # another object in some arm can differ.
-        names: set[str] = set()
+        # another object in some arm can differ: among those the arms changed, when known.
         get = frame.get
-        for other in others:
+        known = changed_names([frame, *others], base.frames[depth]) \
+            if base is not None and depth < len(base.frames) else None
+        names: set[str] = set() if known is None else {k for k in known if any(o.get(k) is not get(k) for o in others)}
+        for other in others if known is None else ():
             names.update([k for k, v in other.items() if get(k) is not v])
             if len(other) != len(frame) or names:
                 names.update(frame.keys() - other.keys())

@@ -206,3 +206,76 @@ def test_a_merge_keeps_a_variable_every_arm_left_as_it_was_and_its_frame_s_versi
     assert frame["A"] is kept and frame.version == version and merged.exported() == {"A": "x"}
     assert frame["R"].value == "r" and not frame["R"].readonly  # merged anew, as every merged name
     assert frame["B"].value.why == "an undecided test"
+
+
+_BRANCHY = (
+    'readonly R=r\nA=1\nB=2\nK=k\nexport E=e\n'
+    'f() { local L=l; if [ "$U1" = 1 ]; then L=m; A=f; unset K; fi; run "$L" "$A"; }\n'
+    'if [ "$U2" = 1 ]; then\n'
+    '  C=c; f\n'
+    '  if [ "$U3" = 1 ]; then D=d; B=3; else D=e; export E=e2; fi\n'
+    '  for i in 1 2 3; do if [ "$U4" = "$i" ]; then F=$i; break; fi; G=$i; done\n'
+    'elif [ "$U5" = 1 ]; then\n'
+    '  unset A; H=h\n'
+    'fi\n'
+    '[ "$U6" = 1 ] && I=i || J=j\n'
+    'run "$A" "$B" "$C" "$D" "$E" "$F" "$G" "$H" "$I" "$J" "$K" "$R"\n'
+)
+
+
+def test_a_merge_by_the_names_the_arms_changed_is_the_merge_that_compares_every_name(monkeypatch):
+    from recipes.launch import state as state_module
+
+    used = []
+
+    def counted(frames, source):
+        got = real(frames, source)
+        used.append(got is not None)
+        return got
+
+    real = state_module.changed_names
+    monkeypatch.setattr(state_module, "changed_names", counted)
+    fast, fast_state = run(_BRANCHY)
+    assert sum(used) >= 5  # the arms' changes were known at most merges, nested ones too
+    monkeypatch.setattr(state_module, "changed_names", lambda frames, source: None)
+    full, full_state = run(_BRANCHY)
+    assert repr(fast.effects) == repr(full.effects)
+    assert [dict(f) for f in fast_state.frames] == [dict(f) for f in full_state.frames]
+
+
+def test_the_names_a_copy_changed_are_known_while_its_source_is_unchanged():
+    from recipes.launch.frame import adopt, changed_names
+
+    base = new_frame({"A": Var("1"), "B": Var("2")}, outermost=True)
+    one, two = base.copy(), base.copy()
+    one["A"] = Var("x")
+    del two["B"]
+    assert changed_names([one, two, base], base) == {"A", "B"}
+    assert changed_names([one, new_frame({"A": Var("1")})], base) is None  # not a copy of it
+    inner = one.copy()
+    inner["C"] = Var("c")
+    assert changed_names([inner, one], base) is None  # a copy of a copy: its source is another
+    adopt(inner, one)  # the merge of `one`'s arms takes its place: what both changed, from base
+    assert inner.source == base.ident and changed_names([inner, two], base) == {"A", "B", "C"}
+    other = base.copy()
+    base["D"] = Var("d")  # the source changed after the copy: not known
+    assert changed_names([other, base], base) is None
+    other.update({"E": Var("e")})
+    assert other.changed is None
+
+
+def test_a_value_set_in_one_arm_only_merges_as_the_general_rule_merges_it():
+    from recipes.launch.state import _merge_values
+    from recipes.launch.words import OneOf, OrEmpty, Unknown
+
+    why = "set on an undecided branch"
+    for a, b in [("x", None), (None, ""), (Unknown("u", "pre", "suf"), None), (None, Unknown("u"))]:
+        got = _merge_values(a, b, why, "X")
+        assert got == Unknown(why) and type(got) is Unknown  # no known ends: unset on the other path
+    # Values with more to them keep their general merge.
+    assert isinstance(_merge_values(OrEmpty("e", set_prefix="/p"), None, why, "X"), Unknown)
+    assert _merge_values(OneOf("o", values=("a", "b")), None, why, "X") == Unknown(why)
+    same = Unknown("u")
+    assert _merge_values(same, same, why, "X") is same and _merge_values("a", "a", why, "X") == "a"
+    assert isinstance(_merge_values("a", "b", why, "X"), OneOf)
+
