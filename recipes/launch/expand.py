@@ -54,6 +54,9 @@ _EXPANSIONS = table("expansion")
 _BRACED = table("braced")
 _UNREAD = object()
 
+# What a here-document's text may escape or expand at (`Expansion.heredoc_text`).
+_HEREDOC_SPECIAL = re.compile(r"[\\$`]")
+
 # `$#`, `$?`, `$$`, `$!`, `$-`, `$_` (and the digits): no variable of the state.
 _SPECIAL_PARAMETERS = frozenset("#?$!-_")
 
@@ -580,6 +583,12 @@ command and arithmetic substitution, here-documents."""
         parts: list[Word] = []
         i, n, plain = 0, len(text), []
         while i < n:
+            special = _HEREDOC_SPECIAL.search(text, i)
+            j = special.start() if special is not None else n
+            if j > i:  # the text before the next backslash, `$` or backquote is plain: taken whole
+                plain.append(text[i:j])
+                i = j
+                continue
             c = text[i]
             if c == "\\" and i + 1 < n and text[i + 1] in "$`\\\n":
                 if text[i + 1] != "\n":

@@ -159,7 +159,9 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
             return [Unknown(f"an expansion of over {MAX_FIELDS:,} words")]
     if have:
         fields.append(current)
-    return [_join_unknown(f) for f in fields]
+    # A field of one text is that text (what `_join_unknown` makes of it, without the call).
+    return [f[0] if len(f) == 1 and f[0].__class__ is str and len(f[0]) <= MAX_VALUE_CHARS else _join_unknown(f)
+            for f in fields]
 
 
 def _split_alternatives(kind: str, value: Any, n: int) -> bool:

@@ -279,3 +279,26 @@ def test_a_value_set_in_one_arm_only_merges_as_the_general_rule_merges_it():
     assert _merge_values(same, same, why, "X") is same and _merge_values("a", "a", why, "X") == "a"
     assert isinstance(_merge_values("a", "b", why, "X"), OneOf)
 
+
+def test_a_here_document_s_plain_runs_escapes_and_expansions_read_as_bash_reads_them():
+    body = ('a: $A and ${B}\\n\nprice: \\$5 `echo tick` \\`x\\` back\\\\slash\n'
+            'cont\\\ninued $ alone, 100%$\n')
+    _, state = run(f'A=1\nB=two\nT=$(cat <<EOF\n{body}EOF\n)\n')
+    assert state.get("T") == ('a: 1 and two\\n\nprice: $5 tick `x` back\\slash\ncontinued $ alone, 100%$')
+
+
+def test_a_new_process_puts_its_parent_s_pads_aside_and_gives_them_back_however_it_ends():
+    from recipes.launch.fs import Files
+    from recipes.launch.shell import Interpreter
+    from recipes.source import MemorySource
+
+    it = Interpreter(Files(MemorySource({})), vocabulary=lambda argv, cwd=None: None)
+    parent = [it.pad("loop")]
+    with it.new_process():
+        assert it.pads == []
+        it.pad("call")
+    assert it.pads == parent
+    with pytest.raises(ValueError):
+        with it.new_process():
+            raise ValueError("a fault inside")
+    assert it.pads == parent
