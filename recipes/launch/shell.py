@@ -32,7 +32,15 @@ from .effects import CommandEffects
 from .expand import Expansion
 from .frame import adopt, new_frame
 from .fs import Files
-from .nodes import _all_lines, _command_parts, _declaration_parts, _list_parts, _statement_lines, _statements
+from .nodes import (
+    _all_lines,
+    _command_parts,
+    _declaration_parts,
+    _list_parts,
+    _short_text,
+    _statement_lines,
+    _statements,
+)
 from .plans import forget as forget_plans
 from .plans import plan, table
 from .processes import Processes
@@ -314,7 +322,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
             if run is True:
                 left = self.statement(right, state, ctx, stdin=stdin, out=out)
             elif run is None:
-                cond = f"`{_short(ctx.text(kids[0]))}` at {ctx.site(kids[0])}"
+                cond = f"`{plan('short text', kids[0], ctx.src, _short_text)}` at {ctx.site(kids[0])}"
                 left = self._maybe(lambda s, c: self.statement(right, s, c, stdin=stdin, out=out), state, ctx, cond)
         return left
 

@@ -302,3 +302,11 @@ def test_a_new_process_puts_its_parent_s_pads_aside_and_gives_them_back_however_
         with it.new_process():
             raise ValueError("a fault inside")
     assert it.pads == parent
+
+
+def test_a_test_before_and_or_names_the_effects_under_it_by_its_shortened_text():
+    long = '[ "$UNSET_ONE" = "a-rather-long-value" ]  &&\t[ "$UNSET_TWO" = "another-long-value" ]'
+    trace, _ = run(f'{long} && run a\n[ "$U" = 1 ] || run b\n')
+    first, second = trace.of(EXEC)
+    assert first.under == ('`[ "$UNSET_ONE" = "a-rather-long-value" ] && [ "$UNSET_TWO...` at launch.sh:1',)
+    assert second.under == ('`[ "$U" = 1 ]` at launch.sh:2',)
