@@ -2,8 +2,7 @@
 arms each run from a copy of the state and are merged."""
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
 from .nodes import _if_clauses
 from .plans import plan, table
@@ -138,15 +137,10 @@ arms each run from a copy of the state and are merged."""
 
     # -- paths that leave a loop, a function or a sourced file early (`Pad`)
 
-    @contextmanager
-    def new_process(self) -> Iterator[None]:
+    def new_process(self) -> "_NewProcess":
         """A new process (a script, a subshell, a pipeline part, a substitution): no loop, call
-        or sourced file of its parent's can be left from inside it."""
-        pads, self.pads = self.pads, []
-        try:
-            yield
-        finally:
-            self.pads = pads
+        or sourced file of its parent's can be left from inside it (`with self.new_process():`)."""
+        return _NewProcess(self)
 
     def pad(self, kind: str) -> Pad:
         pad = Pad(kind)
@@ -378,3 +372,20 @@ arms each run from a copy of the state and are merged."""
             return None if self._loop_end(pad, state, True) else status
         finally:
             self.unpad(pad)
+
+
+class _NewProcess:
+    """`ControlFlow.new_process`: the pads of the running process are put aside while the block
+    runs and given back however it ends (a class, not a generator: one is made for every
+    subshell, substitution and pipeline part)."""
+
+    __slots__ = ("flow", "pads")
+
+    def __init__(self, flow: ControlFlow) -> None:
+        self.flow = flow
+
+    def __enter__(self) -> None:
+        self.pads, self.flow.pads = self.flow.pads, []
+
+    def __exit__(self, *exc: object) -> None:
+        self.flow.pads = self.pads

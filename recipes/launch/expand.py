@@ -9,13 +9,14 @@ from typing import Any, Optional
 from .chars import HOLE_PREFIX, INTEGER
 from .fs import WORKSPACE
 from .outputs import _ENVIRONMENT_DEFAULTS
-from .nodes import _concatenation_parts, _expanded_name, _expansion_parts, _plain_fields, _string_parts, _word_texts
+from .nodes import _braced_name, _concatenation_parts, _expanded_name, _expansion_parts, _plain_fields, _string_parts, _word_texts
 from .plans import plan, table
 from .state import (
     _NAME,
     _SKIP,
     MAX_DEPTH,
     MAX_STEPS,
+    MAX_VALUE_CHARS,
     Budget,
     Ctx,
     Out,
@@ -28,7 +29,6 @@ from .state import (
     _scalar,
     _short,
     one_of_texts,
-    or_empty,
     symbolic,
 )
 from .text import (
@@ -38,19 +38,25 @@ from .text import (
     _replace,
     _segments_text,
     _trim,
+    part_of,
+    trim_unknown,
 )
-from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word, chars_of, unclassed
+from .words import HOLE, MAX_ALTERNATIVES, Holed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word, chars_of, or_empty, unclassed
 
 
 # The plans the most frequent words look up first (`plans.table`): a word's fields when its
 # expansion reads no state (None: it does), a word's texts, the name `$NAME` expands, a string's
-# parts, the parts of `${...}`.
+# parts, the parts of `${...}`, the name of a `${NAME}` without operator (None: it has one).
 _FIELDS = table("fields")
 _WORD_TEXTS = table("word")
 _NAMES = table("name")
 _STRINGS = table("string")
 _EXPANSIONS = table("expansion")
+_BRACED = table("braced")
 _UNREAD = object()
+
+# What a here-document's text may escape or expand at (`Expansion.heredoc_text`).
+_HEREDOC_SPECIAL = re.compile(r"[\\$`]")
 
 # `$#`, `$?`, `$$`, `$!`, `$-`, `$_` (and the digits): no variable of the state.
 _SPECIAL_PARAMETERS = frozenset("#?$!-_")
@@ -63,6 +69,10 @@ command and arithmetic substitution, here-documents."""
     def word_text(self, node: Any, state: State, ctx: Ctx, *, quoted: bool = True) -> Word:
         """A word's text without splitting (an assignment's value, a redirect target)."""
         parts = self.segments(node, state, ctx, quoted=True)
+        if len(parts) == 1:  # most often one text: what `_join_unknown` would return of it
+            kind, value = parts[0]
+            if kind != "fields" and value.__class__ is str and len(value) <= MAX_VALUE_CHARS:
+                return value
         out: list[Word] = []
         for seg in parts:
             if seg[0] == "fields":
@@ -302,6 +312,17 @@ command and arithmetic substitution, here-documents."""
     def expansion(self, node: Any, state: State, ctx: Ctx, quoted: bool):
         """`${...}`: read from its text with the grammar's parts."""
         kind = "q" if quoted else "u"
+        braced = _BRACED.get(node, _UNREAD)
+        if braced is _UNREAD:
+            braced = plan("braced", node, ctx.src, _braced_name)
+        if braced is not None:
+            # `${NAME}`: the value `$NAME` has, as `_value_of` reads it below (an unknown that
+            # says another variable is not set says this one is not).
+            name, target = braced
+            value = self.param(name, None, state, ctx, target, True)[0][1]
+            if isinstance(value, Unknown) and value.why.endswith("is not set on this path"):
+                value = Unknown(f"${name} is not set on this path")
+            return [(kind, value)]
         kids = _EXPANSIONS.get(node) or plan("expansion", node, ctx.src, _expansion_parts)
         if not kids:
             return [(kind, "")]
@@ -442,8 +463,8 @@ command and arithmetic substitution, here-documents."""
             # A trim or a substring keeps some of the characters (not the text a template
             # shows); any other operator may make others.
             if op in ("#", "##", "%", "%%"):
-                return [(kind, _trim_unknown(value, op, self._pattern_operand(operands, state, ctx)))]
-            return [(kind, _part_of(value) if op == ":" else unclassed(value))]
+                return [(kind, trim_unknown(value, op, self._pattern_operand(operands, state, ctx)))]
+            return [(kind, part_of(value) if op == ":" else unclassed(value))]
         if op in ("#", "##", "%", "%%"):
             pattern = self._pattern_operand(operands, state, ctx)
             return [(kind, _trim(value, op, pattern))]
@@ -565,6 +586,12 @@ command and arithmetic substitution, here-documents."""
         parts: list[Word] = []
         i, n, plain = 0, len(text), []
         while i < n:
+            special = _HEREDOC_SPECIAL.search(text, i)
+            j = special.start() if special is not None else n
+            if j > i:  # the text before the next backslash, `$` or backquote is plain: taken whole
+                plain.append(text[i:j])
+                i = j
+                continue
             c = text[i]
             if c == "\\" and i + 1 < n and text[i + 1] in "$`\\\n":
                 if text[i + 1] != "\n":
@@ -601,33 +628,6 @@ def _strip_newlines(value: Holed) -> Word:
     if template == HOLE:
         return value.holes[0]
     return replace(value, template=template, suffix=value.suffix.rstrip("\n"))
-
-
-def _part_of(value: Unknown) -> Unknown:
-    """An unknown part of `value` (a substring): its characters, not its template nor its known
-    ends (an offset may cut into either)."""
-    return Unknown(value.why, chars=value.chars)
-
-
-def _trim_unknown(value: Unknown, op: str, pattern: Word) -> Unknown:
-    """`${X%pattern}` (or `%%`, `#`, `##`) of an unknown value: its characters, and its known ends
-    where the trim cannot reach past them. A literal pattern the end it trims holds is cut from
-    that end (`${LIST%, }` of a list that ends in `, `); one that end is long enough to rule out
-    leaves the value as it is; any other trim (a glob, an end too short to tell) may remove all
-    of the unknown part and the other end with it."""
-    suffix = op in ("%", "%%")
-    end = value.suffix if suffix else value.prefix
-    if isinstance(pattern, str) and pattern and not _GLOB.search(pattern) and not (isinstance(value, Holed) and value.holes):
-        if (end.endswith(pattern) if suffix else end.startswith(pattern)):
-            if suffix:
-                return Unknown(value.why, value.prefix, end[: len(end) - len(pattern)], chars=value.chars)
-            return Unknown(value.why, end[len(pattern):], value.suffix, chars=value.chars)
-        if len(end) >= len(pattern):
-            return value
-    return _part_of(value)
-
-
-_GLOB = re.compile(r"[*?\\[(]")
 
 
 def _never_empty(value: Unknown) -> bool:

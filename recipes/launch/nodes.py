@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .reached import node_lines
-from .state import _SKIP, MAX_FIELDS, _join_unknown
+from .state import _SKIP, MAX_FIELDS, _join_unknown, _short
 from .text import _brace_expand, _unescape_dq, _unescape_word
 from .words import Unknown, Word
 
@@ -127,6 +127,20 @@ def _expanded_name(node: Any, src: bytes) -> str:
 def _expansion_parts(node: Any, src: bytes) -> list[Any]:
     """The parts of `${...}` inside its braces."""
     return [c for c in node.children if c.type not in ("${", "}")]
+
+
+def _short_text(node: Any, src: bytes) -> str:
+    """A node's text shortened to name it in a reason (`state._short`): a test that may or may not
+    hold, before `&&` or `||`."""
+    return _short(src[node.start_byte:node.end_byte].decode("utf-8", "replace"))
+
+
+def _braced_name(node: Any, src: bytes) -> Optional[tuple[str, Any]]:
+    """`${NAME}` with no operator: (the name, its node); None for any other `${...}`."""
+    kids = _expansion_parts(node, src)
+    if len(kids) == 1 and kids[0].type == "variable_name":
+        return src[kids[0].start_byte:kids[0].end_byte].decode("utf-8", "replace"), kids[0]
+    return None
 
 
 def _string_parts(node: Any, src: bytes) -> list[Any]:

@@ -40,6 +40,25 @@ FILE_ONLY = {
 }
 
 
+def _naming_words(argv: Iterable[Word]) -> tuple[str, ...]:
+    """The words of `argv` that may name a file (`named_files`): its first MAX_NAMED_WORDS texts,
+    an option's value after `--opt=`; no option, shell script or bare name without a file's suffix."""
+    out: list[str] = []
+    for w in [w for w in argv if isinstance(w, str)][:MAX_NAMED_WORDS]:
+        w = w.split("=", 1)[1] if w.startswith("-") and "=" in w else w
+        if not w or w.startswith("-") or w.endswith(_SHELL_SUFFIXES) or (
+                "/" not in w and not w.endswith(_FILE_SUFFIXES)):
+            continue
+        out.append(w)
+    return tuple(out)
+
+
+# `_naming_words` of an argv, per argv (a tuple of words; its texts alone decide): an effect of a
+# command a launch runs again and again reads them once. Emptied when it holds MAX_NAMING.
+_NAMING: dict[tuple[Word, ...], tuple[str, ...]] = {}
+MAX_NAMING = 4_096
+
+
 class Processes:
     """What external commands do: the vocabulary's answer followed into wrappers, shells, scripts,
 Python and containers, and paths as the host sees them."""
@@ -151,14 +170,18 @@ Python and containers, and paths as the host sees them."""
         ser.yaml`, then `trtllm-serve --config ser.yaml`)."""
         out: dict[str, str] = {}
         wrote: dict[str, Word] = {}
-        words = [w for w in argv if isinstance(w, str)][:MAX_NAMED_WORDS]
-        if isinstance(path, str):
-            words.append(path)
+        if isinstance(path, str):  # read each time: `w is path` below tells the path from an argument
+            words = _naming_words(argv) + _naming_words((path,))
+        else:
+            try:
+                words = _NAMING[argv]
+            except KeyError:
+                if len(_NAMING) >= MAX_NAMING:
+                    _NAMING.clear()
+                words = _NAMING[argv] = _naming_words(argv)
+            except TypeError:  # an argv that does not hash (a list): read each time
+                words = _naming_words(argv)
         for w in words:
-            w = w.split("=", 1)[1] if w.startswith("-") and "=" in w else w
-            if not w or w.startswith("-") or w.endswith(_SHELL_SUFFIXES) or (
-                    "/" not in w and not w.endswith(_FILE_SUFFIXES)):
-                continue
             host = path if w is path else self.host_path(w, state)
             if isinstance(host, str):
                 written = self.files.written(host)

@@ -30,9 +30,17 @@ from .conditions import Conditions
 from .control import ControlFlow
 from .effects import CommandEffects
 from .expand import Expansion
-from .frame import new_frame
+from .frame import adopt, new_frame
 from .fs import Files
-from .nodes import _all_lines, _command_parts, _declaration_parts, _list_parts, _statement_lines, _statements
+from .nodes import (
+    _all_lines,
+    _command_parts,
+    _declaration_parts,
+    _list_parts,
+    _short_text,
+    _statement_lines,
+    _statements,
+)
 from .plans import forget as forget_plans
 from .plans import plan, table
 from .processes import Processes
@@ -187,13 +195,12 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
     def parse(self, text: str) -> tuple[Any, bytes]:
         from recipes.bash.walker import parse_bash
 
-        data = text.encode("utf-8", "replace")
-        hit = _PARSED.get(data)
+        hit = _PARSED.get(text)  # by the text: a file's text read again is the same str, its hash kept
         if hit is None:
             if len(_PARSED) >= MAX_PARSED:
                 _PARSED.pop(next(iter(_PARSED)))
                 forget_plans()
-            hit = _PARSED[data] = parse_bash(data)
+            hit = _PARSED[text] = parse_bash(text.encode("utf-8", "replace"))
         return hit
 
     def run_text(self, text: str, path: str, state: State, ctx: Ctx | None = None, *, top: bool = False) -> None:
@@ -315,7 +322,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
             if run is True:
                 left = self.statement(right, state, ctx, stdin=stdin, out=out)
             elif run is None:
-                cond = f"`{_short(ctx.text(kids[0]))}` at {ctx.site(kids[0])}"
+                cond = f"`{plan('short text', kids[0], ctx.src, _short_text)}` at {ctx.site(kids[0])}"
                 left = self._maybe(lambda s, c: self.statement(right, s, c, stdin=stdin, out=out), state, ctx, cond)
         return left
 
@@ -355,7 +362,10 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                 raise _Dead()
             assert escape is not None
             raise escape
-        _assign_state(state, merge_states(results, why))
+        merged = merge_states(results, why, state)
+        for frame, replaced in zip(merged.frames, state.frames):
+            adopt(frame, replaced)
+        _assign_state(state, merged)
         return None
 
     def _negated(self, node, state, ctx, stdin, out):

@@ -7,12 +7,12 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Optional
 
-from .frame import _EXPORTED, MAX_EXPORTED, Frame, new_frame
+from .frame import _EXPORTED, MAX_EXPORTED, Frame, changed_names, new_frame
 from .fs import WORKSPACE
 from .plans import keep, plan, table
 from .trace import CLIENT, EXEC, PYTHON, READ, RUN_WRITTEN, SERVER, Site
 from .chars import words_chars
-from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word
+from .words import HOLE, MAX_ALTERNATIVES, Holed, Installed, OneOf, OneOfRest, OrEmpty, Rest, Unknown, Word, or_empty
 
 MAX_STEPS = 300_000          # nodes evaluated per trace
 MAX_VALUE_CHARS = 200_000    # one variable's or word's text
@@ -25,7 +25,7 @@ MAX_SCRIPT_CHARS = 1_000_000
 MAX_ARRAY = 10_000
 MAX_PARSED = 512             # syntax trees kept per process (every trace of a review shares them)
 
-_PARSED: dict[bytes, tuple[Any, bytes]] = {}
+_PARSED: dict[str, tuple[Any, bytes]] = {}  # shell text -> (its syntax tree, its bytes)
 
 
 BUILTINS = frozenset({
@@ -381,6 +381,12 @@ def _merge_values(a: Any, b: Any, why: str, name: str = "") -> Any:
     value); else what the arms agree on: the words an array starts with (`PIP=(python3 -m pip
     install)` and `PIP+=(--flag)` in one arm keep the command), the text a string starts and ends
     with."""
+    if a is b:
+        return a
+    if a is None or b is None:  # set in one arm only, to a text or a plain unknown (most often)
+        other = b if a is None else a
+        if other.__class__ is str or other.__class__ is Unknown:
+            return Unknown(why)
     if a == b:
         return a
     program = _one_program(a, b)
@@ -423,28 +429,6 @@ def _merge_values(a: Any, b: Any, why: str, name: str = "") -> Any:
 
 def _may_be_empty(value: Any) -> bool:
     return value == "" or isinstance(value, OrEmpty) or (isinstance(value, OneOf) and "" in value.values)
-
-
-def _set_ends(value: Any) -> list[tuple[str, str]]:
-    """The (start, end) of each non-empty value `value` may be."""
-    if isinstance(value, str):
-        return [(value, value)] if value else []
-    if isinstance(value, OrEmpty):
-        return [(value.set_prefix, value.set_suffix)]
-    if isinstance(value, OneOf):
-        return [(v, v) if isinstance(v, str) else (v.prefix, v.suffix) for v in value.values if v != ""]
-    return [(value.prefix, value.suffix)]
-
-
-def or_empty(values: list, why: str) -> OrEmpty:
-    """Empty, or one of `values` (texts, unknowns with known ends, values already empty-or-set or
-    with alternatives): what the set ones start and end with."""
-    ends = [e for v in values for e in _set_ends(v)]
-    if not ends:
-        return OrEmpty(why)
-    head = posixpath.commonprefix([p for p, _ in ends])
-    tail = posixpath.commonprefix([s[::-1] for _, s in ends])[::-1]
-    return OrEmpty(why, set_prefix=head[:256], set_suffix=tail[-256:])
 
 
 def _one_program(a: Any, b: Any) -> Optional[Installed]:
@@ -528,10 +512,10 @@ def _common_prefix_len(runs: list[list]) -> int:
     return n
 
 
-def merge_states(states: list[State], why: str) -> State:
+def merge_states(states: list[State], why: str, base: Optional[State] = None) -> State:
     """The state after a branch whose arm is not known: what the arms agree on, else unknown.
     It is made in the first state, which its callers no longer need as it was (an arm's own
-    copy, or the state that becomes the merge)."""
+    copy, or the state that becomes the merge). `base`: the state the arms were copied from."""
     first = states[0]
     if len(states) == 1:
         return first
@@ -543,26 +527,28 @@ def merge_states(states: list[State], why: str) -> State:
         if not getattr(frame, "readonly", True) and all(other == frame for other in others):
             continue
         # Arms share the Var objects they did not set (State.copy), so only names bound to
-        # another object in some arm can differ.
-        names: set[str] = set()
+        # another object in some arm can differ: among those the arms changed, when known.
         get = frame.get
-        for other in others:
+        known = changed_names([frame, *others], base.frames[depth]) \
+            if base is not None and depth < len(base.frames) else None
+        names: set[str] = set() if known is None else {k for k in known if any(o.get(k) is not get(k) for o in others)}
+        for other in others if known is None else ():
             names.update([k for k, v in other.items() if get(k) is not v])
             if len(other) != len(frame) or names:
                 names.update(frame.keys() - other.keys())
         for name in names:
-            values = []
-            exported = False
-            for f in [frame, *others]:
-                var = f.get(name)
-                values.append(None if var is None else var.value)
-                exported = exported or bool(var and var.exported)
-            merged = values[0]
-            for v in values[1:]:
-                merged = _merge_values(merged, v, why, name)
+            var = get(name)
+            merged, exported = (None, False) if var is None else (var.value, bool(var.exported))
+            for f in others:
+                other = f.get(name)
+                merged = _merge_values(merged, None if other is None else other.value, why, name)
+                exported = exported or bool(other and other.exported)
+            # A Var is set anew (not readonly) unless the first arm's already is that one: then
+            # the frame keeps its version, and the environments kept by it.
             if merged is None:
-                frame.pop(name, None)
-            else:
+                if var is not None:
+                    del frame[name]
+            elif var is None or var.value is not merged or var.exported != exported or var.readonly:
                 frame[name] = Var(merged, exported=exported)
     for s in states[1:]:
         if not s.functions.keys() <= out.functions.keys():

@@ -9,6 +9,7 @@ from typing import Any, Optional
 from .state import (
     MAX_FIELDS,
     MAX_TRIM_CHARS,
+    MAX_VALUE_CHARS,
     _intersperse,
     _join_unknown,
     _short,
@@ -101,6 +102,10 @@ _GLOBS = frozenset("*?[")
 def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
     """Split an argument's segments into fields as bash does (IFS whitespace on unquoted
     expansions; quoted parts and literals never split; `"$@"` makes a field per word)."""
+    if len(segs) == 1:  # most often one text that does not split: the one field the loops below make
+        kind, value = segs[0]
+        if value.__class__ is str and (kind == "q" or (kind == "u_lit" and value)) and len(value) <= MAX_VALUE_CHARS:
+            return [value]
     for kind, value in segs:
         if (kind == "u" or kind == "fields") and _split_alternatives(kind, value, len(segs)):
             got = _fields_per_alternative(segs)
@@ -164,7 +169,9 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
             return [Unknown(f"an expansion of over {MAX_FIELDS:,} words")]
     if have:
         fields.append(current)
-    return [_join_unknown(f) for f in fields]
+    # A field of one text is that text (what `_join_unknown` makes of it, without the call).
+    return [f[0] if len(f) == 1 and f[0].__class__ is str and len(f[0]) <= MAX_VALUE_CHARS else _join_unknown(f)
+            for f in fields]
 
 
 _BLANK = re.compile(r"[ \t\n]+")
@@ -326,6 +333,33 @@ def _glob_compiled(pattern: str) -> Optional[re.Pattern]:
         return re.compile(rx, re.S)
     except re.error:
         return None
+
+
+def part_of(value: Unknown) -> Unknown:
+    """An unknown part of `value` (a substring): its characters, not its template nor its known
+    ends (an offset may cut into either)."""
+    return Unknown(value.why, chars=value.chars)
+
+
+def trim_unknown(value: Unknown, op: str, pattern: Word) -> Unknown:
+    """`${X%pattern}` (or `%%`, `#`, `##`) of an unknown value: its characters, and its known ends
+    where the trim cannot reach past them. A literal pattern the end it trims holds is cut from
+    that end (`${LIST%, }` of a list that ends in `, `); one that end is long enough to rule out
+    leaves the value as it is; any other trim (a glob, an end too short to tell) may remove all
+    of the unknown part and the other end with it."""
+    suffix = op in ("%", "%%")
+    end = value.suffix if suffix else value.prefix
+    if isinstance(pattern, str) and pattern and not _GLOB.search(pattern) and not (isinstance(value, Holed) and value.holes):
+        if (end.endswith(pattern) if suffix else end.startswith(pattern)):
+            if suffix:
+                return Unknown(value.why, value.prefix, end[: len(end) - len(pattern)], chars=value.chars)
+            return Unknown(value.why, end[len(pattern):], value.suffix, chars=value.chars)
+        if len(end) >= len(pattern):
+            return value
+    return part_of(value)
+
+
+_GLOB = re.compile(r"[*?\\[(]")
 
 
 def _trim(value: str, op: str, pattern: Word) -> Word:

@@ -7,6 +7,7 @@ does not model, a value over a cap). Unknowns carry why, so a row that depends o
 """
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Union
 
@@ -44,6 +45,28 @@ class OrEmpty(Unknown):
 
     set_prefix: str = ""
     set_suffix: str = ""
+
+
+def _set_ends(value: "Word") -> "list[tuple[str, str]]":
+    """The (start, end) of each non-empty value `value` may be."""
+    if isinstance(value, str):
+        return [(value, value)] if value else []
+    if isinstance(value, OrEmpty):
+        return [(value.set_prefix, value.set_suffix)]
+    if isinstance(value, OneOf):
+        return [(v, v) if isinstance(v, str) else (v.prefix, v.suffix) for v in value.values if v != ""]
+    return [(value.prefix, value.suffix)]
+
+
+def or_empty(values: list, why: str) -> "OrEmpty":
+    """Empty, or one of `values` (texts, unknowns with known ends, values already empty-or-set or
+    with alternatives): what the set ones start and end with."""
+    ends = [e for v in values for e in _set_ends(v)]
+    if not ends:
+        return OrEmpty(why)
+    head = posixpath.commonprefix([p for p, _ in ends])
+    tail = posixpath.commonprefix([s[::-1] for _, s in ends])[::-1]
+    return OrEmpty(why, set_prefix=head[:256], set_suffix=tail[-256:])
 
 
 # Where a text with holes (`Holed.template`) has a part the interpreter could not resolve.
