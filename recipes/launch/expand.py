@@ -15,7 +15,6 @@ from .state import (
     _NAME,
     _SKIP,
     MAX_DEPTH,
-    MAX_STEPS,
     MAX_VALUE_CHARS,
     Budget,
     Ctx,
@@ -85,8 +84,8 @@ command and arithmetic substitution, here-documents."""
     def expand(self, node: Any, state: State, ctx: Ctx) -> list[Word]:
         """A word's fields after expansion and splitting (an argument)."""
         self.steps += 1  # one step per word, counted inline as in Interpreter.statement
-        if self.steps > MAX_STEPS:
-            raise Budget(f"over {MAX_STEPS:,} steps")
+        if self.steps > self.max_steps:
+            raise Budget(f"over {self.max_steps:,} steps")
         if node.type in ("brace_expression", "word", "concatenation"):
             fields = _FIELDS.get(node, _UNREAD)
             if fields is _UNREAD:

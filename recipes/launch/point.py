@@ -454,10 +454,14 @@ class Tracer:
                 return cached.trace
         if spent:
             return None
-        trace, read, steps, files = self._interpret(point, path, env)
-        self._files[id(trace)] = files
+        # What the budget has left for this caller (all but `leave`): the trace stops there.
+        left = None if self.budget is None else self.budget.steps - leave - self.budget.spent
+        trace, read, steps, files = self._interpret(point, path, env, left)
         if self.budget is not None:
             self.budget.spent += steps + RUN_COST
+            if steps > left:
+                return None  # stopped where the caller's part of the budget ends: not made
+        self._files[id(trace)] = files
         made = _Cached({k: env.get(k) for k in read}, deps, trace)
         self._cache.setdefault(path, []).append(made)
         self._same_deps(path, deps).append(made)
@@ -471,11 +475,17 @@ class Tracer:
         except TypeError:  # deps that do not hash: every trace of the runner, compared in full
             return [c for c in self._cache.get(path, ()) if c.deps == deps]
 
-    def _interpret(self, point: Any, path: str, env: dict[str, str]) -> tuple[Trace, set[str], int, frozenset[str]]:
+    def _interpret(self, point: Any, path: str, env: dict[str, str],
+                   left: Optional[int] = None) -> tuple[Trace, set[str], int, frozenset[str]]:
+        """One runner trace; `left`: the steps the review's budget has left for the caller, past
+        which the interpretation stops (the caller then drops the trace): a review never spends
+        more than its budget, nor a caller the steps it leaves to others."""
         self.runs += 1
         files = Files(self.src)
         it = Interpreter(files, vocabulary=self.vocabulary, inputs=env, hooks=self.hooks,
                          classify=lambda argv, i, s, c: classify(argv, i, s, c, self.client_paths))
+        if left is not None:
+            it.max_steps = min(it.max_steps, max(left, 0))
         it.point = point  # type: ignore[attr-defined]
         checkout = f"{WORKSPACE}/{self.root}" if self.root else WORKSPACE
         it.workspace_mounts = tuple((m.rstrip("/") or "/", checkout) for m in self.mounts)  # type: ignore[attr-defined]

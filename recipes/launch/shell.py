@@ -106,6 +106,7 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
         self.classify = classify
         self.trace = Trace()
         self.steps = 0
+        self.max_steps = MAX_STEPS  # a tracer lowers it to what is left of the review's budget
         # The point's variables the launch starts with, and which of them it read: a trace is
         # the same for every point that gives those names the same values (sharing).
         self.inputs = dict(inputs or {})
@@ -263,8 +264,8 @@ class Interpreter(ControlFlow, Alternatives, Assignments, Processes, Expansion, 
                   out: Out | None = None) -> Optional[int]:
         # One step per statement (and per word, Expansion.expand), counted inline: the hottest call.
         self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise Budget(f"over {MAX_STEPS:,} steps")
+        if self.steps > self.max_steps:
+            raise Budget(f"over {self.max_steps:,} steps")
         t, lines = _STATEMENT_LINES.get(node) or plan("statement", node, ctx.src, _statement_lines)
         if t == "function_definition":
             # Defining runs no line of the body; a call runs the body's statements.

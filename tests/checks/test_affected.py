@@ -368,16 +368,47 @@ def test_the_points_the_pr_surely_changes_are_traced_before_the_re_judged_ones(m
     # gptoss, affected only through the shared helper (re-judging it first would leave dsr1,
     # the point the PR is about, untraced for the checks).
     import recipes.launch.path.trace_affected as ta
+    from recipes.launch.point import Budget
 
-    monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", 1)
     tree = base_tree()
     tree[B] = A_TEXT.replace("python3 -m sglang.launch_server --model-path", "vllm serve")
     master = tree[MASTER].replace("conc-end: 8", "conc-end: 16", 1)
-    ctx = ReviewContext(build_snapshot(base=tree, head={MASTER: master, LIB: LIB_TEXT.replace("8888", "8889")}))
+    head = {MASTER: master, LIB: LIB_TEXT.replace("8888", "8889")}
+    sizing = ReviewContext(build_snapshot(base=tree, head=head))
+    dsr1 = next(p for p in sizing.head_repo.points if p.config_key == "dsr1-fp8-mi355x-sglang")
+    assert ta.head_trace(sizing, dsr1) is not None
+    one = sizing.memo(ta.MEMO_BUDGET, lambda: Budget(0)).spent  # the steps of dsr1's one trace
+    monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", one)
+    ctx = ReviewContext(build_snapshot(base=tree, head=head))
     got = {p.config_key: p.reasons for p in ctx.affected.points}
-    assert got["gptoss-fp4-mi355x-vllm"][-1] == "not traced: the review's 1 interpreter steps were spent"
-    dsr1 = next(p for p in ctx.head_repo.points if p.config_key == "dsr1-fp8-mi355x-sglang")
+    assert got["gptoss-fp4-mi355x-vllm"][-1] == f"not traced: the review's {one:,} interpreter steps were spent"
     assert ta.head_trace(ctx, dsr1) is not None
+
+
+def test_a_trace_stops_where_the_budget_ends_and_is_not_made(monkeypatch):
+    # A budget one step short of dsr1's trace: the interpretation stops there (a review never
+    # spends more than its budget), and the trace is not made, as when the budget is spent before.
+    import recipes.launch.path.trace_affected as ta
+    from recipes.launch.point import RUN_COST, Budget
+
+    head = {MASTER: base_tree()[MASTER].replace("conc-end: 8", "conc-end: 16", 1)}
+    sizing = ReviewContext(build_snapshot(base=base_tree(), head=head))
+    dsr1 = next(p for p in sizing.head_repo.points if p.config_key == "dsr1-fp8-mi355x-sglang")
+    assert ta.head_trace(sizing, dsr1) is not None
+    one = sizing.memo(ta.MEMO_BUDGET, lambda: Budget(0)).spent
+    monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", one - RUN_COST - 1)
+    ctx = ReviewContext(build_snapshot(base=base_tree(), head=head))
+    assert ta.head_trace(ctx, dsr1) is None
+    budget = ctx.memo(ta.MEMO_BUDGET, lambda: Budget(0))
+    assert budget.steps < budget.spent <= budget.steps + 1 + RUN_COST  # the step that crossed it
+    # A caller that leaves steps to others stops where they begin.
+    monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", one + 500)
+    ctx = ReviewContext(build_snapshot(base=base_tree(), head=head))
+    assert ta.head_trace(ctx, dsr1, leave=501 + RUN_COST) is None
+    assert ctx.memo(ta.MEMO_BUDGET, lambda: Budget(0)).spent <= one + 500 - (501 + RUN_COST) + 1 + RUN_COST
+    monkeypatch.setattr(ta, "TRACE_BUDGET_STEPS", one + 500)
+    ctx = ReviewContext(build_snapshot(base=base_tree(), head=head))
+    assert ta.head_trace(ctx, dsr1, leave=499 - RUN_COST) is not None  # what it leaves still fits it
 
 
 def test_re_judging_the_candidates_leaves_the_checks_reserve(monkeypatch):
