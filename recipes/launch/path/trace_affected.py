@@ -174,7 +174,7 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]], leave: int = 0
     for i, n_own in shared:
         ap = points[i]
         head = head_trace(ctx, ap.point, leave)
-        hidden = None if head is None else next((e for e in head.effects() if hides_code(e, trusted)), None)
+        hidden = None if head is None else _hidden(ctx, head, trusted)
         base = None
         if head is not None and hidden is None and unreached(ctx, ap.point, head):
             # The head never ran what the PR changed: the base trace is the same trace.
@@ -186,7 +186,7 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]], leave: int = 0
         if head is not None and hidden is None:  # an unknown at the head keeps the point
             base, head = point_traces(ctx, ap.point, leave)
             if base is not None and head is not None:
-                hidden = next((e for e in head.effects() + base.effects() if hides_code(e, trusted)), None)
+                hidden = _hidden(ctx, head, trusted) or _hidden(ctx, base, trusted)
         if head is None or (hidden is None and base is None):
             out[i] = type(ap)(point=ap.point, reasons=ap.reasons + [REASON_BUDGET.format(steps=TRACE_BUDGET_STEPS)])
             continue
@@ -194,7 +194,9 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]], leave: int = 0
             out[i] = type(ap)(point=ap.point, reasons=ap.reasons + [
                 REASON_OPAQUE.format(what=hidden.detail, where=hidden.where())])
             continue
-        diff = compare(base.effects(), head.effects(), lambda e: is_client_install(e, packages))
+        # Points of one arm share their traces: the traces are compared once (`PointTrace.identity`).
+        diff = ctx.memo(f"trace:compare:{base.identity}:{head.identity}", lambda b=base, h=head: compare(
+            b.effects(), h.effects(), lambda e: is_client_install(e, packages)))
         if diff is None:
             if n_own:
                 out[i] = type(ap)(point=ap.point, reasons=ap.reasons[:n_own])
@@ -204,6 +206,13 @@ def narrow(ctx: Any, points: list, shared: list[tuple[int, int]], leave: int = 0
         out[i] = type(ap)(point=ap.point, reasons=ap.reasons[:n_own] + [diff.reason()],
                                scope=CLIENT_ONLY if diff.scope == CLIENT_ONLY and not n_own else "serving")
     return [out[i] for i in sorted(out)]
+
+
+def _hidden(ctx: Any, trace: PointTrace, trusted: Any) -> Any:
+    """The trace's first unknown that may hide code (compare.hides_code), or None: once per
+    trace a review makes, not once per point that shares it (`PointTrace.identity`)."""
+    return ctx.memo(f"trace:hidden:{trace.identity}",
+                    lambda: next((e for e in trace.effects() if hides_code(e, trusted)), None))
 
 
 def head_trace(ctx: Any, point: Any, leave: int = 0) -> Optional[PointTrace]:
