@@ -94,9 +94,10 @@ def _ansi_c(text: str) -> str:
 
 # Characters an unquoted expansion splits on or globs with: a value that may hold one is not
 # one word of those characters.
-_SPLITS = frozenset(" \t\n*?[")
 _SPACE = frozenset(" \t\n")
 _GLOBS = frozenset("*?[")
+_SPLITS = _SPACE | _GLOBS
+_BLANK = re.compile(r"[ \t\n]+")
 
 
 def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
@@ -151,7 +152,7 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
             continue
         if value == "":
             continue
-        pieces = re.split(r"[ \t\n]+", value)
+        pieces = _BLANK.split(value)
         if pieces[0] == "":
             if have:
                 fields.append(current)
@@ -173,8 +174,6 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
     return [f[0] if len(f) == 1 and f[0].__class__ is str and len(f[0]) <= MAX_VALUE_CHARS else _join_unknown(f)
             for f in fields]
 
-
-_BLANK = re.compile(r"[ \t\n]+")
 
 
 def _known_ends(value: Unknown) -> list[Word]:
@@ -349,7 +348,8 @@ def trim_unknown(value: Unknown, op: str, pattern: Word) -> Unknown:
     of the unknown part and the other end with it."""
     suffix = op in ("%", "%%")
     end = value.suffix if suffix else value.prefix
-    if isinstance(pattern, str) and pattern and not _GLOB.search(pattern) and not (isinstance(value, Holed) and value.holes):
+    literal = isinstance(pattern, str) and pattern and _glob_regex(pattern) == re.escape(pattern)
+    if literal and not (isinstance(value, Holed) and value.holes):
         if (end.endswith(pattern) if suffix else end.startswith(pattern)):
             if suffix:
                 return Unknown(value.why, value.prefix, end[: len(end) - len(pattern)], chars=value.chars)
@@ -358,8 +358,6 @@ def trim_unknown(value: Unknown, op: str, pattern: Word) -> Unknown:
             return value
     return part_of(value)
 
-
-_GLOB = re.compile(r"[*?\\[(]")
 
 
 def _trim(value: str, op: str, pattern: Word) -> Word:
