@@ -17,7 +17,7 @@ import secrets
 import string
 from typing import Any, Callable, Optional
 
-from .words import HOLE, OneOf, OneOfRest, Unknown
+from .words import HOLE, OneOf, OneOfRest, Unknown, chars_of
 
 try:  # Python 3.11+
     import re._parser as _sre  # type: ignore[import-not-found]
@@ -498,7 +498,7 @@ def words_chars(values: list) -> Optional[frozenset]:
                 # Each of the values an undecided branch left (a text, or a run of words).
                 got = words_chars([list(v) if isinstance(v, tuple) else v for v in w.values])
             else:
-                got = w.chars if isinstance(w, Unknown) else frozenset(w) if isinstance(w, str) else None
+                got = chars_of(w) if isinstance(w, (str, Unknown)) else None
             if got is None:
                 return None
             out |= got
@@ -529,4 +529,3 @@ def yaml_fill(value: Any, placeholder: str) -> Optional[str]:
             if m is None or HOLE in line[: m.start("value")]:
                 return None
     return value.template.replace(HOLE, placeholder)
-

@@ -426,7 +426,6 @@ def _merge_values(a: Any, b: Any, why: str, name: str = "") -> Any:
     return Unknown(why, chars=words_chars([a, b]) if isinstance(a, list) or isinstance(b, list) else None)
 
 
-
 def _may_be_empty(value: Any) -> bool:
     return value == "" or isinstance(value, OrEmpty) or (isinstance(value, OneOf) and "" in value.values)
 
