@@ -315,13 +315,10 @@ command and arithmetic substitution, here-documents."""
         if braced is _UNREAD:
             braced = plan("braced", node, ctx.src, _braced_name)
         if braced is not None:
-            # `${NAME}`: the value `$NAME` has, as `_value_of` reads it below (an unknown that
-            # says another variable is not set says this one is not).
+            # `${NAME}`: what the general reading below gives it, without taking the node apart.
             name, target = braced
-            value = self.param(name, None, state, ctx, target, True)[0][1]
-            if isinstance(value, Unknown) and value.why.endswith("is not set on this path"):
-                value = Unknown(f"${name} is not set on this path")
-            return [(kind, value)]
+            value = self._named_value(name, state, ctx, target)
+            return [(kind, value if value is not None else Unknown(f"${name} is not set on this path"))]
         kids = _EXPANSIONS.get(node) or plan("expansion", node, ctx.src, _expansion_parts)
         if not kids:
             return [(kind, "")]
