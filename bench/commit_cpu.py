@@ -111,6 +111,14 @@ def commit_inputs(args: argparse.Namespace) -> tuple[str, list[tuple[str, str, s
     return repo, read_commits(repo, args.commits), bots, config
 
 
+def legend(bots: list[Path]) -> list[str]:
+    """Print which checkout each `bot N` column is; their names, in that order."""
+    names = [str(b) for b in bots]
+    for i, name in enumerate(names):
+        print(f"bot {i}: {name}")
+    return names
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_commit_arguments(ap)
@@ -121,9 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    names = [str(b) for b in bots]
-    for i, name in enumerate(names):
-        print(f"bot {i}: {name}")
+    names = legend(bots)
     print("sha        PR     " + "  ".join(f"bot {i} CPU s" for i in range(len(names))) + "  same verdict"
           "  rows past the budget")
     for r in results:

@@ -35,7 +35,7 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
-from bench.commit_cpu import add_commit_arguments, commit_inputs  # noqa: E402
+from bench.commit_cpu import add_commit_arguments, commit_inputs, legend  # noqa: E402
 from bench.replay import TIMEOUT_S, compile_bot, verdict_command  # noqa: E402
 
 # Run in the bot's checkout: the verdict of `sys.argv[1:]` (a `python -m bot` command line) with
@@ -130,10 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    names = [str(b) for b in bots]
+    names = legend(bots)
     key, unit, scale, digits = ("instructions", "instr/step", 1, 0) if args.instructions else ("cpu_s", "µs/step", 1e6, 2)
-    for i, name in enumerate(names):
-        print(f"bot {i}: {name}")
     print("sha        PR     traces  steps   " + "  ".join(f"bot {i} {unit:>12}" for i in range(len(names)))
           + "  same traces")
     for r in results:
