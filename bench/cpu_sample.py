@@ -150,10 +150,10 @@ def print_summary(s: dict, top: int, under: str | None, least: float, depth: int
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(PROJECT))
-    from bench.verdict_parts import add_commit_arguments, replay_in_children
+    from bench.verdict_parts import add_sha_arguments, replay_in_children
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_commit_arguments(ap)
+    add_sha_arguments(ap)
     ap.add_argument("--interval", type=float, default=1.0, help="ms of CPU between samples (default 1)")
     ap.add_argument("--under", help="only the samples under this function (text of its file:line(name))")
     ap.add_argument("--top", type=int, default=30, help="functions listed by their own time (default 30)")

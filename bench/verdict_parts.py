@@ -102,9 +102,10 @@ def child(imports: list[str], argv: list[str]) -> None:
     report(code or 0)
 
 
-def add_commit_arguments(ap: argparse.ArgumentParser) -> None:
-    """The commits a bench that replays each in a child process takes: --ix, SHA..., --bot and
-    the review's inputs."""
+def add_sha_arguments(ap: argparse.ArgumentParser) -> None:
+    """The commits a bench that replays each in a child process takes, named on the command line
+    (commit_cpu.add_commit_arguments takes a file of them): --ix, SHA..., --bot and the review's
+    inputs."""
     from bot.local import add_review_inputs
 
     ap.add_argument("--ix", required=True, help="a git work tree of the benchmark repository's history")
@@ -114,7 +115,7 @@ def add_commit_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def replay_in_children(args: argparse.Namespace, script: str, extra: Callable[[str, str], list[str]]):
-    """Each commit of `args` (`add_commit_arguments`) replayed as bench/replay.py replays it, by
+    """Each commit of `args` (`add_sha_arguments`) replayed as bench/replay.py replays it, by
     `python SCRIPT --child EXTRA... CHECK-ARGS` run in the bot checkout (`extra(sha, workdir)`
     gives the child's own arguments): (sha, PR file, finished process) per commit."""
     from bench.commit_cpu import commit_of
@@ -137,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.startup import IMPORTS
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_commit_arguments(ap)
+    add_sha_arguments(ap)
     args = ap.parse_args(argv)
     for sha, pr, proc in replay_in_children(args, __file__, lambda sha, workdir: [",".join(IMPORTS)]):
         line = next((ln for ln in proc.stderr.splitlines() if ln.startswith("VERDICT-PARTS ")), None)
@@ -148,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         parts = "  ".join(f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in doc["parts"].items())
         print(f"{sha[:10]} #{pr['number']}: {doc['total']:.2f} s CPU: {parts}")
     return 0
+
 
 if __name__ == "__main__":
     if sys.argv[1:2] == [CHILD]:
