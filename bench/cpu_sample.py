@@ -11,12 +11,12 @@ file), in a process of its own that a CPU timer (SIGPROF, every `--interval` ms 
 CPU, rounded up by the kernel's tick) interrupts to record the main thread's Python stack (a
 local verdict runs its checks there). A sample in the launch interpreter (`Tracer._interpret`)
 or an import counts in those two parts only; the others are "outside". Printed over all the
-commits: the parts' shares, then for the samples outside (or only those under `--under`, a
-function's `file:line(name)` or part of it) each function's share inclusive (on the stack) and
-its own (the innermost frame of this project's code: time in C or the standard library counts
-for the project function that called it).
+commits: the parts' shares, then for the samples of one part (`--part`: outside by default; or
+only those under `--under`, a function's `file:line(name)` or part of it) each function's share
+inclusive (on the stack) and its own (the innermost frame of this project's code: time in C or
+the standard library counts for the project function that called it).
 
-    python bench/cpu_sample.py --ix PATH SHA [SHA ...] [--bot DIR] [--under TEXT] [--top N]
+    python bench/cpu_sample.py --ix PATH SHA [SHA ...] [--bot DIR] [--part PART] [--under TEXT] [--top N]
                                [--external-repo OWNER/NAME=DIR] [--config FILE]
 
 Needs the history (DEVELOPERS.md); nothing here runs in CI.
@@ -93,17 +93,16 @@ def part_of(stack: tuple[str, ...]) -> str:
     return "outside"
 
 
-def summarize(stacks: dict[tuple[str, ...], int], under: str | None = None) -> dict:
-    """The parts' sample counts and, for the samples outside (from the outermost frame naming
+def summarize(stacks: dict[tuple[str, ...], int], under: str | None = None, part: str = "outside") -> dict:
+    """The parts' sample counts and, for the samples of `part` (from the outermost frame naming
     `under`, when given), the tree of their calls (outermost first: each node a dict of its
     callees, with its sample count under `COUNT`) and each function's own count."""
     parts: Counter = Counter()
     own: Counter = Counter()
     root: dict = {COUNT: 0}
     for stack, n in stacks.items():
-        part = part_of(stack)
-        parts[part] += n
-        if part != "outside":
+        parts[part_of(stack)] += n
+        if part_of(stack) != part:
             continue
         if under is not None:
             at = [i for i, name in enumerate(stack) if under in name]
@@ -137,10 +136,10 @@ def tree_lines(node: dict, total: int, least: float, depth: int, indent: str = "
     return lines
 
 
-def print_summary(s: dict, top: int, under: str | None, least: float, depth: int) -> None:
+def print_summary(s: dict, top: int, under: str | None, least: float, depth: int, part: str = "outside") -> None:
     total = s["samples"] or 1
     print(f"{s['samples']} samples: " + "  ".join(f"{k} {100 * v / total:.1f}%" for k, v in sorted(s["parts"].items())))
-    what = f"under {under}" if under else "outside the interpreter and the imports"
+    what = f"under {under}" if under else ("outside the interpreter and the imports" if part == "outside" else f"in the {part}")
     print(f"{100 * s['tree'][COUNT] / total:.1f}% {what}, as shares of all samples; the calls:")
     print("\n".join(tree_lines(s["tree"], total, least, depth)))
     print("their own time (in this project's innermost function):")
@@ -156,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     add_sha_arguments(ap)
     ap.add_argument("--interval", type=float, default=1.0, help="ms of CPU between samples (default 1)")
     ap.add_argument("--under", help="only the samples under this function (text of its file:line(name))")
+    ap.add_argument("--part", choices=("outside", "interpreter", "imports"), default="outside",
+                    help="the part whose samples are listed (default: outside the other two)")
     ap.add_argument("--top", type=int, default=30, help="functions listed by their own time (default 30)")
     ap.add_argument("--min", type=float, default=0.5, help="calls listed: at least this %% of the samples (default 0.5)")
     ap.add_argument("--depth", type=int, default=8, help="levels of calls listed (default 8)")
@@ -175,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
             mine = pickle.load(f)
         print(f"{sha[:10]} #{pr['number']}: {sum(mine.values())} samples")
         stacks.update(mine)
-    print_summary(summarize(stacks, args.under), args.top, args.under, args.min / 100, args.depth)
+    print_summary(summarize(stacks, args.under, args.part), args.top, args.under, args.min / 100, args.depth,
+                  args.part)
     return 0
 
 if __name__ == "__main__":

@@ -61,3 +61,11 @@ def test_the_printed_tree_joins_a_call_that_holds_all_its_callers_samples():
     # Below the least share, or past the depth, a call is not listed.
     assert len(cpu_sample.tree_lines(s["tree"], s["samples"], 0.2, 10)) == 2
     assert len(cpu_sample.tree_lines(s["tree"], s["samples"], 0.0, 1)) == 1
+
+
+def test_part_lists_the_samples_of_the_interpreter_instead():
+    s = cpu_sample.summarize(STACKS, part="interpreter")
+    assert s["parts"] == {"outside": 10, "interpreter": 7, "imports": 4}
+    assert s["tree"][cpu_sample.COUNT] == 7
+    assert s["own"] == {"recipes/launch/shell.py:255(statement)": 7}
+    assert cpu_sample.summarize(STACKS, under="affected_roots", part="interpreter")["tree"][cpu_sample.COUNT] == 0
