@@ -9,6 +9,7 @@ from typing import Any, Iterable
 from pydantic import ConfigDict, Field
 
 from recipes.model import Model
+from recipes.stack import on_one_chunk
 
 from .base import Check
 from .context import ReviewContext
@@ -238,8 +239,10 @@ def evaluate_context(
         # lock), so their order of evaluation cannot change a row, except for the budget they
         # share: those run in one task, in BUDGET_ORDER. The rows keep registry order.
         with ThreadPoolExecutor(min(LAZY_WORKERS, len(others) + 1), thread_name_prefix="infx-check") as pool:
-            traced = pool.submit(lambda: [run_check(c, ctx) for c in tracing])
-            rows = list(pool.map(lambda c: run_check(c, ctx), others)) + traced.result()
+            # Each task in one chunk of frame memory (recipes.stack): the pool's threads would
+            # otherwise map and unmap frame memory as the launch walkers recurse.
+            traced = pool.submit(on_one_chunk, lambda: [run_check(c, ctx) for c in tracing])
+            rows = list(pool.map(lambda c: on_one_chunk(run_check, c, ctx), others)) + traced.result()
     else:
         rows = [run_check(c, ctx) for c in others + tracing]
     rows.sort(key=lambda r: r.number)
