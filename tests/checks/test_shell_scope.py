@@ -159,3 +159,24 @@ def test_a_walks_projection_over_files_reads_each_files_uses_per_name():
             assert file_projection(src, paths, name, value) == want, (paths, name)
     assert file_projection(src, ["r.sh"], "EXP_NAME", "dsr1_1k1k") == ("_*", "dsr1")
     assert file_projection(src, ["r.sh", "s.sh"], "EXP_NAME", "dsr1_1k1k") == (None, "dsr1_1k1k")
+
+
+def test_a_failure_kept_in_the_memo_carries_no_traceback_and_is_raised_afresh():
+    # A kept exception's traceback holds the frames that hold the scope that holds the memo: a
+    # cycle only a full collection frees, and each raise of the same object lengthened it.
+    from recipes.launch.path.shell_scope import Stop, Unknown
+
+    def lookup(name: str) -> str | None:
+        raise Unknown(name)
+
+    scope = Scope("u.sh", analyze_script("echo hi\n", "u.sh"), "/w", lookup, lines=["echo hi"])
+    raised = []
+    for _ in range(3):
+        with pytest.raises(Unknown) as caught:
+            scope.value("GONE", 1)
+        raised.append(caught.value)
+    kept = [hit[1] for hit in scope.memo.values() if not hit[0]]
+    assert len(kept) == 1 and isinstance(kept[0], Unknown) and kept[0].name == "GONE"
+    assert kept[0].__traceback__ is None and kept[0].__context__ is None
+    assert all(e is not kept[0] and e.name == "GONE" and str(e) == str(kept[0]) for e in raised)
+    assert isinstance(kept[0], Stop) and kept[0].gap == raised[-1].gap

@@ -43,6 +43,19 @@ class Stop(Exception):
         super().__init__(gap.why)
         self.gap = gap
 
+    def kept(self) -> "Stop":
+        """This failure as a memo keeps it: without the traceback of where it was raised (whose
+        frames hold the scope that holds the memo: a cycle only a full collection frees)."""
+        self.__traceback__ = self.__context__ = self.__cause__ = None
+        return self
+
+    def again(self) -> "Stop":
+        """A fresh copy of a kept failure to raise, so the kept one never carries a traceback."""
+        fresh = type(self).__new__(type(self))
+        fresh.__dict__.update(self.__dict__)
+        fresh.args = self.args
+        return fresh
+
 
 class Unknown(Stop):
     """A variable whose value the bot cannot know (not unset: unknown), so a default
@@ -103,13 +116,13 @@ class Scope:
             try:
                 hit = (True, self._value(name, line, seen | {(name, line)}))
             except Stop as stop:
-                hit = (False, stop)
+                hit = (False, stop.kept())
             # A value decided by the branch the use shares with the assignment (`_holds_where_used`)
             # holds at this line only.
             self.memo[shared if hit[0] and self.where_used == used else (name, line, self.cwd)] = hit
         if hit[0]:
             return hit[1]
-        raise hit[1]
+        raise hit[1].again()
 
     def _lines(self, name: str) -> list[int]:
         by_function = self.analysis.__dict__.setdefault(_LINES, {})
