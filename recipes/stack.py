@@ -12,7 +12,7 @@ A chunk is sized to the frame that opens it (doubled from 16 KiB until the frame
 frames called after it fill the rest of it. So `on_one_chunk` calls its function from a frame of
 about 512 KiB: that frame opens a chunk of 1 MiB once, and the function's own frames, to a depth
 of about 500 KiB of frames (thousands of calls), stay in it. Deeper calls get ordinary chunks.
-The large frame's slots are unused locals, never set, which no code reads.
+The large frame's slots are evaluation stack its code never uses: nothing writes or reads them.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
 
-# Unused local slots of the calling frame (8 bytes each): with the frame's other slots, over half
+# Unused stack slots of the calling frame (8 bytes each): with the frame's other slots, over half
 # of a 1 MiB chunk, so the chunk opened for it is 1 MiB and leaves about 500 KiB to its callees.
 ROOM_SLOTS = 64 * 1024 + 16
 
@@ -31,12 +31,13 @@ def _call(fn: Callable[..., Any], args: tuple) -> Any:
 
 
 def _deep_caller() -> Callable[[Callable[..., Any], tuple], Any]:
-    """`_call` with ROOM_SLOTS more local variables; `_call` itself where this Python's code
-    objects cannot be rebuilt so (another implementation, another layout)."""
+    """`_call` with ROOM_SLOTS more slots of evaluation stack than its code uses; `_call` itself
+    where this Python's code objects cannot be rebuilt so (another implementation). The slots
+    are stack, not locals, so nothing writes them when the frame starts: the chunk's pages are
+    touched only as the frames called from it fill them."""
     code = _call.__code__
-    names = code.co_varnames + tuple(f"_room{i}" for i in range(ROOM_SLOTS))
     try:
-        wide = code.replace(co_varnames=names, co_nlocals=len(names))
+        wide = code.replace(co_stacksize=code.co_stacksize + ROOM_SLOTS)
         return types.FunctionType(wide, _call.__globals__, _call.__name__)
     except (AttributeError, TypeError, ValueError):
         return _call

@@ -41,7 +41,7 @@ def test_passes_arguments_results_and_exceptions():
 @pytest.mark.skipif(sys.implementation.name != "cpython", reason="the frame layout is CPython's")
 def test_the_caller_has_room_for_the_chunk():
     caller = stack._deep_caller()
-    assert caller.__code__.co_nlocals >= stack.ROOM_SLOTS
+    assert caller.__code__.co_stacksize >= stack.ROOM_SLOTS
     assert caller(lambda x: x * 2, (21,)) == 42
 
 
