@@ -29,7 +29,7 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
-from bench.replay import BUDGET_RE, TIMEOUT_S, compile_bot, git, run_measured, verdict_command  # noqa: E402
+from bench.replay import BUDGET_RE, TIMEOUT_S, commit_of, compile_bot, run_measured, verdict_command  # noqa: E402
 from bot.local import add_review_inputs  # noqa: E402
 
 # `python -m bot ...` with the review's step budget replaced first.
@@ -45,14 +45,8 @@ def budget_rows(stdout: str) -> int | None:
         return None
 
 
-def commit_of(repo: str, ref: str) -> tuple[str, str, str]:
-    """(full sha, ISO commit date, subject) of a commit (a sha, a unique prefix)."""
-    sha, date, subject = git(repo, "log", "-1", "--format=%H%x00%cI%x00%s", ref).strip().split("\0", 2)
-    return sha, date, subject
-
-
 def read_commits(repo: str, path: str) -> list[tuple[str, str, str]]:
-    """`commit_of` each commit the file names, in its order."""
+    """`replay.commit_of` each commit the file names, in its order."""
     refs = (line.split("#", 1)[0].strip() for line in Path(path).read_text().splitlines())
     return [commit_of(repo, ref) for ref in refs if ref]
 

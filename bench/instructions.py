@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from replay import compile_bot, git, verdict_command  # noqa: E402
+from replay import commit_of, compile_bot, verdict_command  # noqa: E402
 from startup import IMPORTS  # noqa: E402  (the imports bench/startup.py times)
 
 VALGRIND = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
@@ -53,12 +53,6 @@ def measure(cmd: list[str], bot: Path) -> tuple[int | None, str]:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     proc = subprocess.run(VALGRIND + cmd, cwd=bot, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
     return instructions_of(proc.stderr), proc.stdout
-
-
-def commit_info(repo: str, sha: str) -> tuple[str, str, str]:
-    """(full sha, ISO commit date, subject) of a commit of the history."""
-    full, date, subject = git(repo, "log", "-1", "--format=%H%x00%cI%x00%s", sha).strip().split("\x00", 2)
-    return full, date, subject
 
 
 def summarize(rows: list[dict], bots: list[str]) -> dict:
@@ -114,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="infx-instr-") as workdir:
         jobs: list[tuple[str, list[str]]] = []
         for sha in args.shas:
-            full, date, subject = commit_info(repo, sha)
+            full, date, subject = commit_of(repo, sha)
             cmd, _ = verdict_command(repo, full, date, subject, workdir, args.external_repo,
                                      str(Path(args.config).resolve()) if args.config else None)
             jobs.append((f"{full[:10]} {subject[:36]}", cmd))

@@ -97,6 +97,12 @@ def git(repo: str, *args: str, check: bool = True) -> str:
     return proc.stdout.decode("utf-8", "replace")
 
 
+def commit_of(repo: str, ref: str) -> tuple[str, str, str]:
+    """(full sha, ISO commit date, subject) of a commit (a sha, a unique prefix)."""
+    sha, date, subject = git(repo, "log", "-1", "--format=%H%x00%cI%x00%s", ref).strip().split("\0", 2)
+    return sha, date, subject
+
+
 def show(repo: str, sha: str, path: str) -> str | None:
     proc = subprocess.run(["git", "-C", repo, "show", f"{sha}:{path}"], capture_output=True)
     return proc.stdout.decode("utf-8", "replace") if proc.returncode == 0 else None

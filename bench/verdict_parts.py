@@ -118,8 +118,7 @@ def replay_in_children(args: argparse.Namespace, script: str, extra: Callable[[s
     """Each commit of `args` (`add_sha_arguments`) replayed as bench/replay.py replays it, by
     `python SCRIPT --child EXTRA... CHECK-ARGS` run in the bot checkout (`extra(sha, workdir)`
     gives the child's own arguments): (sha, PR file, finished process) per commit."""
-    from bench.commit_cpu import commit_of
-    from bench.replay import compile_bot, verdict_command
+    from bench.replay import commit_of, compile_bot, verdict_command
 
     repo, bot = str(Path(args.ix).resolve()), Path(args.bot).resolve()
     config = str(Path(args.config).resolve()) if args.config else None

@@ -49,7 +49,7 @@ def test_config_reaches_every_verdict_command(monkeypatch, tmp_path, capsys):
     commands = []
     monkeypatch.setattr(instructions.shutil, "which", lambda name: "/usr/bin/valgrind")
     monkeypatch.setattr(instructions, "compile_bot", lambda bot: None)
-    monkeypatch.setattr(instructions, "commit_info", lambda repo, sha: (sha * 5, "2026-01-02T00:00:00Z", "a PR"))
+    monkeypatch.setattr(instructions, "commit_of", lambda repo, sha: (sha * 5, "2026-01-02T00:00:00Z", "a PR"))
     monkeypatch.setattr(instructions, "measure", lambda cmd, bot: (commands.append(cmd), (1000, "{}"))[1])
     # The PR file verdict_command writes (read from the history otherwise).
     monkeypatch.setitem(instructions.verdict_command.__globals__, "pr_file", lambda repo, sha, subject, date: {"number": 1})
