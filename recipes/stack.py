@@ -43,13 +43,10 @@ def _deep_caller() -> Callable[[Callable[..., Any], tuple], Any]:
         return _call
 
 
-_CALLER: Callable[[Callable[..., Any], tuple], Any] | None = None
+_CALLER = _deep_caller()  # a code object rebuilt with a larger stack size: about 10 us
 
 
 def on_one_chunk(fn: Callable[..., T], *args: Any) -> T:
     """`fn(*args)`, called from a frame that gives it (and what it calls) one large chunk of
     frame memory (see the module). Results and exceptions pass through unchanged."""
-    global _CALLER
-    if _CALLER is None:
-        _CALLER = _deep_caller()
     return _CALLER(fn, args)

@@ -47,7 +47,6 @@ def test_the_caller_has_room_for_the_chunk():
 
 @pytest.mark.skipif(not CHUNK_CHURN, reason="frame chunks are mapped and unmapped only by CPython 3.11-3.12")
 def test_deep_calls_stop_mapping_frame_memory():
-    on_one_chunk(lambda: None)  # the caller is built once per process: not part of the figure
     plain = min(_faults(_oscillate) for _ in range(2))
     chunked = min(_faults(lambda: on_one_chunk(_oscillate)) for _ in range(2))
     # Each mapped chunk is a fresh page when first written: thousands of faults without the
