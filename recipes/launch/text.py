@@ -175,7 +175,6 @@ def _fields(segs: list[tuple[str, Any]]) -> list[Word]:
             for f in fields]
 
 
-
 def _known_ends(value: Unknown) -> list[Word]:
     """The fields of an unquoted unknown alone in its word whose known start or end holds whole
     words (`$REPLAY_CMD`, built as `"$CLI profile --url ..."` and then given flags on undecided
@@ -357,7 +356,6 @@ def trim_unknown(value: Unknown, op: str, pattern: Word) -> Unknown:
         if len(end) >= len(pattern):
             return value
     return part_of(value)
-
 
 
 def _trim(value: str, op: str, pattern: Word) -> Word:
